@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_cpuflags.h>
+#ifdef RTE_ARCH_X86_64
+#include <immintrin.h>
+#endif
+#include <rte_net_crc.h>
+
+#include "dpv_roce_hdr.h"
+#include "dpv_roce_icrc.h"
+#include "roce_log.h"
+
+/* Reflected Ethernet CRC-32 polynomial. */
+#define CRC32_POLY_REFLECTED 0xedb88320u
+
+/* Below this many bytes after the masked headers, the table method is
+ * cheaper than a second rte_net_crc call plus the combine step. */
+#define ICRC_DPDK_MIN_REST 512
+
+static uint32_t crc_tbl[8][256];
+/* x2n[n] = x^(2^n) modulo the polynomial, reflected */
+static uint32_t crc_x2n[32];
+
+static uint32_t
+gf2_multmod(uint32_t a, uint32_t b)
+{
+	uint32_t m = 1u << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if ((a & (m - 1)) == 0)
+				break;
+		}
+		m >>= 1;
+		b = (b & 1) ? (b >> 1) ^ CRC32_POLY_REFLECTED : b >> 1;
+	}
+	return p;
+}
+
+static inline uint32_t
+load_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return rte_le_to_cpu_32(v);
+}
+
+uint32_t
+dpv_crc32_update(uint32_t crc, const void *buf, uint32_t len)
+{
+	const uint8_t *p = buf;
+	uint32_t c = ~crc;
+
+	while (len >= 8) {
+		uint32_t a = load_le32(p) ^ c, b = load_le32(p + 4);
+
+		c = crc_tbl[7][a & 0xff] ^ crc_tbl[6][(a >> 8) & 0xff] ^
+		    crc_tbl[5][(a >> 16) & 0xff] ^ crc_tbl[4][a >> 24] ^
+		    crc_tbl[3][b & 0xff] ^ crc_tbl[2][(b >> 8) & 0xff] ^
+		    crc_tbl[1][(b >> 16) & 0xff] ^ crc_tbl[0][b >> 24];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		c = (c >> 8) ^ crc_tbl[0][(c ^ *p++) & 0xff];
+	return ~c;
+}
+
+static uint32_t
+crc32_bitwise(uint32_t crc, const uint8_t *p, uint32_t len)
+{
+	uint32_t c = ~crc;
+	unsigned k;
+
+	while (len--) {
+		c ^= *p++;
+		for (k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ CRC32_POLY_REFLECTED : c >> 1;
+	}
+	return ~c;
+}
+
+#ifdef RTE_ARCH_X86_64
+/*
+ * The same product with one carry-less multiply. With bit 31 standing for
+ * x^0, the 64-bit product shifted left once holds the low-degree half of
+ * a*b in its upper word (same representation) and the coefficients of
+ * x^32..x^63 in its lower word; reducing lower * x^32 is what four CRC
+ * table steps over a zero word do.
+ */
+__attribute__((target("pclmul,sse2"))) static uint32_t
+gf2_multmod_clmul(uint32_t a, uint32_t b)
+{
+	__m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
+					 _mm_cvtsi32_si128((int)b), 0);
+	uint64_t v = (uint64_t)_mm_cvtsi128_si64(p) << 1;
+	uint32_t lo = (uint32_t)v;
+
+	return (uint32_t)(v >> 32) ^ crc_tbl[3][lo & 0xff] ^
+	       crc_tbl[2][(lo >> 8) & 0xff] ^ crc_tbl[1][(lo >> 16) & 0xff] ^
+	       crc_tbl[0][lo >> 24];
+}
+#endif
+
+static uint32_t (*multmod)(uint32_t a, uint32_t b) = gf2_multmod;
+
+RTE_INIT(dpv_roce_crc_init)
+{
+	unsigned i, k;
+
+	for (i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ CRC32_POLY_REFLECTED : c >> 1;
+		crc_tbl[0][i] = c;
+	}
+	for (i = 0; i < 256; i++)
+		for (k = 1; k < 8; k++)
+			crc_tbl[k][i] = (crc_tbl[k - 1][i] >> 8) ^
+					crc_tbl[0][crc_tbl[k - 1][i] & 0xff];
+	crc_x2n[0] = 1u << 30; /* x^1 */
+	for (k = 1; k < 32; k++)
+		crc_x2n[k] = gf2_multmod(crc_x2n[k - 1], crc_x2n[k - 1]);
+#ifdef RTE_ARCH_X86_64
+	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0)
+		multmod = gf2_multmod_clmul;
+#endif
+}
+
+uint32_t
+dpv_crc32_combine(uint32_t crc1, uint32_t crc2, uint32_t len2)
+{
+	uint32_t xn = 1u << 31; /* x^0 */
+	unsigned k = 3;         /* 8 bits a byte: x^(8 len2) */
+
+	while (len2 != 0) {
+		if (len2 & 1)
+			xn = multmod(crc_x2n[k & 31], xn);
+		len2 >>= 1;
+		k++;
+	}
+	return multmod(xn, crc1) ^ crc2;
+}
+
+uint32_t
+dpv_crc32_gf2_multmod(uint32_t a, uint32_t b, bool clmul)
+{
+	return clmul ? multmod(a, b) : gf2_multmod(a, b);
+}
+
+/* Largest masked prefix: LRH stand-in + IPv4 with options + UDP + BTH. */
+#define ICRC_PREFIX_MAX (8 + 60 + 8 + 12)
+
+/* Copy the invariant view of the headers into buf; return its length. */
+static uint32_t
+icrc_masked_prefix(uint8_t *buf, const uint8_t *l3, uint32_t l3_len)
+{
+	uint32_t iphl, n, ip_end;
+
+	memset(buf, 0xff, 8);
+	if ((l3[0] >> 4) == 6)
+		iphl = sizeof(struct rte_ipv6_hdr);
+	else
+		iphl = (l3[0] & 0x0f) * 4u;
+	n = iphl + sizeof(struct rte_udp_hdr) + sizeof(struct dpv_bth);
+	if (n > l3_len - DPV_ROCE_ICRC_LEN)
+		n = l3_len - DPV_ROCE_ICRC_LEN;
+	memcpy(buf + 8, l3, n);
+	buf += 8;
+	ip_end = RTE_MIN(iphl, n);
+	if ((l3[0] >> 4) == 6) {
+		/* traffic class + flow label, hop limit */
+		if (ip_end >= 8) {
+			buf[0] |= 0x0f;
+			buf[1] = buf[2] = buf[3] = 0xff;
+			buf[7] = 0xff;
+		}
+	} else if (ip_end >= 12) {
+		buf[1] = 0xff;            /* TOS */
+		buf[8] = 0xff;            /* TTL */
+		buf[10] = buf[11] = 0xff; /* header checksum */
+	}
+	if (n >= iphl + 8)
+		buf[iphl + 6] = buf[iphl + 7] = 0xff; /* UDP checksum */
+	if (n >= iphl + 8 + 5)
+		buf[iphl + 8 + 4] = 0xff; /* BTH FECN/BECN/resv6 */
+	return 8 + n;
+}
+
+/* exchange n bytes of a and b */
+static inline void
+swap_bytes(uint8_t *a, uint8_t *b, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t t = a[i];
+
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+uint32_t
+dpv_roce_icrc_calc_method(enum dpv_roce_icrc_method method, const void *l3,
+			  uint32_t l3_len)
+{
+	uint8_t buf[ICRC_PREFIX_MAX];
+	const uint8_t *p = l3;
+	uint32_t n, rest, crc;
+
+	if (l3_len < DPV_ROCE_ICRC_LEN + 1)
+		return 0;
+	n = icrc_masked_prefix(buf, p, l3_len);
+	rest = l3_len - DPV_ROCE_ICRC_LEN - (n - 8);
+	p += n - 8;
+	switch (method) {
+	case DPV_ROCE_ICRC_BITWISE:
+		crc = crc32_bitwise(0, buf, n);
+		return crc32_bitwise(crc, p, rest);
+	case DPV_ROCE_ICRC_TABLE:
+		crc = dpv_crc32_update(0, buf, n);
+		return dpv_crc32_update(crc, p, rest);
+	case DPV_ROCE_ICRC_DPDK:
+	default:
+		crc = rte_net_crc_calc(buf, n, RTE_NET_CRC32_ETH);
+		if (rest < ICRC_DPDK_MIN_REST)
+			return dpv_crc32_update(crc, p, rest);
+		return dpv_crc32_combine(
+			crc, rte_net_crc_calc(p, rest, RTE_NET_CRC32_ETH),
+			rest);
+	}
+}
+
+uint32_t
+dpv_roce_icrc_calc_inplace(void *l3, uint32_t l3_len)
+{
+	uint8_t saved[ICRC_PREFIX_MAX];
+	uint8_t *start = (uint8_t *)l3 - 8;
+	uint32_t n, crc;
+
+	if (l3_len < ICRC_DPDK_MIN_REST + ICRC_PREFIX_MAX)
+		return dpv_roce_icrc_calc(l3, l3_len);
+	n = icrc_masked_prefix(saved, l3, l3_len);
+	/* swap the masked view in, one pass over it all, swap back */
+	swap_bytes(start, saved, n);
+	crc = rte_net_crc_calc(start, 8 + l3_len - DPV_ROCE_ICRC_LEN,
+			       RTE_NET_CRC32_ETH);
+	swap_bytes(start, saved, n);
+	return crc;
+}
+
+uint32_t
+dpv_roce_icrc_calc(const void *l3, uint32_t l3_len)
+{
+	return dpv_roce_icrc_calc_method(DPV_ROCE_ICRC_DPDK, l3, l3_len);
+}
+
+uint32_t
+dpv_roce_icrc_set(void *l3, uint32_t l3_len)
+{
+	uint32_t crc = dpv_roce_icrc_calc_inplace(l3, l3_len);
+	uint8_t *p = (uint8_t *)l3 + l3_len - DPV_ROCE_ICRC_LEN;
+
+	p[0] = (uint8_t)crc;
+	p[1] = (uint8_t)(crc >> 8);
+	p[2] = (uint8_t)(crc >> 16);
+	p[3] = (uint8_t)(crc >> 24);
+	return crc;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_ROCE_ICRC_H
+#define DPV_ROCE_ICRC_H
+
+/**
+ * @file
+ * The RoCEv2 invariant CRC (ICRC).
+ *
+ * The ICRC is the Ethernet CRC-32 (polynomial 0x04C11DB7, reflected, initial
+ * value and final XOR 0xFFFFFFFF, i.e. zlib's crc32) computed over
+ *
+ *  1. 8 bytes of 0xFF standing for the InfiniBand LRH that RoCEv2 does not
+ *     have,
+ *  2. the IP header with the fields routers may change set to all ones:
+ *     IPv4 TOS, TTL and header checksum; IPv6 traffic class, flow label and
+ *     hop limit,
+ *  3. the UDP header with its checksum set to all ones,
+ *  4. the BTH with byte 4 (FECN, BECN, reserved) set to all ones,
+ *  5. the rest of the packet up to, not including, the ICRC itself,
+ *
+ * and stored in the last 4 bytes of the UDP payload, least significant byte
+ * first. It is NOT CRC-32C: the x86 SSE4.2 crc32 instruction (and DPDK's
+ * rte_hash_crc) compute the wrong polynomial for it.
+ *
+ * The functions take the packet from its IP header (l3) and its length
+ * from there to the end of the ICRC (IPv4 total length, or 40 + IPv6
+ * payload length). They do not validate the headers: the parser
+ * (dpv_roce_pkt.h) does that before it checks the ICRC.
+ *
+ * Methods: the default computes the masked headers from a small copy on
+ * the stack and the rest in place with DPDK's rte_net_crc (PCLMULQDQ /
+ * VPCLMULQDQ folding where the CPU has it), joining the two CRCs with a
+ * GF(2) shift of the first; DPV_ROCE_ICRC_TABLE is a portable
+ * slicing-by-8 table implementation; DPV_ROCE_ICRC_BITWISE a bit-at-a-time
+ * reference used by the tests. All give the same value.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How to compute the CRC. */
+enum dpv_roce_icrc_method {
+	DPV_ROCE_ICRC_DPDK,    /**< rte_net_crc + combine (default, fastest) */
+	DPV_ROCE_ICRC_TABLE,   /**< slicing-by-8 tables */
+	DPV_ROCE_ICRC_BITWISE, /**< one bit at a time; reference only */
+	DPV_ROCE_ICRC_METHOD_NUM
+};
+
+/**
+ * Compute the ICRC of a packet.
+ *
+ * @param l3
+ *   Start of the IPv4 or IPv6 header (the version nibble selects which).
+ * @param l3_len
+ *   Bytes from l3 to the end of the ICRC field; at least the IP, UDP and
+ *   BTH headers plus 4.
+ * @return
+ *   The ICRC value. It goes on the wire least significant byte first.
+ */
+uint32_t dpv_roce_icrc_calc(const void *l3, uint32_t l3_len);
+
+/**
+ * Compute the ICRC with a chosen method (for tests and benchmarks).
+ *
+ * @param method
+ *   One of enum dpv_roce_icrc_method; an unknown value uses the default.
+ * @param l3
+ *   As for dpv_roce_icrc_calc().
+ * @param l3_len
+ *   As for dpv_roce_icrc_calc().
+ * @return
+ *   The ICRC value.
+ */
+uint32_t dpv_roce_icrc_calc_method(enum dpv_roce_icrc_method method,
+				   const void *l3, uint32_t l3_len);
+
+/**
+ * Compute the ICRC in one pass over the frame itself: the 8 bytes before
+ * l3 and the variant header fields are temporarily overwritten with their
+ * masked values and put back before returning. Fastest for large packets;
+ * used by dpv_roce_icrc_set() and by the parser with
+ * DPV_ROCE_PARSE_INPLACE.
+ *
+ * The 8 bytes before l3 must be writable memory of the same buffer (inside
+ * an Ethernet frame they are the end of the Ethernet header), and no other
+ * thread may read the frame during the call.
+ *
+ * @param l3
+ *   Start of the IP header.
+ * @param l3_len
+ *   Bytes from l3 to the end of the ICRC field.
+ * @return
+ *   The ICRC value; the buffer is unchanged on return.
+ */
+uint32_t dpv_roce_icrc_calc_inplace(void *l3, uint32_t l3_len);
+
+/**
+ * Read the ICRC stored in the last 4 bytes.
+ *
+ * @param l3
+ *   Start of the IP header.
+ * @param l3_len
+ *   Bytes from l3 to the end of the ICRC field (>= 4).
+ * @return
+ *   The stored value.
+ */
+static inline uint32_t
+dpv_roce_icrc_get(const void *l3, uint32_t l3_len)
+{
+	const uint8_t *p = (const uint8_t *)l3 + l3_len - 4;
+
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/**
+ * Compute the ICRC and store it in the last 4 bytes.
+ *
+ * @param l3
+ *   Start of the IP header.
+ * @param l3_len
+ *   Bytes from l3 to the end of the ICRC field.
+ * @return
+ *   The value stored.
+ */
+uint32_t dpv_roce_icrc_set(void *l3, uint32_t l3_len);
+
+/**
+ * Check the stored ICRC.
+ *
+ * @param l3
+ *   Start of the IP header.
+ * @param l3_len
+ *   Bytes from l3 to the end of the ICRC field.
+ * @return
+ *   true if the stored value equals the computed one.
+ */
+static inline bool
+dpv_roce_icrc_check(const void *l3, uint32_t l3_len)
+{
+	return dpv_roce_icrc_calc(l3, l3_len) == dpv_roce_icrc_get(l3, l3_len);
+}
+
+/**
+ * Plain CRC-32 (Ethernet/zlib) continued over more data: table method.
+ * crc32(A||B) = dpv_crc32_update(dpv_crc32_update(0, A), B).
+ *
+ * @param crc
+ *   CRC of the data so far (0 for none).
+ * @param buf
+ *   More data.
+ * @param len
+ *   Its length.
+ * @return
+ *   CRC of the data so far followed by buf.
+ */
+uint32_t dpv_crc32_update(uint32_t crc, const void *buf, uint32_t len);
+
+/**
+ * Join two CRC-32 values: given crc1 = crc32(A) and crc2 = crc32(B),
+ * return crc32(A||B). Cost grows with log2(len2).
+ *
+ * @param crc1
+ *   CRC of the first part.
+ * @param crc2
+ *   CRC of the second part.
+ * @param len2
+ *   Length of the second part in bytes.
+ * @return
+ *   CRC of both parts.
+ */
+uint32_t dpv_crc32_combine(uint32_t crc1, uint32_t crc2, uint32_t len2);
+
+/**
+ * Product of two polynomials modulo the CRC-32 polynomial, bit 31 being
+ * x^0 (the reflected representation of CRC registers). Exposed for tests.
+ *
+ * @param a
+ *   First factor.
+ * @param b
+ *   Second factor.
+ * @param clmul
+ *   true: the implementation dpv_crc32_combine() uses (carry-less
+ *   multiply where the CPU has it); false: the bit-at-a-time reference.
+ * @return
+ *   a * b mod P.
+ */
+uint32_t dpv_crc32_gf2_multmod(uint32_t a, uint32_t b, bool clmul);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPV_ROCE_ICRC_H */
