@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_PORT_H
+#define DPV_PORT_H
+
+/**
+ * @file
+ * Devices on DPDK ports: configuration, EAL bring-up, port set-up, the
+ * GID table, and the RX/TX wrappers the engine uses.
+ *
+ * A dpverbs device (dpv0, dpv1, ...) is one DPDK ethdev plus its
+ * addresses, static neighbours, one mempool and its RX/TX queues. Devices
+ * come into being in one of two ways:
+ *
+ * - Standalone: dpv_port_init() (called by the first ibv_get_device_list())
+ *   reads the configuration (dpv_port_conf.h: file, DPV_EAL, DPV_IP),
+ *   starts EAL unless the application already did, creates or attaches
+ *   the configured ports and starts them. With no configuration there is
+ *   one device on an in-process loopback port (whatever it transmits it
+ *   receives).
+ * - Embedded: an application that owns EAL hands one of its ports to the
+ *   stack with dpv_port_attach(). It calls dpv_port_fini() before its own
+ *   rte_eal_cleanup().
+ *
+ * Control functions (init, attach, fini) are serialised by a lock and may
+ * be called from any thread. Query functions read data that does not
+ * change while a device exists. dpv_port_rx() and dpv_port_tx() follow
+ * the ethdev rule: one thread per queue at a time.
+ *
+ * When the library started EAL itself, a destructor stops the ports and
+ * calls rte_eal_cleanup() at process exit; in a forked child it does
+ * nothing. Log type: dpv.port.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dpv_port_conf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+struct rte_mempool;
+
+/** A device: opaque, owned by the library, valid until dpv_port_fini(). */
+struct dpv_port;
+
+/** Number of GID table entries of every device. */
+#define DPV_PORT_GID_TBL_LEN 16
+
+/** GID table slot of the link-local GID made from the MAC. */
+#define DPV_PORT_GID_LINK_LOCAL 0
+/** GID table slot of the first configured IPv4 address (IPv4-mapped). */
+#define DPV_PORT_GID_IPV4 1
+
+/** What ibv_query_port and ibv_query_device need to know about a device. */
+struct dpv_port_info {
+	char name[16];       /**< "dpv0", "dpv1", ... */
+	uint16_t ethdev;     /**< DPDK port id */
+	uint8_t mac[6];      /**< the device's MAC (source of its frames) */
+	uint32_t mtu;        /**< L3 MTU of the DPDK port (e.g. 1500, 9000) */
+	bool link_up;        /**< link state now (not cached) */
+	uint32_t speed_mbps; /**< link speed, 0 if unknown */
+	int socket_id;       /**< NUMA socket of the port (0 if unknown) */
+};
+
+/**
+ * Set up the devices of this process, once. Idempotent: later calls
+ * return the first call's result without doing anything.
+ *
+ * Reads the configuration (dpv_port_conf_read()), starts EAL with the
+ * configured arguments unless it is already running (then the process is
+ * in embedded mode and the application keeps EAL), creates or attaches
+ * every configured port, configures its queues and mempool and starts it.
+ * When the application attached devices with dpv_port_attach() before,
+ * those are kept and the configuration's device sections are not used.
+ *
+ * @return
+ *   0 on success (at least one device exists); -EINVAL bad configuration,
+ *   -ENOMEM no hugepages / memory, -ENODEV a configured port does not
+ *   exist, or another -errno from EAL or ethdev. A message naming the
+ *   cause is logged (type dpv.port) in every failure case. A failed EAL
+ *   start cannot be retried in the same process: every later call returns
+ *   the same error.
+ */
+int dpv_port_init(void);
+
+/**
+ * Stop and release every device (ports the library created are removed,
+ * the others stopped). EAL stays up, so dpv_port_init() may be called
+ * again; when the library started EAL it calls rte_eal_cleanup() at
+ * process exit. Embedded applications call this before their own
+ * rte_eal_cleanup().
+ */
+void dpv_port_fini(void);
+
+/**
+ * Create a device on a DPDK port the application owns (embedded mode).
+ * EAL must be running. The port gets queues, a mempool and is started
+ * unless conf->app_configured is set (then it is used as the application
+ * configured and started it; see struct dpv_port_conf).
+ *
+ * @param ethdev
+ *   DPDK port id.
+ * @param conf
+ *   Device settings (addresses, MTU, neighbours...); NULL for defaults
+ *   (dpv_port_conf_init()). conf->kind and conf->dev are ignored.
+ * @return
+ *   The new device's index (>= 0; its name is "dpv<index>") or -EINVAL
+ *   (bad port id, bad conf), -ENODEV (EAL not running), -ENOSPC
+ *   (DPV_PORT_MAX devices exist), -EBUSY (port already used by a
+ *   device), -ENOMEM, or another -errno from ethdev set-up.
+ */
+int dpv_port_attach(uint16_t ethdev, const struct dpv_port_conf *conf);
+
+/** @return the number of devices (0 before dpv_port_init()). */
+unsigned dpv_port_count(void);
+
+/**
+ * @param idx
+ *   Device index, 0 .. dpv_port_count() - 1.
+ * @return
+ *   The device, or NULL if idx is out of range.
+ */
+struct dpv_port *dpv_port_get(unsigned idx);
+
+/**
+ * Find a device by name ("dpv1").
+ * @return the device or NULL if there is none with that name.
+ */
+struct dpv_port *dpv_port_by_name(const char *name);
+
+/**
+ * Read a device's attributes; the link state is read now (no wait).
+ *
+ * @param p
+ *   Device.
+ * @param out
+ *   Filled on success.
+ * @return
+ *   0, or -EINVAL if p or out is NULL.
+ */
+int dpv_port_query(const struct dpv_port *p, struct dpv_port_info *out);
+
+/**
+ * Read one GID table entry. All entries are RoCE v2 GIDs. Slot 0: the
+ * link-local GID from the MAC; slot 1: the IPv4-mapped GID of the first
+ * configured IPv4 address; slots 2...: the other configured addresses in
+ * configuration order (further IPv4 addresses mapped, IPv6 as they are).
+ *
+ * @param p
+ *   Device.
+ * @param index
+ *   Slot, 0 .. DPV_PORT_GID_TBL_LEN - 1.
+ * @param gid
+ *   Output, 16 bytes (network order), written only on success.
+ * @return
+ *   0; -EINVAL if p or gid is NULL or index >= DPV_PORT_GID_TBL_LEN;
+ *   -ENODATA if the slot is empty (e.g. slot 1 without an IPv4 address).
+ */
+int dpv_port_gid(const struct dpv_port *p, unsigned index, uint8_t gid[16]);
+
+/**
+ * Find the slot of a GID in a device's table.
+ * @return the slot index (>= 0), -ENOENT if absent, -EINVAL on NULL.
+ */
+int dpv_port_gid_find(const struct dpv_port *p, const uint8_t gid[16]);
+
+/**
+ * Build a GID table from a MAC and a list of addresses, as dpv_port_gid()
+ * describes (pure function; what devices use internally).
+ *
+ * @param mac
+ *   Ethernet address.
+ * @param addrs
+ *   Addresses in configuration order.
+ * @param n
+ *   Number of addresses.
+ * @param gids
+ *   Output table.
+ * @param valid
+ *   Output: which slots are filled.
+ * @return
+ *   The number of filled slots. Addresses that do not fit are left out
+ *   (a warning is logged).
+ */
+unsigned dpv_port_gid_table(const uint8_t mac[6],
+			    const struct dpv_ip_addr *addrs, unsigned n,
+			    uint8_t gids[DPV_PORT_GID_TBL_LEN][16],
+			    bool valid[DPV_PORT_GID_TBL_LEN]);
+
+/**
+ * Read a device's configured address.
+ * @return 0, -EINVAL on NULL, -ENOENT if idx >= the number of addresses.
+ */
+int dpv_port_addr(const struct dpv_port *p, unsigned idx,
+		  struct dpv_ip_addr *out);
+
+/**
+ * Look up a static neighbour (configuration key "neigh").
+ *
+ * @param p
+ *   Device.
+ * @param ip
+ *   IPv6 address, or an IPv4 address in IPv4-mapped form (::ffff:a.b.c.d),
+ *   i.e. the same 16 bytes as a RoCE v2 GID.
+ * @param mac
+ *   Output, written on success.
+ * @return
+ *   0, -ENOENT if not configured, -EINVAL on NULL. On a loopback device
+ *   every address resolves to the device's own MAC.
+ */
+int dpv_port_neigh_lookup(const struct dpv_port *p, const uint8_t ip[16],
+			  uint8_t mac[6]);
+
+/** @return true if the device is an in-process loopback port. */
+bool dpv_port_is_loopback(const struct dpv_port *p);
+
+/** @return the device's index (its name is "dpv<index>"). */
+unsigned dpv_port_index(const struct dpv_port *p);
+
+/** @return the number of RX queues (= TX queues) of the device. */
+uint16_t dpv_port_queues(const struct dpv_port *p);
+
+/**
+ * @return the first queue the library uses: 0 normally, the configured
+ *   queue for an application-configured port (conf->app_configured).
+ */
+uint16_t dpv_port_queue_base(const struct dpv_port *p);
+
+/**
+ * @return the configured number of worker lcores (0 = application-driven
+ *   progress); valid after dpv_port_init().
+ */
+unsigned dpv_port_workers(void);
+
+/** @return true if this library started EAL (standalone mode). */
+bool dpv_port_eal_owned(void);
+
+/**
+ * Receive frames (rte_eth_rx_burst on the device's port).
+ *
+ * @param p
+ *   Device.
+ * @param queue
+ *   Queue, 0 .. dpv_port_queues() - 1 (relative to dpv_port_queue_base()).
+ * @param pkts
+ *   Output array of at least n entries.
+ * @param n
+ *   Maximum frames.
+ * @return
+ *   The number of frames received (0 if none, or if queue is out of
+ *   range). The caller frees them.
+ */
+uint16_t dpv_port_rx(struct dpv_port *p, uint16_t queue,
+		     struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Send frames (rte_eth_tx_burst on the device's port).
+ *
+ * @param p
+ *   Device.
+ * @param queue
+ *   Queue, 0 .. dpv_port_queues() - 1.
+ * @param pkts
+ *   Frames, Ethernet header first.
+ * @param n
+ *   Number of frames.
+ * @return
+ *   The number of frames taken (freed by the driver once sent); the
+ *   caller still owns pkts[ret .. n-1]. 0 if queue is out of range or
+ *   the link is down (bound every retry loop).
+ */
+uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue,
+		     struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * @return the device's mbuf pool (for frames the engine builds), sized
+ *   for the device's MTU.
+ */
+struct rte_mempool *dpv_port_mempool(struct dpv_port *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPV_PORT_H */

@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Devices: port selection and set-up, GID table, queries, RX/TX. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_string_fns.h>
+
+#include "dpv_port.h"
+#include "dpv_roce_gid.h"
+#include "port_eal.h"
+#include "port_int.h"
+
+#define DEFAULT_DESC 1024
+#define DEFAULT_MBUFS 8191
+#define LOOPBACK_RING_SIZE 2048
+#define MEMPOOL_CACHE 256
+/* af_xdp: an mbuf must fit one 4 KiB UMEM chunk (PLATFORM.md) */
+#define AF_XDP_MAX_DATAROOM 3840
+
+struct dpv_port {
+	unsigned idx;
+	char name[16];
+	uint16_t ethdev;
+	uint16_t nb_q;     /* queues the library uses */
+	uint16_t qbase;    /* first of them */
+	bool loopback;
+	bool created;      /* vdev made here: rte_vdev_uninit on release */
+	bool started;      /* started here: stopped on release */
+	char vdev_name[RTE_DEV_NAME_MAX_LEN];
+	struct rte_ring *lo_rings[RTE_PMD_RING_MAX_RX_RINGS];
+	struct rte_mempool *mp;
+	uint8_t mac[6];
+	uint32_t mtu;
+	int socket_id;
+	struct dpv_port_conf conf; /* addresses and neighbours */
+	uint8_t gids[DPV_PORT_GID_TBL_LEN][16];
+	bool gid_valid[DPV_PORT_GID_TBL_LEN];
+};
+
+static pthread_mutex_t port_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dpv_port *ports[DPV_PORT_MAX];
+static unsigned n_ports; /* read without the lock: atomic accesses */
+static bool init_done;
+static int init_rc;
+static unsigned n_workers;
+static unsigned name_gen; /* keeps vdev/ring/mempool names unique */
+static struct dpv_config config;
+/* ports EAL probed for us and we configured: closed at exit */
+static bool close_at_exit[RTE_MAX_ETHPORTS];
+
+unsigned
+dpv_port_gid_table(const uint8_t mac[6], const struct dpv_ip_addr *addrs,
+		   unsigned n, uint8_t gids[DPV_PORT_GID_TBL_LEN][16],
+		   bool valid[DPV_PORT_GID_TBL_LEN])
+{
+	unsigned i, j, slot = DPV_PORT_GID_IPV4 + 1, filled = 1;
+	int first_v4 = -1;
+	uint32_t v4;
+	uint8_t g[16];
+
+	memset(valid, 0, sizeof(bool) * DPV_PORT_GID_TBL_LEN);
+	dpv_roce_gid_from_mac(gids[DPV_PORT_GID_LINK_LOCAL], mac);
+	valid[DPV_PORT_GID_LINK_LOCAL] = true;
+	for (i = 0; i < n; i++) {
+		if (addrs[i].family == AF_INET) {
+			memcpy(&v4, &addrs[i].addr[12], 4);
+			dpv_roce_gid_from_ipv4(g, v4);
+		} else {
+			dpv_roce_gid_from_ipv6(g, addrs[i].addr);
+		}
+		/* the same GID twice (or fe80:: equal to slot 0): once only */
+		for (j = 0; j < DPV_PORT_GID_TBL_LEN; j++)
+			if (valid[j] && memcmp(gids[j], g, 16) == 0)
+				break;
+		if (j < DPV_PORT_GID_TBL_LEN)
+			continue;
+		if (addrs[i].family == AF_INET && first_v4 < 0) {
+			first_v4 = i;
+			j = DPV_PORT_GID_IPV4;
+		} else if (slot < DPV_PORT_GID_TBL_LEN) {
+			j = slot++;
+		} else {
+			PORT_LOG(WARNING, "GID table full: address %u left out",
+				 i);
+			continue;
+		}
+		memcpy(gids[j], g, 16);
+		valid[j] = true;
+		filled++;
+	}
+	return filled;
+}
+
+static uint32_t
+frame_len(uint32_t mtu)
+{
+	return mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * RTE_VLAN_HLEN;
+}
+
+/* Pool size: enough for every descriptor twice plus the engine's own. */
+static uint32_t
+pool_size(const struct dpv_port_conf *pc, uint16_t nq, uint16_t rxd,
+	  uint16_t txd)
+{
+	uint32_t need = 2u * nq * (rxd + txd) + 2048, n = DEFAULT_MBUFS;
+
+	if (pc->mbufs != 0)
+		return pc->mbufs;
+	while (n < need)
+		n = n * 2 + 1;
+	return n;
+}
+
+static int
+loopback_create(struct dpv_port *p, uint16_t nq, int socket)
+{
+	char name[RTE_RING_NAMESIZE];
+	unsigned gen = name_gen++, i;
+	int id;
+
+	for (i = 0; i < nq; i++) {
+		snprintf(name, sizeof(name), "dpv_lo%u_%u", gen, i);
+		p->lo_rings[i] = rte_ring_create(name, LOOPBACK_RING_SIZE,
+						 socket,
+						 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (p->lo_rings[i] == NULL) {
+			PORT_LOG(ERR, "%s: loopback ring: %s", p->name,
+				 rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	/* TX queue i feeds RX queue i: whatever is sent comes back */
+	snprintf(name, sizeof(name), "dpv_lo%u", gen);
+	id = rte_eth_from_rings(name, p->lo_rings, nq, p->lo_rings, nq,
+				socket);
+	if (id < 0) {
+		PORT_LOG(ERR, "%s: loopback port: %s", p->name,
+			 rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->ethdev = id;
+	p->loopback = true;
+	p->created = true;
+	snprintf(p->vdev_name, sizeof(p->vdev_name), "net_ring_%s", name);
+	return 0;
+}
+
+static bool
+ethdev_in_use(uint16_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < DPV_PORT_MAX; i++)
+		if (ports[i] != NULL && ports[i]->ethdev == id)
+			return true;
+	return false;
+}
+
+/* Find or create the DPDK port a device's configuration names. */
+static int
+port_select(struct dpv_port *p, const struct dpv_port_conf *pc, uint16_t nq)
+{
+	char name[RTE_DEV_NAME_MAX_LEN];
+	const char *args;
+	uint16_t id;
+	size_t nlen;
+	int rc;
+
+	switch (pc->kind) {
+	case DPV_PORT_KIND_AUTO:
+		if (dpv_port_eal_owned()) {
+			RTE_ETH_FOREACH_DEV(id) {
+				if (!ethdev_in_use(id)) {
+					p->ethdev = id;
+					return 0;
+				}
+			}
+		}
+		/* fall through */
+	case DPV_PORT_KIND_LOOPBACK:
+		return loopback_create(p, nq, rte_socket_id());
+	case DPV_PORT_KIND_ID:
+		if (!rte_eth_dev_is_valid_port(pc->port_id)) {
+			PORT_LOG(ERR,
+				 "%s: DPDK port %u does not exist (%u ports available)",
+				 p->name, pc->port_id, rte_eth_dev_count_avail());
+			return -ENODEV;
+		}
+		p->ethdev = pc->port_id;
+		return 0;
+	case DPV_PORT_KIND_NAME:
+		if (rte_eth_dev_get_port_by_name(pc->dev, &id) != 0) {
+			PORT_LOG(ERR,
+				 "%s: no DPDK port named '%s' (give it to EAL with --vdev=..., or use the key 'vdev')",
+				 p->name, pc->dev);
+			return -ENODEV;
+		}
+		p->ethdev = id;
+		return 0;
+	case DPV_PORT_KIND_VDEV:
+		nlen = strcspn(pc->dev, ",");
+		if (nlen >= sizeof(name))
+			return -EINVAL;
+		memcpy(name, pc->dev, nlen);
+		name[nlen] = '\0';
+		args = pc->dev[nlen] == ',' ? pc->dev + nlen + 1 : "";
+		rc = rte_vdev_init(name, args);
+		if (rc == -EEXIST) {
+			PORT_LOG(NOTICE, "%s: vdev %s exists, using it", p->name,
+				 name);
+		} else if (rc != 0) {
+			PORT_LOG(ERR, "%s: cannot create vdev '%s': %s", p->name,
+				 pc->dev, rte_strerror(-rc));
+			return rc < 0 ? rc : -ENODEV;
+		} else {
+			p->created = true;
+			strlcpy(p->vdev_name, name, sizeof(p->vdev_name));
+		}
+		if (rte_eth_dev_get_port_by_name(name, &id) != 0) {
+			PORT_LOG(ERR, "%s: vdev %s made no ethdev", p->name,
+				 name);
+			return -ENODEV;
+		}
+		p->ethdev = id;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int
+pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
+	    const struct rte_eth_dev_info *di, uint16_t rxd, uint16_t txd)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t room, n;
+
+	room = pc->mbuf_size;
+	if (room == 0) {
+		room = RTE_PKTMBUF_HEADROOM +
+		       RTE_ALIGN_CEIL(frame_len(p->mtu), 64);
+		if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
+			room = RTE_MBUF_DEFAULT_BUF_SIZE;
+		if (di->driver_name != NULL &&
+		    strstr(di->driver_name, "af_xdp") != NULL &&
+		    room > AF_XDP_MAX_DATAROOM)
+			room = AF_XDP_MAX_DATAROOM;
+	}
+	if (room > UINT16_MAX)
+		room = UINT16_MAX;
+	n = pool_size(pc, p->nb_q, rxd, txd);
+	snprintf(name, sizeof(name), "dpv_mp%u_%u", p->idx, name_gen++);
+	p->mp = rte_pktmbuf_pool_create(name, n, MEMPOOL_CACHE, 0, room,
+					p->socket_id);
+	if (p->mp == NULL && rte_errno == ENOMEM && n > 2047) {
+		PORT_LOG(WARNING, "%s: no memory for %u mbufs, trying %u",
+			 p->name, n, n / 4);
+		n /= 4;
+		p->mp = rte_pktmbuf_pool_create(name, n, MEMPOOL_CACHE, 0,
+						room, p->socket_id);
+	}
+	if (p->mp == NULL) {
+		PORT_LOG(ERR,
+			 "%s: mempool of %u mbufs of %u bytes: %s (raise -m in the EAL arguments, or lower mbufs/mtu)",
+			 p->name, n, room, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
+	       const struct rte_eth_dev_info *di)
+{
+	struct rte_eth_conf ec;
+	uint16_t rxd = pc->rx_desc ? pc->rx_desc : DEFAULT_DESC;
+	uint16_t txd = pc->tx_desc ? pc->tx_desc : DEFAULT_DESC;
+	uint16_t q;
+	int rc;
+
+	memset(&ec, 0, sizeof(ec));
+	ec.rxmode.mtu = p->mtu;
+	if (p->nb_q > 1 && di->flow_type_rss_offloads != 0) {
+		ec.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		ec.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+			di->flow_type_rss_offloads;
+	}
+	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	rc = rte_eth_dev_configure(p->ethdev, p->nb_q, p->nb_q, &ec);
+	if (rc != 0) {
+		PORT_LOG(ERR,
+			 "%s: configuring DPDK port %u (%s) with %u queues, MTU %u: %s",
+			 p->name, p->ethdev, di->driver_name, p->nb_q, p->mtu,
+			 rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->ethdev, &rxd, &txd);
+	if (rc != 0)
+		return rc;
+	rc = pool_create(p, pc, di, rxd, txd);
+	if (rc != 0)
+		return rc;
+	for (q = 0; q < p->nb_q; q++) {
+		rc = rte_eth_rx_queue_setup(p->ethdev, q, rxd, p->socket_id,
+					    NULL, p->mp);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(p->ethdev, q, txd,
+						    p->socket_id, NULL);
+		if (rc != 0) {
+			PORT_LOG(ERR, "%s: queue %u set-up: %s", p->name, q,
+				 rte_strerror(-rc));
+			return rc;
+		}
+	}
+	if (pc->has_mac && !p->loopback) {
+		struct rte_ether_addr ea;
+
+		memcpy(ea.addr_bytes, pc->mac, 6);
+		rc = rte_eth_dev_default_mac_addr_set(p->ethdev, &ea);
+		if (rc != 0)
+			PORT_LOG(WARNING,
+				 "%s: the port does not take MAC from the configuration (%s); enabling promiscuous mode",
+				 p->name, rte_strerror(-rc));
+	}
+	if (pc->promisc || (pc->has_mac && !p->loopback && rc != 0))
+		rte_eth_promiscuous_enable(p->ethdev);
+	rc = rte_eth_dev_start(p->ethdev);
+	if (rc != 0) {
+		PORT_LOG(ERR, "%s: starting DPDK port %u: %s", p->name,
+			 p->ethdev, rte_strerror(-rc));
+		return rc;
+	}
+	p->started = true;
+	return 0;
+}
+
+static void
+port_release(struct dpv_port *p)
+{
+	unsigned i;
+
+	if (p->started && rte_eth_dev_stop(p->ethdev) != 0)
+		PORT_LOG(WARNING, "%s: stopping port %u failed", p->name,
+			 p->ethdev);
+	if (p->created)
+		rte_vdev_uninit(p->vdev_name);
+	for (i = 0; i < RTE_DIM(p->lo_rings); i++)
+		rte_ring_free(p->lo_rings[i]);
+	rte_mempool_free(p->mp);
+	free(p);
+}
+
+/* Make device number idx from pc on ethdev (or per pc if ethdev < 0). */
+static int
+port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
+{
+	struct rte_eth_dev_info di;
+	struct dpv_port *p;
+	uint16_t nq, mtu16;
+	int rc = 0;
+
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	p->idx = idx;
+	snprintf(p->name, sizeof(p->name), "dpv%u", idx);
+	p->conf = *pc;
+	nq = pc->queues ? pc->queues : (n_workers ? n_workers : 1);
+	if (nq > RTE_PMD_RING_MAX_RX_RINGS)
+		nq = RTE_PMD_RING_MAX_RX_RINGS;
+	if (pc->app_configured)
+		nq = 1;
+	if (ethdev >= 0)
+		p->ethdev = ethdev;
+	else
+		rc = port_select(p, pc, nq);
+	if (rc != 0)
+		goto fail;
+	if (!p->created && ethdev_in_use(p->ethdev)) {
+		PORT_LOG(ERR, "%s: DPDK port %u is already used by a device",
+			 p->name, p->ethdev);
+		rc = -EBUSY;
+		goto fail;
+	}
+	rc = rte_eth_dev_info_get(p->ethdev, &di);
+	if (rc != 0)
+		goto fail;
+	p->socket_id = rte_eth_dev_socket_id(p->ethdev);
+	if (p->socket_id < 0)
+		p->socket_id = 0;
+	if (nq > di.max_rx_queues)
+		nq = di.max_rx_queues;
+	if (nq > di.max_tx_queues)
+		nq = di.max_tx_queues;
+	if (nq == 0)
+		nq = 1;
+	p->nb_q = nq;
+	p->mtu = pc->mtu;
+	if (p->mtu == 0)
+		p->mtu = rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16
+				 ? mtu16
+				 : RTE_ETHER_MTU;
+	if (pc->app_configured) {
+		if (pc->queue_base >= di.nb_rx_queues ||
+		    pc->queue_base >= di.nb_tx_queues) {
+			PORT_LOG(ERR,
+				 "%s: port %u has %u/%u queues configured, queue %u asked for",
+				 p->name, p->ethdev, di.nb_rx_queues,
+				 di.nb_tx_queues, pc->queue_base);
+			rc = -EINVAL;
+			goto fail;
+		}
+		p->qbase = pc->queue_base;
+		rc = pool_create(p, pc, &di, DEFAULT_DESC, DEFAULT_DESC);
+	} else {
+		rc = port_configure(p, pc, &di);
+	}
+	if (rc != 0)
+		goto fail;
+	if (rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16 != 0)
+		p->mtu = mtu16;
+	if (pc->has_mac) {
+		memcpy(p->mac, pc->mac, 6);
+	} else {
+		struct rte_ether_addr ea;
+
+		if (rte_eth_macaddr_get(p->ethdev, &ea) != 0 ||
+		    rte_is_zero_ether_addr(&ea)) {
+			if (p->loopback) {
+				uint8_t lo[6] = {0x02, 0, 0, 0, 0, idx + 1};
+
+				memcpy(ea.addr_bytes, lo, 6);
+			} else {
+				rte_eth_random_addr(ea.addr_bytes);
+				PORT_LOG(WARNING,
+					 "%s: port has no MAC, using a random one",
+					 p->name);
+			}
+		}
+		memcpy(p->mac, ea.addr_bytes, 6);
+	}
+	if (p->loopback && p->conf.n_addrs == 0) {
+		/* a loopback device is this host: 127.0.0.1/8 */
+		struct dpv_ip_addr *a = &p->conf.addrs[0];
+
+		memset(a, 0, sizeof(*a));
+		a->family = AF_INET;
+		a->prefix_len = 8;
+		a->addr[10] = a->addr[11] = 0xff;
+		a->addr[12] = 127;
+		a->addr[15] = 1;
+		p->conf.n_addrs = 1;
+	}
+	dpv_port_gid_table(p->mac, p->conf.addrs, p->conf.n_addrs, p->gids,
+			   p->gid_valid);
+	if (dpv_port_eal_owned() && !p->created && !pc->app_configured)
+		close_at_exit[p->ethdev] = true;
+	ports[idx] = p;
+	__atomic_store_n(&n_ports, idx + 1, __ATOMIC_RELEASE);
+	PORT_LOG(INFO, "%s: DPDK port %u (%s), MTU %u, %u queue(s)", p->name,
+		 p->ethdev, p->loopback ? "loopback" : di.driver_name, p->mtu,
+		 p->nb_q);
+	return idx;
+fail:
+	port_release(p);
+	return rc < 0 ? rc : -EIO;
+}
+
+static void
+release_all(void)
+{
+	unsigned i = __atomic_load_n(&n_ports, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&n_ports, 0, __ATOMIC_RELEASE);
+	while (i-- > 0) {
+		if (ports[i] != NULL)
+			port_release(ports[i]);
+		ports[i] = NULL;
+	}
+}
+
+int
+dpv_port_init(void)
+{
+	char err[512];
+	bool attached;
+	unsigned i;
+	int rc;
+
+	pthread_mutex_lock(&port_lock);
+	if (init_done) {
+		rc = init_rc;
+		goto out;
+	}
+	rc = dpv_config_read(&config, err, sizeof(err));
+	if (rc == 0)
+		rc = port_eal_start(&config);
+	if (rc == 0) {
+		n_workers = config.workers;
+		/* devices attached by the application replace the config's */
+		attached = dpv_port_count() > 0;
+		for (i = 0; !attached && i < config.n_ports; i++) {
+			rc = port_create(i, &config.port[i], -1);
+			if (rc < 0)
+				break;
+			rc = 0;
+		}
+		if (rc < 0)
+			release_all();
+	}
+	init_done = true;
+	init_rc = rc;
+out:
+	pthread_mutex_unlock(&port_lock);
+	return rc;
+}
+
+void
+dpv_port_fini(void)
+{
+	pthread_mutex_lock(&port_lock);
+	release_all();
+	init_done = false;
+	init_rc = 0;
+	pthread_mutex_unlock(&port_lock);
+}
+
+int
+dpv_port_attach(uint16_t ethdev, const struct dpv_port_conf *conf)
+{
+	struct dpv_port_conf def;
+	unsigned idx;
+	int rc;
+
+	if (rte_lcore_count() == 0)
+		return -ENODEV;
+	if (!rte_eth_dev_is_valid_port(ethdev))
+		return -EINVAL;
+	if (conf == NULL) {
+		dpv_port_conf_init(&def);
+		conf = &def;
+	}
+	if (conf->n_addrs > DPV_PORT_MAX_ADDRS ||
+	    conf->n_neigh > DPV_PORT_MAX_NEIGH)
+		return -EINVAL;
+	pthread_mutex_lock(&port_lock);
+	idx = __atomic_load_n(&n_ports, __ATOMIC_ACQUIRE);
+	if (idx >= DPV_PORT_MAX) {
+		rc = -ENOSPC;
+	} else if (ethdev_in_use(ethdev)) {
+		rc = -EBUSY;
+	} else {
+		rc = port_create(idx, conf, ethdev);
+	}
+	pthread_mutex_unlock(&port_lock);
+	return rc;
+}
+
+unsigned
+dpv_port_count(void)
+{
+	return __atomic_load_n(&n_ports, __ATOMIC_ACQUIRE);
+}
+
+struct dpv_port *
+dpv_port_get(unsigned idx)
+{
+	if (idx >= dpv_port_count())
+		return NULL;
+	return ports[idx];
+}
+
+struct dpv_port *
+dpv_port_by_name(const char *name)
+{
+	unsigned i, n = dpv_port_count();
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (ports[i] != NULL && strcmp(ports[i]->name, name) == 0)
+			return ports[i];
+	return NULL;
+}
+
+int
+dpv_port_query(const struct dpv_port *p, struct dpv_port_info *out)
+{
+	struct rte_eth_link link;
+
+	if (p == NULL || out == NULL)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	strlcpy(out->name, p->name, sizeof(out->name));
+	out->ethdev = p->ethdev;
+	memcpy(out->mac, p->mac, 6);
+	out->mtu = p->mtu;
+	out->socket_id = p->socket_id;
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(p->ethdev, &link) == 0) {
+		out->link_up = link.link_status == RTE_ETH_LINK_UP;
+		out->speed_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN
+					  ? 0
+					  : link.link_speed;
+	}
+	return 0;
+}
+
+int
+dpv_port_gid(const struct dpv_port *p, unsigned index, uint8_t gid[16])
+{
+	if (p == NULL || gid == NULL || index >= DPV_PORT_GID_TBL_LEN)
+		return -EINVAL;
+	if (!p->gid_valid[index])
+		return -ENODATA;
+	memcpy(gid, p->gids[index], 16);
+	return 0;
+}
+
+int
+dpv_port_gid_find(const struct dpv_port *p, const uint8_t gid[16])
+{
+	unsigned i;
+
+	if (p == NULL || gid == NULL)
+		return -EINVAL;
+	for (i = 0; i < DPV_PORT_GID_TBL_LEN; i++)
+		if (p->gid_valid[i] && memcmp(p->gids[i], gid, 16) == 0)
+			return i;
+	return -ENOENT;
+}
+
+int
+dpv_port_addr(const struct dpv_port *p, unsigned idx, struct dpv_ip_addr *out)
+{
+	if (p == NULL || out == NULL)
+		return -EINVAL;
+	if (idx >= p->conf.n_addrs)
+		return -ENOENT;
+	*out = p->conf.addrs[idx];
+	return 0;
+}
+
+int
+dpv_port_neigh_lookup(const struct dpv_port *p, const uint8_t ip[16],
+		      uint8_t mac[6])
+{
+	unsigned i;
+
+	if (p == NULL || ip == NULL || mac == NULL)
+		return -EINVAL;
+	for (i = 0; i < p->conf.n_neigh; i++) {
+		if (memcmp(p->conf.neigh[i].ip, ip, 16) == 0) {
+			memcpy(mac, p->conf.neigh[i].mac, 6);
+			return 0;
+		}
+	}
+	if (p->loopback) {
+		memcpy(mac, p->mac, 6);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+bool
+dpv_port_is_loopback(const struct dpv_port *p)
+{
+	return p != NULL && p->loopback;
+}
+
+unsigned
+dpv_port_index(const struct dpv_port *p)
+{
+	return p->idx;
+}
+
+uint16_t
+dpv_port_queues(const struct dpv_port *p)
+{
+	return p->nb_q;
+}
+
+uint16_t
+dpv_port_queue_base(const struct dpv_port *p)
+{
+	return p->qbase;
+}
+
+unsigned
+dpv_port_workers(void)
+{
+	return n_workers;
+}
+
+uint16_t
+dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n)
+{
+	if (unlikely(queue >= p->nb_q))
+		return 0;
+	return rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts, n);
+}
+
+uint16_t
+dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n)
+{
+	if (unlikely(queue >= p->nb_q))
+		return 0;
+	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
+}
+
+struct rte_mempool *
+dpv_port_mempool(struct dpv_port *p)
+{
+	return p->mp;
+}
+
+/* Runs after plain destructors (the engine's), before DPDK's own. */
+__attribute__((destructor(110))) static void
+port_at_exit(void)
+{
+	unsigned i;
+
+	if (!dpv_port_eal_owned())
+		return; /* embedded, never started, or a forked child */
+	dpv_port_fini();
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		if (close_at_exit[i] && rte_eth_dev_is_valid_port(i))
+			rte_eth_dev_close(i); /* stopped by dpv_port_fini */
+	}
+	port_eal_cleanup();
+}

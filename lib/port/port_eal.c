@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* EAL bring-up: argument building, the hugepage pre-check, rte_eal_init. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_string_fns.h>
+
+#include "dpv_port_conf.h"
+#include "port_eal.h"
+#include "port_int.h"
+
+static bool
+arg_is(const char *a, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	return strncmp(a, opt, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+/* -l 0-3, -l0-3, -c 0x3, -c3, --lcores ... */
+static bool
+arg_is_lcores(const char *a)
+{
+	if (arg_is(a, "--lcores") || arg_is(a, "--main-lcore"))
+		return true;
+	return a[0] == '-' && (a[1] == 'l' || a[1] == 'c') &&
+	       (a[2] == '\0' || isdigit((unsigned char)a[2]));
+}
+
+/* The CPUs this thread may run on, as "0-1,4". */
+static int
+cpu_list(char *out, size_t len)
+{
+	cpu_set_t set;
+	int c, start = -1, n = 0;
+	size_t used = 0;
+
+	out[0] = '\0';
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -errno;
+	for (c = 0; c <= CPU_SETSIZE; c++) {
+		bool in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
+
+		if (in && start < 0)
+			start = c;
+		if (!in && start >= 0) {
+			if (c - 1 == start)
+				n = snprintf(out + used, len - used, "%s%d",
+					     used ? "," : "", start);
+			else
+				n = snprintf(out + used, len - used, "%s%d-%d",
+					     used ? "," : "", start, c - 1);
+			if (n < 0 || (size_t)n >= len - used)
+				return -ENOSPC;
+			used += n;
+			start = -1;
+		}
+	}
+	return used > 0 ? 0 : -ENOENT;
+}
+
+int
+dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
+		   size_t buflen, char **argv, int max, char *err,
+		   size_t errlen)
+{
+	bool prefix = false, lcores = false, loglevel = false, nohuge = false,
+	     inmem = false;
+	char *p = buf, *end = buf + buflen, *save = NULL, *tok, cpus[256];
+	int argc = 0, n;
+
+#define PUSH_STR(fmt, ...)                                                     \
+	do {                                                                   \
+		n = snprintf(p, end - p, fmt, ##__VA_ARGS__);                  \
+		if (n < 0 || n >= end - p || argc >= max - 1)                  \
+			goto too_long;                                         \
+		argv[argc++] = p;                                              \
+		p += n + 1;                                                    \
+	} while (0)
+
+	if (max < 2 || buflen < 16)
+		goto too_long;
+	PUSH_STR("dpverbs");
+	/* tokenise a copy that lives in buf */
+	n = strlcpy(p, args != NULL ? args : "", end - p);
+	if (n >= end - p)
+		goto too_long;
+	tok = strtok_r(p, " \t\n", &save);
+	p += n + 1;
+	for (; tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
+		if (argc >= max - 1)
+			goto too_long;
+		argv[argc++] = tok;
+		prefix |= arg_is(tok, "--file-prefix");
+		lcores |= arg_is_lcores(tok);
+		loglevel |= arg_is(tok, "--log-level");
+		nohuge |= arg_is(tok, "--no-huge");
+		inmem |= arg_is(tok, "--in-memory");
+	}
+	if (nohuge && inmem) {
+		port_err(err, errlen,
+			 "EAL arguments: --in-memory cannot be combined with --no-huge (DPDK 22.11 fails); use --no-shconf instead");
+		return -EINVAL;
+	}
+	if (!prefix)
+		PUSH_STR("--file-prefix=dpv%d", pid);
+	if (!lcores && cpu_list(cpus, sizeof(cpus)) == 0) {
+		if (workers == 0)
+			PUSH_STR("--lcores=0@(%s)", cpus);
+		else
+			PUSH_STR("--lcores=(0-%u)@(%s)", workers, cpus);
+	}
+	if (!loglevel) {
+		PUSH_STR("--log-level=lib.eal:warning");
+		PUSH_STR("--log-level=lib.telemetry:error");
+	}
+	argv[argc] = NULL;
+	return argc;
+too_long:
+	port_err(err, errlen, "EAL arguments: too many or too long");
+	return -EINVAL;
+#undef PUSH_STR
+}
+
+/* Free hugepages of the default size from a meminfo file, -1 if unknown. */
+static long
+meminfo_free_huge(const char *path)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Free hugepages of every size (sysfs), -1 if unknown. */
+static long
+sysfs_free_huge(void)
+{
+	glob_t g;
+	long total = -1, v;
+	size_t i;
+
+	if (glob("/sys/kernel/mm/hugepages/hugepages-*/free_hugepages", 0,
+		 NULL, &g) != 0)
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%ld", &v) == 1)
+			total = (total < 0 ? 0 : total) + v;
+		fclose(f);
+	}
+	globfree(&g);
+	return total;
+}
+
+int
+dpv_eal_args_check(int argc, char **argv, const char *meminfo, char *err,
+		   size_t errlen)
+{
+	long free_pages;
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (arg_is(argv[i], "--no-huge"))
+			return 0;
+	free_pages = meminfo_free_huge(meminfo != NULL ? meminfo
+						       : "/proc/meminfo");
+	if (meminfo == NULL && free_pages <= 0) {
+		long s = sysfs_free_huge();
+
+		if (s > free_pages)
+			free_pages = s;
+	}
+	if (free_pages == 0) {
+		port_err(err, errlen,
+			 "the EAL arguments lack --no-huge but no hugepages are free on this machine (HugePages_Free: 0); add '--no-huge -m 512' to DPV_EAL or [eal] args, or reserve hugepages (nr_hugepages) and mount hugetlbfs");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* EAL state of this process. */
+static int eal_err;      /* -errno of a failed start, sticky */
+static bool eal_ours;    /* this library called rte_eal_init */
+static pid_t eal_pid;    /* process that started it */
+static char eal_buf[DPV_EAL_ARGS_LEN + 512];
+static char *eal_argv[128];
+
+bool
+dpv_port_eal_owned(void)
+{
+	return eal_ours && eal_pid == getpid();
+}
+
+int
+port_eal_start(const struct dpv_config *cfg)
+{
+	char err[512];
+	char *saved_optarg = optarg;
+	int saved_optind = optind, saved_opterr = opterr,
+	    saved_optopt = optopt;
+	int argc, i, rc;
+	size_t used = 0;
+	char line[1024];
+
+	if (eal_err != 0)
+		return eal_err;
+	if (eal_ours || rte_lcore_count() > 0)
+		return 0; /* ours already, or the application's */
+	argc = dpv_eal_argv_build(cfg->eal_args, cfg->workers, getpid(),
+				  eal_buf, sizeof(eal_buf), eal_argv,
+				  RTE_DIM(eal_argv), err, sizeof(err));
+	if (argc < 0) {
+		PORT_LOG(ERR, "%s", err);
+		return argc; /* not sticky: nothing was started */
+	}
+	rc = dpv_eal_args_check(argc, eal_argv, NULL, err, sizeof(err));
+	if (rc < 0) {
+		PORT_LOG(ERR, "%s", err);
+		return rc;
+	}
+	line[0] = '\0';
+	for (i = 1; i < argc && used < sizeof(line); i++)
+		used += snprintf(line + used, sizeof(line) - used, " %s",
+				 eal_argv[i]);
+	PORT_LOG(INFO, "starting EAL:%s", line);
+	rc = rte_eal_init(argc, eal_argv);
+	optarg = saved_optarg;
+	optind = saved_optind;
+	opterr = saved_opterr;
+	optopt = saved_optopt;
+	if (rc < 0) {
+		rc = rte_errno != 0 ? -rte_errno : -EIO;
+		PORT_LOG(ERR,
+			 "EAL start failed (%s) with arguments:%s%s", rte_strerror(-rc),
+			 line,
+			 rc == -EACCES
+				 ? " -- without --no-huge EAL needs free hugepages and a mounted hugetlbfs"
+				 : "");
+		eal_err = rc; /* rte_eal_init cannot be called again */
+		return rc;
+	}
+	eal_ours = true;
+	eal_pid = getpid();
+	return 0;
+}
+
+void
+port_eal_cleanup(void)
+{
+	char dir[PATH_MAX];
+
+	if (!dpv_port_eal_owned())
+		return;
+	strlcpy(dir, rte_eal_get_runtime_dir(), sizeof(dir));
+	rte_eal_cleanup();
+	eal_ours = false;
+	eal_err = -ESHUTDOWN;
+	/* the per-process runtime directory is empty by now: remove it */
+	if (dir[0] != '\0')
+		rmdir(dir);
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_PORT_EAL_H
+#define DPV_PORT_EAL_H
+
+/* Internal to lib/port: EAL start and clean-up. */
+
+#include "dpv_port_conf.h"
+
+/* Start EAL with cfg's arguments unless it is running; 0 or -errno. A
+ * failed rte_eal_init is sticky (EAL cannot be initialised twice). */
+int port_eal_start(const struct dpv_config *cfg);
+
+/* rte_eal_cleanup() if this process's library started EAL. */
+void port_eal_cleanup(void);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_PORT_INT_H
+#define DPV_PORT_INT_H
+
+/* Internal to lib/port: the log type and helpers shared by its files. */
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <rte_log.h>
+
+extern int dpv_logtype_port;
+
+#define PORT_LOG(level, fmt, ...)                                              \
+	rte_log(RTE_LOG_##level, dpv_logtype_port, "dpv.port: " fmt "\n",      \
+		##__VA_ARGS__)
+
+/* Format into an optional error buffer (NULL: nothing). */
+static inline void __attribute__((format(printf, 3, 4)))
+port_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || len == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+#endif

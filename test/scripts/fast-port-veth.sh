@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Two processes in two network namespaces joined by a veth pair, each with
+# a dpverbs device on af_packet, then on af_xdp, configured only through
+# DPV_EAL / DPV_IP (automatic file prefixes): a ping frame goes one way,
+# a pong the other. Roles are dpv-test's port child modes.
+# Arguments: <build>/lib, source root, build root. Needs root and iproute2.
+set -u
+build=$3
+T=$build/test/dpv-test
+[ -x "$T" ] || { echo "no $T"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+command -v ip >/dev/null 2>&1 || { echo "skip: no iproute2"; exit 77; }
+command -v timeout >/dev/null 2>&1 || { echo "skip: no timeout"; exit 77; }
+
+ns1=dpvport$$a
+ns2=dpvport$$b
+if1=dpvpa$$
+if2=dpvpb$$
+cleanup() {
+	ip netns del "$ns1" 2>/dev/null
+	ip netns del "$ns2" 2>/dev/null
+}
+trap cleanup EXIT INT TERM
+ip netns add "$ns1" && ip netns add "$ns2" || { echo "skip: netns"; exit 77; }
+ip link add "$if1" type veth peer name "$if2" || { echo "skip: veth"; exit 77; }
+ip link set "$if1" netns "$ns1"
+ip link set "$if2" netns "$ns2"
+ip -n "$ns1" link set "$if1" up
+ip -n "$ns2" link set "$if2" up
+
+eal="--no-huge --no-pci -m 256 --no-shconf"
+fail=0
+# $1: name, $2: vdev for ns1 (the interface name is appended), $3: for ns2
+pair() {
+	ip netns exec "$ns1" env DPV_PORT_TEST_CHILD=ping-server \
+		DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
+		DPV_EAL="$eal --vdev=$2" timeout 40 "$T" &
+	spid=$!
+	ip netns exec "$ns2" env DPV_PORT_TEST_CHILD=ping-client \
+		DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
+		DPV_EAL="$eal --vdev=$3" timeout 40 "$T"
+	crc=$?
+	wait $spid
+	src=$?
+	echo "$1: client exit $crc, server exit $src"
+	[ $crc = 0 ] && [ $src = 0 ] || fail=1
+}
+
+pair af_packet "net_af_packet0,iface=$if1" "net_af_packet0,iface=$if2"
+if ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so* >/dev/null 2>&1; then
+	pair af_xdp "net_af_xdp0,iface=$if1,start_queue=0,queue_count=1" \
+		"net_af_xdp0,iface=$if2,start_queue=0,queue_count=1"
+else
+	echo "af_xdp PMD not installed: skipped"
+fi
+[ $fail = 0 ] && echo "PASS" || echo "FAIL"
+exit $fail
