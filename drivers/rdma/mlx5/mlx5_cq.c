@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mlx5 ring personality: completion queues (poll, push, arm, flush). */
+
+#include <errno.h>
+#include <stddef.h>
+
+#include <rte_malloc.h>
+
+#include "mlx5_ring_priv.h"
+
+_Static_assert(sizeof(struct mlx5_cqe64) == 64, "cqe64");
+_Static_assert(sizeof(struct mlx5_err_cqe) == 64, "err cqe");
+_Static_assert(offsetof(struct mlx5_cqe64, op_own) == 63, "op_own");
+_Static_assert(offsetof(struct mlx5_cqe64, wqe_counter) == 60, "wqe_counter");
+_Static_assert(offsetof(struct mlx5_cqe64, sop_drop_qpn) == 56, "sop_drop_qpn");
+_Static_assert(offsetof(struct mlx5_cqe64, byte_cnt) == 44, "byte_cnt");
+_Static_assert(offsetof(struct mlx5_cqe64, imm_inval_pkey) == 36, "imm");
+_Static_assert(offsetof(struct mlx5_err_cqe, syndrome) == 55, "syndrome");
+
+/* Skipped CQE (resize, no-packet...): internal poll_one result. */
+#define CQE_SKIP (-1)
+
+static const struct {
+	uint8_t synd;
+	enum ibv_wc_status status;
+} synd_map[] = {
+	{MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, IBV_WC_LOC_LEN_ERR},
+	{MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, IBV_WC_LOC_QP_OP_ERR},
+	{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, IBV_WC_LOC_PROT_ERR},
+	{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, IBV_WC_WR_FLUSH_ERR},
+	{MLX5_CQE_SYNDROME_MW_BIND_ERR, IBV_WC_MW_BIND_ERR},
+	{MLX5_CQE_SYNDROME_BAD_RESP_ERR, IBV_WC_BAD_RESP_ERR},
+	{MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR, IBV_WC_LOC_ACCESS_ERR},
+	{MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, IBV_WC_REM_INV_REQ_ERR},
+	{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, IBV_WC_REM_ACCESS_ERR},
+	{MLX5_CQE_SYNDROME_REMOTE_OP_ERR, IBV_WC_REM_OP_ERR},
+	{MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, IBV_WC_RETRY_EXC_ERR},
+	{MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, IBV_WC_RNR_RETRY_EXC_ERR},
+	{MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR, IBV_WC_REM_ABORT_ERR},
+};
+
+static enum ibv_wc_status
+synd_to_status(uint8_t synd)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(synd_map); i++)
+		if (synd_map[i].synd == synd)
+			return synd_map[i].status;
+	return IBV_WC_GENERAL_ERR;
+}
+
+static uint8_t
+status_to_synd(enum ibv_wc_status st)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(synd_map); i++)
+		if (synd_map[i].status == st)
+			return synd_map[i].synd;
+	return 0xff;
+}
+
+int
+dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
+{
+	uint32_t cnt, i;
+
+	memset(cq, 0, sizeof(*cq));
+	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
+		return EINVAL;
+	cnt = rte_align32pow2(min_cqe + 1);
+	cq->buf = rte_zmalloc_socket("dpv_mlx5_cq", (size_t)cnt * 64,
+				     RTE_CACHE_LINE_SIZE, socket);
+	cq->dbrec = rte_zmalloc_socket("dpv_mlx5_cqdb", RTE_CACHE_LINE_SIZE,
+				       RTE_CACHE_LINE_SIZE, socket);
+	if (cq->buf == NULL || cq->dbrec == NULL) {
+		dpv_mlx5_cq_fini(cq);
+		return ENOMEM;
+	}
+	for (i = 0; i < cnt; i++)
+		cq->buf[i].op_own = MLX5_CQE_INVALID << 4;
+	/* no arm yet: a command nibble no arm request uses */
+	cq->uar = (uint8_t *)cq->dbrec;
+	*(uint32_t *)(cq->uar + MLX5_CQ_DOORBELL) = UINT32_MAX;
+	cq->eng_last_uar = UINT32_MAX;
+	cq->cqe_cnt = cnt;
+	cq->cqe = cnt - 1;
+	cq->socket = socket;
+	atomic_init(&cq->arm_req, 0);
+	return 0;
+}
+
+void
+dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq)
+{
+	rte_free(cq->buf);
+	rte_free(cq->dbrec);
+	cq->buf = NULL;
+	cq->dbrec = NULL;
+	cq->uar = NULL;
+}
+
+void
+dpv_mlx5_cq_to_dv(const struct dpv_mlx5_cq *cq, struct mlx5dv_cq *out)
+{
+	out->buf = cq->buf;
+	out->dbrec = cq->dbrec;
+	out->cqe_cnt = cq->cqe_cnt;
+	out->cqe_size = sizeof(struct mlx5_cqe64);
+	out->cq_uar = cq->uar;
+	out->cqn = cq->cqn;
+}
+
+/* ---- engine side ---- */
+
+uint8_t
+mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags)
+{
+	bool imm = wc_flags & IBV_WC_WITH_IMM;
+
+	switch (op) {
+	case IBV_WC_SEND:
+		return imm ? MLX5_OPCODE_SEND_IMM : MLX5_OPCODE_SEND;
+	case IBV_WC_RDMA_WRITE:
+		return imm ? MLX5_OPCODE_RDMA_WRITE_IMM
+			   : MLX5_OPCODE_RDMA_WRITE;
+	case IBV_WC_RDMA_READ:
+		return MLX5_OPCODE_RDMA_READ;
+	case IBV_WC_COMP_SWAP:
+		return MLX5_OPCODE_ATOMIC_CS;
+	case IBV_WC_FETCH_ADD:
+		return MLX5_OPCODE_ATOMIC_FA;
+	case IBV_WC_BIND_MW:
+	case IBV_WC_LOCAL_INV:
+		return MLX5_OPCODE_UMR;
+	case IBV_WC_TSO:
+		return MLX5_OPCODE_TSO;
+	default:
+		return MLX5_OPCODE_SEND;
+	}
+}
+
+static uint8_t
+resp_opcode(const struct dpv_cqe_info *ci)
+{
+	if (ci->opcode == IBV_WC_RECV_RDMA_WITH_IMM)
+		return MLX5_CQE_RESP_WR_IMM;
+	if (ci->wc_flags & IBV_WC_WITH_IMM)
+		return MLX5_CQE_RESP_SEND_IMM;
+	if (ci->wc_flags & IBV_WC_WITH_INV)
+		return MLX5_CQE_RESP_SEND_INV;
+	return MLX5_CQE_RESP_SEND;
+}
+
+int
+mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+	      int wqe_opcode)
+{
+	uint32_t cons =
+		be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
+	uint32_t used = (cq->prod_index - cons) & 0xffffff;
+	struct mlx5_cqe64 c;
+	struct mlx5_cqe64 *dst;
+	uint8_t owner = !!(cq->prod_index & cq->cqe_cnt);
+	uint8_t op;
+	uint32_t qpn = ci->qpn & 0xffffff;
+
+	if (used >= cq->cqe_cnt)
+		return ENOSPC;
+	memset(&c, 0, sizeof(c));
+	c.wqe_counter = htobe16(ci->wqe_counter);
+	c.timestamp = htobe64(ci->timestamp);
+	if (ci->status != IBV_WC_SUCCESS) {
+		struct mlx5_err_cqe *e = (void *)&c;
+
+		op = ci->is_recv ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR;
+		e->srqn = htobe32(ci->srqn & 0xffffff);
+		e->syndrome = status_to_synd(ci->status);
+		e->vendor_err_synd = ci->vendor_err;
+		e->s_wqe_opcode_qpn = htobe32(
+			((uint32_t)(ci->is_recv ? 0 : wqe_opcode) << 24) | qpn);
+	} else if (!ci->is_recv) {
+		op = MLX5_CQE_REQ;
+		c.sop_drop_qpn = htobe32(((uint32_t)wqe_opcode << 24) | qpn);
+		c.byte_cnt = htobe32(ci->byte_len);
+	} else {
+		op = resp_opcode(ci);
+		c.sop_drop_qpn = htobe32(qpn);
+		c.srqn_uidx = htobe32(ci->srqn & 0xffffff);
+		c.byte_cnt = htobe32(ci->byte_len);
+		if (op == MLX5_CQE_RESP_SEND_INV)
+			c.imm_inval_pkey = htobe32(ci->invalidated_rkey);
+		else if (op == MLX5_CQE_RESP_SEND_IMM ||
+			 op == MLX5_CQE_RESP_WR_IMM)
+			c.imm_inval_pkey = ci->imm_data;
+		else
+			c.imm_inval_pkey = htobe32(ci->pkey_index);
+		c.flags_rqpn =
+			htobe32(((ci->wc_flags & IBV_WC_GRH) ? 1u << 28 : 0) |
+				((uint32_t)(ci->sl & 0xf) << 24) |
+				(ci->src_qp & 0xffffff));
+		c.slid = htobe16(ci->slid);
+		c.ml_path = ci->dlid_path_bits & 0x7f;
+		if (ci->wc_flags & IBV_WC_IP_CSUM_OK) {
+			c.hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
+			c.l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
+		}
+	}
+	dst = &cq->buf[cq->prod_index & (cq->cqe_cnt - 1)];
+	memcpy(dst, &c, offsetof(struct mlx5_cqe64, op_own));
+	dpv_barrier_before_cqe_owner();
+	__atomic_store_n(&dst->op_own,
+			 (uint8_t)((op << 4) |
+				   ((ci->is_recv && ci->solicited) ? 2 : 0) |
+				   owner),
+			 __ATOMIC_RELAXED);
+	cq->prod_index++;
+	return 0;
+}
+
+int
+dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+{
+	return mlx5r_cq_push(cq, ci,
+			     mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags));
+}
+
+bool
+dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
+{
+	uint32_t req = atomic_load_explicit(&cq->arm_req, memory_order_acquire);
+	uint32_t uw = __atomic_load_n((uint32_t *)(cq->uar + MLX5_CQ_DOORBELL),
+				      __ATOMIC_ACQUIRE);
+	bool arm = false;
+
+	/*
+	 * dpv_mlx5_cq_arm() writes the doorbell word, then bumps arm_req;
+	 * mlx5dv code writes the doorbell word only. A word change seen
+	 * before its arm_req bump is the same request: do not arm twice.
+	 */
+	if (req != cq->eng_arm_seen) {
+		arm = !(cq->eng_uar_dv && uw == cq->eng_last_uar);
+		cq->eng_arm_seen = req;
+		cq->eng_uar_dv = false;
+	} else if (uw != cq->eng_last_uar) {
+		arm = true;
+		cq->eng_uar_dv = true;
+	}
+	cq->eng_last_uar = uw;
+	if (arm) {
+		uint32_t w = be32toh(uw);
+		uint32_t back = (cq->prod_index - (w & 0xffffff)) & 0xffffff;
+
+		cq->eng_armed = true;
+		cq->eng_arm_sol = (w & (0xfu << 24)) == MLX5_CQ_DB_REQ_NOT_SOL;
+		cq->eng_scan = cq->prod_index - RTE_MIN(back, cq->cqe_cnt);
+	}
+	if (!cq->eng_armed)
+		return false;
+	for (; cq->eng_scan != cq->prod_index; cq->eng_scan++) {
+		uint8_t oo = cq->buf[cq->eng_scan & (cq->cqe_cnt - 1)].op_own;
+		uint8_t op = oo >> 4;
+
+		if (!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
+		    op == MLX5_CQE_RESP_ERR) {
+			cq->eng_armed = false;
+			cq->eng_scan = cq->prod_index;
+			return true;
+		}
+	}
+	return false;
+}
+
+static unsigned int
+flush_sq(struct dpv_mlx5_sq *sq, struct dpv_mlx5_cq *cq, uint32_t qpn)
+{
+	uint32_t db = mlx5r_db_read(&sq->wq) & 0xffff;
+	uint32_t pos = sq->wq.eng_ci;
+	unsigned int n = 0;
+	struct dpv_cqe_info ci = {
+		.status = IBV_WC_WR_FLUSH_ERR,
+		.qpn = qpn,
+	};
+
+	while ((uint16_t)(db - (uint16_t)pos) != 0) {
+		struct mlx5_wqe_ctrl_seg c;
+		uint32_t ds, nbb;
+
+		memcpy(&c, mlx5r_at(&sq->wq, pos << MLX5_SEND_WQE_SHIFT),
+		       sizeof(c));
+		ds = be32toh(c.qpn_ds) & 0x3f;
+		nbb = (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+		if (nbb == 0 || nbb > (uint16_t)(db - (uint16_t)pos))
+			nbb = 1;
+		ci.wqe_counter = (uint16_t)pos;
+		if (mlx5r_cq_push(cq, &ci, be32toh(c.opmod_idx_opcode) & 0xff))
+			break;
+		pos += nbb;
+		n++;
+	}
+	sq->wq.eng_ci = pos;
+	if ((int32_t)(pos - sq->wq.eng_pi) > 0)
+		sq->wq.eng_pi = pos;
+	return n;
+}
+
+static unsigned int
+flush_rq(struct dpv_mlx5_rq *rq, struct dpv_mlx5_cq *cq, uint32_t qpn)
+{
+	uint32_t db = mlx5r_db_read(&rq->wq) & 0xffff;
+	uint32_t pos = rq->wq.eng_ci;
+	unsigned int n = 0;
+	struct dpv_cqe_info ci = {
+		.status = IBV_WC_WR_FLUSH_ERR,
+		.qpn = qpn,
+		.is_recv = true,
+		.opcode = IBV_WC_RECV,
+	};
+
+	while ((uint16_t)(db - (uint16_t)pos) != 0) {
+		ci.wqe_counter = (uint16_t)pos;
+		if (mlx5r_cq_push(cq, &ci, 0))
+			break;
+		pos++;
+		n++;
+	}
+	rq->wq.eng_ci = pos;
+	if ((int32_t)(pos - rq->wq.eng_pi) > 0)
+		rq->wq.eng_pi = pos;
+	return n;
+}
+
+unsigned int
+dpv_mlx5_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
+{
+	switch (wq->kind) {
+	case DPV_MLX5_WQ_SQ:
+		return flush_sq((struct dpv_mlx5_sq *)wq, cq, qpn);
+	case DPV_MLX5_WQ_RQ:
+		return flush_rq((struct dpv_mlx5_rq *)wq, cq, qpn);
+	default:
+		return 0;
+	}
+}
+
+/* ---- application side ---- */
+
+static void
+req_opcode(struct ibv_wc *wc, uint8_t op, uint32_t wr_data)
+{
+	switch (op) {
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		/* fall through */
+	case MLX5_OPCODE_RDMA_WRITE:
+		wc->opcode = IBV_WC_RDMA_WRITE;
+		break;
+	case MLX5_OPCODE_SEND_IMM:
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		/* fall through */
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_INVAL:
+		wc->opcode = IBV_WC_SEND;
+		break;
+	case MLX5_OPCODE_RDMA_READ:
+		wc->opcode = IBV_WC_RDMA_READ;
+		break;
+	case MLX5_OPCODE_ATOMIC_CS:
+		wc->opcode = IBV_WC_COMP_SWAP;
+		wc->byte_len = 8;
+		break;
+	case MLX5_OPCODE_ATOMIC_FA:
+		wc->opcode = IBV_WC_FETCH_ADD;
+		wc->byte_len = 8;
+		break;
+	case MLX5_OPCODE_UMR:
+		wc->opcode = (enum ibv_wc_opcode)wr_data;
+		break;
+	case MLX5_OPCODE_TSO:
+		wc->opcode = IBV_WC_TSO;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Send completion: wr_id and the SQ tail from the slot of wqe_counter. */
+static int
+req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc,
+	 uint8_t op)
+{
+	struct dpv_mlx5_sq *sq = (struct dpv_mlx5_sq *)wq;
+	uint32_t idx;
+
+	if (wq == NULL || wq->kind != DPV_MLX5_WQ_SQ)
+		return EIO;
+	idx = wqe_ctr & (wq->wqe_cnt - 1);
+	wc->wr_id = wq->wrid[idx];
+	req_opcode(wc, op, sq->wr_data[idx]);
+	__atomic_store_n(&sq->bb_tail, sq->wqe_bbend[idx], __ATOMIC_RELEASE);
+	__atomic_store_n(&wq->tail, sq->wqe_head[idx] + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Receive completion: wr_id from the RQ tail or the SRQ slot. */
+static int
+resp_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc)
+{
+	if (wq == NULL)
+		return EIO;
+	if (wq->kind == DPV_MLX5_WQ_SRQ) {
+		wc->wr_id = wq->wrid[wqe_ctr & (wq->wqe_cnt - 1)];
+		mlx5r_srq_free((struct dpv_mlx5_rq *)wq, wqe_ctr);
+	} else if (wq->kind == DPV_MLX5_WQ_RQ) {
+		wc->wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];
+		__atomic_store_n(&wq->tail, wq->tail + 1, __ATOMIC_RELEASE);
+	} else {
+		return EIO;
+	}
+	return 0;
+}
+
+static struct dpv_mlx5_wq *
+lookup_recv(dpv_mlx5_wq_lookup_t lookup, void *arg, uint32_t qpn, uint32_t srqn)
+{
+	struct dpv_mlx5_wq *wq = NULL;
+
+	/* by SRQ number first; a QP lookup returns the QP's SRQ as well */
+	if (srqn)
+		wq = lookup(arg, DPV_MLX5_LOOKUP_SRQ | srqn, true);
+	return wq != NULL ? wq : lookup(arg, qpn, true);
+}
+
+static int
+poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	 struct ibv_wc *wc)
+{
+	struct mlx5_cqe64 *cqe = &cq->buf[cq->cons_index & (cq->cqe_cnt - 1)];
+	uint8_t oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+	uint8_t op = oo >> 4;
+	uint32_t qpn, srqn, fr;
+	uint16_t ctr;
+
+	if (op == MLX5_CQE_INVALID ||
+	    (oo & MLX5_CQE_OWNER_MASK) != !!(cq->cons_index & cq->cqe_cnt))
+		return ENOENT;
+	dpv_barrier_after_owned_cqe();
+	cq->cons_index++;
+
+	qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
+	ctr = be16toh(cqe->wqe_counter);
+	memset(wc, 0, sizeof(*wc));
+	wc->qp_num = qpn;
+	cq->cur_ts = be64toh(cqe->timestamp);
+	cq->cur_vlan = be16toh(cqe->vlan_info);
+
+	switch (op) {
+	case MLX5_CQE_REQ:
+		wc->status = IBV_WC_SUCCESS;
+		wc->byte_len = be32toh(cqe->byte_cnt);
+		return req_done(lookup(arg, qpn, false), ctr, wc,
+				be32toh(cqe->sop_drop_qpn) >> 24);
+	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_SEND_INV:
+		srqn = be32toh(cqe->srqn_uidx) & 0xffffff;
+		if (resp_done(lookup_recv(lookup, arg, qpn, srqn), ctr, wc))
+			return EIO;
+		wc->status = IBV_WC_SUCCESS;
+		wc->byte_len = be32toh(cqe->byte_cnt);
+		wc->opcode = op == MLX5_CQE_RESP_WR_IMM
+				     ? IBV_WC_RECV_RDMA_WITH_IMM
+				     : IBV_WC_RECV;
+		if (op == MLX5_CQE_RESP_WR_IMM ||
+		    op == MLX5_CQE_RESP_SEND_IMM) {
+			wc->wc_flags |= IBV_WC_WITH_IMM;
+			wc->imm_data = cqe->imm_inval_pkey;
+		} else if (op == MLX5_CQE_RESP_SEND_INV) {
+			wc->wc_flags |= IBV_WC_WITH_INV;
+			wc->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
+		} else {
+			wc->pkey_index = be32toh(cqe->imm_inval_pkey) & 0xffff;
+		}
+		fr = be32toh(cqe->flags_rqpn);
+		wc->src_qp = fr & 0xffffff;
+		wc->sl = (fr >> 24) & 0xf;
+		if ((fr >> 28) & 3)
+			wc->wc_flags |= IBV_WC_GRH;
+		wc->slid = be16toh(cqe->slid);
+		wc->dlid_path_bits = cqe->ml_path & 0x7f;
+		if ((cqe->hds_ip_ext & (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK)) ==
+			    (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK) &&
+		    ((cqe->l4_hdr_type_etc >> 2) & 3) ==
+			    MLX5_CQE_L3_HDR_TYPE_IPV4)
+			wc->wc_flags |= IBV_WC_IP_CSUM_OK;
+		return 0;
+	case MLX5_CQE_REQ_ERR:
+	case MLX5_CQE_RESP_ERR: {
+		struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)cqe;
+		uint32_t sq_op = be32toh(e->s_wqe_opcode_qpn);
+		int rc;
+
+		qpn = sq_op & 0xffffff;
+		wc->qp_num = qpn;
+		if (op == MLX5_CQE_REQ_ERR)
+			rc = req_done(lookup(arg, qpn, false), ctr, wc,
+				      sq_op >> 24);
+		else
+			rc = resp_done(lookup_recv(lookup, arg, qpn,
+						   be32toh(e->srqn) & 0xffffff),
+				       ctr, wc);
+		if (rc)
+			return rc;
+		wc->status = synd_to_status(e->syndrome);
+		wc->vendor_err = e->vendor_err_synd;
+		wc->wc_flags = 0;
+		return 0;
+	}
+	default:
+		return CQE_SKIP;
+	}
+}
+
+static void
+update_ci(struct dpv_mlx5_cq *cq)
+{
+	__atomic_store_n(&cq->dbrec[0], htobe32(cq->cons_index & 0xffffff),
+			 __ATOMIC_RELEASE);
+}
+
+int
+dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		 dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	int got = 0, rc = 0;
+	unsigned int guard = cq->cqe_cnt;
+
+	if (n < 0)
+		return -EINVAL;
+	while (got < n && guard--) {
+		rc = poll_one(cq, lookup, arg, &wc[got]);
+		if (rc == 0)
+			got++;
+		else if (rc != CQE_SKIP)
+			break;
+	}
+	update_ci(cq);
+	if (rc == EIO && got == 0) {
+		MLX5R_LOG(ERR, "CQE for an unknown queue");
+		return -EIO;
+	}
+	return got;
+}
+
+int
+dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	unsigned int guard = cq->cqe_cnt;
+	int rc;
+
+	do {
+		rc = poll_one(cq, lookup, arg, &cq->cur_wc);
+	} while (rc == CQE_SKIP && guard--);
+	if (rc == CQE_SKIP)
+		rc = ENOENT;
+	if (rc == 0) {
+		*wr_id = cq->cur_wc.wr_id;
+		*status = cq->cur_wc.status;
+	}
+	return rc;
+}
+
+void
+dpv_mlx5_cq_ex_end(struct dpv_mlx5_cq *cq)
+{
+	update_ci(cq);
+}
+
+int
+dpv_mlx5_cq_arm(struct dpv_mlx5_cq *cq, int solicited_only)
+{
+	uint32_t sn = cq->arm_sn & 3;
+	uint32_t cmd =
+		solicited_only ? MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT;
+	uint32_t w = (sn << 28) | cmd | (cq->cons_index & 0xffffff);
+
+	update_ci(cq);
+	__atomic_store_n(&cq->dbrec[1], htobe32(w), __ATOMIC_RELEASE);
+	/* the doorbell proper: {arm word, cqn}, both big endian */
+	__atomic_store_n((uint32_t *)(cq->uar + MLX5_CQ_DOORBELL + 4),
+			 htobe32(cq->cqn), __ATOMIC_RELAXED);
+	__atomic_store_n((uint32_t *)(cq->uar + MLX5_CQ_DOORBELL), htobe32(w),
+			 __ATOMIC_RELEASE);
+	atomic_fetch_add_explicit(&cq->arm_req, 1, memory_order_release);
+	return 0;
+}
+
+void
+dpv_mlx5_cq_event(struct dpv_mlx5_cq *cq)
+{
+	cq->arm_sn++;
+}

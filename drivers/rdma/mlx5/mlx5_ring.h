@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_MLX5_RING_H
+#define DPV_MLX5_RING_H
+
+/**
+ * @file
+ * mlx5 ring personality: send queues, receive queues, shared receive
+ * queues and completion queues in the exact in-memory formats of
+ * ConnectX hardware, as described by <infiniband/mlx5dv.h>.
+ *
+ * Application side (verbs hot paths, any application thread):
+ * dpv_mlx5_post_send(), the dpv_mlx5_wr_*() builder behind ibv_qp_ex,
+ * dpv_mlx5_post_recv(), dpv_mlx5_cq_poll(), the dpv_mlx5_cq_ex_*()
+ * helpers behind ibv_cq_ex, dpv_mlx5_cq_arm().
+ *
+ * Engine side (the lcore that owns the QP/CQ): dpv_mlx5_sq_fetch(),
+ * dpv_mlx5_rq_fetch(), dpv_mlx5_sq_retire()/dpv_mlx5_rq_retire(),
+ * dpv_mlx5_cq_push(), dpv_mlx5_cq_should_notify(), dpv_mlx5_flush().
+ *
+ * The two sides only meet through ring memory and doorbell records:
+ *  - SQ: WQEs of 64-byte blocks (MLX5_SEND_WQE_BB); the producer writes
+ *    dbrec[MLX5_SND_DBR] = big-endian (block counter & 0xffff) with
+ *    release ordering after the WQEs.
+ *  - RQ: fixed-stride WQEs of data segments, terminated by an lkey of
+ *    MLX5_INVALID_LKEY when shorter than max_sge;
+ *    dbrec[MLX5_RCV_DBR] = big-endian (WQE counter & 0xffff).
+ *  - SRQ: struct mlx5_wqe_srq_next_seg + data segments, free WQEs linked
+ *    through next_wqe_index; dbrec[0] = big-endian (post counter & 0xffff).
+ *  - CQ: struct mlx5_cqe64 entries, owner bit = (index / cqe_cnt) & 1,
+ *    opcode MLX5_CQE_INVALID until first written; dbrec[0] = consumer
+ *    index & 0xffffff, dbrec[1] = arm word (sn << 28 | cmd | ci).
+ *
+ * Concurrency: one producer and one consumer per ring. Posting to one SQ
+ * (or RQ) from several threads, or polling one CQ from several threads,
+ * needs the caller's lock. SRQ post and SRQ WQE release (from polling)
+ * are serialised internally.
+ *
+ * Sizes are rounded up to powers of two; the actual capacities are in
+ * the structures after init (sq.max_post, rq.max_post, cq.cqe).
+ *
+ * Errors: functions return 0 or a positive errno unless stated.
+ */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+#include <rte_atomic.h>
+#include <rte_spinlock.h>
+
+#include "dpv_wr.h"
+
+/** @name Named memory barriers
+ * @{ */
+/** Application: WQEs (or SRQ links) are written; order them before the
+ *  doorbell record store. */
+static inline void
+dpv_barrier_before_doorbell(void)
+{
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+/** Application: the owner bit of a CQE says it is ours; order the reads
+ *  of its other fields after that check. */
+static inline void
+dpv_barrier_after_owned_cqe(void)
+{
+	rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+/** Engine: the doorbell record was read; order the WQE reads after it. */
+static inline void
+dpv_barrier_after_doorbell_read(void)
+{
+	rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+/** Engine: the CQE body is written; order it before the op_own byte. */
+static inline void
+dpv_barrier_before_cqe_owner(void)
+{
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+}
+/** @} */
+
+/** Limits of this personality. */
+enum {
+	DPV_MLX5_MAX_SEND_SGE = 30, /**< data segments per send WQE */
+	DPV_MLX5_MAX_RECV_SGE = DPV_WR_MAX_SGE,
+	DPV_MLX5_MAX_INLINE = 512,	  /**< inline bytes per send WQE */
+	DPV_MLX5_MAX_WQE_BYTES = 63 * 16, /**< ds is 6 bits of 16 bytes */
+	DPV_MLX5_MAX_SQ_BB = 1 << 15,	  /**< 64-byte blocks per SQ */
+	DPV_MLX5_MAX_RQ_WQE = 1 << 15,	  /**< WQEs per RQ/SRQ */
+	DPV_MLX5_MAX_CQE = 1 << 22,	  /**< CQEs per CQ */
+	DPV_MLX5_ETH_INLINE_HDR = 18,	  /**< raw packet: L2 bytes inlined in
+					       the Ethernet segment */
+};
+
+/** XRC segment (rdma-core's struct mlx5_wqe_xrc_seg, not in mlx5dv.h). */
+struct dpv_mlx5_wqe_xrc_seg {
+	__be32 xrc_srqn;
+	uint8_t rsvd[12];
+};
+
+/** Kind of a work queue. */
+enum dpv_mlx5_wq_kind {
+	DPV_MLX5_WQ_SQ = 1,
+	DPV_MLX5_WQ_RQ = 2,
+	DPV_MLX5_WQ_SRQ = 3,
+};
+
+/**
+ * Common part of an SQ, RQ or SRQ.
+ *
+ * Application-side fields: head, tail, cur_post, bb_tail, wrid[] and the
+ * SQ/SRQ bookkeeping arrays. Engine-side fields: eng_*. The doorbell
+ * record is the only field both sides write-read concurrently.
+ */
+struct dpv_mlx5_wq {
+	uint8_t *buf;	    /**< ring, wqe_cnt << wqe_shift bytes */
+	uint32_t wqe_cnt;   /**< SQ: 64-byte blocks; RQ/SRQ: WQEs */
+	uint32_t wqe_shift; /**< log2 of the stride (SQ: 6) */
+	uint32_t max_post;  /**< WRs that can be outstanding */
+	uint32_t max_gs;    /**< SGEs per WR */
+	enum dpv_mlx5_wq_kind kind;
+	volatile __be32 *db; /**< this queue's doorbell record word */
+	__be32 *dbrec;	     /**< the 2-word record block (QP: shared by
+				  SQ and RQ after dpv_mlx5_qp_link_dbrec) */
+	__be32 *dbrec_own;   /**< the block this queue allocated */
+	uint64_t *wrid;	     /**< wr_id per slot */
+	/* application side */
+	uint32_t head; /**< WRs posted */
+	uint32_t tail; /**< WRs completed (seen by poll) */
+	/* engine side */
+	uint32_t eng_pi; /**< next block/WQE to fetch */
+	uint32_t eng_ci; /**< oldest fetched but not retired */
+	int socket;
+};
+
+/** Send queue. */
+struct dpv_mlx5_sq {
+	struct dpv_mlx5_wq wq;
+	uint32_t cur_post;     /**< 64-byte blocks posted */
+	uint32_t bb_tail;      /**< first block not yet completed */
+	uint32_t max_inline;   /**< actual inline capacity */
+	uint32_t max_wqe_bb;   /**< blocks of the largest WQE sized for */
+	uint32_t *wqe_head;    /**< per slot: value of head for that WR */
+	uint32_t *wqe_bbend;   /**< per slot: cur_post after that WQE */
+	uint32_t *wr_data;     /**< per slot: IBV_WC_BIND_MW/LOCAL_INV for
+				    UMR WQEs, else 0 */
+	enum ibv_qp_type type; /**< set by dpv_mlx5_sq_bind / posting */
+	uint32_t qpn;
+	uint8_t fm_next; /**< fence to put on the next WQE */
+	/** ibv_qp_ex builder state (dpv_mlx5_wr_*). */
+	struct {
+		bool active; /**< between wr_start and complete/abort */
+		bool open;   /**< a WQE is being built */
+		int err;
+		uint32_t nreq; /**< WQEs finished since wr_start */
+		uint32_t start_cur_post;
+		uint8_t start_fm;
+		/* the open WQE */
+		uint8_t mlx5_op;
+		enum ibv_wr_opcode op;
+		uint8_t fm_ce_se;
+		__be32 imm;
+		uint64_t wr_id;
+		uint32_t wr_data;
+		uint32_t off;	   /**< bytes written from the WQE start */
+		uint32_t hdr_off;  /**< where raddr/atomic/data begin */
+		uint32_t data_off; /**< where the data segments begin */
+		bool ud_set, data_set;
+	} bld;
+};
+
+/** Receive queue or shared receive queue. */
+struct dpv_mlx5_rq {
+	struct dpv_mlx5_wq wq;
+	/* SRQ only */
+	uint32_t srq_head;     /**< first free WQE slot */
+	uint32_t srq_tail;     /**< last free WQE slot */
+	uint32_t srq_counter;  /**< WQEs posted (doorbell value) */
+	uint32_t eng_srq_next; /**< engine: slot of the next posted WQE */
+	rte_spinlock_t srq_lock;
+};
+
+/** Completion queue. */
+struct dpv_mlx5_cq {
+	struct mlx5_cqe64 *buf; /**< cqe_cnt entries of 64 bytes */
+	uint32_t cqe_cnt;	/**< power of two */
+	uint32_t cqe;		/**< capacity reported to the user
+				     (cqe_cnt - 1, as mlx5 does) */
+	__be32 *dbrec;		/**< [0] set_ci, [1] arm */
+	/** UAR page stand-in for mlx5dv_cq.cq_uar: the 64-bit arm doorbell
+	 *  {be32 sn << 28 | cmd | ci, be32 cqn} goes to uar + MLX5_CQ_DOORBELL
+	 *  (in the dbrec cache line). The engine notices arms written there
+	 *  directly by mlx5dv code too. */
+	uint8_t *uar;
+	uint32_t cqn; /**< written into the arm doorbell */
+	int socket;
+	/* application side */
+	uint32_t cons_index;
+	uint32_t arm_sn;      /**< 2-bit event sequence (mlx5 arm_sn) */
+	atomic_uint arm_req;  /**< incremented by each arm request (our
+				   stand-in for the UAR doorbell write) */
+	struct ibv_wc cur_wc; /**< ibv_cq_ex: the current completion */
+	uint64_t cur_ts;      /**< ibv_cq_ex: its time stamp */
+	uint16_t cur_vlan;
+	/* engine side */
+	uint32_t prod_index;
+	uint32_t eng_arm_seen;
+	bool eng_armed;
+	bool eng_arm_sol;
+	uint32_t eng_scan;     /**< next CQE to check for an armed event */
+	uint32_t eng_last_uar; /**< last arm doorbell word seen */
+	bool eng_uar_dv;       /**< armed from the doorbell word alone */
+};
+
+/**
+ * Address vector of a UD address handle. The AH object of the verbs
+ * layer must start with this structure so that post_send finds the AV
+ * from wr->wr.ud.ah (container_of on the embedded struct ibv_ah).
+ */
+struct dpv_mlx5_ah {
+	struct ibv_ah ibv_ah;
+	struct mlx5_wqe_av av; /**< fill with dpv_mlx5_av_build() */
+};
+
+/** Inputs for dpv_mlx5_av_build() (RoCE: always with a GRH). */
+struct dpv_mlx5_av_attr {
+	uint8_t dgid[16];
+	uint8_t dmac[6];
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint32_t flow_label; /**< 20 bits */
+	uint8_t sl;	     /**< 3 bits on Ethernet */
+	uint8_t static_rate; /**< enum ibv_rate value, 4 bits */
+	uint16_t udp_sport;  /**< 0: let the engine derive it */
+};
+
+/**
+ * Build an mlx5 address vector for RoCE (grh bit clear, rlid = UDP
+ * source port, sl in bits 1..3 of stat_rate_sl, as ConnectX does).
+ * @param av   output, fully written
+ * @param attr destination
+ */
+void dpv_mlx5_av_build(struct mlx5_wqe_av *av,
+		       const struct dpv_mlx5_av_attr *attr);
+
+/**
+ * Decode an address vector (the inverse of dpv_mlx5_av_build).
+ * @param av   input
+ * @param attr output
+ */
+void dpv_mlx5_av_parse(const struct mlx5_wqe_av *av,
+		       struct dpv_mlx5_av_attr *attr);
+
+/* ------------------------------------------------------------------ */
+/** @name Queue set-up (control path)
+ * @{ */
+
+/**
+ * Create a send queue in DPDK memory.
+ * Each WQE slot is sized for max_sge data segments or max_inline inline
+ * bytes after the largest fixed header (ctrl + 48 bytes: XRC + raddr +
+ * atomic, or a UD datagram segment, or the Ethernet segment); the ring
+ * holds at least max_wr such WQEs (sq->wq.max_post is the real count).
+ * @param sq         zeroed or uninitialised structure
+ * @param max_wr     1..; the result may be larger
+ * @param max_sge    0..DPV_MLX5_MAX_SEND_SGE
+ * @param max_inline 0..DPV_MLX5_MAX_INLINE (actual value in sq->max_inline)
+ * @param socket     NUMA socket or SOCKET_ID_ANY
+ * @return 0; EINVAL on a limit exceeded (also when the ring would exceed
+ *   DPV_MLX5_MAX_SQ_BB blocks); ENOMEM if DPDK memory is short.
+ */
+int dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
+		     unsigned int max_sge, unsigned int max_inline, int socket);
+
+/** Free an SQ's memory (safe on a zeroed or already freed structure). */
+void dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq);
+
+/**
+ * Tell the SQ its QP type and number (used by the engine to decode WQEs
+ * that were written by the application through mlx5dv). post_send and
+ * wr_start also set them.
+ */
+void dpv_mlx5_sq_bind(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
+		      uint32_t qpn);
+
+/**
+ * Create a receive queue: stride = max(16, max_sge * 16) rounded to a
+ * power of two, at least max_wr WQEs (rq->wq.max_post = rq->wq.wqe_cnt).
+ * @return 0; EINVAL (max_wr 0 or > DPV_MLX5_MAX_RQ_WQE, max_sge 0 or >
+ *   DPV_MLX5_MAX_RECV_SGE); ENOMEM.
+ */
+int dpv_mlx5_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+		     unsigned int max_sge, int socket);
+
+/**
+ * Create a shared receive queue: WQE = next segment + max_sge data
+ * segments (stride rounded to a power of two), wqe_cnt = power of two
+ * > max_wr, linked list of free WQEs; rq->wq.max_post = wqe_cnt - 1.
+ * @return 0; EINVAL; ENOMEM.
+ */
+int dpv_mlx5_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+		      unsigned int max_sge, int socket);
+
+/** Free an RQ or SRQ (safe on a zeroed or already freed structure). */
+void dpv_mlx5_rq_fini(struct dpv_mlx5_rq *rq);
+
+/**
+ * Make a QP's SQ use dbrec[MLX5_SND_DBR] of the RQ's record block, so that
+ * one 2-word record serves the QP as mlx5dv_qp.dbrec expects. Call right
+ * after both inits (before posting). Without an RQ (SRQ-attached QP) the
+ * SQ keeps its own block, whose [MLX5_SND_DBR] word it already uses.
+ * @return the record block to publish as mlx5dv_qp.dbrec
+ */
+__be32 *dpv_mlx5_qp_link_dbrec(struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq);
+
+/**
+ * Create a completion queue of cqe_cnt = power of two >= min_cqe + 1
+ * entries, all invalid (opcode MLX5_CQE_INVALID), in DPDK memory;
+ * cq->cqe = cqe_cnt - 1 is the capacity to report.
+ * @return 0; EINVAL (min_cqe 0 or >= DPV_MLX5_MAX_CQE); ENOMEM.
+ */
+int dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket);
+
+/** Free a CQ (safe on a zeroed or already freed structure). */
+void dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq);
+/** @} */
+
+/**
+ * Fill the ring part of struct mlx5dv_qp (mlx5dv_init_obj): dbrec, sq/rq
+ * buf, wqe_cnt, stride, and bf.reg = an 8-byte doorbell scratch area with
+ * bf.size = 0 (no BlueFlame: the engine reads the doorbell records).
+ * comp_mask, uar_mmap_offset, tirn/tisn/rqn/sqn are left to the caller.
+ * @param sq  the QP's SQ, or NULL
+ * @param rq  the QP's RQ, or NULL (SRQ-attached or XRC)
+ * @param out output
+ */
+void dpv_mlx5_qp_to_dv(const struct dpv_mlx5_sq *sq,
+		       const struct dpv_mlx5_rq *rq, struct mlx5dv_qp *out);
+
+/** Fill buf, dbrec, cqe_cnt, cqe_size (64), cq_uar and cqn of a
+ *  struct mlx5dv_cq; comp_mask is left to the caller. */
+void dpv_mlx5_cq_to_dv(const struct dpv_mlx5_cq *cq, struct mlx5dv_cq *out);
+
+/** Fill buf, dbrec, stride, head and tail of a struct mlx5dv_srq (srqn and
+ *  comp_mask are the caller's). */
+void dpv_mlx5_srq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx5dv_srq *out);
+
+/* ------------------------------------------------------------------ */
+/** @name Application side
+ * @{ */
+
+/**
+ * Post a list of send WRs (ibv_post_send semantics): WRs before the
+ * failing one are posted, the doorbell is rung once.
+ * @param sq   the send queue
+ * @param type QP type: IBV_QPT_RC, UC, UD, XRC_SEND or RAW_PACKET
+ * @param qpn  QP number written in the control segments
+ * @param wr   list; UD WRs need wr.ud.ah pointing into a struct dpv_mlx5_ah
+ * @param bad  set to the failing WR on error
+ * @return 0; ENOMEM queue full; EOPNOTSUPP IBV_WR_TSO (raw packet) or a
+ *   bind longer than 2 GiB; EINVAL opcode not valid for the QP type,
+ *   too many SGEs, inline data larger than max_inline, unknown send flag,
+ *   missing AH, raw packet shorter than the Ethernet header, atomic with
+ *   more than one SGE.
+ */
+int dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
+		       uint32_t qpn, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad);
+
+/**
+ * Post receive WRs to an RQ or SRQ (zero-length SGEs are skipped).
+ * @return 0; ENOMEM full; EINVAL too many SGEs or num_sge < 0.
+ */
+int dpv_mlx5_post_recv(struct dpv_mlx5_rq *rq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad);
+
+/**
+ * Lookup callback of the poll functions: the work queue a CQE belongs to.
+ * @param arg  caller's cookie
+ * @param qpn  QP number; when recv is true and the CQE came from an SRQ,
+ *             first DPV_MLX5_LOOKUP_SRQ | srqn (return NULL if SRQ numbers
+ *             are not known: the QP number is tried next, and the lookup
+ *             then returns the QP's SRQ)
+ * @param recv true for receive completions (return the RQ or SRQ)
+ * @return the wq (&sq->wq or &rq->wq), NULL if unknown
+ */
+typedef struct dpv_mlx5_wq *(*dpv_mlx5_wq_lookup_t)(void *arg, uint32_t qpn,
+						    bool recv);
+/** Flag in the qpn argument of the lookup: the number is an SRQ number. */
+#define DPV_MLX5_LOOKUP_SRQ (1u << 31)
+
+/**
+ * Poll up to n completions (ibv_poll_cq semantics): CQEs are read by
+ * owner bit, wr_id comes from the work queue's wrid[], SQ/RQ tails
+ * advance, SRQ WQEs return to the free list, and the consumer index
+ * is written to dbrec[0].
+ * @return number of completions (0..n); -EINVAL if n < 0; -EIO if the
+ *   first CQE names an unknown queue (it is consumed).
+ */
+int dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		     dpv_mlx5_wq_lookup_t lookup, void *arg);
+
+/**
+ * ibv_cq_ex support: consume the next CQE into cq->cur_wc (the readers
+ * below read it). Use for start_poll (after checking attr->comp_mask)
+ * and next_poll; the verbs layer copies *wr_id and *status into the
+ * struct ibv_cq_ex.
+ * @return 0; ENOENT when the CQ is empty; EIO unknown queue (consumed).
+ */
+int dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+			void *arg, uint64_t *wr_id, enum ibv_wc_status *status);
+
+/** ibv_cq_ex end_poll: publish the consumer index in dbrec[0]. */
+void dpv_mlx5_cq_ex_end(struct dpv_mlx5_cq *cq);
+
+/** @name ibv_cq_ex readers of the current completion
+ * @{ */
+static inline enum ibv_wc_opcode
+dpv_mlx5_cq_read_opcode(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.opcode;
+}
+static inline uint32_t
+dpv_mlx5_cq_read_vendor_err(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.vendor_err;
+}
+static inline uint32_t
+dpv_mlx5_cq_read_byte_len(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.byte_len;
+}
+static inline __be32
+dpv_mlx5_cq_read_imm_data(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.imm_data;
+}
+static inline uint32_t
+dpv_mlx5_cq_read_invalidated_rkey(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.invalidated_rkey;
+}
+static inline uint32_t
+dpv_mlx5_cq_read_qp_num(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.qp_num;
+}
+static inline uint32_t
+dpv_mlx5_cq_read_src_qp(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.src_qp;
+}
+static inline unsigned int
+dpv_mlx5_cq_read_wc_flags(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.wc_flags;
+}
+static inline uint32_t
+dpv_mlx5_cq_read_slid(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.slid;
+}
+static inline uint8_t
+dpv_mlx5_cq_read_sl(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.sl;
+}
+static inline uint8_t
+dpv_mlx5_cq_read_dlid_path_bits(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_wc.dlid_path_bits;
+}
+static inline uint64_t
+dpv_mlx5_cq_read_completion_ts(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_ts;
+}
+static inline uint16_t
+dpv_mlx5_cq_read_cvlan(const struct dpv_mlx5_cq *cq)
+{
+	return cq->cur_vlan;
+}
+/** @} */
+
+/**
+ * Request a completion event (ibv_req_notify_cq): writes
+ * dbrec[1] = be32(arm_sn << 28 | cmd | ci) as mlx5 does, the doorbell
+ * {arm word, cq->cqn} at cq->uar + MLX5_CQ_DOORBELL, then signals the
+ * engine (release ordering). Set cq->cqn after dpv_mlx5_cq_init().
+ * @param solicited_only non-zero: only solicited or error completions
+ * @return 0
+ */
+int dpv_mlx5_cq_arm(struct dpv_mlx5_cq *cq, int solicited_only);
+
+/** The application received an event for this CQ: advance arm_sn. */
+void dpv_mlx5_cq_event(struct dpv_mlx5_cq *cq);
+/** @} */
+
+/* ------------------------------------------------------------------ */
+/** @name ibv_qp_ex builder (wr_start ... wr_complete / wr_abort)
+ *
+ * The verbs layer maps each ibv_qp_ex function onto these. An opcode
+ * function (wr_send, wr_rdma_write, ...) calls dpv_mlx5_wr_op() and then
+ * the matching setter (dpv_mlx5_wr_rdma, _atomic, _imm, _inv, _bind_mw,
+ * _local_inv); wr_set_ud_addr / wr_set_xrc_srqn / wr_set_sge* /
+ * wr_set_inline_data* call the setters below in any order. A WQE is
+ * closed when the next one starts or at dpv_mlx5_wr_complete(). The first
+ * error is kept: dpv_mlx5_wr_complete() then returns it and posts nothing.
+ * @{ */
+void dpv_mlx5_wr_start(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
+		       uint32_t qpn);
+/** Start a WQE. @return 0, or the error also recorded for complete
+ *  (ENOMEM full, EINVAL bad opcode/flags for the QP type). */
+int dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id,
+		   unsigned int send_flags, enum ibv_wr_opcode op);
+void dpv_mlx5_wr_rdma(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr);
+void dpv_mlx5_wr_atomic(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr,
+			uint64_t compare_add, uint64_t swap);
+void dpv_mlx5_wr_imm(struct dpv_mlx5_sq *sq, __be32 imm_data);
+void dpv_mlx5_wr_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey);
+void dpv_mlx5_wr_ud_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+			 uint32_t remote_qpn, uint32_t remote_qkey);
+void dpv_mlx5_wr_xrc_srqn(struct dpv_mlx5_sq *sq, uint32_t remote_srqn);
+/** Bind: mw_rkey is the window's current rkey, new_rkey the one after. */
+void dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey,
+			 uint32_t new_rkey, enum ibv_mw_type mw_type,
+			 const struct ibv_mw_bind_info *info);
+void dpv_mlx5_wr_local_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey);
+void dpv_mlx5_wr_sge_list(struct dpv_mlx5_sq *sq, size_t num_sge,
+			  const struct ibv_sge *sg_list);
+void dpv_mlx5_wr_inline_list(struct dpv_mlx5_sq *sq, size_t num_buf,
+			     const struct ibv_data_buf *buf_list);
+/** Close the last WQE, ring the doorbell. @return 0 or the recorded
+ *  error (nothing posted then). */
+int dpv_mlx5_wr_complete(struct dpv_mlx5_sq *sq);
+/** Drop everything built since wr_start. */
+void dpv_mlx5_wr_abort(struct dpv_mlx5_sq *sq);
+/** @} */
+
+/* ------------------------------------------------------------------ */
+/** @name Engine side
+ * @{ */
+
+/**
+ * Decode the next posted send WQE (acquire on the doorbell record).
+ * @return true and *out filled; false if nothing new is posted.
+ *   A WQE that cannot be decoded is returned with DPV_WR_F_MALFORMED.
+ */
+bool dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out);
+
+/** The engine finished a fetched WQE (in order); flush skips it. */
+void dpv_mlx5_sq_retire(struct dpv_mlx5_sq *sq, const struct dpv_wr *wr);
+
+/**
+ * Decode the next posted receive WQE of an RQ or SRQ.
+ * @return true and *out filled; false if none is posted.
+ */
+bool dpv_mlx5_rq_fetch(struct dpv_mlx5_rq *rq, struct dpv_recv_wr *out);
+
+/** The engine completed a fetched receive WQE (RQ, in order). */
+void dpv_mlx5_rq_retire(struct dpv_mlx5_rq *rq, const struct dpv_recv_wr *rwr);
+
+/**
+ * Write one CQE (success: MLX5_CQE_REQ / MLX5_CQE_RESP_*; error:
+ * struct mlx5_err_cqe with the syndrome of ci->status, MLX5_CQE_REQ_ERR
+ * or MLX5_CQE_RESP_ERR), owner bit of the current lap, op_own last.
+ * Statuses without an mlx5 syndrome are encoded as syndrome 0xff and
+ * read back as IBV_WC_GENERAL_ERR, as on the hardware.
+ * @return 0; ENOSPC if the CQ is full (overrun, nothing written).
+ */
+int dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci);
+
+/**
+ * Engine: should a completion event be raised now? Considers the latest
+ * arm request (next or solicited-only) and every CQE written at or after
+ * the consumer index the arm named (so an arm made while CQEs were already
+ * waiting fires too). Call after pushing CQEs and from the progress loop.
+ * Returns true at most once per arm request (the CQ is disarmed).
+ * Arms made by dpv_mlx5_cq_arm() and arm doorbells written by mlx5dv
+ * code at uar + MLX5_CQ_DOORBELL are both seen. Engine-side state: call
+ * it from one thread at a time (the one that pushes to this CQ).
+ */
+bool dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq);
+
+/**
+ * Complete every outstanding WQE of a queue with IBV_WC_WR_FLUSH_ERR:
+ * SQ: every WQE not retired (fetched or not); RQ: every WQE not retired.
+ * SRQ: nothing (its WQEs belong to other QPs too). The queue is then
+ * empty for the engine.
+ * @param wq  &sq->wq or &rq->wq
+ * @param cq  CQ to write the CQEs to
+ * @param qpn QP number of the CQEs
+ * @return number of CQEs written (stops early if the CQ is full)
+ */
+unsigned int dpv_mlx5_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq,
+			    uint32_t qpn);
+/** @} */
+
+#endif /* DPV_MLX5_RING_H */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_MLX5_RING_PRIV_H
+#define DPV_MLX5_RING_PRIV_H
+
+/**
+ * @file
+ * Internal helpers shared by the mlx5 ring files (not an interface).
+ */
+
+#include <endian.h>
+#include <string.h>
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include "mlx5_ring.h"
+
+extern int dpv_logtype_mlx5_ring;
+#define MLX5R_LOG(level, fmt, ...)                                             \
+	rte_log(RTE_LOG_##level, dpv_logtype_mlx5_ring,                        \
+		"mlx5 ring: " fmt "\n", ##__VA_ARGS__)
+
+static inline uint32_t
+mlx5r_ring_bytes(const struct dpv_mlx5_wq *wq)
+{
+	return wq->wqe_cnt << wq->wqe_shift;
+}
+
+/** Pointer to byte pos of the ring (pos wraps). */
+static inline uint8_t *
+mlx5r_at(const struct dpv_mlx5_wq *wq, uint32_t pos)
+{
+	return wq->buf + (pos & (mlx5r_ring_bytes(wq) - 1));
+}
+
+/** Copy len bytes into the ring at byte pos, wrapping at the end. */
+static inline void
+mlx5r_copy_in(struct dpv_mlx5_wq *wq, uint32_t pos, const void *src,
+	      uint32_t len)
+{
+	uint32_t size = mlx5r_ring_bytes(wq);
+	const uint8_t *s = src;
+
+	while (len) {
+		uint32_t o = pos & (size - 1);
+		uint32_t n = RTE_MIN(len, size - o);
+
+		memcpy(wq->buf + o, s, n);
+		s += n;
+		pos += n;
+		len -= n;
+	}
+}
+
+/** Zero len bytes of the ring at byte pos. */
+static inline void
+mlx5r_zero(struct dpv_mlx5_wq *wq, uint32_t pos, uint32_t len)
+{
+	uint32_t size = mlx5r_ring_bytes(wq);
+
+	while (len) {
+		uint32_t o = pos & (size - 1);
+		uint32_t n = RTE_MIN(len, size - o);
+
+		memset(wq->buf + o, 0, n);
+		pos += n;
+		len -= n;
+	}
+}
+
+/** Copy len bytes out of the ring at byte pos, wrapping at the end. */
+static inline void
+mlx5r_copy_out(const struct dpv_mlx5_wq *wq, uint32_t pos, void *dst,
+	       uint32_t len)
+{
+	uint32_t size = mlx5r_ring_bytes(wq);
+	uint8_t *d = dst;
+
+	while (len) {
+		uint32_t o = pos & (size - 1);
+		uint32_t n = RTE_MIN(len, size - o);
+
+		memcpy(d, wq->buf + o, n);
+		d += n;
+		pos += n;
+		len -= n;
+	}
+}
+
+/** Doorbell record value (host order) with acquire ordering. */
+static inline uint32_t
+mlx5r_db_read(const struct dpv_mlx5_wq *wq)
+{
+	uint32_t v =
+		__atomic_load_n((const uint32_t *)wq->db, __ATOMIC_RELAXED);
+
+	dpv_barrier_after_doorbell_read();
+	return be32toh(v);
+}
+
+/** Write a doorbell record (release: after the WQEs). */
+static inline void
+mlx5r_db_write(struct dpv_mlx5_wq *wq, uint32_t val)
+{
+	dpv_barrier_before_doorbell();
+	__atomic_store_n((uint32_t *)wq->db, htobe32(val), __ATOMIC_RELAXED);
+}
+
+/** Release an SRQ WQE slot back to the free list (poll side). */
+void mlx5r_srq_free(struct dpv_mlx5_rq *rq, uint32_t idx);
+
+/** Write a CQE with an explicit mlx5 WQE opcode for send completions. */
+int mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+		  int wqe_opcode);
+
+/** mlx5 WQE opcode of a send completion. */
+uint8_t mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags);
+
+#endif /* DPV_MLX5_RING_PRIV_H */

@@ -1,0 +1,1013 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mlx5 ring personality: send WQE builder (post_send, ibv_qp_ex) and the
+ * engine-side decoder. */
+
+#include <errno.h>
+#include <stddef.h>
+
+#include "mlx5_ring_priv.h"
+
+#define CTRL_SZ	    ((uint32_t)sizeof(struct mlx5_wqe_ctrl_seg))
+#define ETH_SEG_SZ  ((uint32_t)sizeof(struct mlx5_wqe_eth_seg))
+#define UMR_CTRL_SZ ((uint32_t)sizeof(struct mlx5_wqe_umr_ctrl_seg))
+#define MKEY_SZ	    ((uint32_t)sizeof(struct mlx5_wqe_mkey_context_seg))
+#define KLM_PAD_SZ  64u
+
+_Static_assert(sizeof(struct mlx5_wqe_raddr_seg) == 16, "raddr seg");
+_Static_assert(sizeof(struct mlx5_wqe_atomic_seg) == 16, "atomic seg");
+_Static_assert(sizeof(struct mlx5_wqe_eth_seg) == 32, "eth seg");
+_Static_assert(sizeof(struct mlx5_wqe_umr_ctrl_seg) == 48, "umr ctrl seg");
+_Static_assert(sizeof(struct mlx5_wqe_mkey_context_seg) == 64, "mkey seg");
+
+enum {
+	SEND_FLAGS_OK = IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+			IBV_SEND_SOLICITED | IBV_SEND_INLINE | IBV_SEND_IP_CSUM,
+};
+
+static uint32_t
+wqe_pos(const struct dpv_mlx5_sq *sq, uint32_t off)
+{
+	return (sq->cur_post << MLX5_SEND_WQE_SHIFT) + off;
+}
+
+static void
+bld_fail(struct dpv_mlx5_sq *sq, int err)
+{
+	if (!sq->bld.err)
+		sq->bld.err = err;
+	sq->bld.open = false;
+}
+
+/* Room for the open WQE to grow to end bytes? */
+static int
+bld_room(struct dpv_mlx5_sq *sq, uint32_t end)
+{
+	uint32_t need = (end + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+	uint32_t tail = __atomic_load_n(&sq->bb_tail, __ATOMIC_ACQUIRE);
+
+	if (end > DPV_MLX5_MAX_WQE_BYTES)
+		return EINVAL;
+	if (sq->cur_post - tail + need > sq->wq.wqe_cnt)
+		return ENOMEM;
+	return 0;
+}
+
+static void
+bld_write(struct dpv_mlx5_sq *sq, uint32_t off, const void *p, uint32_t len)
+{
+	mlx5r_copy_in(&sq->wq, wqe_pos(sq, off), p, len);
+}
+
+static bool
+op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE ||
+		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IBV_WR_RDMA_READ ||
+		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		       op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+		       op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW;
+	case IBV_QPT_UC:
+		/* UC has no SEND with invalidate on the wire */
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_RDMA_WRITE ||
+		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW;
+	case IBV_QPT_UD:
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+	case IBV_QPT_RAW_PACKET:
+		return op == IBV_WR_SEND;
+	default:
+		return false;
+	}
+}
+
+static uint8_t
+wr_to_mlx5_op(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+		return MLX5_OPCODE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return MLX5_OPCODE_SEND_IMM;
+	case IBV_WR_SEND_WITH_INV:
+		return MLX5_OPCODE_SEND_INVAL;
+	case IBV_WR_RDMA_WRITE:
+		return MLX5_OPCODE_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return MLX5_OPCODE_RDMA_WRITE_IMM;
+	case IBV_WR_RDMA_READ:
+		return MLX5_OPCODE_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return MLX5_OPCODE_ATOMIC_CS;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return MLX5_OPCODE_ATOMIC_FA;
+	default:
+		return MLX5_OPCODE_UMR; /* BIND_MW, LOCAL_INV */
+	}
+}
+
+static bool
+is_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool
+is_umr(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
+}
+
+/* Close the open WQE: control segment, bookkeeping, advance cur_post. */
+static void
+bld_close(struct dpv_mlx5_sq *sq)
+{
+	struct mlx5_wqe_ctrl_seg ctrl;
+	uint32_t ds, nbb, idx;
+
+	if (!sq->bld.open)
+		return;
+	if ((sq->type == IBV_QPT_UD && !sq->bld.ud_set) ||
+	    (sq->type == IBV_QPT_RAW_PACKET && !sq->bld.data_set)) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	ds = (sq->bld.off + 15) / 16;
+	nbb = (sq->bld.off + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+	memset(&ctrl, 0, sizeof(ctrl));
+	ctrl.opmod_idx_opcode =
+		htobe32(((sq->cur_post & 0xffff) << 8) | sq->bld.mlx5_op);
+	ctrl.qpn_ds = htobe32((sq->qpn << 8) | ds);
+	ctrl.fm_ce_se = sq->bld.fm_ce_se;
+	ctrl.imm = sq->bld.imm;
+	bld_write(sq, 0, &ctrl, sizeof(ctrl));
+
+	idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
+	sq->wq.wrid[idx] = sq->bld.wr_id;
+	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
+	sq->wqe_bbend[idx] = sq->cur_post + nbb;
+	sq->wr_data[idx] = sq->bld.wr_data;
+	sq->cur_post += nbb;
+	sq->fm_next =
+		is_umr(sq->bld.op) ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
+	sq->bld.nreq++;
+	sq->bld.open = false;
+}
+
+void
+dpv_mlx5_wr_start(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn)
+{
+	dpv_mlx5_sq_bind(sq, type, qpn);
+	sq->bld.active = true;
+	sq->bld.open = false;
+	sq->bld.err = 0;
+	sq->bld.nreq = 0;
+	sq->bld.start_cur_post = sq->cur_post;
+	sq->bld.start_fm = sq->fm_next;
+}
+
+int
+dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
+	       enum ibv_wr_opcode op)
+{
+	uint32_t tail, hdr, data;
+	uint8_t fence;
+	int rc;
+
+	bld_close(sq);
+	if (sq->bld.err)
+		return sq->bld.err;
+	if (op == IBV_WR_TSO && sq->type == IBV_QPT_RAW_PACKET) {
+		bld_fail(sq, EOPNOTSUPP);
+		return EOPNOTSUPP;
+	}
+	if (!op_valid(sq->type, op) || (send_flags & ~SEND_FLAGS_OK) ||
+	    ((send_flags & IBV_SEND_IP_CSUM) &&
+	     sq->type != IBV_QPT_RAW_PACKET)) {
+		bld_fail(sq, EINVAL);
+		return EINVAL;
+	}
+	tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
+	if (sq->wq.head + sq->bld.nreq - tail >= sq->wq.max_post) {
+		bld_fail(sq, ENOMEM);
+		return ENOMEM;
+	}
+	hdr = CTRL_SZ;
+	if (sq->type == IBV_QPT_XRC_SEND && !is_umr(op))
+		hdr += sizeof(struct dpv_mlx5_wqe_xrc_seg);
+	else if (sq->type == IBV_QPT_UD)
+		hdr += sizeof(struct mlx5_wqe_datagram_seg);
+	else if (sq->type == IBV_QPT_RAW_PACKET)
+		hdr += ETH_SEG_SZ;
+	data = hdr;
+	if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+	    op == IBV_WR_RDMA_READ)
+		data += sizeof(struct mlx5_wqe_raddr_seg);
+	else if (is_atomic(op))
+		data += sizeof(struct mlx5_wqe_raddr_seg) +
+			sizeof(struct mlx5_wqe_atomic_seg);
+	rc = bld_room(sq, data);
+	if (rc) {
+		bld_fail(sq, rc);
+		return rc;
+	}
+	fence = (send_flags & IBV_SEND_FENCE) ? MLX5_WQE_CTRL_FENCE
+					      : sq->fm_next;
+	sq->bld.open = true;
+	sq->bld.op = op;
+	sq->bld.mlx5_op = wr_to_mlx5_op(op);
+	sq->bld.fm_ce_se =
+		fence |
+		((send_flags & IBV_SEND_SIGNALED) ? MLX5_WQE_CTRL_CQ_UPDATE
+						  : 0) |
+		((send_flags & IBV_SEND_SOLICITED) ? MLX5_WQE_CTRL_SOLICITED
+						   : 0);
+	sq->bld.imm = 0;
+	sq->bld.wr_id = wr_id;
+	sq->bld.wr_data = 0;
+	sq->bld.hdr_off = hdr;
+	sq->bld.data_off = data;
+	sq->bld.off = data;
+	sq->bld.ud_set = false;
+	sq->bld.data_set = false;
+	mlx5r_zero(&sq->wq, wqe_pos(sq, 0), data);
+	if (sq->type == IBV_QPT_RAW_PACKET && (send_flags & IBV_SEND_IP_CSUM)) {
+		uint8_t cs = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
+
+		bld_write(sq,
+			  CTRL_SZ + offsetof(struct mlx5_wqe_eth_seg, cs_flags),
+			  &cs, 1);
+	}
+	return 0;
+}
+
+static bool
+bld_check(struct dpv_mlx5_sq *sq)
+{
+	if (sq->bld.err)
+		return false;
+	if (!sq->bld.open) {
+		bld_fail(sq, EINVAL);
+		return false;
+	}
+	return true;
+}
+
+void
+dpv_mlx5_wr_rdma(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr)
+{
+	struct mlx5_wqe_raddr_seg r;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.op != IBV_WR_RDMA_WRITE &&
+	    sq->bld.op != IBV_WR_RDMA_WRITE_WITH_IMM &&
+	    sq->bld.op != IBV_WR_RDMA_READ) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	r.raddr = htobe64(raddr);
+	r.rkey = htobe32(rkey);
+	r.reserved = 0;
+	bld_write(sq, sq->bld.hdr_off, &r, sizeof(r));
+}
+
+void
+dpv_mlx5_wr_atomic(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr,
+		   uint64_t compare_add, uint64_t swap)
+{
+	struct {
+		struct mlx5_wqe_raddr_seg r;
+		struct mlx5_wqe_atomic_seg a;
+	} s;
+
+	if (!bld_check(sq))
+		return;
+	if (!is_atomic(sq->bld.op)) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	s.r.raddr = htobe64(raddr);
+	s.r.rkey = htobe32(rkey);
+	s.r.reserved = 0;
+	if (sq->bld.op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		s.a.swap_add = htobe64(swap);
+		s.a.compare = htobe64(compare_add);
+	} else {
+		s.a.swap_add = htobe64(compare_add);
+		s.a.compare = 0;
+	}
+	bld_write(sq, sq->bld.hdr_off, &s, sizeof(s));
+}
+
+void
+dpv_mlx5_wr_imm(struct dpv_mlx5_sq *sq, __be32 imm_data)
+{
+	if (bld_check(sq))
+		sq->bld.imm = imm_data;
+}
+
+void
+dpv_mlx5_wr_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey)
+{
+	if (bld_check(sq))
+		sq->bld.imm = htobe32(invalidate_rkey);
+}
+
+void
+dpv_mlx5_wr_ud_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+		    uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct mlx5_wqe_datagram_seg d;
+	const struct dpv_mlx5_ah *mah;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->type != IBV_QPT_UD || ah == NULL) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	mah = container_of(ah, const struct dpv_mlx5_ah, ibv_ah);
+	d.av = mah->av;
+	d.av.dqp_dct = htobe32((remote_qpn & 0xffffff) | MLX5_EXTENDED_UD_AV);
+	d.av.key.qkey.qkey = htobe32(remote_qkey);
+	d.av.key.qkey.reserved = 0;
+	bld_write(sq, CTRL_SZ, &d, sizeof(d));
+	sq->bld.ud_set = true;
+}
+
+void
+dpv_mlx5_wr_xrc_srqn(struct dpv_mlx5_sq *sq, uint32_t remote_srqn)
+{
+	struct dpv_mlx5_wqe_xrc_seg x;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->type != IBV_QPT_XRC_SEND || is_umr(sq->bld.op)) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	memset(&x, 0, sizeof(x));
+	x.xrc_srqn = htobe32(remote_srqn & 0xffffff);
+	bld_write(sq, CTRL_SZ, &x, sizeof(x));
+}
+
+/* UMR WQE for a bind (length != 0) or an invalidate/unbind. */
+static void
+bld_umr(struct dpv_mlx5_sq *sq, bool type2, uint8_t key,
+	const struct ibv_mw_bind_info *bi)
+{
+	struct mlx5_wqe_umr_ctrl_seg u;
+	struct mlx5_wqe_mkey_context_seg m;
+	struct mlx5_wqe_umr_klm_seg k;
+	uint64_t mask;
+	uint32_t off = sq->bld.off;
+	uint32_t end =
+		off + UMR_CTRL_SZ + MKEY_SZ + (bi->length ? KLM_PAD_SZ : 0);
+	int rc;
+
+	if (bi->length > (1ull << 31)) {
+		bld_fail(sq, EOPNOTSUPP);
+		return;
+	}
+	rc = bld_room(sq, end);
+	if (rc) {
+		bld_fail(sq, rc);
+		return;
+	}
+	memset(&u, 0, sizeof(u));
+	memset(&m, 0, sizeof(m));
+	u.flags = MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET |
+		  MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE |
+	       MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY;
+	if (type2)
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	m.qpn_mkey = htobe32(
+		key | ((!type2 || !bi->length) ? 0xffffff00u : sq->qpn << 8));
+	if (bi->length) {
+		u.klm_octowords = htobe16(2); /* one KLM, 8-aligned / 2 */
+		if (type2)
+			u.flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+		if (bi->mw_access_flags & IBV_ACCESS_LOCAL_WRITE)
+			m.access_flags |=
+				MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE;
+		if (bi->mw_access_flags & IBV_ACCESS_REMOTE_WRITE)
+			m.access_flags |=
+				MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE;
+		if (bi->mw_access_flags & IBV_ACCESS_REMOTE_READ)
+			m.access_flags |=
+				MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ;
+		if (bi->mw_access_flags & IBV_ACCESS_REMOTE_ATOMIC)
+			m.access_flags |=
+				MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC;
+		if (!(bi->mw_access_flags & IBV_ACCESS_ZERO_BASED))
+			m.start_addr = htobe64(bi->addr);
+		m.len = htobe64(bi->length);
+	} else {
+		if (type2)
+			u.flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
+		m.free = MLX5_WQE_MKEY_CONTEXT_FREE;
+	}
+	u.mkey_mask = htobe64(mask);
+	bld_write(sq, off, &u, sizeof(u));
+	bld_write(sq, off + UMR_CTRL_SZ, &m, sizeof(m));
+	if (bi->length) {
+		k.byte_count = htobe32((uint32_t)bi->length);
+		k.mkey = htobe32(bi->mr ? bi->mr->lkey : 0);
+		k.address = htobe64(bi->addr);
+		mlx5r_zero(&sq->wq, wqe_pos(sq, off + UMR_CTRL_SZ + MKEY_SZ),
+			   KLM_PAD_SZ);
+		bld_write(sq, off + UMR_CTRL_SZ + MKEY_SZ, &k, sizeof(k));
+	}
+	sq->bld.off = end;
+	sq->bld.data_set = true;
+}
+
+void
+dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey, uint32_t new_rkey,
+		    enum ibv_mw_type mw_type,
+		    const struct ibv_mw_bind_info *info)
+{
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.op != IBV_WR_BIND_MW || sq->bld.data_set || info == NULL ||
+	    (info->length && info->mr == NULL)) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	sq->bld.imm = htobe32(mw_rkey);
+	sq->bld.wr_data = IBV_WC_BIND_MW;
+	bld_umr(sq, mw_type == IBV_MW_TYPE_2, new_rkey & 0xff, info);
+}
+
+void
+dpv_mlx5_wr_local_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey)
+{
+	const struct ibv_mw_bind_info none = {0};
+
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.op != IBV_WR_LOCAL_INV || sq->bld.data_set) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	sq->bld.imm = htobe32(invalidate_rkey);
+	sq->bld.wr_data = IBV_WC_LOCAL_INV;
+	bld_umr(sq, true, 0, &none);
+}
+
+/* A list of (address, length) pieces: SGEs or data buffers. */
+struct pieces {
+	const struct ibv_sge *sge;
+	const struct ibv_data_buf *buf;
+	size_t n;
+};
+
+static const uint8_t *
+piece(const struct pieces *p, size_t i, uint32_t *len)
+{
+	if (p->sge) {
+		*len = p->sge[i].length;
+		return (const uint8_t *)(uintptr_t)p->sge[i].addr;
+	}
+	*len = (uint32_t)p->buf[i].length;
+	return p->buf[i].addr;
+}
+
+/* Raw packet: copy the first DPV_MLX5_ETH_INLINE_HDR bytes of the payload
+ * into the Ethernet segment; *pi / *po = where the rest starts. */
+static int
+bld_eth_hdr(struct dpv_mlx5_sq *sq, const struct pieces *p, size_t *pi,
+	    uint32_t *po)
+{
+	uint8_t hdr[DPV_MLX5_ETH_INLINE_HDR];
+	uint32_t got = 0, len = 0;
+	const uint8_t *a = NULL;
+	__be16 sz = htobe16(DPV_MLX5_ETH_INLINE_HDR);
+	size_t i;
+
+	for (i = 0; i < p->n && got < sizeof(hdr); i++) {
+		uint32_t n;
+
+		a = piece(p, i, &len);
+		n = RTE_MIN(len, (uint32_t)sizeof(hdr) - got);
+		memcpy(hdr + got, a, n);
+		got += n;
+		if (got == sizeof(hdr)) {
+			*pi = n == len ? i + 1 : i;
+			*po = n == len ? 0 : n;
+			break;
+		}
+	}
+	if (got < sizeof(hdr))
+		return EINVAL;
+	bld_write(sq,
+		  CTRL_SZ + offsetof(struct mlx5_wqe_eth_seg, inline_hdr_sz),
+		  &sz, sizeof(sz));
+	bld_write(sq,
+		  CTRL_SZ + offsetof(struct mlx5_wqe_eth_seg, inline_hdr_start),
+		  hdr, sizeof(hdr));
+	return 0;
+}
+
+static void
+bld_data(struct dpv_mlx5_sq *sq, const struct pieces *p, bool inl)
+{
+	size_t i = 0;
+	uint32_t skip = 0;
+	int rc;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.data_set || is_umr(sq->bld.op) ||
+	    (inl &&
+	     (sq->bld.op == IBV_WR_RDMA_READ || is_atomic(sq->bld.op))) ||
+	    (is_atomic(sq->bld.op) && p->n > 1) ||
+	    (!inl && p->n > sq->wq.max_gs)) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	if (sq->type == IBV_QPT_RAW_PACKET) {
+		rc = bld_eth_hdr(sq, p, &i, &skip);
+		if (rc) {
+			bld_fail(sq, rc);
+			return;
+		}
+	}
+	if (inl) {
+		uint32_t total = 0, pos, end, len;
+		size_t j;
+
+		for (j = i; j < p->n; j++) {
+			piece(p, j, &len);
+			total += len - (j == i ? skip : 0);
+		}
+		if (total > sq->max_inline) {
+			bld_fail(sq, EINVAL);
+			return;
+		}
+		if (total) {
+			__be32 bc = htobe32(total | MLX5_INLINE_SEG);
+
+			end = sq->bld.off + RTE_ALIGN_CEIL(total + 4, 16u);
+			rc = bld_room(sq, end);
+			if (rc) {
+				bld_fail(sq, rc);
+				return;
+			}
+			bld_write(sq, sq->bld.off, &bc, sizeof(bc));
+			pos = sq->bld.off + 4;
+			for (j = i; j < p->n; j++) {
+				const uint8_t *a = piece(p, j, &len);
+				uint32_t o = j == i ? skip : 0;
+
+				bld_write(sq, pos, a + o, len - o);
+				pos += len - o;
+			}
+			sq->bld.off = end;
+		}
+	} else {
+		for (; i < p->n; i++) {
+			struct mlx5_wqe_data_seg d;
+			uint32_t len;
+			uint64_t addr;
+
+			if (p->sge) {
+				len = p->sge[i].length;
+				addr = p->sge[i].addr;
+				d.lkey = htobe32(p->sge[i].lkey);
+			} else {
+				bld_fail(sq, EINVAL);
+				return;
+			}
+			len -= skip;
+			addr += skip;
+			skip = 0;
+			if (len == 0)
+				continue;
+			if (is_atomic(sq->bld.op))
+				len = 8;
+			rc = bld_room(sq, sq->bld.off + 16);
+			if (rc) {
+				bld_fail(sq, rc);
+				return;
+			}
+			d.byte_count = htobe32(len);
+			d.addr = htobe64(addr);
+			bld_write(sq, sq->bld.off, &d, sizeof(d));
+			sq->bld.off += 16;
+		}
+	}
+	sq->bld.data_set = true;
+}
+
+void
+dpv_mlx5_wr_sge_list(struct dpv_mlx5_sq *sq, size_t num_sge,
+		     const struct ibv_sge *sg_list)
+{
+	struct pieces p = {.sge = sg_list, .n = num_sge};
+
+	bld_data(sq, &p, false);
+}
+
+void
+dpv_mlx5_wr_inline_list(struct dpv_mlx5_sq *sq, size_t num_buf,
+			const struct ibv_data_buf *buf_list)
+{
+	struct pieces p = {.buf = buf_list, .n = num_buf};
+
+	bld_data(sq, &p, true);
+}
+
+static void
+ring_doorbell(struct dpv_mlx5_sq *sq)
+{
+	sq->wq.head += sq->bld.nreq;
+	mlx5r_db_write(&sq->wq, sq->cur_post & 0xffff);
+}
+
+void
+dpv_mlx5_wr_abort(struct dpv_mlx5_sq *sq)
+{
+	sq->cur_post = sq->bld.start_cur_post;
+	sq->fm_next = sq->bld.start_fm;
+	sq->bld.nreq = 0;
+	sq->bld.open = false;
+	sq->bld.active = false;
+	sq->bld.err = 0;
+}
+
+int
+dpv_mlx5_wr_complete(struct dpv_mlx5_sq *sq)
+{
+	int err;
+
+	bld_close(sq);
+	err = sq->bld.err;
+	if (err) {
+		dpv_mlx5_wr_abort(sq);
+		return err;
+	}
+	if (sq->bld.nreq)
+		ring_doorbell(sq);
+	sq->bld.active = false;
+	return 0;
+}
+
+int
+dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
+		   struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	int err = 0;
+
+	dpv_mlx5_wr_start(sq, type, qpn);
+	for (; wr; wr = wr->next) {
+		struct pieces p = {.sge = wr->sg_list};
+		bool inl = wr->send_flags & IBV_SEND_INLINE;
+
+		if (wr->num_sge < 0 ||
+		    (!inl && wr->num_sge > (int)sq->wq.max_gs)) {
+			err = EINVAL;
+			break;
+		}
+		p.n = (size_t)wr->num_sge;
+		if (dpv_mlx5_wr_op(sq, wr->wr_id, wr->send_flags, wr->opcode))
+			break;
+		switch (wr->opcode) {
+		case IBV_WR_SEND_WITH_IMM:
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			dpv_mlx5_wr_imm(sq, wr->imm_data);
+			break;
+		case IBV_WR_SEND_WITH_INV:
+			dpv_mlx5_wr_inv(sq, wr->invalidate_rkey);
+			break;
+		default:
+			break;
+		}
+		switch (wr->opcode) {
+		case IBV_WR_RDMA_WRITE:
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+		case IBV_WR_RDMA_READ:
+			dpv_mlx5_wr_rdma(sq, wr->wr.rdma.rkey,
+					 wr->wr.rdma.remote_addr);
+			break;
+		case IBV_WR_ATOMIC_CMP_AND_SWP:
+		case IBV_WR_ATOMIC_FETCH_AND_ADD:
+			dpv_mlx5_wr_atomic(sq, wr->wr.atomic.rkey,
+					   wr->wr.atomic.remote_addr,
+					   wr->wr.atomic.compare_add,
+					   wr->wr.atomic.swap);
+			break;
+		case IBV_WR_BIND_MW:
+			if (wr->bind_mw.mw == NULL) {
+				bld_fail(sq, EINVAL);
+				break;
+			}
+			dpv_mlx5_wr_bind_mw(
+				sq, wr->bind_mw.mw->rkey, wr->bind_mw.rkey,
+				wr->bind_mw.mw->type, &wr->bind_mw.bind_info);
+			break;
+		case IBV_WR_LOCAL_INV:
+			dpv_mlx5_wr_local_inv(sq, wr->invalidate_rkey);
+			break;
+		default:
+			break;
+		}
+		if (type == IBV_QPT_UD)
+			dpv_mlx5_wr_ud_addr(sq, wr->wr.ud.ah,
+					    wr->wr.ud.remote_qpn,
+					    wr->wr.ud.remote_qkey);
+		else if (type == IBV_QPT_XRC_SEND && !is_umr(wr->opcode))
+			dpv_mlx5_wr_xrc_srqn(sq, wr->qp_type.xrc.remote_srqn);
+		if (!is_umr(wr->opcode) && (p.n || type == IBV_QPT_RAW_PACKET))
+			bld_data(sq, &p, inl);
+		bld_close(sq);
+		if (sq->bld.err)
+			break;
+	}
+	if (!err)
+		err = sq->bld.err;
+	if (sq->bld.nreq)
+		ring_doorbell(sq);
+	sq->bld.active = false;
+	sq->bld.open = false;
+	sq->bld.err = 0;
+	if (err)
+		*bad = wr;
+	return err;
+}
+
+/* ---- engine: decode ---- */
+
+static uint8_t
+access_from_mkey(uint8_t a)
+{
+	unsigned int r = 0;
+
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE)
+		r |= IBV_ACCESS_LOCAL_WRITE;
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE)
+		r |= IBV_ACCESS_REMOTE_WRITE;
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ)
+		r |= IBV_ACCESS_REMOTE_READ;
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC)
+		r |= IBV_ACCESS_REMOTE_ATOMIC;
+	return (uint8_t)r;
+}
+
+static bool
+decode_umr(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
+	   uint32_t end, uint32_t idx, struct dpv_wr *out)
+{
+	struct mlx5_wqe_umr_ctrl_seg u;
+	struct mlx5_wqe_mkey_context_seg m;
+	struct mlx5_wqe_umr_klm_seg k;
+
+	if (off + UMR_CTRL_SZ + MKEY_SZ > end)
+		return false;
+	mlx5r_copy_out(&sq->wq, base + off, &u, sizeof(u));
+	mlx5r_copy_out(&sq->wq, base + off + UMR_CTRL_SZ, &m, sizeof(m));
+	if (sq->wr_data[idx] == IBV_WC_LOCAL_INV) {
+		out->opcode = IBV_WR_LOCAL_INV;
+		out->invalidate_rkey = be32toh(out->imm_data);
+		out->imm_data = 0;
+		return true;
+	}
+	out->opcode = IBV_WR_BIND_MW;
+	out->bind.mw_rkey = be32toh(out->imm_data);
+	out->imm_data = 0;
+	out->bind.new_key = be32toh(m.qpn_mkey) & 0xff;
+	out->bind.type2 = (u.flags & (MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE |
+				      MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN)) != 0;
+	if (m.free & MLX5_WQE_MKEY_CONTEXT_FREE)
+		return true;
+	if (off + UMR_CTRL_SZ + MKEY_SZ + sizeof(k) > end)
+		return false;
+	mlx5r_copy_out(&sq->wq, base + off + UMR_CTRL_SZ + MKEY_SZ, &k,
+		       sizeof(k));
+	out->bind.access = access_from_mkey(m.access_flags);
+	out->bind.length = be64toh(m.len);
+	out->bind.addr = be64toh(k.address);
+	out->bind.mr_lkey = be32toh(k.mkey);
+	out->bind.zero_based = m.start_addr == 0 && k.address != 0;
+	if (out->bind.zero_based)
+		out->bind.access |= IBV_ACCESS_ZERO_BASED;
+	return true;
+}
+
+/* Decode the WQE at block counter start; false if malformed. */
+static bool
+decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
+	    const struct mlx5_wqe_ctrl_seg *c, struct dpv_wr *out)
+{
+	uint32_t base = start << MLX5_SEND_WQE_SHIFT;
+	uint32_t end = ds * 16, off = CTRL_SZ;
+	uint8_t op = be32toh(c->opmod_idx_opcode) & 0xff;
+	uint32_t idx = start & (sq->wq.wqe_cnt - 1);
+	bool raddr = false, atomic = false;
+
+	out->imm_data = c->imm;
+	if (sq->type == IBV_QPT_XRC_SEND && op != MLX5_OPCODE_UMR) {
+		struct dpv_mlx5_wqe_xrc_seg x;
+
+		mlx5r_copy_out(&sq->wq, base + off, &x, sizeof(x));
+		out->xrc_remote_srqn = be32toh(x.xrc_srqn) & 0xffffff;
+		off += sizeof(x);
+	} else if (sq->type == IBV_QPT_UD) {
+		struct mlx5_wqe_datagram_seg d;
+		struct dpv_mlx5_av_attr a;
+
+		mlx5r_copy_out(&sq->wq, base + off, &d, sizeof(d));
+		dpv_mlx5_av_parse(&d.av, &a);
+		out->ud.remote_qpn = be32toh(d.av.dqp_dct) & 0xffffff;
+		out->ud.remote_qkey = be32toh(d.av.key.qkey.qkey);
+		memcpy(out->ud.dgid, a.dgid, 16);
+		memcpy(out->ud.dmac, a.dmac, 6);
+		out->ud.sgid_index = a.sgid_index;
+		out->ud.hop_limit = a.hop_limit;
+		out->ud.traffic_class = a.traffic_class;
+		out->ud.sl = a.sl;
+		out->ud.static_rate = a.static_rate;
+		out->ud.flow_label = a.flow_label;
+		out->ud.udp_sport = a.udp_sport;
+		off += sizeof(d);
+	} else if (sq->type == IBV_QPT_RAW_PACKET) {
+		struct mlx5_wqe_eth_seg e;
+		uint16_t hl;
+
+		mlx5r_copy_out(&sq->wq, base + off, &e, sizeof(e));
+		hl = be16toh(e.inline_hdr_sz);
+		if (hl > 2 + sizeof(e.inline_hdr))
+			return false;
+		out->raw_hdr_len = hl;
+		memcpy(out->raw_hdr, e.inline_hdr_start, hl);
+		if (e.cs_flags & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM))
+			out->flags |= DPV_WR_F_IP_CSUM;
+		off += sizeof(e);
+	}
+	switch (op) {
+	case MLX5_OPCODE_SEND:
+		out->opcode = IBV_WR_SEND;
+		out->imm_data = 0;
+		break;
+	case MLX5_OPCODE_SEND_IMM:
+		out->opcode = IBV_WR_SEND_WITH_IMM;
+		break;
+	case MLX5_OPCODE_SEND_INVAL:
+		out->opcode = IBV_WR_SEND_WITH_INV;
+		out->invalidate_rkey = be32toh(c->imm);
+		out->imm_data = 0;
+		break;
+	case MLX5_OPCODE_RDMA_WRITE:
+		out->opcode = IBV_WR_RDMA_WRITE;
+		out->imm_data = 0;
+		raddr = true;
+		break;
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		out->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		raddr = true;
+		break;
+	case MLX5_OPCODE_RDMA_READ:
+		out->opcode = IBV_WR_RDMA_READ;
+		out->imm_data = 0;
+		raddr = true;
+		break;
+	case MLX5_OPCODE_ATOMIC_CS:
+		out->opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+		out->imm_data = 0;
+		raddr = atomic = true;
+		break;
+	case MLX5_OPCODE_ATOMIC_FA:
+		out->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		out->imm_data = 0;
+		raddr = atomic = true;
+		break;
+	case MLX5_OPCODE_UMR:
+		return decode_umr(sq, base, off, end, idx, out);
+	default:
+		return false;
+	}
+	if (raddr) {
+		struct mlx5_wqe_raddr_seg r;
+
+		if (off + sizeof(r) > end)
+			return false;
+		mlx5r_copy_out(&sq->wq, base + off, &r, sizeof(r));
+		out->remote_addr = be64toh(r.raddr);
+		out->rkey = be32toh(r.rkey);
+		off += sizeof(r);
+	}
+	if (atomic) {
+		struct mlx5_wqe_atomic_seg a;
+
+		if (off + sizeof(a) > end)
+			return false;
+		mlx5r_copy_out(&sq->wq, base + off, &a, sizeof(a));
+		if (op == MLX5_OPCODE_ATOMIC_CS) {
+			out->swap = be64toh(a.swap_add);
+			out->compare_add = be64toh(a.compare);
+		} else {
+			out->compare_add = be64toh(a.swap_add);
+		}
+		off += sizeof(a);
+	}
+	if (off >= end)
+		return true;
+	{
+		__be32 bc;
+		uint32_t v;
+
+		mlx5r_copy_out(&sq->wq, base + off, &bc, sizeof(bc));
+		v = be32toh(bc);
+		if (v & MLX5_INLINE_SEG) {
+			uint32_t len = v & ~(uint32_t)MLX5_INLINE_SEG;
+			uint32_t p = (base + off + 4) &
+				     (mlx5r_ring_bytes(&sq->wq) - 1);
+			uint32_t first;
+
+			if (off + 4 + len > end)
+				return false;
+			first = RTE_MIN(len, mlx5r_ring_bytes(&sq->wq) - p);
+			out->flags |= DPV_WR_F_INLINE;
+			out->inline_len = len;
+			out->total_len = len;
+			out->inl[0].addr = sq->wq.buf + p;
+			out->inl[0].len = first;
+			out->inl[1].addr = sq->wq.buf;
+			out->inl[1].len = len - first;
+			return true;
+		}
+	}
+	if ((end - off) / 16 > DPV_WR_MAX_SGE)
+		return false;
+	for (; off + 16 <= end; off += 16) {
+		struct mlx5_wqe_data_seg d;
+		struct dpv_sge *s = &out->sg_list[out->num_sge++];
+
+		mlx5r_copy_out(&sq->wq, base + off, &d, sizeof(d));
+		s->length = be32toh(d.byte_count);
+		if (s->length == 0)
+			s->length = 1u << 31; /* 0 means 2 GiB */
+		s->lkey = be32toh(d.lkey);
+		s->addr = be64toh(d.addr);
+		out->total_len += s->length;
+	}
+	return true;
+}
+
+bool
+dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
+{
+	uint32_t db = mlx5r_db_read(&sq->wq) & 0xffff;
+	uint16_t avail = (uint16_t)(db - (uint16_t)sq->wq.eng_pi);
+	struct mlx5_wqe_ctrl_seg c;
+	uint32_t ds, nbb;
+
+	if (avail == 0)
+		return false;
+	memcpy(&c, mlx5r_at(&sq->wq, sq->wq.eng_pi << MLX5_SEND_WQE_SHIFT),
+	       sizeof(c));
+	memset(out, 0, offsetof(struct dpv_wr, sg_list));
+	ds = be32toh(c.qpn_ds) & 0x3f;
+	nbb = (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+	out->wqe_index = (uint16_t)sq->wq.eng_pi;
+	out->qpn = be32toh(c.qpn_ds) >> 8;
+	if (c.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE)
+		out->flags |= DPV_WR_F_SIGNALED;
+	if (c.fm_ce_se & MLX5_WQE_CTRL_SOLICITED)
+		out->flags |= DPV_WR_F_SOLICITED;
+	if ((c.fm_ce_se & 0xe0) == MLX5_WQE_CTRL_FENCE)
+		out->flags |= DPV_WR_F_FENCE;
+	else if ((c.fm_ce_se & 0xe0) == MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)
+		out->flags |= DPV_WR_F_SMALL_FENCE;
+	if (ds == 0 || nbb > avail ||
+	    !decode_send(sq, sq->wq.eng_pi, ds, &c, out)) {
+		if (nbb == 0 || nbb > avail)
+			nbb = 1;
+		out->flags |= DPV_WR_F_MALFORMED;
+		out->num_sge = 0;
+		out->inline_len = 0;
+	}
+	out->nbb = (uint16_t)nbb;
+	sq->wq.eng_pi += nbb;
+	return true;
+}
+
+void
+dpv_mlx5_sq_retire(struct dpv_mlx5_sq *sq, const struct dpv_wr *wr)
+{
+	sq->wq.eng_ci += wr->nbb;
+}

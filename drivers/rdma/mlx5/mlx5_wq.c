@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mlx5 ring personality: queue set-up, receive queues, address vectors. */
+
+#include <errno.h>
+#include <stddef.h>
+
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "mlx5_ring_priv.h"
+
+RTE_LOG_REGISTER(dpv_logtype_mlx5_ring, dpv.mlx5.ring, NOTICE);
+
+_Static_assert(sizeof(struct dpv_mlx5_wqe_xrc_seg) == 16, "xrc seg");
+_Static_assert(sizeof(struct mlx5_wqe_ctrl_seg) == 16, "ctrl seg");
+_Static_assert(sizeof(struct mlx5_wqe_data_seg) == 16, "data seg");
+_Static_assert(sizeof(struct mlx5_wqe_srq_next_seg) == 16, "srq next seg");
+_Static_assert(sizeof(struct mlx5_wqe_datagram_seg) == 48, "datagram seg");
+
+static void *
+zalloc(size_t size, int socket)
+{
+	return rte_zmalloc_socket("dpv_mlx5", size, RTE_CACHE_LINE_SIZE,
+				  socket);
+}
+
+static uint32_t
+log2_u32(uint32_t v)
+{
+	return rte_log2_u32(v);
+}
+
+static void
+wq_free(struct dpv_mlx5_wq *wq)
+{
+	rte_free(wq->buf);
+	rte_free(wq->wrid);
+	rte_free(wq->dbrec_own);
+	wq->buf = NULL;
+	wq->wrid = NULL;
+	wq->dbrec_own = NULL;
+	wq->dbrec = NULL;
+	wq->db = NULL;
+}
+
+/* Allocate ring, wrid[] and a doorbell-record block; db word is dbidx. */
+static int
+wq_alloc(struct dpv_mlx5_wq *wq, uint32_t cnt, uint32_t shift, int dbidx,
+	 int socket)
+{
+	wq->wqe_cnt = cnt;
+	wq->wqe_shift = shift;
+	wq->socket = socket;
+	wq->buf = zalloc((size_t)cnt << shift, socket);
+	wq->wrid = zalloc(sizeof(*wq->wrid) * cnt, socket);
+	wq->dbrec_own = zalloc(RTE_CACHE_LINE_SIZE, socket);
+	if (wq->buf == NULL || wq->wrid == NULL || wq->dbrec_own == NULL) {
+		wq_free(wq);
+		return ENOMEM;
+	}
+	wq->dbrec = wq->dbrec_own;
+	wq->db = &wq->dbrec[dbidx];
+	return 0;
+}
+
+int
+dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
+		 unsigned int max_sge, unsigned int max_inline, int socket)
+{
+	const uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + 48;
+	uint32_t data, bytes, nbb, cnt;
+	uint64_t total;
+	int rc;
+
+	memset(sq, 0, sizeof(*sq));
+	if (max_wr == 0 || max_sge > DPV_MLX5_MAX_SEND_SGE ||
+	    max_inline > DPV_MLX5_MAX_INLINE)
+		return EINVAL;
+	data = RTE_MAX(max_sge * 16u,
+		       max_inline ? RTE_ALIGN_CEIL(max_inline + 4u, 16u) : 0u);
+	bytes = RTE_MAX(hdr + data, (uint32_t)MLX5_SEND_WQE_BB);
+	if (bytes > DPV_MLX5_MAX_WQE_BYTES)
+		return EINVAL;
+	nbb = (bytes + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+	total = (uint64_t)max_wr * nbb;
+	if (total > DPV_MLX5_MAX_SQ_BB)
+		return EINVAL;
+	cnt = rte_align32pow2((uint32_t)total);
+	rc = wq_alloc(&sq->wq, cnt, MLX5_SEND_WQE_SHIFT, MLX5_SND_DBR, socket);
+	if (rc)
+		return rc;
+	sq->wqe_head = zalloc(sizeof(uint32_t) * cnt, socket);
+	sq->wqe_bbend = zalloc(sizeof(uint32_t) * cnt, socket);
+	sq->wr_data = zalloc(sizeof(uint32_t) * cnt, socket);
+	if (!sq->wqe_head || !sq->wqe_bbend || !sq->wr_data) {
+		dpv_mlx5_sq_fini(sq);
+		return ENOMEM;
+	}
+	sq->wq.kind = DPV_MLX5_WQ_SQ;
+	sq->max_wqe_bb = nbb;
+	sq->wq.max_post = cnt / nbb;
+	sq->wq.max_gs = RTE_MIN((nbb * MLX5_SEND_WQE_BB - hdr) / 16,
+				(uint32_t)DPV_MLX5_MAX_SEND_SGE);
+	sq->max_inline = RTE_MIN(nbb * MLX5_SEND_WQE_BB - hdr - 4,
+				 (uint32_t)DPV_MLX5_MAX_INLINE);
+	sq->type = IBV_QPT_RC;
+	MLX5R_LOG(DEBUG, "sq: %u blocks, %u WRs, %u sge, %u inline", cnt,
+		  sq->wq.max_post, sq->wq.max_gs, sq->max_inline);
+	return 0;
+}
+
+void
+dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq)
+{
+	wq_free(&sq->wq);
+	rte_free(sq->wqe_head);
+	rte_free(sq->wqe_bbend);
+	rte_free(sq->wr_data);
+	sq->wqe_head = sq->wqe_bbend = sq->wr_data = NULL;
+}
+
+void
+dpv_mlx5_sq_bind(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn)
+{
+	sq->type = type;
+	sq->qpn = qpn & 0xffffff;
+}
+
+int
+dpv_mlx5_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+		 unsigned int max_sge, int socket)
+{
+	uint32_t stride, cnt;
+	int rc;
+
+	memset(rq, 0, sizeof(*rq));
+	if (max_wr == 0 || max_wr > DPV_MLX5_MAX_RQ_WQE || max_sge == 0 ||
+	    max_sge > DPV_MLX5_MAX_RECV_SGE)
+		return EINVAL;
+	stride = rte_align32pow2(RTE_MAX(16u, max_sge * 16u));
+	cnt = rte_align32pow2(max_wr);
+	rc = wq_alloc(&rq->wq, cnt, log2_u32(stride), MLX5_RCV_DBR, socket);
+	if (rc)
+		return rc;
+	rq->wq.kind = DPV_MLX5_WQ_RQ;
+	rq->wq.max_post = cnt;
+	rq->wq.max_gs = RTE_MIN(stride / 16, (uint32_t)DPV_MLX5_MAX_RECV_SGE);
+	return 0;
+}
+
+int
+dpv_mlx5_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+		  unsigned int max_sge, int socket)
+{
+	uint32_t stride, cnt, i;
+	int rc;
+
+	memset(rq, 0, sizeof(*rq));
+	if (max_wr == 0 || max_wr >= DPV_MLX5_MAX_RQ_WQE || max_sge == 0 ||
+	    max_sge > DPV_MLX5_MAX_RECV_SGE)
+		return EINVAL;
+	stride = rte_align32pow2(16u + max_sge * 16u);
+	cnt = rte_align32pow2(max_wr + 1);
+	rc = wq_alloc(&rq->wq, cnt, log2_u32(stride), 0, socket);
+	if (rc)
+		return rc;
+	rq->wq.kind = DPV_MLX5_WQ_SRQ;
+	rq->wq.max_post = cnt - 1;
+	rq->wq.max_gs =
+		RTE_MIN((stride - 16) / 16, (uint32_t)DPV_MLX5_MAX_RECV_SGE);
+	for (i = 0; i < cnt; i++) {
+		struct mlx5_wqe_srq_next_seg *nx =
+			(void *)(rq->wq.buf + ((size_t)i << rq->wq.wqe_shift));
+
+		nx->next_wqe_index = htobe16((i + 1) & (cnt - 1));
+	}
+	rq->srq_head = 0;
+	rq->srq_tail = cnt - 1;
+	rte_spinlock_init(&rq->srq_lock);
+	return 0;
+}
+
+void
+dpv_mlx5_rq_fini(struct dpv_mlx5_rq *rq)
+{
+	wq_free(&rq->wq);
+}
+
+__be32 *
+dpv_mlx5_qp_link_dbrec(struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq)
+{
+	if (rq == NULL || rq->wq.dbrec == NULL)
+		return sq->wq.dbrec;
+	sq->wq.dbrec = rq->wq.dbrec;
+	sq->wq.db = &rq->wq.dbrec[MLX5_SND_DBR];
+	return rq->wq.dbrec;
+}
+
+/* ---- address vectors ---- */
+
+void
+dpv_mlx5_av_build(struct mlx5_wqe_av *av, const struct dpv_mlx5_av_attr *a)
+{
+	memset(av, 0, sizeof(*av));
+	av->stat_rate_sl =
+		(uint8_t)((a->static_rate << 4) | ((a->sl & 7) << 1));
+	av->rlid = htobe16(a->udp_sport);
+	memcpy(av->rmac, a->dmac, sizeof(av->rmac));
+	av->tclass = a->traffic_class;
+	av->hop_limit = a->hop_limit;
+	av->grh_gid_fl = htobe32(((uint32_t)a->sgid_index << 20) |
+				 (a->flow_label & 0xfffff));
+	memcpy(av->rgid, a->dgid, sizeof(av->rgid));
+}
+
+void
+dpv_mlx5_av_parse(const struct mlx5_wqe_av *av, struct dpv_mlx5_av_attr *a)
+{
+	uint32_t g = be32toh(av->grh_gid_fl);
+
+	memset(a, 0, sizeof(*a));
+	a->static_rate = av->stat_rate_sl >> 4;
+	a->sl = (av->stat_rate_sl >> 1) & 7;
+	a->udp_sport = be16toh(av->rlid);
+	memcpy(a->dmac, av->rmac, sizeof(a->dmac));
+	a->traffic_class = av->tclass;
+	a->hop_limit = av->hop_limit;
+	a->sgid_index = (g >> 20) & 0xff;
+	a->flow_label = g & 0xfffff;
+	memcpy(a->dgid, av->rgid, sizeof(a->dgid));
+}
+
+/* ---- receive side ---- */
+
+static uint8_t *
+rq_slot(const struct dpv_mlx5_rq *rq, uint32_t idx)
+{
+	return rq->wq.buf +
+	       ((size_t)(idx & (rq->wq.wqe_cnt - 1)) << rq->wq.wqe_shift);
+}
+
+/* Write the data segments of one receive WR at seg (max_gs slots). */
+static void
+write_recv_segs(struct mlx5_wqe_data_seg *seg, uint32_t max_gs,
+		const struct ibv_recv_wr *wr)
+{
+	uint32_t j = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length == 0)
+			continue;
+		seg[j].byte_count = htobe32(wr->sg_list[i].length);
+		seg[j].lkey = htobe32(wr->sg_list[i].lkey);
+		seg[j].addr = htobe64(wr->sg_list[i].addr);
+		j++;
+	}
+	if (j < max_gs) {
+		seg[j].byte_count = 0;
+		seg[j].lkey = htobe32(MLX5_INVALID_LKEY);
+		seg[j].addr = 0;
+	}
+}
+
+static int
+post_srq(struct dpv_mlx5_rq *rq, struct ibv_recv_wr *wr,
+	 struct ibv_recv_wr **bad)
+{
+	uint32_t n = 0;
+	int err = 0;
+
+	rte_spinlock_lock(&rq->srq_lock);
+	for (; wr; wr = wr->next, n++) {
+		struct mlx5_wqe_srq_next_seg *nx;
+		uint32_t idx = rq->srq_head;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->wq.max_gs) {
+			err = EINVAL;
+			break;
+		}
+		if (rq->srq_head == rq->srq_tail) {
+			err = ENOMEM;
+			break;
+		}
+		nx = (void *)rq_slot(rq, idx);
+		write_recv_segs((void *)(nx + 1), rq->wq.max_gs, wr);
+		rq->wq.wrid[idx] = wr->wr_id;
+		rq->srq_head = be16toh(nx->next_wqe_index);
+		rq->srq_counter++;
+	}
+	if (n)
+		mlx5r_db_write(&rq->wq, rq->srq_counter & 0xffff);
+	rte_spinlock_unlock(&rq->srq_lock);
+	if (err)
+		*bad = wr;
+	return err;
+}
+
+void
+mlx5r_srq_free(struct dpv_mlx5_rq *rq, uint32_t idx)
+{
+	struct mlx5_wqe_srq_next_seg *nx;
+
+	idx &= rq->wq.wqe_cnt - 1;
+	rte_spinlock_lock(&rq->srq_lock);
+	nx = (void *)rq_slot(rq, rq->srq_tail);
+	nx->next_wqe_index = htobe16(idx);
+	rq->srq_tail = idx;
+	rte_spinlock_unlock(&rq->srq_lock);
+}
+
+int
+dpv_mlx5_post_recv(struct dpv_mlx5_rq *rq, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad)
+{
+	uint32_t head, n = 0;
+	int err = 0;
+
+	if (rq->wq.kind == DPV_MLX5_WQ_SRQ)
+		return post_srq(rq, wr, bad);
+	head = rq->wq.head;
+	for (; wr; wr = wr->next, n++) {
+		uint32_t tail = __atomic_load_n(&rq->wq.tail, __ATOMIC_ACQUIRE);
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->wq.max_gs) {
+			err = EINVAL;
+			break;
+		}
+		if (head + n - tail >= rq->wq.max_post) {
+			err = ENOMEM;
+			break;
+		}
+		write_recv_segs((void *)rq_slot(rq, head + n), rq->wq.max_gs,
+				wr);
+		rq->wq.wrid[(head + n) & (rq->wq.wqe_cnt - 1)] = wr->wr_id;
+	}
+	if (n) {
+		rq->wq.head = head + n;
+		mlx5r_db_write(&rq->wq, rq->wq.head & 0xffff);
+	}
+	if (err)
+		*bad = wr;
+	return err;
+}
+
+/* ---- engine: receive fetch ---- */
+
+static void
+decode_recv_segs(const struct dpv_mlx5_rq *rq,
+		 const struct mlx5_wqe_data_seg *seg, struct dpv_recv_wr *out)
+{
+	uint32_t i;
+
+	out->num_sge = 0;
+	out->total_len = 0;
+	for (i = 0; i < rq->wq.max_gs; i++) {
+		uint32_t lkey = be32toh(seg[i].lkey);
+		uint32_t len;
+
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		len = be32toh(seg[i].byte_count);
+		out->sg_list[i].length = len;
+		out->sg_list[i].lkey = lkey;
+		out->sg_list[i].addr = be64toh(seg[i].addr);
+		out->total_len += len;
+		out->num_sge++;
+	}
+}
+
+bool
+dpv_mlx5_rq_fetch(struct dpv_mlx5_rq *rq, struct dpv_recv_wr *out)
+{
+	uint32_t db = mlx5r_db_read(&rq->wq) & 0xffff;
+
+	if ((uint16_t)(db - (uint16_t)rq->wq.eng_pi) == 0)
+		return false;
+	if (rq->wq.kind == DPV_MLX5_WQ_SRQ) {
+		uint32_t idx = rq->eng_srq_next & (rq->wq.wqe_cnt - 1);
+		const struct mlx5_wqe_srq_next_seg *nx =
+			(const void *)rq_slot(rq, idx);
+
+		out->wqe_index = (uint16_t)idx;
+		decode_recv_segs(rq, (const void *)(nx + 1), out);
+		rq->eng_srq_next = be16toh(nx->next_wqe_index);
+	} else {
+		out->wqe_index = (uint16_t)rq->wq.eng_pi;
+		decode_recv_segs(rq, (const void *)rq_slot(rq, rq->wq.eng_pi),
+				 out);
+	}
+	rq->wq.eng_pi++;
+	return true;
+}
+
+void
+dpv_mlx5_rq_retire(struct dpv_mlx5_rq *rq, const struct dpv_recv_wr *rwr)
+{
+	RTE_SET_USED(rwr);
+	if (rq->wq.kind != DPV_MLX5_WQ_SRQ)
+		rq->wq.eng_ci++;
+}
+
+/* ---- mlx5dv views ---- */
+
+void
+dpv_mlx5_qp_to_dv(const struct dpv_mlx5_sq *sq, const struct dpv_mlx5_rq *rq,
+		  struct mlx5dv_qp *out)
+{
+	if (rq != NULL && rq->wq.buf != NULL) {
+		out->dbrec = rq->wq.dbrec;
+		out->rq.buf = rq->wq.buf;
+		out->rq.wqe_cnt = rq->wq.wqe_cnt;
+		out->rq.stride = 1u << rq->wq.wqe_shift;
+	} else {
+		out->dbrec = sq != NULL ? sq->wq.dbrec : NULL;
+		out->rq.buf = NULL;
+		out->rq.wqe_cnt = 0;
+		out->rq.stride = 0;
+	}
+	if (sq != NULL && sq->wq.buf != NULL) {
+		out->sq.buf = sq->wq.buf;
+		out->sq.wqe_cnt = sq->wq.wqe_cnt;
+		out->sq.stride = MLX5_SEND_WQE_BB;
+		/* second half of the SQ's own record line: writes land there */
+		out->bf.reg =
+			(uint8_t *)sq->wq.dbrec_own + RTE_CACHE_LINE_SIZE / 2;
+	} else {
+		out->sq.buf = NULL;
+		out->sq.wqe_cnt = 0;
+		out->sq.stride = 0;
+		out->bf.reg = NULL;
+	}
+	out->bf.size = 0;
+}
+
+void
+dpv_mlx5_srq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx5dv_srq *out)
+{
+	out->buf = rq->wq.buf;
+	out->dbrec = rq->wq.dbrec;
+	out->stride = 1u << rq->wq.wqe_shift;
+	out->head = rq->srq_head;
+	out->tail = rq->srq_tail;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_WR_H
+#define DPV_WR_H
+
+/**
+ * @file
+ * Neutral work-request and completion types exchanged between the ring
+ * personalities (drivers/rdma/mlx5, later mlx4) and the engine.
+ *
+ * The engine never parses a hardware WQE or writes a hardware CQE itself:
+ * a driver decodes the next posted send WQE into a struct dpv_wr and the
+ * next receive WQE into a struct dpv_recv_wr, and encodes a struct
+ * dpv_cqe_info into its CQE format. All integers are in host order except
+ * where a field says "network order" (immediate data stays exactly as the
+ * application gave it in struct ibv_send_wr / struct ibv_wc).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+/** Most scatter/gather entries a decoded WQE can carry. */
+#define DPV_WR_MAX_SGE 32
+/** Largest Ethernet header a raw-packet send WQE carries inline. */
+#define DPV_WR_MAX_RAW_HDR 32
+
+/** Flags of struct dpv_wr (field flags). */
+enum dpv_wr_flag {
+	DPV_WR_F_SIGNALED = 1u << 0,	/**< a CQE must be written on success */
+	DPV_WR_F_SOLICITED = 1u << 1,	/**< set the solicited-event bit */
+	DPV_WR_F_FENCE = 1u << 2,	/**< wait for prior READ/atomics */
+	DPV_WR_F_SMALL_FENCE = 1u << 3, /**< initiator small fence (after a
+					     bind/invalidate) */
+	DPV_WR_F_INLINE = 1u << 4,	/**< payload is inline (inl[]) */
+	DPV_WR_F_IP_CSUM = 1u << 5,	/**< raw packet: offload L3/L4 csum */
+	DPV_WR_F_MALFORMED = 1u << 6,	/**< the WQE could not be decoded:
+					     complete it with
+					     IBV_WC_LOC_QP_OP_ERR */
+};
+
+/** One scatter/gather element (host order). */
+struct dpv_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/** UD destination decoded from the WQE's address vector. */
+struct dpv_wr_ud {
+	uint32_t remote_qpn; /**< 24-bit destination QP */
+	uint32_t remote_qkey;
+	uint8_t dgid[16];
+	uint8_t dmac[6];
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sl;
+	uint8_t static_rate;
+	uint32_t flow_label;
+	uint16_t udp_sport; /**< RoCEv2 UDP source port, 0 = derive */
+};
+
+/** Memory-window bind (IBV_WR_BIND_MW) decoded from a UMR WQE. */
+struct dpv_wr_bind {
+	uint32_t mw_rkey; /**< rkey the window has now (ctrl imm) */
+	uint8_t new_key;  /**< low 8 bits of the rkey after the bind */
+	uint32_t mr_lkey; /**< lkey of the MR bound to (0 if unbind) */
+	uint64_t addr;
+	uint64_t length;     /**< 0: unbind */
+	unsigned int access; /**< IBV_ACCESS_* flags */
+	bool zero_based;     /**< IBV_ACCESS_ZERO_BASED */
+	bool type2;	     /**< type 2 window (bound to this QP) */
+};
+
+/** One decoded send WQE. */
+struct dpv_wr {
+	enum ibv_wr_opcode opcode;
+	uint32_t flags;		  /**< enum dpv_wr_flag bits */
+	uint16_t wqe_index;	  /**< 16-bit WQE counter (first 64-byte
+				       block); goes into the CQE */
+	uint16_t nbb;		  /**< size of the WQE in 64-byte blocks */
+	uint32_t qpn;		  /**< from the control segment */
+	uint32_t imm_data;	  /**< network order (..._WITH_IMM) */
+	uint32_t invalidate_rkey; /**< SEND_WITH_INV, LOCAL_INV */
+	uint64_t remote_addr;	  /**< RDMA and atomics */
+	uint32_t rkey;
+	uint64_t compare_add; /**< CMP_AND_SWP compare / FETCH_AND_ADD add */
+	uint64_t swap;
+	uint32_t xrc_remote_srqn; /**< XRC_SEND */
+	struct dpv_wr_ud ud;	  /**< UD only */
+	struct dpv_wr_bind bind;  /**< BIND_MW only */
+	/** RAW_PACKET: the frame starts with these header bytes, followed
+	 *  by the inline data or the SGEs. */
+	uint16_t raw_hdr_len;
+	uint8_t raw_hdr[DPV_WR_MAX_RAW_HDR];
+	/** Inline payload: up to two pieces pointing into the ring (the
+	 *  second one when the data wraps). Valid until the WQE is retired. */
+	uint32_t inline_len;
+	struct {
+		const void *addr;
+		uint32_t len;
+	} inl[2];
+	uint64_t total_len; /**< payload bytes (inline or SGEs) */
+	uint32_t num_sge;
+	struct dpv_sge sg_list[DPV_WR_MAX_SGE];
+};
+
+/** One decoded receive WQE (RQ or SRQ). */
+struct dpv_recv_wr {
+	uint16_t wqe_index; /**< RQ: 16-bit WQE counter; SRQ: WQE slot */
+	uint64_t total_len; /**< sum of the SGE lengths */
+	uint32_t num_sge;
+	struct dpv_sge sg_list[DPV_WR_MAX_SGE];
+};
+
+/** A completion for the driver to encode as a CQE. */
+struct dpv_cqe_info {
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode; /**< for send completions: what was sent;
+					for receives IBV_WC_RECV or
+					IBV_WC_RECV_RDMA_WITH_IMM */
+	bool is_recv;		   /**< responder (receive) completion */
+	uint32_t qpn;		   /**< local QP (24 bits) */
+	uint16_t wqe_counter;	   /**< send: dpv_wr.wqe_index; receive:
+					dpv_recv_wr.wqe_index */
+	uint32_t srqn;		   /**< receive via an SRQ: its number (!= 0);
+					0 for an RQ */
+	uint32_t byte_len;
+	uint32_t imm_data;	   /**< network order, with IBV_WC_WITH_IMM */
+	uint32_t invalidated_rkey; /**< with IBV_WC_WITH_INV */
+	uint32_t src_qp;	   /**< UD/raw receive: source QP */
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+	uint16_t pkey_index;
+	unsigned int wc_flags; /**< IBV_WC_GRH, IBV_WC_WITH_IMM,
+				    IBV_WC_WITH_INV, IBV_WC_IP_CSUM_OK */
+	bool solicited;	       /**< receive of a solicited message */
+	uint8_t vendor_err;    /**< error CQEs only */
+	uint64_t timestamp;    /**< completion time stamp, 0 if none */
+};
+
+#endif /* DPV_WR_H */
