@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_ENGINE_H
+#define DPV_ENGINE_H
+
+/**
+ * @file
+ * The software HCA ("engine"): the RoCEv2 transports (RC, UC, UD) behind
+ * the verbs front end, driven like a hardware device by commands.
+ *
+ * One engine per device (per dpv_port). The verbs layer talks to it the way
+ * a hardware driver talks to firmware:
+ *
+ *   - **memory keys**: dpv_engine_key_set() / dpv_engine_key_clear() at
+ *     ibv_reg_mr / ibv_dereg_mr (and MW alloc/bind); every local SGE and
+ *     every remote access is checked against key, PD, bounds and access.
+ *   - **QP contexts**: dpv_engine_qp_create() at ibv_create_qp (with the
+ *     rings the application posts into), dpv_engine_qp_modify() at
+ *     ibv_modify_qp (the same struct ibv_qp_attr / mask, plus the resolved
+ *     path), dpv_engine_qp_destroy() at ibv_destroy_qp. Moving to ERR
+ *     flushes the rings with IBV_WC_WR_FLUSH_ERR, RESET clears the
+ *     transport state.
+ *   - **doorbells**: none needed. The application posts into the mlx5
+ *     rings (dpv_mlx5_post_send / dpv_mlx5_post_recv) with release
+ *     ordering; each poll iteration fetches new WQEs of every owned QP.
+ *   - **progress**: dpv_engine_poll() runs one run-to-completion iteration:
+ *     RX burst -> parse -> dispatch by destination QPN -> responder /
+ *     completer; then every owned QP's send queue -> requester -> TX burst;
+ *     then timers (retransmission, RNR wait) and the coalesced ACK flush.
+ *     No locks inside: a QP is owned by exactly one engine.
+ *     dpv_engine_progress() is the application-driven mode: it takes the
+ *     engine's try-lock and polls once; the verbs hot paths call it.
+ *
+ * Control commands (key_set/clear, qp_create/modify/destroy) take the
+ * engine lock, so they are serialized with dpv_engine_progress(); they can
+ * be called from any thread.
+ *
+ * Integration points for the verbs layer (lib/verbs):
+ *   - ibv_open_device:      dpv_engine_create(port, NULL)   (one per device)
+ *   - ibv_close_device:     dpv_engine_destroy()
+ *   - ibv_reg_mr:           dpv_engine_key_set(lkey) (and rkey if != lkey)
+ *   - ibv_dereg_mr:         dpv_engine_key_clear()
+ *   - ibv_create_qp:        dpv_engine_qp_create()
+ *   - ibv_modify_qp:        dpv_engine_qp_modify() after the attribute check
+ *   - ibv_query_qp:         dpv_engine_qp_state() (the engine may have moved
+ *                           the QP to ERR after an error completion)
+ *   - ibv_destroy_qp:       dpv_engine_qp_destroy()
+ *   - ibv_post_send/recv, ibv_poll_cq, ibv_get_cq_event:
+ *                           post/poll the rings, then dpv_engine_progress()
+ *
+ * Errors: functions returning int answer 0 or a negative errno.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "dpv_roce_hdr.h" /* dpv_psn_cmp(), dpv_psn_add() */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dpv_port;
+struct dpv_engine;
+struct dpv_engine_key;
+struct dpv_mlx5_sq;
+struct dpv_mlx5_rq;
+struct dpv_mlx5_cq;
+struct rte_mempool;
+
+/** Engine creation options. All zero = defaults. */
+struct dpv_engine_conf {
+	uint16_t rx_queue; /**< port RX queue the engine polls (default 0) */
+	uint16_t tx_queue; /**< port TX queue the engine sends on (default 0) */
+	uint32_t max_keys; /**< key table slots (default 4096, max 1<<24) */
+	uint32_t max_qps;  /**< QP contexts (default 1024) */
+	struct rte_mempool
+		*mp; /**< mbuf pool; default: dpv_port_mempool(port) */
+	/**
+	 * Local MAC used in frames when there is no port (internal loopback):
+	 * see dpv_engine_create().
+	 */
+	uint8_t mac[6];
+	/** Source GID of UD sends when there is no port (internal loopback);
+	 *  with a port, the GID table entry of the AH's sgid_index is used. */
+	uint8_t gid[16];
+	/**
+	 * Optional key source: when set, the engine does not use its own key
+	 * table (dpv_engine_key_set() answers -EOPNOTSUPP) and asks this hook
+	 * for every key it checks; it must fill *out (valid = 1, key = the key)
+	 * and return true if the key is live, false otherwise. Lets the verbs
+	 * layer keep its own (seqlock protected) table.
+	 */
+	bool (*key_lookup)(void *arg, uint32_t key, struct dpv_engine_key *out);
+	void *key_lookup_arg;
+	/**
+	 * With key_lookup: invalidate a key for IBV_WR_LOCAL_INV and for a
+	 * received SEND with invalidate (called with key_lookup_arg). Return
+	 * 0, or non-zero if the key is not live or not of PD pdn (the WQE then
+	 * completes with IBV_WC_MW_BIND_ERR / the SEND is still delivered).
+	 * NULL: LOCAL_INV fails and SEND with invalidate does not invalidate.
+	 */
+	int (*key_invalidate)(void *arg, uint32_t key, uint32_t pdn);
+	/**
+	 * Optional completion-event hook: called (under the engine lock, from
+	 * the polling thread) when a CQ armed with ibv_req_notify_cq got a
+	 * completion that fires the arm (dpv_mlx5_cq_should_notify()). The
+	 * verbs layer signals the CQ's completion channel here.
+	 */
+	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);
+	void *cq_event_arg;
+};
+
+/**
+ * Create the engine of one device.
+ *
+ * @param port
+ *   The port frames go out of and come in from. NULL creates an engine
+ *   with an internal loopback wire (an rte_ring: every frame sent is
+ *   received by the same engine), used by tests and by the loopback
+ *   device; then conf->mp must be given.
+ * @param conf
+ *   Options, or NULL for the defaults.
+ * @return
+ *   The engine, or NULL with rte_errno set: EINVAL (bad conf, no mempool),
+ *   ENOMEM.
+ */
+struct dpv_engine *dpv_engine_create(struct dpv_port *port,
+				     const struct dpv_engine_conf *conf);
+
+/**
+ * Destroy an engine. Its QPs must have been destroyed; anything left is
+ * dropped without completions. Frees queued packets. NULL is a no-op.
+ */
+void dpv_engine_destroy(struct dpv_engine *e);
+
+/**
+ * One run-to-completion iteration (see the file comment). Must not run
+ * concurrently with itself or a control command on the same engine: the
+ * caller owns the engine (a worker lcore holding the lock, or
+ * dpv_engine_progress()).
+ *
+ * @param e
+ *   The engine.
+ * @param budget
+ *   Upper bound on packets received and on packets sent in this iteration
+ *   (0 = default 32).
+ * @return
+ *   Number of packets received + sent + completions generated (0 = idle).
+ */
+unsigned dpv_engine_poll(struct dpv_engine *e, unsigned budget);
+
+/**
+ * Application-driven progress: if the engine lock is free, take it, run
+ * dpv_engine_poll() once and release it; otherwise return at once (some
+ * other thread is making progress).
+ *
+ * @return the dpv_engine_poll() result, or 0 if the lock was busy.
+ */
+unsigned dpv_engine_progress(struct dpv_engine *e);
+
+/**
+ * Background progress: start a thread (a plain pthread, not an EAL lcore)
+ * that calls dpv_engine_progress() in a loop, pausing while there is work
+ * and sleeping idle_sleep_us between polls after 256 idle iterations.
+ * For applications that block in ibv_get_cq_event(), or a verbs layer
+ * that wants progress without the application polling. Application-driven
+ * progress keeps working alongside (both use the try-lock).
+ *
+ * @param idle_sleep_us
+ *   Sleep when idle (0 = 50 us).
+ * @return 0; -EALREADY if running; -EINVAL on NULL; -errno of
+ *   pthread_create.
+ */
+int dpv_engine_thread_start(struct dpv_engine *e, unsigned idle_sleep_us);
+
+/** Stop the progress thread and wait for it (no-op if none). */
+void dpv_engine_thread_stop(struct dpv_engine *e);
+
+/** Take / release the engine lock (for a worker loop or the verbs layer). */
+void dpv_engine_lock(struct dpv_engine *e);
+void dpv_engine_unlock(struct dpv_engine *e);
+
+/* ---------------------------------------------------------------- keys */
+
+/** What a key designates. */
+enum dpv_engine_key_type {
+	DPV_ENGINE_KEY_MR = 0, /**< memory region (lkey and/or rkey) */
+	DPV_ENGINE_KEY_MW1,    /**< type 1 memory window */
+	DPV_ENGINE_KEY_MW2,    /**< type 2 memory window (bound to qpn) */
+};
+
+/** One memory key: what the verbs layer registers at reg_mr / bind_mw. */
+struct dpv_engine_key {
+	uint64_t addr;	 /**< process virtual address of the first byte */
+	uint64_t length; /**< bytes */
+	uint64_t iova; /**< address remote peers use (= addr for ibv_reg_mr) */
+	uint32_t access; /**< enum ibv_access_flags */
+	uint32_t pdn;	 /**< protection domain number */
+	uint32_t qpn;	 /**< MW2 only: the QP it is bound to */
+	uint8_t type;	 /**< enum dpv_engine_key_type */
+	uint8_t valid;	 /**< set by dpv_engine_key_set() */
+	uint32_t key;	 /**< the full 32-bit key (index << 8 | variant) */
+};
+
+/** Key table index of a key: the 24 upper bits (mlx5 style). */
+static inline uint32_t
+dpv_engine_key_index(uint32_t key)
+{
+	return key >> 8;
+}
+
+/**
+ * Register (or replace) a memory key. The slot is
+ * dpv_engine_key_index(key); the low 8 bits are the variant that must
+ * match on access. A zero-length region is allowed.
+ *
+ * @param e
+ *   The engine.
+ * @param key
+ *   The 32-bit lkey or rkey.
+ * @param k
+ *   The description (its key and valid fields are ignored).
+ * @return
+ *   0; -EINVAL if e or k is NULL, the index is beyond max_keys, or
+ *   addr + length wraps.
+ */
+int dpv_engine_key_set(struct dpv_engine *e, uint32_t key,
+		       const struct dpv_engine_key *k);
+
+/**
+ * Invalidate a memory key (dereg_mr, local/remote invalidate).
+ * @return 0; -EINVAL if out of range; -ENOENT if the slot does not hold key.
+ */
+int dpv_engine_key_clear(struct dpv_engine *e, uint32_t key);
+
+/**
+ * Find a free key table index (a slot never set or cleared), for a verbs
+ * layer that lets the engine choose keys: key = index << 8 | variant.
+ * @return 0 and *index; -ENOSPC if the table is full; -EINVAL on NULL.
+ */
+int dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index);
+
+/* ----------------------------------------------------------------- QPs */
+
+/** What dpv_engine_qp_create() needs: the object and its rings. */
+struct dpv_engine_qp_init {
+	uint32_t qpn;		 /**< chosen by the verbs layer, < 1 << 24 */
+	enum ibv_qp_type type;	 /**< IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD */
+	uint32_t pdn;		 /**< protection domain number */
+	struct dpv_mlx5_sq *sq;	 /**< send ring (may be NULL: no sends) */
+	struct dpv_mlx5_rq *rq;	 /**< receive ring, NULL if srq is used */
+	struct dpv_mlx5_rq *srq; /**< shared receive ring, or NULL */
+	uint32_t srqn;		 /**< its number (reported in CQEs) */
+	struct dpv_mlx5_cq *send_cq; /**< required if sq */
+	struct dpv_mlx5_cq *recv_cq; /**< required if rq or srq */
+	bool sq_sig_all;	     /**< every send WQE completes */
+	uint32_t max_send_wr;	     /**< in-flight depth (the SQ size) */
+};
+
+/**
+ * The resolved network path of an address vector (ah_attr of an RC/UC QP
+ * at RTR, or of a UD address handle): what goes into the Ethernet, IP and
+ * UDP headers. The verbs layer fills it from the GID table and neighbour
+ * resolution.
+ */
+struct dpv_engine_path {
+	uint8_t smac[6];
+	uint8_t dmac[6];
+	uint8_t sgid[16];      /**< source GID (IPv4-mapped -> IPv4 packets) */
+	uint8_t dgid[16];      /**< destination GID */
+	uint8_t traffic_class; /**< IPv4 TOS / IPv6 traffic class */
+	uint8_t hop_limit;     /**< TTL; 0 means 64 (what rxe sends) */
+	uint32_t flow_label;   /**< IPv6 only */
+	uint16_t udp_sport;    /**< 0: derived from the QPNs */
+	uint16_t vlan;	       /**< 0: untagged; else the TCI */
+};
+
+/**
+ * Create a QP context in RESET.
+ * @return 0; -EINVAL (bad type, qpn >= 1 << 24, missing rings/CQs),
+ *   -EEXIST (qpn in use), -ENOSPC (max_qps), -ENOMEM.
+ */
+int dpv_engine_qp_create(struct dpv_engine *e,
+			 const struct dpv_engine_qp_init *init);
+
+/**
+ * Apply ibv_modify_qp attributes (already validated by the verbs layer's
+ * state-machine check). The engine takes from attr, per mask: qp_state,
+ * path_mtu, qkey, rq_psn, sq_psn, dest_qp_num, qp_access_flags, timeout,
+ * retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic, max_dest_rd_atomic,
+ * and with IBV_QP_AV the path.
+ *
+ * @param path
+ *   Required when mask has IBV_QP_AV (RC/UC); ignored otherwise.
+ * @return
+ *   0; -ENOENT (no such qpn), -EINVAL (IBV_QP_AV without path).
+ *   Moving to IBV_QPS_ERR flushes outstanding WQEs (IBV_WC_WR_FLUSH_ERR);
+ *   moving to IBV_QPS_RESET clears PSNs, in-flight state and timers.
+ */
+int dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
+			 const struct ibv_qp_attr *attr, int mask,
+			 const struct dpv_engine_path *path);
+
+/**
+ * Current state of a QP as the engine sees it (it moves a QP to ERR on an
+ * error completion, or to SQE/SQD).
+ * @return the state (>= 0), or -ENOENT.
+ */
+int dpv_engine_qp_state(struct dpv_engine *e, uint32_t qpn);
+
+/**
+ * Destroy a QP context. Nothing is flushed (the verbs layer destroys the
+ * rings). @return 0 or -ENOENT.
+ */
+int dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn);
+
+/**
+ * Fault injection for tests: drop every n-th frame the engine transmits
+ * (after building it, so PSNs advance as if it was lost on the wire).
+ * @param every_n 0 turns it off.
+ */
+void dpv_engine_inject_tx_loss(struct dpv_engine *e, uint32_t every_n);
+
+/* ------------------------------------------------------------ neighbours */
+
+/**
+ * Resolve the MAC of an IP address (given as a GID: IPv4-mapped or IPv6)
+ * for a path, as the kernel does for hardware RoCE at RTR time: the port's
+ * static neighbours first, then what the engine learned from ARP / ND
+ * traffic, else ARP requests / neighbour solicitations every 200 ms while
+ * polling the engine, until timeout_ms. The engine always answers ARP
+ * requests and solicitations for the device's own addresses.
+ * Takes the engine lock: do not call with it held.
+ *
+ * @return 0 and mac; -ETIMEDOUT; -EADDRNOTAVAIL (no source address of the
+ *   GID's family); -EINVAL on NULL. Without a port (internal loopback) the
+ *   answer is the engine's own MAC.
+ */
+int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
+			     uint8_t mac[6], unsigned timeout_ms);
+
+/* ----------------------------------------------------------- counters */
+
+/** Counters (an X-macro so names and fields stay together). */
+#define DPV_ENGINE_COUNTERS(X)                                                 \
+	X(rx_pkts)                                                             \
+	X(tx_pkts)                                                             \
+	X(rx_drop_parse)                                                       \
+	X(rx_neigh)                                                            \
+	X(rx_drop_noqp)                                                        \
+	X(rx_drop_addr)                                                        \
+	X(rx_drop_state)                                                       \
+	X(tx_drop_nombuf)                                                      \
+	X(tx_drop_injected)                                                    \
+	X(retransmits)                                                         \
+	X(rnr_naks_sent)                                                       \
+	X(rnr_naks_rcvd)                                                       \
+	X(seq_naks_sent)                                                       \
+	X(seq_naks_rcvd)                                                       \
+	X(dup_requests)                                                        \
+	X(acks_sent)                                                           \
+	X(acks_rcvd)                                                           \
+	X(key_errors)                                                          \
+	X(cqes)
+
+struct dpv_engine_stats {
+#define DPV_ENGINE_CNT_FIELD(n) uint64_t n;
+	DPV_ENGINE_COUNTERS(DPV_ENGINE_CNT_FIELD)
+#undef DPV_ENGINE_CNT_FIELD
+};
+
+/** Copy the counters. @return 0 or -EINVAL. */
+int dpv_engine_stats_get(struct dpv_engine *e, struct dpv_engine_stats *out);
+
+/* ------------------------------------------ pure helpers (unit tested) */
+
+/**
+ * The RNR timer encoded in 5 bits (IBA table "RNR NAK timer field"),
+ * in microseconds: 0 -> 655.36 ms, 1 -> 0.01 ms ... 31 -> 491.52 ms.
+ * @return microseconds, rounded up; codes >= 32 use code & 31.
+ */
+uint32_t dpv_rnr_timer_us(uint8_t code);
+
+/**
+ * Local ACK timeout of an RC QP: 4.096 us * 2^timeout, in nanoseconds.
+ * @return nanoseconds; 0 for timeout == 0 (infinite, no retransmission
+ *   timer); timeouts > 31 are clamped to 31.
+ */
+uint64_t dpv_ack_timeout_ns(uint8_t timeout);
+
+/** Bytes of an enum ibv_mtu (IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5); 0 if
+ * invalid. */
+uint32_t dpv_mtu_bytes(enum ibv_mtu mtu);
+
+/**
+ * Number of packets a message of len bytes takes at an MTU of mtu bytes
+ * (a zero-length message still takes one packet).
+ */
+static inline uint32_t
+dpv_pkt_count(uint64_t len, uint32_t mtu)
+{
+	return len == 0 ? 1 : (uint32_t)((len + mtu - 1) / mtu);
+}
+
+/** Result of a key check. */
+enum dpv_key_status {
+	DPV_KEY_OK = 0,
+	DPV_KEY_BAD_KEY,    /**< no such key, wrong variant, or invalid */
+	DPV_KEY_BAD_PD,	    /**< PD of key differs from the QP's */
+	DPV_KEY_BAD_BOUNDS, /**< [va, va+len) not inside the region */
+	DPV_KEY_BAD_ACCESS, /**< the access flag is missing */
+	DPV_KEY_BAD_QP,	    /**< type 2 MW bound to another QP */
+};
+
+/**
+ * Check one access against a key table (the check behind every SGE and
+ * every RETH / AtomicETH). len 0 is always OK. va is in the key's iova
+ * space (local SGEs and remote addresses alike, as with
+ * ibv_reg_mr_iova): it is checked against [iova, iova + length) and
+ * translated to addr + (va - iova).
+ *
+ * @param tbl
+ *   The key table (max_keys entries).
+ * @param max_keys
+ *   Its size.
+ * @param key, pdn, qpn
+ *   The key used, the accessing QP's PD and number.
+ * @param va, len
+ *   The range accessed.
+ * @param need
+ *   The access required (0 = local read, IBV_ACCESS_LOCAL_WRITE,
+ *   IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ,
+ *   IBV_ACCESS_REMOTE_ATOMIC).
+ * @param host
+ *   Out: the process address of va (may be NULL).
+ * @return a dpv_key_status.
+ */
+enum dpv_key_status dpv_key_check(const struct dpv_engine_key *tbl,
+				  uint32_t max_keys, uint32_t key, uint32_t pdn,
+				  uint32_t qpn, uint64_t va, uint64_t len,
+				  uint32_t need, void **host);
+
+/**
+ * The same check against one entry (k may be NULL: no such key), e.g. a
+ * copy returned by a dpv_engine_conf::key_lookup hook.
+ * @return a dpv_key_status.
+ */
+enum dpv_key_status dpv_key_check_one(const struct dpv_engine_key *k,
+				      uint32_t key, uint32_t pdn, uint32_t qpn,
+				      uint64_t va, uint64_t len, uint32_t need,
+				      void **host);
+
+/** Name of a key status, for logs. */
+const char *dpv_key_status_str(enum dpv_key_status s);
+
+/**
+ * Coalesced ACKs: the responder records the PSN of each request packet
+ * that asks for an ACK (or completes a message) and sends one cumulative
+ * ACK per poll iteration for the latest. These are the rules.
+ */
+struct dpv_ack_state {
+	bool pending; /**< an ACK is owed */
+	uint32_t psn; /**< PSN to acknowledge (cumulative) */
+	uint32_t msn; /**< MSN to report */
+};
+
+/** Note that request packet psn (in sequence) must be acknowledged. */
+static inline void
+dpv_ack_note(struct dpv_ack_state *a, uint32_t psn, uint32_t msn)
+{
+	if (!a->pending || dpv_psn_cmp(psn, a->psn) >= 0) {
+		a->psn = psn;
+		a->msn = msn;
+	}
+	a->pending = true;
+}
+
+/** Take the owed ACK (at flush time). @return true if one was owed. */
+static inline bool
+dpv_ack_take(struct dpv_ack_state *a, uint32_t *psn, uint32_t *msn)
+{
+	if (!a->pending)
+		return false;
+	*psn = a->psn;
+	*msn = a->msn;
+	a->pending = false;
+	return true;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine: creation, the run-to-completion poll loop, the key table,
+ * QP contexts and the helpers the requester, responder and completer share.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include "engine_int.h"
+#include "dpv_port.h"
+#include "dpv_roce_gid.h"
+#include "mlx5_ring.h"
+
+RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
+
+#define LOOP_RING_SIZE 4096
+
+uint64_t
+dpv_engine_now(void)
+{
+	return rte_get_timer_cycles();
+}
+
+struct dpv_engine *
+dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
+{
+	static const struct dpv_engine_conf defaults;
+	struct rte_hash_parameters hp = {0};
+	struct dpv_engine *e;
+	char name[RTE_HASH_NAMESIZE];
+
+	if (conf == NULL)
+		conf = &defaults;
+	if (conf->max_keys > (1u << 24) || (port == NULL && conf->mp == NULL)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	e = rte_zmalloc("dpv_engine", sizeof(*e), RTE_CACHE_LINE_SIZE);
+	if (e == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	rte_spinlock_init(&e->lock);
+	e->port = port;
+	e->rxq = conf->rx_queue;
+	e->txq = conf->tx_queue;
+	e->mp = conf->mp;
+	e->hz = rte_get_timer_hz();
+	e->key_lookup = conf->key_lookup;
+	e->key_lookup_arg = conf->key_lookup_arg;
+	e->key_invalidate = conf->key_invalidate;
+	e->cq_event = conf->cq_event;
+	e->cq_event_arg = conf->cq_event_arg;
+	if (port != NULL) {
+		struct dpv_port_info info;
+
+		if (e->mp == NULL)
+			e->mp = dpv_port_mempool(port);
+		if (dpv_port_query(port, &info) == 0)
+			memcpy(e->mac, info.mac, 6);
+	} else {
+		memcpy(e->mac, conf->mac, 6);
+		memcpy(e->gid, conf->gid, 16);
+		snprintf(name, sizeof(name), "dpv_lb_%p", (void *)e);
+		e->loop = rte_ring_create(name, LOOP_RING_SIZE, SOCKET_ID_ANY,
+					  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (e->loop == NULL)
+			goto fail;
+	}
+	if (e->mp == NULL) {
+		rte_errno = EINVAL;
+		goto fail;
+	}
+	e->mbuf_room = rte_pktmbuf_data_room_size(e->mp) - RTE_PKTMBUF_HEADROOM;
+
+	e->max_keys = conf->max_keys ? conf->max_keys : 4096;
+	if (e->key_lookup == NULL) {
+		e->keys = rte_zmalloc("dpv_engine_keys",
+				      sizeof(*e->keys) * e->max_keys, 0);
+		if (e->keys == NULL)
+			goto nomem;
+	}
+	e->max_qps = conf->max_qps ? conf->max_qps : 1024;
+	e->qps = rte_zmalloc("dpv_engine_qps", sizeof(*e->qps) * e->max_qps, 0);
+	if (e->qps == NULL)
+		goto nomem;
+	snprintf(name, sizeof(name), "dpv_qp_%p", (void *)e);
+	hp.name = name;
+	hp.entries = e->max_qps < 8 ? 8 : e->max_qps;
+	hp.key_len = sizeof(uint32_t);
+	hp.hash_func = rte_jhash;
+	hp.socket_id = SOCKET_ID_ANY;
+	e->qp_hash = rte_hash_create(&hp);
+	if (e->qp_hash == NULL)
+		goto fail;
+	return e;
+nomem:
+	rte_errno = ENOMEM;
+fail:
+	ENGINE_LOG(ERR, "cannot create engine: %s", rte_strerror(rte_errno));
+	dpv_engine_destroy(e);
+	return NULL;
+}
+
+void
+dpv_engine_destroy(struct dpv_engine *e)
+{
+	void *m;
+
+	if (e == NULL)
+		return;
+	dpv_engine_thread_stop(e);
+	for (uint32_t i = 0; i < e->nqps; i++) {
+		rte_free(e->qps[i]->swqe);
+		rte_free(e->qps[i]);
+	}
+	for (uint16_t i = 0; i < e->ntx; i++)
+		rte_pktmbuf_free(e->tx[i]);
+	if (e->loop != NULL) {
+		while (rte_ring_dequeue(e->loop, &m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(e->loop);
+	}
+	rte_hash_free(e->qp_hash);
+	rte_free(e->qps);
+	rte_free(e->keys);
+	rte_free(e);
+}
+
+void
+dpv_engine_lock(struct dpv_engine *e)
+{
+	rte_spinlock_lock(&e->lock);
+}
+
+void
+dpv_engine_unlock(struct dpv_engine *e)
+{
+	rte_spinlock_unlock(&e->lock);
+}
+
+/* ------------------------------------------------------------- TX / RX */
+
+void
+dpv_engine_tx_flush(struct dpv_engine *e)
+{
+	uint16_t sent = 0, n = e->ntx;
+
+	if (n == 0)
+		return;
+	if (e->loop != NULL) {
+		sent = (uint16_t)rte_ring_enqueue_burst(e->loop, (void **)e->tx,
+							n, NULL);
+	} else {
+		for (int tries = 0; sent < n && tries < 4; tries++)
+			sent += dpv_port_tx(e->port, e->txq, e->tx + sent,
+					    n - sent);
+	}
+	e->st.tx_pkts += sent;
+	for (uint16_t i = sent; i < n; i++)
+		rte_pktmbuf_free(e->tx[i]); /* RC recovers by retransmission */
+	e->ntx = 0;
+}
+
+void
+dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m)
+{
+	dpv_engine_finish(m);
+	e->work++;
+	if (e->loss_n && ++e->loss_cnt % e->loss_n == 0) {
+		e->st.tx_drop_injected++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (e->ntx == DPV_ENGINE_TX_BURST)
+		dpv_engine_tx_flush(e);
+	e->tx[e->ntx++] = m;
+}
+
+void
+dpv_engine_inject_tx_loss(struct dpv_engine *e, uint32_t every_n)
+{
+	e->loss_n = every_n;
+	e->loss_cnt = 0;
+}
+
+static uint16_t
+engine_rx(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (e->loop != NULL)
+		return (uint16_t)rte_ring_dequeue_burst(e->loop, (void **)pkts,
+							n, NULL);
+	return dpv_port_rx(e->port, e->rxq, pkts, n);
+}
+
+/* ----------------------------------------------------------- poll loop */
+
+static void
+engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
+{
+	struct dpv_epkt pkt;
+	struct dpv_eqp *qp;
+
+	memset(&pkt, 0, sizeof(pkt));
+	if (dpv_engine_parse(e, m, &pkt) != 0) {
+		if (!dpv_engine_rx_neigh(e, m))
+			e->st.rx_drop_parse++;
+		return;
+	}
+	/* unicast frames for another MAC (promiscuous ports) are not ours */
+	if (e->port != NULL && !(pkt.dmac[0] & 1) &&
+	    memcmp(pkt.dmac, e->mac, 6) != 0) {
+		e->st.rx_drop_addr++;
+		return;
+	}
+	qp = dpv_engine_qp_lookup(e, pkt.dqpn);
+	if (qp == NULL) {
+		e->st.rx_drop_noqp++;
+		return;
+	}
+	/* a connected QP only takes packets from its peer's address */
+	if (qp->type != IBV_QPT_UD &&
+	    memcmp(pkt.sgid, qp->path.dgid, sizeof(pkt.sgid)) != 0) {
+		e->st.rx_drop_addr++;
+		return;
+	}
+	if (pkt.flags & DPV_OPF_REQ) {
+		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+		    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE) {
+			e->st.rx_drop_state++;
+			return;
+		}
+		dpv_engine_responder(qp, &pkt);
+	} else {
+		if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) {
+			e->st.rx_drop_state++;
+			return;
+		}
+		dpv_engine_completer(qp, &pkt);
+	}
+}
+
+unsigned
+dpv_engine_poll(struct dpv_engine *e, unsigned budget)
+{
+	struct rte_mbuf *pkts[DPV_ENGINE_TX_BURST];
+	uint64_t now;
+	uint16_t n;
+
+	if (budget == 0)
+		budget = DPV_ENGINE_DEF_BUDGET;
+	e->work = 0;
+
+	/* 1. receive: responder and completer */
+	n = engine_rx(e, pkts,
+		      (uint16_t)RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST));
+	e->st.rx_pkts += n;
+	e->work += n;
+	for (uint16_t i = 0; i < n; i++) {
+		engine_rx_one(e, pkts[i]);
+		rte_pktmbuf_free(pkts[i]);
+	}
+
+	/* 2. coalesced ACKs, then new work of every owned QP */
+	now = dpv_engine_now();
+	for (uint32_t i = 0; i < e->nqps; i++) {
+		struct dpv_eqp *qp = e->qps[i];
+		unsigned b = budget;
+
+		dpv_engine_ack_flush(qp);
+		if (qp->state == IBV_QPS_ERR) {
+			dpv_engine_sq_flush(qp);
+			continue;
+		}
+		dpv_engine_comp_timers(qp, now);
+		if (qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD)
+			dpv_engine_requester(qp, &b);
+		dpv_engine_comp_drain(qp);
+	}
+
+	/* 3. send */
+	dpv_engine_tx_flush(e);
+	return e->work;
+}
+
+unsigned
+dpv_engine_progress(struct dpv_engine *e)
+{
+	unsigned r;
+
+	if (!rte_spinlock_trylock(&e->lock))
+		return 0;
+	r = dpv_engine_poll(e, 0);
+	rte_spinlock_unlock(&e->lock);
+	return r;
+}
+
+static void *
+progress_thread(void *arg)
+{
+	struct dpv_engine *e = arg;
+	unsigned idle = 0;
+
+	while (!e->thread_stop) {
+		if (dpv_engine_progress(e) != 0) {
+			idle = 0;
+			continue;
+		}
+		if (++idle < 256) {
+			rte_pause();
+			continue;
+		}
+		rte_delay_us_sleep(e->idle_us);
+	}
+	return NULL;
+}
+
+int
+dpv_engine_thread_start(struct dpv_engine *e, unsigned idle_sleep_us)
+{
+	int ret;
+
+	if (e == NULL)
+		return -EINVAL;
+	if (e->thread_on)
+		return -EALREADY;
+	e->idle_us = idle_sleep_us ? idle_sleep_us : 50;
+	e->thread_stop = false;
+	ret = pthread_create(&e->thread, NULL, progress_thread, e);
+	if (ret)
+		return -ret;
+	pthread_setname_np(e->thread, "dpv-engine");
+	e->thread_on = true;
+	return 0;
+}
+
+void
+dpv_engine_thread_stop(struct dpv_engine *e)
+{
+	if (e == NULL || !e->thread_on)
+		return;
+	e->thread_stop = true;
+	pthread_join(e->thread, NULL);
+	e->thread_on = false;
+}
+
+int
+dpv_engine_stats_get(struct dpv_engine *e, struct dpv_engine_stats *out)
+{
+	if (e == NULL || out == NULL)
+		return -EINVAL;
+	*out = e->st;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ keys */
+
+int
+dpv_engine_key_set(struct dpv_engine *e, uint32_t key,
+		   const struct dpv_engine_key *k)
+{
+	uint32_t idx = dpv_engine_key_index(key);
+
+	if (e == NULL || k == NULL)
+		return -EINVAL;
+	if (e->keys == NULL)
+		return -EOPNOTSUPP;
+	if (idx >= e->max_keys || k->addr + k->length < k->addr ||
+	    k->iova + k->length < k->iova)
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	e->keys[idx] = *k;
+	e->keys[idx].key = key;
+	e->keys[idx].valid = 1;
+	rte_spinlock_unlock(&e->lock);
+	return 0;
+}
+
+int
+dpv_engine_key_clear(struct dpv_engine *e, uint32_t key)
+{
+	uint32_t idx = dpv_engine_key_index(key);
+	int ret = 0;
+
+	if (e == NULL || e->keys == NULL || idx >= e->max_keys)
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	if (!e->keys[idx].valid || e->keys[idx].key != key)
+		ret = -ENOENT;
+	else
+		e->keys[idx].valid = 0;
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}
+
+int
+dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index)
+{
+	int ret = -ENOSPC;
+
+	if (e == NULL || index == NULL || e->keys == NULL)
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	for (uint32_t i = 1; i < e->max_keys; i++) {
+		if (!e->keys[i].valid) {
+			*index = i;
+			ret = 0;
+			break;
+		}
+	}
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}
+
+/* LOCAL_INV and SEND with invalidate (engine thread, lock held). */
+int
+dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn)
+{
+	struct dpv_engine_key *k;
+
+	if (e->key_lookup != NULL)
+		return e->key_invalidate
+			       ? e->key_invalidate(e->key_lookup_arg, key, pdn)
+			       : -EOPNOTSUPP;
+	if (dpv_engine_key_index(key) >= e->max_keys)
+		return -EINVAL;
+	k = &e->keys[dpv_engine_key_index(key)];
+	if (!k->valid || k->key != key || k->pdn != pdn)
+		return -ENOENT;
+	k->valid = 0;
+	return 0;
+}
+
+enum dpv_key_status
+dpv_engine_key_access(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key,
+		      uint64_t va, uint64_t len, uint32_t need, void **host)
+{
+	enum dpv_key_status st;
+
+	if (e->key_lookup != NULL) {
+		struct dpv_engine_key k;
+		bool live =
+			len == 0 || e->key_lookup(e->key_lookup_arg, key, &k);
+
+		st = dpv_key_check_one(live && len ? &k : NULL, key, qp->pdn,
+				       qp->qpn, va, len, need, host);
+		if (len && !live)
+			st = DPV_KEY_BAD_KEY;
+	} else {
+		st = dpv_key_check(e->keys, e->max_keys, key, qp->pdn, qp->qpn,
+				   va, len, need, host);
+	}
+	if (st != DPV_KEY_OK) {
+		e->st.key_errors++;
+		ENGINE_LOG(DEBUG,
+			   "qp %u: key 0x%x va 0x%" PRIx64 " len %" PRIu64
+			   ": %s",
+			   qp->qpn, key, va, len, dpv_key_status_str(st));
+	}
+	return st;
+}
+
+/* ------------------------------------------------------------------- QPs */
+
+struct dpv_eqp *
+dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(e->qp_hash, &qpn, &data) < 0)
+		return NULL;
+	return data;
+}
+
+int
+dpv_engine_qp_create(struct dpv_engine *e,
+		     const struct dpv_engine_qp_init *init)
+{
+	struct dpv_eqp *qp;
+	uint32_t n = 1;
+	int ret = 0;
+
+	if (e == NULL || init == NULL || init->qpn > DPV_ROCE_QPN_MASK)
+		return -EINVAL;
+	if (init->type != IBV_QPT_RC && init->type != IBV_QPT_UC &&
+	    init->type != IBV_QPT_UD)
+		return -EINVAL;
+	if ((init->sq && !init->send_cq) ||
+	    ((init->rq || init->srq) && !init->recv_cq) ||
+	    (init->rq && init->srq))
+		return -EINVAL;
+	while (n < init->max_send_wr)
+		n <<= 1;
+	qp = rte_zmalloc("dpv_eqp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL)
+		return -ENOMEM;
+	qp->swqe = rte_zmalloc("dpv_eswqe", sizeof(*qp->swqe) * n,
+			       RTE_CACHE_LINE_SIZE);
+	if (qp->swqe == NULL) {
+		rte_free(qp);
+		return -ENOMEM;
+	}
+	qp->e = e;
+	qp->nswqe = n;
+	qp->qpn = init->qpn;
+	qp->type = init->type;
+	qp->state = IBV_QPS_RESET;
+	qp->pdn = init->pdn;
+	qp->sq = init->sq;
+	qp->rq = init->srq ? init->srq : init->rq;
+	qp->has_srq = init->srq != NULL;
+	qp->srqn = init->srqn;
+	qp->scq = init->send_cq;
+	qp->rcq = init->recv_cq;
+	qp->sq_sig_all = init->sq_sig_all;
+	qp->mtu = 1024;
+	qp->max_rd_atomic = 1;
+
+	rte_spinlock_lock(&e->lock);
+	if (dpv_engine_qp_lookup(e, qp->qpn) != NULL)
+		ret = -EEXIST;
+	else if (e->nqps == e->max_qps)
+		ret = -ENOSPC;
+	else if (rte_hash_add_key_data(e->qp_hash, &qp->qpn, qp) < 0)
+		ret = -ENOSPC;
+	else
+		e->qps[e->nqps++] = qp;
+	rte_spinlock_unlock(&e->lock);
+	if (ret) {
+		rte_free(qp->swqe);
+		rte_free(qp);
+	}
+	return ret;
+}
+
+/* Forget every in-flight WQE and the transport state (to RESET). */
+static void
+qp_reset(struct dpv_eqp *qp)
+{
+	memset(qp->swqe, 0, sizeof(*qp->swqe) * qp->nswqe);
+	qp->s_head = qp->s_cur = qp->s_tail = 0;
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	dpv_engine_resp_reset(qp);
+	memset(&qp->resp, 0, sizeof(qp->resp));
+}
+
+void
+dpv_engine_qp_to_err(struct dpv_eqp *qp)
+{
+	if (qp->state == IBV_QPS_ERR)
+		return;
+	ENGINE_LOG(DEBUG, "qp %u: to ERR", qp->qpn);
+	qp->state = IBV_QPS_ERR;
+	dpv_engine_sq_flush(qp);
+}
+
+int
+dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
+		     const struct ibv_qp_attr *attr, int mask,
+		     const struct dpv_engine_path *path)
+{
+	struct dpv_eqp *qp;
+	int ret = 0;
+
+	if (e == NULL || attr == NULL)
+		return -EINVAL;
+	if ((mask & IBV_QP_AV) && path == NULL)
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp == NULL) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		qp_reset(qp);
+		qp->state = IBV_QPS_RESET;
+		goto out;
+	}
+	if (mask & IBV_QP_PATH_MTU) {
+		uint32_t b = dpv_mtu_bytes(attr->path_mtu);
+
+		if (b)
+			qp->mtu = b;
+	}
+	if (mask & IBV_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IBV_QP_RQ_PSN)
+		qp->resp.epsn = attr->rq_psn & DPV_ROCE_PSN_MASK;
+	if (mask & IBV_QP_SQ_PSN) {
+		qp->req.psn = attr->sq_psn & DPV_ROCE_PSN_MASK;
+		qp->comp.psn = qp->req.psn;
+	}
+	if (mask & IBV_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num & DPV_ROCE_QPN_MASK;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IBV_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic =
+			attr->max_rd_atomic ? attr->max_rd_atomic : 1;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IBV_QP_AV) {
+		qp->path = *path;
+		if (qp->path.udp_sport == 0)
+			qp->path.udp_sport = dpv_roce_udp_sport_rxe(qp->qpn);
+	}
+	/* a packet must fit one mbuf: worst case VLAN + IPv6 + RETH */
+	if (qp->mtu > e->mbuf_room - 104) {
+		uint32_t m = 256;
+
+		while (m * 2 <= e->mbuf_room - 104)
+			m *= 2;
+		ENGINE_LOG(WARNING,
+			   "qp %u: path MTU %u does not fit an mbuf, using %u",
+			   qp->qpn, qp->mtu, m);
+		qp->mtu = m;
+	}
+	if (mask & IBV_QP_STATE) {
+		enum ibv_qp_state next = attr->qp_state;
+
+		if (next == IBV_QPS_ERR) {
+			dpv_engine_qp_to_err(qp);
+		} else {
+			if (next == IBV_QPS_RTS && qp->state != IBV_QPS_RTS &&
+			    qp->state != IBV_QPS_SQD) {
+				qp->comp.retry_left = qp->retry_cnt;
+				qp->comp.rnr_left = qp->rnr_retry;
+			}
+			qp->state = next;
+		}
+	}
+out:
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}
+
+int
+dpv_engine_qp_state(struct dpv_engine *e, uint32_t qpn)
+{
+	struct dpv_eqp *qp;
+	int ret;
+
+	if (e == NULL)
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	ret = qp ? (int)qp->state : -ENOENT;
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}
+
+int
+dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
+{
+	struct dpv_eqp *qp;
+
+	if (e == NULL)
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp == NULL) {
+		rte_spinlock_unlock(&e->lock);
+		return -ENOENT;
+	}
+	rte_hash_del_key(e->qp_hash, &qpn);
+	for (uint32_t i = 0; i < e->nqps; i++) {
+		if (e->qps[i] == qp) {
+			e->qps[i] = e->qps[--e->nqps];
+			break;
+		}
+	}
+	rte_spinlock_unlock(&e->lock);
+	rte_free(qp->swqe);
+	rte_free(qp);
+	return 0;
+}
+
+/* ----------------------------------------------------------- completions */
+
+int
+dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
+	       enum ibv_wc_status status, enum ibv_wc_opcode opcode,
+	       uint32_t byte_len, uint32_t imm_be, uint32_t src_qp,
+	       unsigned wc_flags)
+{
+	struct dpv_mlx5_cq *cq = recv ? qp->rcq : qp->scq;
+	struct dpv_cqe_info ci = {
+		.status = status,
+		.opcode = opcode,
+		.is_recv = recv,
+		.qpn = qp->qpn,
+		.wqe_counter = wqe_idx,
+		.byte_len = byte_len,
+		.imm_data = imm_be,
+		.invalidated_rkey = (wc_flags & IBV_WC_WITH_INV) ? imm_be : 0,
+		.src_qp = src_qp,
+		.wc_flags = wc_flags,
+	};
+	int ret;
+
+	if (recv && qp->has_srq)
+		ci.srqn = qp->srqn;
+	if (wc_flags & IBV_WC_WITH_INV)
+		ci.imm_data = 0;
+	ret = dpv_mlx5_cq_push(cq, &ci);
+	if (ret) {
+		ENGINE_LOG(WARNING, "qp %u: CQ overrun", qp->qpn);
+		return -ret;
+	}
+	qp->e->st.cqes++;
+	qp->e->work++;
+	if (qp->e->cq_event != NULL && dpv_mlx5_cq_should_notify(cq))
+		qp->e->cq_event(qp->e->cq_event_arg, cq);
+	return 0;
+}

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completer: ACKs, NAKs, READ responses and atomic ACKs -> WQE states ->
+ * CQEs in order. Go-back-N retransmission on timeout or PSN sequence NAK
+ * (retry_cnt), RNR waits (rnr_retry, 7 = forever), error completions that
+ * move the QP to ERR and flush it.
+ */
+#include <string.h>
+
+#include "engine_int.h"
+#include "mlx5_ring.h"
+
+#define COMP_STATES(X)                                                         \
+	X(COMP_GET_WQE)                                                        \
+	X(COMP_CHECK_PSN)                                                      \
+	X(COMP_CHECK_ACK)                                                      \
+	X(COMP_READ)                                                           \
+	X(COMP_ATOMIC)                                                         \
+	X(COMP_ACK_WQE)                                                        \
+	X(COMP_RETRY)                                                          \
+	X(COMP_RNR)                                                            \
+	X(COMP_ERROR)                                                          \
+	X(COMP_DONE)
+
+enum comp_state {
+#define X(s) s,
+	COMP_STATES(X)
+#undef X
+};
+
+static const char *const comp_state_name[] = {
+#define X(s) #s,
+	COMP_STATES(X)
+#undef X
+};
+
+static enum ibv_wc_opcode
+wc_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case IBV_WR_BIND_MW:
+		return IBV_WC_BIND_MW;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+static bool
+is_rd_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Oldest WQE that went (partly) on the wire and is not finished. */
+static uint32_t
+oldest_outstanding(struct dpv_eqp *qp)
+{
+	uint32_t i;
+
+	for (i = qp->s_tail; i != qp->s_cur; i++) {
+		struct dpv_eswqe *w = swqe_at(qp, i);
+
+		if (w->state == SWQE_SENT ||
+		    (w->state == SWQE_PENDING && w->sent > 0))
+			return i;
+		if (w->state == SWQE_PENDING || w->state == SWQE_ERROR)
+			break;
+	}
+	return i;
+}
+
+static bool
+any_outstanding(struct dpv_eqp *qp)
+{
+	for (uint32_t i = qp->s_tail; i != qp->s_head; i++) {
+		struct dpv_eswqe *w = swqe_at(qp, i);
+
+		if (w->state == SWQE_SENT ||
+		    (w->state == SWQE_PENDING && w->sent > 0))
+			return true;
+	}
+	return false;
+}
+
+/* Go back to WQE index i: everything from it is sent again. */
+static void
+rewind_to(struct dpv_eqp *qp, uint32_t i)
+{
+	struct dpv_eswqe *w = swqe_at(qp, i);
+
+	for (uint32_t j = i; j != qp->s_cur; j++) {
+		struct dpv_eswqe *x = swqe_at(qp, j);
+
+		if (x->state == SWQE_SENT || x->state == SWQE_PENDING) {
+			x->state = SWQE_PENDING;
+			x->sent = 0;
+		}
+	}
+	if (qp->s_cur != i)
+		qp->e->st.retransmits++;
+	qp->s_cur = i;
+	qp->req.rd_out = 0;
+	if (w->checked)
+		qp->comp.psn = w->first_psn;
+	qp->comp.deadline = 0;
+}
+
+static void
+restart_timer(struct dpv_eqp *qp)
+{
+	struct dpv_engine *e = qp->e;
+
+	if (qp->timeout && any_outstanding(qp))
+		qp->comp.deadline =
+			dpv_engine_now() +
+			dpv_ack_timeout_ns(qp->timeout) * e->hz / 1000000000ull;
+	else
+		qp->comp.deadline = 0;
+}
+
+/* Scatter a READ response into the WQE's SGEs at byte offset off. */
+static void
+scatter(struct dpv_eswqe *w, uint64_t off, const uint8_t *src, uint32_t len)
+{
+	for (uint32_t i = 0; i < w->wr.num_sge && len; i++) {
+		uint32_t l = w->wr.sg_list[i].length;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		uint32_t n = RTE_MIN(len, (uint32_t)(l - off));
+
+		memcpy(w->host[i] + off, src, n);
+		src += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+static enum ibv_wc_status
+nak_status(uint8_t code)
+{
+	switch (code) {
+	case AETH_NAK_INV_REQ:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case AETH_NAK_REM_ACCESS:
+		return IBV_WC_REM_ACCESS_ERR;
+	case AETH_NAK_REM_OP:
+		return IBV_WC_REM_OP_ERR;
+	default:
+		return IBV_WC_BAD_RESP_ERR;
+	}
+}
+
+void
+dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
+{
+	enum comp_state state = COMP_GET_WQE;
+	struct dpv_eswqe *w = NULL;
+	enum ibv_wc_status st = IBV_WC_SUCCESS;
+	uint8_t type = pkt->syndrome & AETH_TYPE_MASK;
+	bool progress = false;
+	uint32_t idx = 0;
+
+	if (qp->type != IBV_QPT_RC || !(pkt->flags & DPV_OPF_RESP))
+		return;
+	qp->e->st.acks_rcvd++;
+	for (;;) {
+		ENGINE_LOG(DEBUG, "qp %u comp %s psn %u", qp->qpn,
+			   comp_state_name[state], pkt->psn);
+		switch (state) {
+		case COMP_GET_WQE:
+			idx = oldest_outstanding(qp);
+			if (idx == qp->s_cur) {
+				state = COMP_DONE; /* nothing waits: stale */
+				break;
+			}
+			w = swqe_at(qp, idx);
+			state = COMP_CHECK_PSN;
+			break;
+		case COMP_CHECK_PSN:
+			/* responses older than what we wait for are duplicates
+			 */
+			if (dpv_psn_cmp(pkt->psn, qp->comp.psn) < 0) {
+				state = COMP_DONE;
+				break;
+			}
+			/* a response beyond w: w's own response was lost (READ,
+			 * atomic) or w is implicitly acknowledged (SEND, WRITE)
+			 */
+			if (dpv_psn_cmp(pkt->psn, w->last_psn) > 0) {
+				state = is_rd_atomic(w->wr.opcode)
+						? COMP_RETRY
+						: COMP_ACK_WQE;
+				break;
+			}
+			state = COMP_CHECK_ACK;
+			break;
+		case COMP_ACK_WQE:
+			w->state = SWQE_DONE;
+			qp->comp.psn = dpv_psn_add(w->last_psn, 1);
+			progress = true;
+			state = COMP_GET_WQE;
+			break;
+		case COMP_CHECK_ACK:
+			/* the packet's PSN is inside w */
+			if (pkt->flags & DPV_OPF_READ_RESP) {
+				state = w->wr.opcode == IBV_WR_RDMA_READ
+						? COMP_READ
+						: COMP_DONE;
+				break;
+			}
+			if (pkt->flags & DPV_OPF_ATOMIC_ACK) {
+				state = (w->wr.opcode ==
+						 IBV_WR_ATOMIC_CMP_AND_SWP ||
+					 w->wr.opcode ==
+						 IBV_WR_ATOMIC_FETCH_AND_ADD)
+						? COMP_ATOMIC
+						: COMP_DONE;
+				break;
+			}
+			if (type == AETH_ACK) {
+				/* ACK of the last packet of a SEND/WRITE; an
+				 * ACK in the middle, or of a READ, tells
+				 * nothing new */
+				state = !is_rd_atomic(w->wr.opcode) &&
+							pkt->psn == w->last_psn
+						? COMP_ACK_WQE
+						: COMP_DONE;
+				break;
+			}
+			if (type == AETH_RNR) {
+				state = COMP_RNR;
+				break;
+			}
+			if (type == AETH_NAK &&
+			    (pkt->syndrome & 0x1f) == AETH_NAK_PSN_SEQ) {
+				qp->e->st.seq_naks_rcvd++;
+				state = COMP_RETRY;
+				break;
+			}
+			st = nak_status(pkt->syndrome & 0x1f);
+			state = COMP_ERROR;
+			break;
+		case COMP_READ: {
+			uint32_t k =
+				(uint32_t)dpv_psn_cmp(pkt->psn, w->first_psn);
+			uint64_t off = (uint64_t)k * qp->mtu;
+			uint64_t want;
+
+			if (pkt->psn != qp->comp.psn || k >= w->npkts) {
+				state = COMP_RETRY; /* out of order */
+				break;
+			}
+			want = RTE_MIN((uint64_t)qp->mtu,
+				       w->wr.total_len - off);
+			if (pkt->paylen != want) {
+				st = IBV_WC_BAD_RESP_ERR;
+				state = COMP_ERROR;
+				break;
+			}
+			scatter(w, off, pkt->payload, pkt->paylen);
+			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
+			progress = true;
+			if (pkt->psn == w->last_psn)
+				w->state = SWQE_DONE;
+			state = COMP_DONE;
+			break;
+		}
+		case COMP_ATOMIC: {
+			uint64_t v = pkt->orig;
+
+			if (pkt->psn != w->first_psn) {
+				state = COMP_RETRY;
+				break;
+			}
+			memcpy(w->host[0], &v, sizeof(v));
+			w->state = SWQE_DONE;
+			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
+			progress = true;
+			state = COMP_DONE;
+			break;
+		}
+		case COMP_RETRY:
+			if (w->state == SWQE_PENDING && w->sent == 0) {
+				state = COMP_DONE; /* already going again */
+				break;
+			}
+			if (qp->comp.retry_left == 0) {
+				st = IBV_WC_RETRY_EXC_ERR;
+				state = COMP_ERROR;
+				break;
+			}
+			qp->comp.retry_left--;
+			rewind_to(qp, idx);
+			state = COMP_DONE;
+			break;
+		case COMP_RNR:
+			qp->e->st.rnr_naks_rcvd++;
+			if (qp->comp.rnr_left == 0) {
+				st = IBV_WC_RNR_RETRY_EXC_ERR;
+				state = COMP_ERROR;
+				break;
+			}
+			if (qp->rnr_retry != 7)
+				qp->comp.rnr_left--;
+			rewind_to(qp, idx);
+			qp->comp.rnr_until = dpv_engine_now() +
+					     (uint64_t)dpv_rnr_timer_us(
+						     pkt->syndrome & 0x1f) *
+						     qp->e->hz / 1000000ull;
+			if (qp->comp.rnr_until == 0)
+				qp->comp.rnr_until = 1;
+			state = COMP_DONE;
+			break;
+		case COMP_ERROR:
+			w->state = SWQE_ERROR;
+			w->status = st;
+			/* nothing after it is sent any more */
+			qp->s_cur = idx + 1;
+			state = COMP_DONE;
+			break;
+		case COMP_DONE:
+			if (progress) {
+				qp->comp.retry_left = qp->retry_cnt;
+				qp->comp.rnr_left = qp->rnr_retry;
+				restart_timer(qp);
+			}
+			dpv_engine_comp_drain(qp);
+			return;
+		}
+	}
+}
+
+/* Retransmission timer. */
+void
+dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
+{
+	uint32_t idx;
+
+	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
+		return;
+	qp->comp.deadline = 0;
+	idx = oldest_outstanding(qp);
+	if (idx == qp->s_cur)
+		return;
+	ENGINE_LOG(DEBUG, "qp %u: ACK timeout, psn %u", qp->qpn, qp->comp.psn);
+	if (qp->comp.retry_left == 0) {
+		struct dpv_eswqe *w = swqe_at(qp, idx);
+
+		w->state = SWQE_ERROR;
+		w->status = IBV_WC_RETRY_EXC_ERR;
+		qp->s_cur = idx + 1;
+		dpv_engine_comp_drain(qp);
+		return;
+	}
+	qp->comp.retry_left--;
+	rewind_to(qp, idx);
+}
+
+/* Complete finished WQEs in order; an error moves the QP to ERR. */
+void
+dpv_engine_comp_drain(struct dpv_eqp *qp)
+{
+	while (qp->s_tail != qp->s_cur) {
+		struct dpv_eswqe *w = swqe_at(qp, qp->s_tail);
+		bool err = w->state == SWQE_ERROR;
+
+		if (w->state != SWQE_DONE && !err)
+			break;
+		if (err || qp->sq_sig_all ||
+		    (w->wr.flags & DPV_WR_F_SIGNALED)) {
+			uint32_t len = (uint32_t)w->wr.total_len;
+
+			if (w->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			    w->wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+				len = 8;
+			dpv_engine_cqe(qp, false, w->wr.wqe_index,
+				       err ? (enum ibv_wc_status)w->status
+					   : IBV_WC_SUCCESS,
+				       wc_opcode(w->wr.opcode), len, 0, 0, 0);
+		}
+		if (is_rd_atomic(w->wr.opcode) && qp->req.rd_out > 0 &&
+		    w->sent > 0)
+			qp->req.rd_out--;
+		dpv_mlx5_sq_retire(qp->sq, &w->wr);
+		w->state = SWQE_FREE;
+		qp->s_tail++;
+		if (err) {
+			ENGINE_LOG(DEBUG, "qp %u: error completion, status %u",
+				   qp->qpn, w->status);
+			dpv_engine_qp_to_err(qp);
+			return;
+		}
+	}
+}
+
+/* QP in ERR: every outstanding WQE completes with IBV_WC_WR_FLUSH_ERR. */
+void
+dpv_engine_sq_flush(struct dpv_eqp *qp)
+{
+	if (qp->sq != NULL) {
+		dpv_mlx5_flush(&qp->sq->wq, qp->scq, qp->qpn);
+		qp->s_tail = qp->s_cur = qp->s_head;
+		qp->req.rd_out = 0;
+		qp->comp.deadline = 0;
+		qp->comp.rnr_until = 0;
+	}
+	if (qp->rq != NULL) {
+		if (!qp->has_srq) {
+			dpv_mlx5_flush(&qp->rq->wq, qp->rcq, qp->qpn);
+		} else if (qp->resp.have_rwqe) {
+			dpv_engine_cqe(qp, true, qp->resp.rwqe.wr.wqe_index,
+				       IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, 0,
+				       0, 0);
+		}
+		qp->resp.have_rwqe = false;
+	}
+}

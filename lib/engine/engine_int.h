@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_ENGINE_INT_H
+#define DPV_ENGINE_INT_H
+
+/*
+ * Engine internals: the engine, its QP contexts, the engine's own copy of
+ * work requests, the decoded packet, and the functions the parts share.
+ * Only engine_*.c include this.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "dpv_engine.h"
+#include "dpv_roce_hdr.h"
+#include "dpv_roce_opcode.h"
+#include "dpv_wr.h"
+
+extern int dpv_logtype_engine;
+#define ENGINE_LOG(level, fmt, ...)                                            \
+	rte_log(RTE_LOG_##level, dpv_logtype_engine, "engine: " fmt "\n",      \
+		##__VA_ARGS__)
+
+#define DPV_ENGINE_TX_BURST   64
+#define DPV_ENGINE_DEF_BUDGET 32
+
+/* Opcodes and their flags: lib/roce's table (dpv_roce_opcode()). */
+#define OPF(op) (dpv_roce_opcode(op)->mask)
+
+/* AETH syndromes */
+#define AETH_ACK	    0x00
+#define AETH_RNR	    0x20
+#define AETH_NAK	    0x60
+#define AETH_TYPE_MASK	    0xe0
+#define AETH_NAK_PSN_SEQ    0
+#define AETH_NAK_INV_REQ    1
+#define AETH_NAK_REM_ACCESS 2
+#define AETH_NAK_REM_OP	    3
+#define AETH_CREDIT_INVALID 0x1f /* what rxe sends: no credit information */
+
+/* ------------------------------------------------------ decoded packet */
+
+struct dpv_epkt {
+	struct rte_mbuf *m;
+	uint32_t flags; /* dpv_engine_opflags[opcode] */
+	uint8_t opcode;
+	bool se, ackreq;
+	uint8_t pad;
+	uint32_t dqpn, psn;
+	/* RETH / AtomicETH */
+	uint64_t va;
+	uint32_t rkey, dmalen;
+	uint64_t swap_add, compare;
+	/* AETH / AtomicAckETH */
+	uint8_t syndrome;
+	uint32_t msn;
+	uint64_t orig;
+	/* DETH */
+	uint32_t qkey, src_qp;
+	/* ImmDt (network order, as the wire and ibv_wc carry it) / IETH */
+	uint32_t imm_be;
+	uint32_t ieth_rkey;
+	/* payload */
+	uint8_t *payload;
+	uint32_t paylen;
+	/* network headers, for UD GRHs and replies */
+	bool ipv4;
+	uint8_t *l3; /* IPv4 or IPv6 header */
+	uint8_t smac[6];
+	uint8_t dmac[6];
+	uint8_t sgid[16]; /* sender */
+	uint8_t dgid[16];
+	uint16_t udp_sport;
+};
+
+/* Header fields the builder writes after the BTH (zero = absent). */
+struct dpv_ehdr {
+	uint8_t opcode;
+	bool se, ackreq;
+	uint32_t dqpn, psn;
+	uint64_t va;
+	uint32_t rkey, dmalen;
+	uint64_t swap_add, compare;
+	uint8_t syndrome;
+	uint32_t msn;
+	uint64_t orig;
+	uint32_t qkey, src_qp;
+	uint32_t imm_be;
+	uint32_t ieth_rkey;
+};
+
+/* ------------------------------------------------- engine work requests */
+
+enum dpv_eswqe_state {
+	SWQE_FREE = 0,
+	SWQE_PENDING, /* fetched, packets still to send */
+	SWQE_SENT,    /* all packets out, waiting for the ACK/response */
+	SWQE_DONE,    /* acknowledged: complete it in order */
+	SWQE_ERROR,   /* complete with status, then QP to ERR */
+};
+
+/* A fetched send WQE as the requester and completer share it. */
+struct dpv_eswqe {
+	struct dpv_wr wr; /* decoded by the ring (kept for retire) */
+	uint8_t *host[DPV_WR_MAX_SGE]; /* checked process address per SGE */
+	uint8_t state;		       /* enum dpv_eswqe_state */
+	bool checked;		       /* local keys checked, host[] valid */
+	uint32_t first_psn, last_psn, npkts;
+	uint32_t sent;	 /* packets sent */
+	uint32_t status; /* enum ibv_wc_status when SWQE_ERROR */
+	uint64_t orig;	 /* atomic: value returned */
+};
+
+/* The receive WQE the responder is filling. */
+struct dpv_erwqe {
+	struct dpv_recv_wr wr;
+	uint8_t *host[DPV_WR_MAX_SGE];
+};
+
+/* ---------------------------------------------------------- QP context */
+
+struct dpv_eqp {
+	struct dpv_engine *e;
+	uint32_t qpn;
+	enum ibv_qp_type type;
+	enum ibv_qp_state state;
+	uint32_t pdn;
+	struct dpv_mlx5_sq *sq;
+	struct dpv_mlx5_rq *rq; /* rq or srq */
+	bool has_srq;
+	uint32_t srqn;
+	struct dpv_mlx5_cq *scq, *rcq;
+	bool sq_sig_all;
+
+	/* attributes (modify_qp) */
+	struct dpv_engine_path path;
+	uint32_t dest_qpn;
+	uint32_t qkey;
+	uint32_t mtu;
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint32_t access;
+
+	/* send work: ring of size nswqe (power of 2) */
+	struct dpv_eswqe *swqe;
+	uint32_t nswqe;
+	uint32_t s_head; /* next slot to fetch into */
+	uint32_t s_cur;	 /* next WQE the requester sends from */
+	uint32_t s_tail; /* oldest WQE not completed */
+
+	struct {
+		uint32_t psn;	 /* next PSN to assign */
+		uint32_t rd_out; /* READ/ATOMIC WQEs sent, not completed */
+	} req;
+	struct {
+		uint32_t psn; /* next PSN expected in a response */
+		uint8_t retry_left, rnr_left;
+		uint64_t deadline;  /* retransmission timer (tsc), 0 = off */
+		uint64_t rnr_until; /* RNR wait end (tsc), 0 = none */
+	} comp;
+	struct {
+		uint32_t epsn; /* next expected request PSN */
+		uint32_t msn;
+		bool nak_sent;	/* sequence NAK sent, waiting for epsn */
+		bool have_rwqe; /* a receive WQE is being filled */
+		bool drop_msg;	/* UC: rest of the message is dropped */
+		struct dpv_erwqe rwqe;
+		uint64_t rcv_off; /* bytes placed in rwqe so far */
+		uint8_t *wr_host; /* RDMA WRITE cursor */
+		uint64_t wr_left;
+		uint32_t wr_len; /* DMA length of the WRITE in progress */
+		uint8_t cur_op;	 /* message in progress: 1 SEND, 2 WRITE */
+		struct dpv_ack_state ack;
+		uint8_t ack_syndrome; /* of the owed ACK */
+		/* last atomic results, for duplicate atomics */
+		uint32_t atomic_psn[4];
+		uint64_t atomic_orig[4];
+		bool atomic_valid[4];
+		uint32_t atomic_next;
+	} resp;
+};
+
+/* --------------------------------------------------------------- engine */
+
+#define DPV_ENGINE_NEIGH 64
+
+/* A learned neighbour: IP (as a GID) -> MAC. */
+struct dpv_eneigh {
+	uint8_t gid[16];
+	uint8_t mac[6];
+	bool valid;
+	uint64_t tsc;
+};
+
+struct dpv_engine {
+	rte_spinlock_t lock;
+	struct dpv_port *port;
+	uint16_t rxq, txq;
+	struct rte_mempool *mp;
+	struct rte_ring *loop; /* internal loopback wire (port == NULL) */
+	uint8_t mac[6];
+	uint8_t gid[16]; /* UD source GID without a port */
+	uint16_t ip_id;
+	uint32_t mbuf_room; /* bytes of data room per mbuf */
+
+	struct dpv_engine_key *keys;
+	uint32_t max_keys;
+	bool (*key_lookup)(void *arg, uint32_t key, struct dpv_engine_key *out);
+	void *key_lookup_arg;
+	int (*key_invalidate)(void *arg, uint32_t key, uint32_t pdn);
+
+	struct rte_hash *qp_hash;
+	struct dpv_eqp **qps; /* owned QPs, for the send scan and timers */
+	uint32_t nqps, max_qps;
+
+	struct rte_mbuf *tx[DPV_ENGINE_TX_BURST];
+	uint16_t ntx;
+	unsigned work;		   /* work done in this iteration */
+	uint32_t loss_n, loss_cnt; /* fault injection */
+	pthread_t thread;
+	bool thread_on;
+	volatile bool thread_stop;
+	unsigned idle_us;
+	uint64_t hz;
+
+	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);
+	void *cq_event_arg;
+
+	struct dpv_eneigh neigh[DPV_ENGINE_NEIGH];
+	uint64_t neigh_next_query; /* UD: rate limit of ARP/ND queries */
+
+	struct dpv_engine_stats st;
+};
+
+/* engine.c */
+struct dpv_eqp *dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn);
+void dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m);
+void dpv_engine_tx_flush(struct dpv_engine *e);
+enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,
+					  struct dpv_eqp *qp, uint32_t key,
+					  uint64_t va, uint64_t len,
+					  uint32_t need, void **host);
+void dpv_engine_qp_to_err(struct dpv_eqp *qp);
+int dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn);
+int dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
+		   enum ibv_wc_status status, enum ibv_wc_opcode opcode,
+		   uint32_t byte_len, uint32_t imm_be, uint32_t src_qp,
+		   unsigned wc_flags);
+uint64_t dpv_engine_now(void);
+
+/* engine_wire.c */
+int dpv_engine_parse(struct dpv_engine *e, struct rte_mbuf *m,
+		     struct dpv_epkt *pkt);
+struct rte_mbuf *dpv_engine_build(struct dpv_engine *e,
+				  const struct dpv_engine_path *path,
+				  uint16_t udp_sport, const struct dpv_ehdr *h,
+				  uint32_t paylen, uint8_t **payload);
+void dpv_engine_finish(struct rte_mbuf *m);
+uint32_t dpv_engine_max_payload(struct dpv_engine *e,
+				const struct dpv_engine_path *path,
+				uint8_t opcode);
+
+/* engine_neigh.c */
+bool dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m);
+bool dpv_engine_neigh_cached(struct dpv_engine *e, const uint8_t gid[16],
+			     uint8_t mac[6]);
+int dpv_engine_neigh_query(struct dpv_engine *e, const uint8_t gid[16]);
+
+/* engine_req.c */
+void dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget);
+void dpv_engine_sq_fetch(struct dpv_eqp *qp);
+
+/* engine_resp.c */
+void dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt);
+void dpv_engine_ack_flush(struct dpv_eqp *qp);
+void dpv_engine_resp_reset(struct dpv_eqp *qp);
+
+/* engine_comp.c */
+void dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt);
+void dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now);
+void dpv_engine_comp_drain(struct dpv_eqp *qp);
+void dpv_engine_sq_flush(struct dpv_eqp *qp);
+
+static inline struct dpv_eswqe *
+swqe_at(struct dpv_eqp *qp, uint32_t i)
+{
+	return &qp->swqe[i & (qp->nswqe - 1)];
+}
+
+#endif

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requester: send WQEs -> request packets. Segmentation to the path MTU,
+ * PSN assignment, AckReq on the last packet of RC requests, the READ /
+ * atomic outstanding limit and fences. It talks to the completer only
+ * through the WQE state (PENDING -> SENT -> DONE / ERROR) and s_cur.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ether.h>
+
+#include "engine_int.h"
+#include "dpv_port.h"
+#include "dpv_roce_gid.h"
+#include "mlx5_ring.h"
+
+#define REQ_STATES(X)                                                          \
+	X(REQ_NEXT_WQE)                                                        \
+	X(REQ_CHECK_WQE)                                                       \
+	X(REQ_LOCAL_OP)                                                        \
+	X(REQ_SEND_PKT)                                                        \
+	X(REQ_WQE_SENT)                                                        \
+	X(REQ_WAIT)                                                            \
+	X(REQ_ERROR)
+
+enum req_state {
+#define X(s) s,
+	REQ_STATES(X)
+#undef X
+};
+
+static const char *const req_state_name[] = {
+#define X(s) #s,
+	REQ_STATES(X)
+#undef X
+};
+
+static bool
+is_rd_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Pull newly posted WQEs from the ring while there is room. */
+void
+dpv_engine_sq_fetch(struct dpv_eqp *qp)
+{
+	while (qp->sq && qp->s_head - qp->s_tail < qp->nswqe) {
+		struct dpv_eswqe *w = swqe_at(qp, qp->s_head);
+
+		memset(w, 0, offsetof(struct dpv_eswqe, wr) + sizeof(w->wr));
+		if (!dpv_mlx5_sq_fetch(qp->sq, &w->wr))
+			break;
+		w->state = SWQE_PENDING;
+		w->sent = 0;
+		w->checked = false;
+		w->npkts = 0;
+		qp->s_head++;
+	}
+}
+
+/* Check the local SGEs of a WQE once; fill host[]. */
+static enum ibv_wc_status
+check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
+{
+	uint32_t need = 0;
+
+	if (w->wr.flags & DPV_WR_F_INLINE)
+		return IBV_WC_SUCCESS;
+	if (is_rd_atomic(w->wr.opcode))
+		need = IBV_ACCESS_LOCAL_WRITE;
+	for (uint32_t i = 0; i < w->wr.num_sge; i++) {
+		const struct dpv_sge *s = &w->wr.sg_list[i];
+		void *host = NULL;
+
+		if (dpv_engine_key_access(qp->e, qp, s->lkey, s->addr,
+					  s->length, need, &host) != DPV_KEY_OK)
+			return IBV_WC_LOC_PROT_ERR;
+		w->host[i] = host;
+	}
+	if ((w->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	     w->wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+	    (w->wr.num_sge != 1 || w->wr.sg_list[0].length < 8))
+		return IBV_WC_LOC_LEN_ERR;
+	return IBV_WC_SUCCESS;
+}
+
+/* Copy len bytes at offset off of the WQE's data (inline or SGEs). */
+static void
+gather(const struct dpv_eswqe *w, uint64_t off, uint8_t *dst, uint32_t len)
+{
+	if (w->wr.flags & DPV_WR_F_INLINE) {
+		for (int i = 0; i < 2 && len; i++) {
+			uint32_t l = w->wr.inl[i].len;
+
+			if (off >= l) {
+				off -= l;
+				continue;
+			}
+			uint32_t n = RTE_MIN(len, (uint32_t)(l - off));
+
+			memcpy(dst, (const uint8_t *)w->wr.inl[i].addr + off,
+			       n);
+			dst += n;
+			len -= n;
+			off = 0;
+		}
+		return;
+	}
+	for (uint32_t i = 0; i < w->wr.num_sge && len; i++) {
+		uint32_t l = w->wr.sg_list[i].length;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		uint32_t n = RTE_MIN(len, (uint32_t)(l - off));
+
+		memcpy(dst, w->host[i] + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+/* Opcode of packet k of the WQE (RC numbering; UC/UD add their base). */
+static uint8_t
+req_opcode(const struct dpv_eswqe *w, uint32_t k)
+{
+	bool first = k == 0, last = k + 1 == w->npkts;
+	enum ibv_wr_opcode op = w->wr.opcode;
+
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			return op == IBV_WR_RDMA_WRITE
+				       ? DPV_ROCE_OP_WRITE_ONLY
+				       : DPV_ROCE_OP_WRITE_ONLY_IMM;
+		if (first)
+			return DPV_ROCE_OP_WRITE_FIRST;
+		if (!last)
+			return DPV_ROCE_OP_WRITE_MIDDLE;
+		return op == IBV_WR_RDMA_WRITE ? DPV_ROCE_OP_WRITE_LAST
+					       : DPV_ROCE_OP_WRITE_LAST_IMM;
+	case IBV_WR_RDMA_READ:
+		return DPV_ROCE_OP_READ_REQUEST;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return DPV_ROCE_OP_CMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return DPV_ROCE_OP_FETCH_ADD;
+	default:
+		break;
+	}
+	if (first && last)
+		return op == IBV_WR_SEND_WITH_IMM   ? DPV_ROCE_OP_SEND_ONLY_IMM
+		       : op == IBV_WR_SEND_WITH_INV ? DPV_ROCE_OP_SEND_ONLY_INV
+						    : DPV_ROCE_OP_SEND_ONLY;
+	if (first)
+		return DPV_ROCE_OP_SEND_FIRST;
+	if (!last)
+		return DPV_ROCE_OP_SEND_MIDDLE;
+	return op == IBV_WR_SEND_WITH_IMM   ? DPV_ROCE_OP_SEND_LAST_IMM
+	       : op == IBV_WR_SEND_WITH_INV ? DPV_ROCE_OP_SEND_LAST_INV
+					    : DPV_ROCE_OP_SEND_LAST;
+}
+
+/* Which operations a QP type may post. */
+static bool
+op_allowed(enum ibv_qp_type t, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return t != IBV_QPT_UD;
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return t == IBV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+/* The network path of a UD WQE: AH fields + our addresses. */
+static int
+ud_path(struct dpv_eqp *qp, const struct dpv_eswqe *w,
+	struct dpv_engine_path *p)
+{
+	struct dpv_engine *e = qp->e;
+	const struct dpv_wr_ud *ud = &w->wr.ud;
+
+	memset(p, 0, sizeof(*p));
+	memcpy(p->smac, e->mac, 6);
+	memcpy(p->dmac, ud->dmac, 6);
+	memcpy(p->dgid, ud->dgid, 16);
+	/* an AH made without a known neighbour: resolve it here, the WQE
+	 * waits (an ARP request / solicitation every 200 ms) */
+	if (e->port != NULL &&
+	    rte_is_zero_ether_addr((const struct rte_ether_addr *)p->dmac) &&
+	    !dpv_engine_neigh_cached(e, ud->dgid, p->dmac)) {
+		uint64_t now = dpv_engine_now();
+
+		if (now >= e->neigh_next_query) {
+			dpv_engine_neigh_query(e, ud->dgid);
+			e->neigh_next_query = now + e->hz / 5;
+		}
+		return -1;
+	}
+	if (e->port != NULL) {
+		if (dpv_port_gid(e->port, ud->sgid_index, p->sgid) != 0)
+			return -1;
+	} else {
+		memcpy(p->sgid, e->gid, 16);
+	}
+	p->traffic_class = ud->traffic_class;
+	p->hop_limit = ud->hop_limit;
+	p->flow_label = ud->flow_label;
+	p->udp_sport =
+		ud->udp_sport ? ud->udp_sport : dpv_roce_udp_sport_rxe(qp->qpn);
+	return 0;
+}
+
+/* Build and queue packet w->sent of the WQE. */
+static int
+send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
+{
+	struct dpv_engine *e = qp->e;
+	struct dpv_engine_path udp;
+	const struct dpv_engine_path *path = &qp->path;
+	uint32_t k = w->sent, paylen = 0;
+	uint64_t off = (uint64_t)k * qp->mtu;
+	struct dpv_ehdr h = {0};
+	struct rte_mbuf *m;
+	uint8_t *payload;
+	uint32_t fl;
+
+	h.opcode = req_opcode(w, k);
+	if (qp->type == IBV_QPT_UC)
+		h.opcode |= DPV_ROCE_TR_UC;
+	else if (qp->type == IBV_QPT_UD)
+		h.opcode |= DPV_ROCE_TR_UD;
+	fl = OPF(h.opcode);
+	h.psn = dpv_psn_add(w->first_psn, k);
+	h.dqpn = qp->dest_qpn;
+	h.ackreq = qp->type == IBV_QPT_RC && (fl & DPV_OPF_LAST);
+	h.se = (w->wr.flags & DPV_WR_F_SOLICITED) && (fl & DPV_OPF_LAST);
+	if (fl & DPV_OPF_PAYLOAD)
+		paylen = (uint32_t)RTE_MIN((uint64_t)qp->mtu,
+					   w->wr.total_len - off);
+	if (fl & DPV_OPF_RETH) {
+		h.va = w->wr.remote_addr;
+		h.rkey = w->wr.rkey;
+		h.dmalen = (uint32_t)w->wr.total_len;
+	}
+	if (fl & DPV_OPF_ATMETH) {
+		h.va = w->wr.remote_addr;
+		h.rkey = w->wr.rkey;
+		h.swap_add = w->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP
+				     ? w->wr.swap
+				     : w->wr.compare_add;
+		h.compare = w->wr.compare_add;
+	}
+	if (fl & DPV_OPF_IMMDT)
+		h.imm_be = w->wr.imm_data;
+	if (fl & DPV_OPF_IETH)
+		h.ieth_rkey = w->wr.invalidate_rkey;
+	if (fl & DPV_OPF_DETH) {
+		h.dqpn = w->wr.ud.remote_qpn;
+		h.qkey = (w->wr.ud.remote_qkey & 0x80000000u)
+				 ? qp->qkey
+				 : w->wr.ud.remote_qkey;
+		h.src_qp = qp->qpn;
+		if (ud_path(qp, w, &udp) != 0)
+			return -1;
+		path = &udp;
+	}
+	m = dpv_engine_build(e, path, path->udp_sport, &h, paylen, &payload);
+	if (m == NULL)
+		return -1;
+	if (paylen)
+		gather(w, off, payload, paylen);
+	dpv_engine_tx(e, m);
+	if (qp->type == IBV_QPT_RC && qp->comp.deadline == 0 && qp->timeout)
+		qp->comp.deadline =
+			dpv_engine_now() +
+			dpv_ack_timeout_ns(qp->timeout) * e->hz / 1000000000ull;
+	return 0;
+}
+
+static void
+set_error(struct dpv_eswqe *w, enum ibv_wc_status st)
+{
+	w->state = SWQE_ERROR;
+	w->status = st;
+}
+
+void
+dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
+{
+	enum req_state state = REQ_NEXT_WQE;
+	struct dpv_eswqe *w = NULL;
+	enum ibv_wc_status st = IBV_WC_SUCCESS;
+
+	if (qp->sq == NULL)
+		return;
+	if (qp->comp.rnr_until) {
+		if (dpv_engine_now() < qp->comp.rnr_until)
+			return;
+		qp->comp.rnr_until = 0;
+	}
+	/* SQD: finish what was fetched, start nothing new */
+	if (qp->state == IBV_QPS_RTS)
+		dpv_engine_sq_fetch(qp);
+	for (;;) {
+		if (state != REQ_NEXT_WQE)
+			ENGINE_LOG(DEBUG, "qp %u req %s", qp->qpn,
+				   req_state_name[state]);
+		switch (state) {
+		case REQ_NEXT_WQE:
+			if (qp->s_cur == qp->s_head || *budget == 0)
+				return;
+			w = swqe_at(qp, qp->s_cur);
+			state = REQ_CHECK_WQE;
+			break;
+		case REQ_CHECK_WQE:
+			if (w->state == SWQE_ERROR)
+				return; /* the completer finishes the QP */
+			if (w->state != SWQE_PENDING) {
+				qp->s_cur++;
+				state = REQ_NEXT_WQE;
+				break;
+			}
+			if ((w->wr.flags & DPV_WR_F_MALFORMED) ||
+			    !op_allowed(qp->type, w->wr.opcode)) {
+				if (w->wr.opcode == IBV_WR_LOCAL_INV &&
+				    !(w->wr.flags & DPV_WR_F_MALFORMED)) {
+					state = REQ_LOCAL_OP;
+					break;
+				}
+				st = IBV_WC_LOC_QP_OP_ERR;
+				state = REQ_ERROR;
+				break;
+			}
+			if ((w->wr.flags & DPV_WR_F_FENCE) && w->sent == 0 &&
+			    qp->req.rd_out > 0)
+				return; /* fenced behind READs/atomics */
+			if (is_rd_atomic(w->wr.opcode) && w->sent == 0 &&
+			    qp->req.rd_out >= qp->max_rd_atomic)
+				return;
+			if (!w->checked) {
+				st = check_local(qp, w);
+				if (st != IBV_WC_SUCCESS) {
+					state = REQ_ERROR;
+					break;
+				}
+				if (qp->type == IBV_QPT_UD &&
+				    w->wr.total_len > qp->mtu) {
+					st = IBV_WC_LOC_LEN_ERR;
+					state = REQ_ERROR;
+					break;
+				}
+				if (w->wr.total_len > (1ull << 31)) {
+					st = IBV_WC_LOC_LEN_ERR;
+					state = REQ_ERROR;
+					break;
+				}
+				w->checked = true;
+				w->npkts =
+					(w->wr.opcode ==
+						 IBV_WR_ATOMIC_CMP_AND_SWP ||
+					 w->wr.opcode ==
+						 IBV_WR_ATOMIC_FETCH_AND_ADD)
+						? 1
+						: dpv_pkt_count(w->wr.total_len,
+								qp->mtu);
+				w->first_psn = qp->req.psn;
+				w->last_psn =
+					dpv_psn_add(w->first_psn, w->npkts - 1);
+				qp->req.psn =
+					dpv_psn_add(qp->req.psn, w->npkts);
+			}
+			state = REQ_SEND_PKT;
+			break;
+		case REQ_LOCAL_OP:
+			if (dpv_engine_key_invalidate(qp->e,
+						      w->wr.invalidate_rkey,
+						      qp->pdn) != 0) {
+				st = IBV_WC_MW_BIND_ERR;
+				state = REQ_ERROR;
+				break;
+			}
+			w->state = SWQE_DONE;
+			qp->s_cur++;
+			state = REQ_NEXT_WQE;
+			break;
+		case REQ_SEND_PKT:
+			if (*budget == 0)
+				return;
+			if (send_packet(qp, w) != 0)
+				return; /* no mbuf or no neighbour yet: next iteration */
+			(*budget)--;
+			w->sent++;
+			if (w->wr.opcode == IBV_WR_RDMA_READ ||
+			    w->sent == w->npkts)
+				state = REQ_WQE_SENT;
+			break;
+		case REQ_WQE_SENT:
+			if (is_rd_atomic(w->wr.opcode))
+				qp->req.rd_out++;
+			/* UC and UD complete when sent; RC waits for the ACK */
+			w->state =
+				qp->type == IBV_QPT_RC ? SWQE_SENT : SWQE_DONE;
+			qp->s_cur++;
+			state = REQ_NEXT_WQE;
+			break;
+		case REQ_ERROR:
+			set_error(w, st);
+			qp->s_cur++;
+			return;
+		case REQ_WAIT:
+			return;
+		}
+	}
+}

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Responder: request packets -> memory operations and receive completions.
+ * PSN checks (duplicates, sequence NAK), receive WQEs (RQ or SRQ) and
+ * scatter with lkey checks, RDMA WRITE/READ with R_Key checks, atomics,
+ * coalesced cumulative ACKs with MSN, RNR NAKs, UC resynchronisation,
+ * UD Q_Key check and the 40-byte GRH.
+ */
+#include <string.h>
+
+#include <rte_ip.h>
+
+#include "engine_int.h"
+#include "mlx5_ring.h"
+
+#define RESP_STATES(X)                                                         \
+	X(RESP_CHECK_PSN)                                                      \
+	X(RESP_CHECK_OP)                                                       \
+	X(RESP_CHECK_RESOURCE)                                                 \
+	X(RESP_CHECK_RKEY)                                                     \
+	X(RESP_EXECUTE)                                                        \
+	X(RESP_COMPLETE)                                                       \
+	X(RESP_ACK)                                                            \
+	X(RESP_DUPLICATE)                                                      \
+	X(RESP_NAK_SEQ)                                                        \
+	X(RESP_RNR)                                                            \
+	X(RESP_NAK_INV)                                                        \
+	X(RESP_NAK_ACCESS)                                                     \
+	X(RESP_NAK_OP)                                                         \
+	X(RESP_DROP)                                                           \
+	X(RESP_DONE)
+
+enum resp_state {
+#define X(s) s,
+	RESP_STATES(X)
+#undef X
+};
+
+static const char *const resp_state_name[] = {
+#define X(s) #s,
+	RESP_STATES(X)
+#undef X
+};
+
+#define GRH_LEN 40
+
+void
+dpv_engine_resp_reset(struct dpv_eqp *qp)
+{
+	qp->resp.have_rwqe = false;
+	qp->resp.rcv_off = 0;
+	qp->resp.wr_left = 0;
+	qp->resp.cur_op = 0;
+	qp->resp.ack.pending = false;
+}
+
+/* Send an ACK/NAK/RNR NAK now. */
+static void
+send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
+{
+	struct dpv_ehdr h = {
+		.opcode = DPV_ROCE_OP_ACK,
+		.dqpn = qp->dest_qpn,
+		.psn = psn,
+		.syndrome = syndrome,
+		.msn = qp->resp.msn,
+	};
+	struct rte_mbuf *m;
+	uint8_t *pl;
+
+	m = dpv_engine_build(qp->e, &qp->path, qp->path.udp_sport, &h, 0, &pl);
+	if (m == NULL)
+		return;
+	dpv_engine_tx(qp->e, m);
+	qp->e->st.acks_sent++;
+}
+
+void
+dpv_engine_ack_flush(struct dpv_eqp *qp)
+{
+	uint32_t psn, msn;
+
+	if (!dpv_ack_take(&qp->resp.ack, &psn, &msn))
+		return;
+	send_ack(qp, AETH_ACK | AETH_CREDIT_INVALID, psn);
+}
+
+/* An owed ACK goes out before a NAK or a response with a later PSN. */
+static void
+ack_now(struct dpv_eqp *qp)
+{
+	dpv_engine_ack_flush(qp);
+}
+
+/* Fetch the next receive WQE and check its SGEs for local write. */
+static int
+get_rwqe(struct dpv_eqp *qp)
+{
+	struct dpv_erwqe *r = &qp->resp.rwqe;
+
+	if (qp->resp.have_rwqe)
+		return 0;
+	if (qp->rq == NULL || !dpv_mlx5_rq_fetch(qp->rq, &r->wr))
+		return -1;
+	qp->resp.have_rwqe = true;
+	qp->resp.rcv_off = 0;
+	for (uint32_t i = 0; i < r->wr.num_sge; i++) {
+		void *host = NULL;
+
+		if (dpv_engine_key_access(
+			    qp->e, qp, r->wr.sg_list[i].lkey,
+			    r->wr.sg_list[i].addr, r->wr.sg_list[i].length,
+			    IBV_ACCESS_LOCAL_WRITE, &host) != DPV_KEY_OK)
+			return -2;
+		r->host[i] = host;
+	}
+	return 0;
+}
+
+/* Place len bytes at the current offset of the receive WQE. */
+static int
+place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
+{
+	struct dpv_erwqe *r = &qp->resp.rwqe;
+	uint64_t off = qp->resp.rcv_off;
+
+	if (off + len > r->wr.total_len) {
+		ENGINE_LOG(DEBUG, "qp %u: %u bytes at %" PRIu64
+			   " overflow the receive WQE %u (%" PRIu64 " bytes)",
+			   qp->qpn, len, off, r->wr.wqe_index, r->wr.total_len);
+		return -1;
+	}
+	qp->resp.rcv_off += len;
+	for (uint32_t i = 0; i < r->wr.num_sge && len; i++) {
+		uint32_t l = r->wr.sg_list[i].length;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		uint32_t n = RTE_MIN(len, (uint32_t)(l - off));
+
+		memcpy(r->host[i] + off, src, n);
+		src += n;
+		len -= n;
+		off = 0;
+	}
+	return 0;
+}
+
+/* Complete the receive WQE being filled. */
+static void
+complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
+	      uint32_t len, uint32_t imm, uint32_t src_qp, unsigned flags)
+{
+	struct dpv_erwqe *r = &qp->resp.rwqe;
+
+	dpv_engine_cqe(qp, true, r->wr.wqe_index, st, op, len, imm, src_qp,
+		       flags);
+	if (!qp->has_srq)
+		dpv_mlx5_rq_retire(qp->rq, &r->wr);
+	qp->resp.have_rwqe = false;
+	qp->resp.rcv_off = 0;
+}
+
+/* READ: send the responses for [va, va+len) starting at PSN psn. */
+static void
+read_responses(struct dpv_eqp *qp, const uint8_t *src, uint32_t len,
+	       uint32_t psn)
+{
+	uint32_t n = dpv_pkt_count(len, qp->mtu);
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t pl = RTE_MIN(qp->mtu, len - k * qp->mtu);
+		struct dpv_ehdr h = {
+			.dqpn = qp->dest_qpn,
+			.psn = dpv_psn_add(psn, k),
+			.syndrome = AETH_ACK | AETH_CREDIT_INVALID,
+			.msn = qp->resp.msn,
+		};
+		struct rte_mbuf *m;
+		uint8_t *p;
+
+		if (n == 1)
+			h.opcode = DPV_ROCE_OP_READ_RESP_ONLY;
+		else if (k == 0)
+			h.opcode = DPV_ROCE_OP_READ_RESP_FIRST;
+		else if (k + 1 == n)
+			h.opcode = DPV_ROCE_OP_READ_RESP_LAST;
+		else
+			h.opcode = DPV_ROCE_OP_READ_RESP_MIDDLE;
+		m = dpv_engine_build(qp->e, &qp->path, qp->path.udp_sport, &h,
+				     pl, &p);
+		if (m == NULL)
+			return; /* the requester times out and asks again */
+		memcpy(p, src + (uint64_t)k * qp->mtu, pl);
+		dpv_engine_tx(qp->e, m);
+	}
+}
+
+static void
+atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint64_t orig)
+{
+	struct dpv_ehdr h = {
+		.opcode = DPV_ROCE_OP_ATOMIC_ACK,
+		.dqpn = qp->dest_qpn,
+		.psn = psn,
+		.syndrome = AETH_ACK | AETH_CREDIT_INVALID,
+		.msn = qp->resp.msn,
+		.orig = orig,
+	};
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	m = dpv_engine_build(qp->e, &qp->path, qp->path.udp_sport, &h, 0, &p);
+	if (m != NULL)
+		dpv_engine_tx(qp->e, m);
+}
+
+/* UD: Q_Key, receive WQE, GRH + payload, completion. */
+static void
+ud_receive(struct dpv_eqp *qp, struct dpv_epkt *pkt)
+{
+	uint8_t grh[GRH_LEN] = {0};
+	unsigned flags = IBV_WC_GRH;
+
+	if (pkt->qkey != qp->qkey || !(pkt->flags & DPV_OPF_UD))
+		return;
+	if (get_rwqe(qp) != 0) {
+		if (qp->resp.have_rwqe)
+			complete_recv(qp, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0,
+				      0, pkt->src_qp, 0);
+		return; /* no receive posted: UD drops */
+	}
+	if (pkt->ipv4)
+		memcpy(grh + 20, pkt->l3, 20);
+	else
+		memcpy(grh, pkt->l3, GRH_LEN);
+	if (place(qp, grh, GRH_LEN) != 0 ||
+	    place(qp, pkt->payload, pkt->paylen) != 0) {
+		complete_recv(qp, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, 0,
+			      pkt->src_qp, 0);
+		return;
+	}
+	if (pkt->flags & DPV_OPF_IMMDT)
+		flags |= IBV_WC_WITH_IMM;
+	complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV, GRH_LEN + pkt->paylen,
+		      pkt->imm_be, pkt->src_qp, flags);
+}
+
+void
+dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
+{
+	enum resp_state state = RESP_CHECK_PSN;
+	bool rc = qp->type == IBV_QPT_RC;
+	uint32_t fl = pkt->flags;
+	uint32_t need = 0;
+	void *host = NULL;
+	int r;
+
+	if (qp->type == IBV_QPT_UD) {
+		ud_receive(qp, pkt);
+		return;
+	}
+	/* the transport of the opcode must be the QP's */
+	if ((rc && !(fl & DPV_OPF_RC)) || (!rc && !(fl & DPV_OPF_UC)))
+		return;
+	for (;;) {
+		ENGINE_LOG(DEBUG, "qp %u resp %s op 0x%02x psn %u", qp->qpn,
+			   resp_state_name[state], pkt->opcode, pkt->psn);
+		switch (state) {
+		case RESP_CHECK_PSN: {
+			int32_t d = dpv_psn_cmp(pkt->psn, qp->resp.epsn);
+
+			if (!rc) {
+				/* UC: resynchronise on the first packet of a
+				 * message, drop the rest of a broken one */
+				if (d != 0 || qp->resp.drop_msg) {
+					if (!(fl & DPV_OPF_FIRST)) {
+						qp->resp.drop_msg = true;
+						qp->resp.epsn = dpv_psn_add(
+							pkt->psn, 1);
+						state = RESP_DROP;
+						break;
+					}
+					qp->resp.drop_msg = false;
+					qp->resp.rcv_off = 0;
+					qp->resp.wr_left = 0;
+					qp->resp.cur_op = 0;
+					qp->resp.epsn = pkt->psn;
+				}
+				state = RESP_CHECK_OP;
+				break;
+			}
+			if (d > 0) {
+				state = RESP_NAK_SEQ;
+				break;
+			}
+			if (d < 0) {
+				state = RESP_DUPLICATE;
+				break;
+			}
+			qp->resp.nak_sent = false;
+			state = RESP_CHECK_OP;
+			break;
+		}
+		case RESP_CHECK_OP: {
+			uint8_t kind = (fl & DPV_OPF_SEND)    ? 1
+				       : (fl & DPV_OPF_WRITE) ? 2
+							      : 0;
+
+			/* FIRST/ONLY may not interrupt a message; MIDDLE/LAST
+			 * must continue one of the same kind */
+			if ((fl & DPV_OPF_FIRST)
+				    ? qp->resp.cur_op != 0
+				    : qp->resp.cur_op != kind || !kind) {
+				if (!rc)
+					qp->resp.drop_msg = true;
+				state = rc ? RESP_NAK_INV : RESP_DROP;
+				break;
+			}
+			if (fl & DPV_OPF_WRITE)
+				need = IBV_ACCESS_REMOTE_WRITE;
+			else if (fl & DPV_OPF_READ)
+				need = IBV_ACCESS_REMOTE_READ;
+			else if (fl & DPV_OPF_ATOMIC)
+				need = IBV_ACCESS_REMOTE_ATOMIC;
+			if (need && !(qp->access & need)) {
+				state = rc ? RESP_NAK_INV : RESP_DROP;
+				break;
+			}
+			state = RESP_CHECK_RESOURCE;
+			break;
+		}
+		case RESP_CHECK_RESOURCE:
+			if ((fl & DPV_OPF_SEND) ||
+			    ((fl & DPV_OPF_IMMDT) && (fl & DPV_OPF_WRITE))) {
+				r = get_rwqe(qp);
+				if (r == -1) {
+					state = rc ? RESP_RNR : RESP_DROP;
+					if (!rc)
+						qp->resp.drop_msg = true;
+					break;
+				}
+				if (r == -2) {
+					complete_recv(qp, IBV_WC_LOC_PROT_ERR,
+						      IBV_WC_RECV, 0, 0, 0, 0);
+					state = rc ? RESP_NAK_OP : RESP_DROP;
+					break;
+				}
+			}
+			state = RESP_CHECK_RKEY;
+			break;
+		case RESP_CHECK_RKEY:
+			if ((fl & DPV_OPF_ATOMIC) && (pkt->va & 7)) {
+				state = RESP_NAK_INV;
+				break;
+			}
+			if (fl & (DPV_OPF_RETH | DPV_OPF_ATMETH)) {
+				if (dpv_engine_key_access(qp->e, qp, pkt->rkey,
+							  pkt->va, pkt->dmalen,
+							  need, &host) !=
+				    DPV_KEY_OK) {
+					state = rc ? RESP_NAK_ACCESS
+						   : RESP_DROP;
+					if (!rc)
+						qp->resp.drop_msg = true;
+					break;
+				}
+				if (fl & DPV_OPF_WRITE) {
+					qp->resp.wr_host = host;
+					qp->resp.wr_left = pkt->dmalen;
+					qp->resp.wr_len = pkt->dmalen;
+				}
+			}
+			state = RESP_EXECUTE;
+			break;
+		case RESP_EXECUTE:
+			if (fl & DPV_OPF_SEND) {
+				if (place(qp, pkt->payload, pkt->paylen) != 0) {
+					complete_recv(qp, IBV_WC_LOC_LEN_ERR,
+						      IBV_WC_RECV, 0, 0, 0, 0);
+					state = rc ? RESP_NAK_INV : RESP_DROP;
+					break;
+				}
+			} else if (fl & DPV_OPF_WRITE) {
+				if (pkt->paylen > qp->resp.wr_left ||
+				    ((fl & DPV_OPF_LAST) &&
+				     pkt->paylen != qp->resp.wr_left)) {
+					qp->resp.wr_left = 0;
+					state = rc ? RESP_NAK_INV : RESP_DROP;
+					break;
+				}
+				memcpy(qp->resp.wr_host, pkt->payload,
+				       pkt->paylen);
+				qp->resp.wr_host += pkt->paylen;
+				qp->resp.wr_left -= pkt->paylen;
+			} else if (fl & DPV_OPF_READ) {
+				qp->resp.msn++;
+				qp->resp.ack.pending = false;
+				read_responses(qp, host, pkt->dmalen, pkt->psn);
+				qp->resp.epsn = dpv_psn_add(
+					pkt->psn,
+					dpv_pkt_count(pkt->dmalen, qp->mtu));
+				state = RESP_DONE;
+				break;
+			} else if (fl & DPV_OPF_ATOMIC) {
+				uint64_t *p = host, orig;
+				uint32_t i = qp->resp.atomic_next++ & 3;
+
+				if (pkt->opcode == DPV_ROCE_OP_CMP_SWAP) {
+					orig = pkt->compare;
+					__atomic_compare_exchange_n(
+						p, &orig, pkt->swap_add, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST);
+				} else {
+					orig = __atomic_fetch_add(
+						p, pkt->swap_add,
+						__ATOMIC_SEQ_CST);
+				}
+				qp->resp.atomic_psn[i] = pkt->psn;
+				qp->resp.atomic_orig[i] = orig;
+				qp->resp.atomic_valid[i] = true;
+				qp->resp.msn++;
+				qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
+				qp->resp.ack.pending = false;
+				atomic_ack(qp, pkt->psn, orig);
+				state = RESP_DONE;
+				break;
+			}
+			qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
+			qp->resp.cur_op = (fl & DPV_OPF_LAST)	? 0
+					  : (fl & DPV_OPF_SEND) ? 1
+								: 2;
+			state = (fl & DPV_OPF_LAST) ? RESP_COMPLETE : RESP_ACK;
+			break;
+		case RESP_COMPLETE:
+			qp->resp.msn++;
+			if (fl & DPV_OPF_SEND) {
+				unsigned flags = 0;
+
+				if (fl & DPV_OPF_IMMDT)
+					flags |= IBV_WC_WITH_IMM;
+				if (fl & DPV_OPF_IETH) {
+					flags |= IBV_WC_WITH_INV;
+					dpv_engine_key_invalidate(
+						qp->e, pkt->ieth_rkey, qp->pdn);
+				}
+				complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV,
+					      (uint32_t)qp->resp.rcv_off,
+					      (fl & DPV_OPF_IETH)
+						      ? pkt->ieth_rkey
+						      : pkt->imm_be,
+					      0, flags);
+			} else if (fl & DPV_OPF_IMMDT) {
+				complete_recv(qp, IBV_WC_SUCCESS,
+					      IBV_WC_RECV_RDMA_WITH_IMM,
+					      qp->resp.wr_len, pkt->imm_be, 0,
+					      IBV_WC_WITH_IMM);
+			}
+			state = RESP_ACK;
+			break;
+		case RESP_ACK:
+			if (rc && (pkt->ackreq || (fl & DPV_OPF_LAST)))
+				dpv_ack_note(&qp->resp.ack, pkt->psn,
+					     qp->resp.msn);
+			state = RESP_DONE;
+			break;
+		case RESP_DUPLICATE:
+			qp->e->st.dup_requests++;
+			if (fl & DPV_OPF_READ) {
+				/* re-execute: READs are idempotent */
+				if (dpv_engine_key_access(
+					    qp->e, qp, pkt->rkey, pkt->va,
+					    pkt->dmalen, IBV_ACCESS_REMOTE_READ,
+					    &host) == DPV_KEY_OK) {
+					ack_now(qp);
+					read_responses(qp, host, pkt->dmalen,
+						       pkt->psn);
+				}
+			} else if (fl & DPV_OPF_ATOMIC) {
+				for (int i = 0; i < 4; i++) {
+					if (qp->resp.atomic_valid[i] &&
+					    qp->resp.atomic_psn[i] ==
+						    pkt->psn) {
+						ack_now(qp);
+						atomic_ack(qp, pkt->psn,
+							   qp->resp.atomic_orig
+								   [i]);
+						break;
+					}
+				}
+			} else if (pkt->ackreq) {
+				/* re-acknowledge everything received */
+				dpv_ack_note(&qp->resp.ack,
+					     dpv_psn_add(qp->resp.epsn,
+							 DPV_ROCE_PSN_MASK),
+					     qp->resp.msn);
+			}
+			state = RESP_DONE;
+			break;
+		case RESP_NAK_SEQ:
+			if (!qp->resp.nak_sent) {
+				qp->resp.nak_sent = true;
+				qp->e->st.seq_naks_sent++;
+				ack_now(qp);
+				send_ack(qp, AETH_NAK | AETH_NAK_PSN_SEQ,
+					 qp->resp.epsn);
+			}
+			state = RESP_DONE;
+			break;
+		case RESP_RNR:
+			qp->e->st.rnr_naks_sent++;
+			/* the rest of the message is dropped without more NAKs
+			 * until the requester starts again at this PSN */
+			qp->resp.nak_sent = true;
+			ack_now(qp);
+			send_ack(qp, AETH_RNR | (qp->min_rnr_timer & 0x1f),
+				 pkt->psn);
+			state = RESP_DONE;
+			break;
+		case RESP_NAK_INV:
+		case RESP_NAK_ACCESS:
+		case RESP_NAK_OP:
+			ack_now(qp);
+			send_ack(qp,
+				 AETH_NAK | (state == RESP_NAK_INV
+						     ? AETH_NAK_INV_REQ
+					     : state == RESP_NAK_ACCESS
+						     ? AETH_NAK_REM_ACCESS
+						     : AETH_NAK_REM_OP),
+				 pkt->psn);
+			/* IBA class C/D responder errors: the QP goes to ERR */
+			dpv_engine_qp_to_err(qp);
+			state = RESP_DONE;
+			break;
+		case RESP_DROP:
+			if (!rc)
+				qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
+			state = RESP_DONE;
+			break;
+		case RESP_DONE:
+			return;
+		}
+	}
+}

@@ -1,0 +1,1193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engine end-to-end tests without the verbs layer: two QPs of one engine
+ * on its internal loopback wire (every frame sent is received again),
+ * WQEs posted into the mlx5 rings, completions polled from the mlx5 CQs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "dpv_test.h"
+#include "dpv_engine.h"
+#include "dpv_roce_gid.h"
+#include "mlx5_ring.h"
+#include "dpv_port.h"
+#include "engine_int.h" /* white-box: neighbour cache */
+
+#define PDN	 1
+#define QPN_A	 0x11
+#define QPN_B	 0x12
+#define BUF_SIZE 8192
+#define MAX_ITER 20000
+
+struct tqp {
+	uint32_t qpn;
+	struct dpv_mlx5_sq sq;
+	struct dpv_mlx5_rq rq;
+	struct dpv_mlx5_cq scq, rcq;
+	uint8_t *buf; /* registered, BUF_SIZE */
+	uint32_t key;
+};
+
+static struct rte_mempool *mp;
+static struct dpv_engine *eng;
+static struct tqp qa, qb;
+static uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x01};
+static struct dpv_port *port; /* NULL: the engine's internal loopback */
+static uint32_t next_key = 1;
+
+static struct dpv_mlx5_rq srq;
+static bool use_srq;
+#define SRQN 0x77
+
+static struct dpv_mlx5_wq *
+lookup(void *arg, uint32_t qpn, bool recv)
+{
+	if (recv && qpn == (DPV_MLX5_LOOKUP_SRQ | SRQN))
+		return &srq.wq;
+	struct tqp *t = qpn == QPN_A ? &qa : qpn == QPN_B ? &qb : NULL;
+
+	RTE_SET_USED(arg);
+	if (t == NULL)
+		return NULL;
+	return recv ? &t->rq.wq : &t->sq.wq;
+}
+
+static int
+suite_setup(void)
+{
+	if (dpv_test_eal_init() != 0)
+		return TEST_SKIPPED;
+	mp = rte_pktmbuf_pool_create("eng_test_mp", 1024, 0, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	return mp ? 0 : TEST_FAILED;
+}
+
+static void
+suite_teardown(void)
+{
+	rte_mempool_free(mp);
+	mp = NULL;
+}
+
+static uint32_t
+reg(void *addr, size_t len, uint32_t access)
+{
+	uint32_t key = (next_key++ << 8) | 0x42;
+	struct dpv_engine_key k = {
+		.addr = (uintptr_t)addr,
+		.length = len,
+		.iova = (uintptr_t)addr,
+		.access = access,
+		.pdn = PDN,
+	};
+
+	if (dpv_engine_key_set(eng, key, &k) != 0)
+		return 0;
+	return key;
+}
+
+static int
+tqp_init(struct tqp *t, uint32_t qpn, enum ibv_qp_type type)
+{
+	struct dpv_engine_qp_init init = {
+		.qpn = qpn,
+		.type = type,
+		.pdn = PDN,
+		.sq = &t->sq,
+		.rq = &t->rq,
+		.send_cq = &t->scq,
+		.recv_cq = &t->rcq,
+		.max_send_wr = 64,
+	};
+
+	memset(t, 0, sizeof(*t));
+	t->qpn = qpn;
+	if (use_srq && qpn == QPN_B) {
+		init.rq = NULL;
+		init.srq = &srq;
+		init.srqn = SRQN;
+	}
+	if (dpv_mlx5_cq_init(&t->scq, 128, SOCKET_ID_ANY) ||
+	    dpv_mlx5_cq_init(&t->rcq, 128, SOCKET_ID_ANY) ||
+	    dpv_mlx5_sq_init(&t->sq, 64, 4, 64, SOCKET_ID_ANY) ||
+	    dpv_mlx5_rq_init(&t->rq, 64, 4, SOCKET_ID_ANY))
+		return -1;
+	dpv_mlx5_qp_link_dbrec(&t->sq, &t->rq);
+	dpv_mlx5_sq_bind(&t->sq, type, qpn);
+	t->buf = aligned_alloc(64, BUF_SIZE);
+	if (t->buf == NULL)
+		return -1;
+	memset(t->buf, 0, BUF_SIZE);
+	t->key = reg(t->buf, BUF_SIZE,
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (t->key == 0)
+		return -1;
+	return dpv_engine_qp_create(eng, &init);
+}
+
+static void
+tqp_fini(struct tqp *t)
+{
+	dpv_engine_qp_destroy(eng, t->qpn);
+	dpv_mlx5_sq_fini(&t->sq);
+	dpv_mlx5_rq_fini(&t->rq);
+	dpv_mlx5_cq_fini(&t->scq);
+	dpv_mlx5_cq_fini(&t->rcq);
+	free(t->buf);
+	t->buf = NULL;
+}
+
+static void
+loop_path(struct dpv_engine_path *p)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->smac, mac, 6);
+	memcpy(p->dmac, mac, 6);
+	dpv_roce_gid_from_ipv4(p->sgid, rte_cpu_to_be_32(0xc0000201));
+	dpv_roce_gid_from_ipv4(p->dgid, rte_cpu_to_be_32(0xc0000201));
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to remote. */
+static int
+connect_qp(struct tqp *t, uint32_t remote, enum ibv_mtu mtu, uint8_t rnr_retry,
+	   uint8_t timeout)
+{
+	struct dpv_engine_path path;
+	struct ibv_qp_attr a = {0};
+	int ret;
+
+	loop_path(&path);
+	a.qp_state = IBV_QPS_INIT;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	ret = dpv_engine_qp_modify(eng, t->qpn, &a,
+				   IBV_QP_STATE | IBV_QP_ACCESS_FLAGS, NULL);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = remote;
+	a.rq_psn = 0xfffffe; /* PSNs wrap during the tests */
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1; /* 10 us */
+	ret = dpv_engine_qp_modify(eng, t->qpn, &a,
+				   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					   IBV_QP_MAX_DEST_RD_ATOMIC |
+					   IBV_QP_MIN_RNR_TIMER,
+				   &path);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0xfffffe;
+	a.timeout = timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = 4;
+	return dpv_engine_qp_modify(eng, t->qpn, &a,
+				    IBV_QP_STATE | IBV_QP_SQ_PSN |
+					    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					    IBV_QP_RNR_RETRY |
+					    IBV_QP_MAX_QP_RD_ATOMIC,
+				    NULL);
+}
+
+static int
+case_setup_mtu(enum ibv_qp_type type, enum ibv_mtu mtu, uint8_t rnr_retry)
+{
+	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 256};
+
+	memcpy(conf.mac, mac, 6);
+	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(0xc0000201));
+	next_key = 1;
+	eng = dpv_engine_create(port, port ? NULL : &conf);
+	if (eng == NULL)
+		return -1;
+	if (use_srq && dpv_mlx5_srq_init(&srq, 32, 2, SOCKET_ID_ANY))
+		return -1;
+	if (tqp_init(&qa, QPN_A, type) || tqp_init(&qb, QPN_B, type))
+		return -1;
+	if (type == IBV_QPT_UD) {
+		struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
+					.qkey = 0x11111111};
+
+		for (int i = 0; i < 2; i++) {
+			uint32_t q = i ? QPN_B : QPN_A;
+
+			a.qp_state = IBV_QPS_INIT;
+			if (dpv_engine_qp_modify(eng, q, &a,
+						 IBV_QP_STATE | IBV_QP_QKEY,
+						 NULL))
+				return -1;
+			a.qp_state = IBV_QPS_RTR;
+			if (dpv_engine_qp_modify(eng, q, &a, IBV_QP_STATE,
+						 NULL))
+				return -1;
+			a.qp_state = IBV_QPS_RTS;
+			a.sq_psn = 100;
+			if (dpv_engine_qp_modify(eng, q, &a,
+						 IBV_QP_STATE | IBV_QP_SQ_PSN,
+						 NULL))
+				return -1;
+		}
+		return 0;
+	}
+	if (connect_qp(&qa, QPN_B, mtu, rnr_retry, 14) ||
+	    connect_qp(&qb, QPN_A, mtu, rnr_retry, 14))
+		return -1;
+	return 0;
+}
+
+static int
+setup_rc(void)
+{
+	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7);
+}
+
+static int
+setup_uc(void)
+{
+	return case_setup_mtu(IBV_QPT_UC, IBV_MTU_1024, 7);
+}
+
+static int
+setup_ud(void)
+{
+	return case_setup_mtu(IBV_QPT_UD, IBV_MTU_1024, 7);
+}
+
+static int
+setup_rc_fast_timeout(void)
+{
+	if (case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7))
+		return -1;
+	struct ibv_qp_attr a = {.timeout = 4}; /* 65 us */
+
+	if (dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_TIMEOUT, NULL) ||
+	    dpv_engine_qp_modify(eng, QPN_B, &a, IBV_QP_TIMEOUT, NULL))
+		return -1;
+	return 0;
+}
+
+static int
+setup_rc_rnr0(void)
+{
+	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 0);
+}
+
+static void
+teardown(void)
+{
+	if (eng == NULL)
+		return;
+	tqp_fini(&qa);
+	tqp_fini(&qb);
+	dpv_engine_destroy(eng);
+	eng = NULL;
+	if (use_srq)
+		dpv_mlx5_rq_fini(&srq);
+	use_srq = false;
+}
+
+static int
+setup_rc_srq(void)
+{
+	use_srq = true;
+	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7);
+}
+
+static int
+post_send(struct tqp *t, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off,
+	  uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->buf + off, .length = len, .lkey = t->key};
+	struct ibv_send_wr wr =
+				   {
+					   .wr_id = wr_id,
+					   .sg_list = &sge,
+					   .num_sge = 1,
+					   .opcode = op,
+					   .send_flags = IBV_SEND_SIGNALED,
+				   },
+			   *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return dpv_mlx5_post_send(&t->sq, IBV_QPT_RC, t->qpn, &wr, &bad);
+}
+
+static int
+post_recv(struct tqp *t, uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->buf + off, .length = len, .lkey = t->key};
+	struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1},
+			   *bad;
+
+	return dpv_mlx5_post_recv(&t->rq, &wr, &bad);
+}
+
+/* Run the engine until one completion is on cq (bounded). */
+static int
+wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
+{
+	for (int i = 0; i < MAX_ITER; i++) {
+		int n = dpv_mlx5_cq_poll(cq, 1, wc, lookup, NULL);
+
+		if (n < 0)
+			return n;
+		if (n == 1)
+			return 0;
+		dpv_engine_poll(eng, 32);
+	}
+	return -1;
+}
+
+static void
+fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i * 7);
+}
+
+static int
+test_rc_send(void)
+{
+	struct ibv_wc wc;
+
+	fill(qa.buf, 64, 1);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 0xb0, 0, 256), 0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 0xa0, 0, 64, 0, 0), 0,
+			  "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "send completion");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.wr_id, 0xa0, "");
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_SEND, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "recv completion");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 0xb0, "");
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_RECV, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 64, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 64, "payload");
+	return TEST_SUCCESS;
+}
+
+/* 3000 bytes at MTU 1024: FIRST/MIDDLE/LAST, several messages, PSN wrap. */
+static int
+test_rc_send_seg(void)
+{
+	struct ibv_wc wc;
+	struct dpv_engine_stats st;
+
+	for (int m = 0; m < 3; m++) {
+		fill(qa.buf, 3000, (uint8_t)(m + 3));
+		TEST_ASSERT_EQUAL(post_recv(&qb, 0xb0 + m, 4096, 4000), 0, "");
+		TEST_ASSERT_EQUAL(
+			post_send(&qa, IBV_WR_SEND, 0xa0 + m, 0, 3000, 0, 0), 0,
+			"");
+		TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "recv completion");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.byte_len, 3000, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, 0xb0 + m, "");
+		TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 4096, qa.buf, 3000,
+					  "message %d", m);
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "send completion");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, 0xa0 + m, "");
+	}
+	dpv_engine_stats_get(eng, &st);
+	/* 3 messages x 3 data packets + at most 3 ACKs, nothing resent */
+	TEST_ASSERT(st.tx_pkts >= 10 && st.tx_pkts <= 12, "tx %" PRIu64,
+		    st.tx_pkts);
+	TEST_ASSERT_EQUAL(st.retransmits, 0, "");
+	TEST_ASSERT_EQUAL(st.rx_drop_parse, 0, "every frame parsed (ICRC ok)");
+	return TEST_SUCCESS;
+}
+
+static int
+test_rc_write(void)
+{
+	struct ibv_wc wc;
+
+	fill(qa.buf, 3000, 9);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 1, 0, 3000,
+				    (uintptr_t)qb.buf + 100, qb.key),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_RDMA_WRITE, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 100, qa.buf, 3000, "");
+	TEST_ASSERT_EQUAL(qb.buf[99], 0, "no byte before");
+	TEST_ASSERT_EQUAL(qb.buf[3100], 0, "no byte after");
+	return TEST_SUCCESS;
+}
+
+static int
+test_rc_read(void)
+{
+	struct ibv_wc wc;
+
+	fill(qb.buf, 3000, 21);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_READ, 2, 1000, 3000,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_RDMA_READ, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 3000, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf + 1000, qb.buf, 3000, "");
+	/* a SEND after the READ still works (PSNs stepped by 3) */
+	return test_rc_send();
+}
+
+static int
+test_rc_atomic(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 8, .lkey = qa.key};
+	struct ibv_send_wr wr =
+				   {
+					   .wr_id = 7,
+					   .sg_list = &sge,
+					   .num_sge = 1,
+					   .opcode =
+						   IBV_WR_ATOMIC_FETCH_AND_ADD,
+					   .send_flags = IBV_SEND_SIGNALED,
+				   },
+			   *bad;
+	uint64_t v = 40, got;
+	struct ibv_wc wc;
+
+	memcpy(qb.buf + 64, &v, 8);
+	wr.wr.atomic.remote_addr = (uintptr_t)qb.buf + 64;
+	wr.wr.atomic.rkey = qb.key;
+	wr.wr.atomic.compare_add = 2;
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad), 0,
+		"");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_FETCH_ADD, "");
+	memcpy(&got, qa.buf, 8);
+	TEST_ASSERT_EQUAL(got, 40, "original value returned");
+	memcpy(&got, qb.buf + 64, 8);
+	TEST_ASSERT_EQUAL(got, 42, "added");
+
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 42;
+	wr.wr.atomic.swap = 1000;
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad), 0,
+		"");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_COMP_SWAP, "");
+	memcpy(&got, qa.buf, 8);
+	TEST_ASSERT_EQUAL(got, 42, "");
+	memcpy(&got, qb.buf + 64, 8);
+	TEST_ASSERT_EQUAL(got, 1000, "swapped");
+
+	/* compare fails: no swap, original returned */
+	wr.wr.atomic.compare_add = 5;
+	wr.wr.atomic.swap = 7;
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad), 0,
+		"");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	memcpy(&got, qb.buf + 64, 8);
+	TEST_ASSERT_EQUAL(got, 1000, "unchanged");
+	memcpy(&got, qa.buf, 8);
+	TEST_ASSERT_EQUAL(got, 1000, "");
+	return TEST_SUCCESS;
+}
+
+static int
+test_rc_rem_access_err(void)
+{
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 3, 0, 64,
+				    (uintptr_t)qb.buf, qb.key ^ 0x100),
+			  0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 4, 0, 64, 0, 0), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR, "status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 4, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_WR_FLUSH_ERR, "status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_A), IBV_QPS_ERR,
+			  "requester in ERR");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_B), IBV_QPS_ERR,
+			  "responder in ERR");
+	/* out of bounds is an access error too, checked before a byte moves */
+	return TEST_SUCCESS;
+}
+
+static int
+test_rc_rnr(void)
+{
+	struct ibv_wc wc;
+	struct dpv_engine_stats st;
+
+	fill(qa.buf, 64, 5);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 5, 0, 64, 0, 0), 0, "");
+	for (int i = 0; i < 200; i++)
+		dpv_engine_poll(eng, 32);
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "no completion while no receive is posted");
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT(st.rnr_naks_sent > 0, "RNR NAK sent");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 6, 0, 128), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 64, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 64, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+
+	/* a 3-packet message: the whole message waits and is sent again */
+	fill(qa.buf, 3000, 8);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 7, 0, 3000, 0, 0), 0, "");
+	for (int i = 0; i < 200; i++)
+		dpv_engine_poll(eng, 32);
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 8, 4096, 4000), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 3000, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 4096, qa.buf, 3000, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.wr_id, 7, "");
+	return TEST_SUCCESS;
+}
+
+static int
+test_rc_rnr_exceeded(void)
+{
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 8, 0, 64, 0, 0), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_RNR_RETRY_EXC_ERR, "status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_A), IBV_QPS_ERR, "");
+	return TEST_SUCCESS;
+}
+
+static int
+test_uc_send_write(void)
+{
+	struct ibv_wc wc;
+
+	fill(qa.buf, 3000, 11);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 1, 4096, 4000), 0, "");
+	{
+		struct ibv_sge sge = {.addr = (uintptr_t)qa.buf,
+				      .length = 3000,
+				      .lkey = qa.key};
+		struct ibv_send_wr wr = {.wr_id = 2,
+					 .sg_list = &sge,
+					 .num_sge = 1,
+					 .opcode = IBV_WR_SEND,
+					 .send_flags = IBV_SEND_SIGNALED},
+				   *bad;
+
+		TEST_ASSERT_EQUAL(dpv_mlx5_post_send(&qa.sq, IBV_QPT_UC, QPN_A,
+						     &wr, &bad),
+				  0, "");
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.wr_id = 3;
+		wr.wr.rdma.remote_addr = (uintptr_t)qb.buf;
+		wr.wr.rdma.rkey = qb.key;
+		TEST_ASSERT_EQUAL(dpv_mlx5_post_send(&qa.sq, IBV_QPT_UC, QPN_A,
+						     &wr, &bad),
+				  0, "");
+	}
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 3000, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 4096, qa.buf, 3000, "send");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 2, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
+	for (int i = 0; i < 10; i++)
+		dpv_engine_poll(eng, 32);
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 3000, "write");
+	return TEST_SUCCESS;
+}
+
+static int
+test_ud_send(void)
+{
+	struct ibv_wc wc;
+	struct dpv_mlx5_ah ah;
+	struct dpv_mlx5_av_attr av = {.hop_limit = 64, .sgid_index = 1};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 512, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = 9,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND_WITH_IMM,
+				 .send_flags = IBV_SEND_SIGNALED,
+				 .imm_data = rte_cpu_to_be_32(0xabcd)},
+			   *bad;
+
+	memset(&ah, 0, sizeof(ah));
+	memcpy(av.dmac, mac, 6);
+	dpv_roce_gid_from_ipv4(av.dgid, rte_cpu_to_be_32(0xc0000201));
+	dpv_mlx5_av_build(&ah.av, &av);
+	wr.wr.ud.ah = &ah.ibv_ah;
+	wr.wr.ud.remote_qpn = QPN_B;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	fill(qa.buf, 512, 13);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 1, 0, 40 + 512), 0, "");
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qa.sq, IBV_QPT_UD, QPN_A, &wr, &bad), 0,
+		"");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 40 + 512, "GRH + payload");
+	TEST_ASSERT_EQUAL(wc.src_qp, QPN_A, "");
+	TEST_ASSERT(wc.wc_flags & IBV_WC_GRH, "");
+	TEST_ASSERT(wc.wc_flags & IBV_WC_WITH_IMM, "");
+	TEST_ASSERT_EQUAL(rte_be_to_cpu_32(wc.imm_data), 0xabcd, "");
+	TEST_ASSERT_EQUAL(qb.buf[20], 0x45,
+			  "IPv4 header in the last 20 GRH bytes");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 40, qa.buf, 512, "");
+	/* wrong Q_Key: dropped */
+	wr.wr.ud.remote_qkey = 0x22222222;
+	TEST_ASSERT_EQUAL(post_recv(&qb, 2, 0, 40 + 512), 0, "");
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qa.sq, IBV_QPT_UD, QPN_A, &wr, &bad), 0,
+		"");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	for (int i = 0; i < 20; i++)
+		dpv_engine_poll(eng, 32);
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qb.rcq, 1, &wc, lookup, NULL), 0,
+			  "Q_Key mismatch is dropped");
+	return TEST_SUCCESS;
+}
+
+static int
+post_wr(struct tqp *t, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	return dpv_mlx5_post_send(&t->sq, IBV_QPT_RC, t->qpn, wr, &bad);
+}
+
+static int
+test_rc_imm_inline(void)
+{
+	uint8_t stackbuf[40];
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)stackbuf, .length = 40, .lkey = 0};
+	struct ibv_send_wr wr = {.wr_id = 1,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND_WITH_IMM,
+				 .send_flags =
+					 IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+				 .imm_data = rte_cpu_to_be_32(0x1234)};
+	struct ibv_wc wc;
+
+	fill(stackbuf, sizeof(stackbuf), 50);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 10, 0, 256), 0, "");
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0,
+			  "inline from unregistered memory");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 40, "");
+	TEST_ASSERT(wc.wc_flags & IBV_WC_WITH_IMM, "");
+	TEST_ASSERT_EQUAL(rte_be_to_cpu_32(wc.imm_data), 0x1234, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, stackbuf, 40, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+
+	/* WRITE with immediate consumes a receive WQE */
+	fill(qa.buf, 100, 60);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 11, 0, 0), 0, "");
+	sge = (struct ibv_sge){
+		.addr = (uintptr_t)qa.buf, .length = 100, .lkey = qa.key};
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = rte_cpu_to_be_32(0x5678);
+	wr.wr.rdma.remote_addr = (uintptr_t)qb.buf + 500;
+	wr.wr.rdma.rkey = qb.key;
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.wr_id, 11, "");
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM, "");
+	TEST_ASSERT_EQUAL(rte_be_to_cpu_32(wc.imm_data), 0x5678, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 100, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 500, qa.buf, 100, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	return TEST_SUCCESS;
+}
+
+/* Unsignaled WQEs complete silently; the ring slots are still reclaimed. */
+static int
+test_rc_unsignaled(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 8, .lkey = qa.key};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE};
+	struct ibv_wc wc;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)qb.buf;
+	wr.wr.rdma.rkey = qb.key;
+	for (int round = 0; round < 20; round++) {
+		for (int i = 0; i < 9; i++) {
+			wr.wr_id = round * 10 + i;
+			wr.send_flags = i == 8 ? IBV_SEND_SIGNALED : 0;
+			TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "round %d",
+					  round);
+		}
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, round * 10 + 8,
+				  "only the signaled one");
+	}
+	for (int i = 0; i < 10; i++)
+		dpv_engine_poll(eng, 32);
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "");
+	return TEST_SUCCESS;
+}
+
+/* Receive buffer too small: responder LOC_LEN_ERR, requester REM_INV_REQ. */
+static int
+test_rc_len_err(void)
+{
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(post_recv(&qb, 20, 0, 32), 0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 21, 0, 64, 0, 0), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_LOC_LEN_ERR, "status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(wc.wr_id, 20, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_INV_REQ_ERR, "status %d",
+			  wc.status);
+	return TEST_SUCCESS;
+}
+
+/* No peer: the ACK timeout fires retry_cnt times, then RETRY_EXC_ERR. */
+static int
+test_rc_retry_exceeded(void)
+{
+	struct ibv_qp_attr a = {.dest_qp_num = 0x999, .timeout = 1};
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
+					       IBV_QP_DEST_QPN | IBV_QP_TIMEOUT,
+					       NULL),
+			  0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 30, 0, 64,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 31, 0, 64,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 30, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_RETRY_EXC_ERR, "status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 31, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_WR_FLUSH_ERR, "status %d",
+			  wc.status);
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT_EQUAL(st.retransmits, 7, "retry_cnt 7");
+	TEST_ASSERT(st.rx_drop_noqp >= 8, "");
+	return TEST_SUCCESS;
+}
+
+/* modify to ERR flushes posted receives, and receives posted later. */
+static int
+test_qp_err_flush(void)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
+	struct ibv_wc wc[4];
+
+	TEST_ASSERT_EQUAL(post_recv(&qb, 40, 0, 64), 0, "");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 41, 0, 64), 0, "");
+	TEST_ASSERT_EQUAL(
+		dpv_engine_qp_modify(eng, QPN_B, &a, IBV_QP_STATE, NULL), 0,
+		"");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_B), IBV_QPS_ERR, "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qb.rcq, 4, wc, lookup, NULL), 2,
+			  "");
+	TEST_ASSERT_EQUAL(wc[0].wr_id, 40, "");
+	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_WR_FLUSH_ERR, "");
+	TEST_ASSERT_EQUAL(wc[1].wr_id, 41, "");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 42, 0, 64), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, wc), 0, "");
+	TEST_ASSERT_EQUAL(wc[0].wr_id, 42, "");
+	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_WR_FLUSH_ERR, "");
+	/* back to RESET and connected again: works */
+	a.qp_state = IBV_QPS_RESET;
+	TEST_ASSERT_EQUAL(
+		dpv_engine_qp_modify(eng, QPN_B, &a, IBV_QP_STATE, NULL), 0,
+		"");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_B), IBV_QPS_RESET, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_destroy(eng, 0x4242), -ENOENT, "");
+	return TEST_SUCCESS;
+}
+
+/* SEND with invalidate kills the responder's key; later use fails. */
+static int
+test_rc_send_inv(void)
+{
+	uint32_t k2 = reg(qb.buf, 256,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 16, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = 50,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND_WITH_INV,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_wc wc;
+
+	TEST_ASSERT(k2 != 0, "");
+	wr.invalidate_rkey = k2;
+	TEST_ASSERT_EQUAL(post_recv(&qb, 51, 1024, 64), 0, "");
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT(wc.wc_flags & IBV_WC_WITH_INV, "flags 0x%x", wc.wc_flags);
+	TEST_ASSERT_EQUAL(wc.invalidated_rkey, k2, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 52, 0, 8,
+				    (uintptr_t)qb.buf, k2),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR, "invalidated key");
+	return TEST_SUCCESS;
+}
+
+/* LOCAL_INV runs in the requester, in order; the key is then unusable. */
+static int
+test_rc_local_inv(void)
+{
+	uint32_t k2 = reg(qa.buf, 256, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_send_wr wr = {.wr_id = 70,
+				 .opcode = IBV_WR_LOCAL_INV,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 16, .lkey = k2};
+	struct ibv_wc wc;
+
+	wr.invalidate_rkey = k2;
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_LOCAL_INV, "");
+	wr = (struct ibv_send_wr){.wr_id = 71,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED};
+	wr.wr.rdma.remote_addr = (uintptr_t)qb.buf;
+	wr.wr.rdma.rkey = qb.key;
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 71, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR, "status %d",
+			  wc.status);
+	return TEST_SUCCESS;
+}
+
+/* Two messages into one SRQ. */
+static int
+test_rc_srq(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qb.buf, .length = 128, .lkey = qb.key};
+	struct ibv_recv_wr rwr = {.wr_id = 60, .sg_list = &sge, .num_sge = 1},
+			   *bad;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(&srq, &rwr, &bad), 0, "");
+	sge.addr += 128;
+	rwr.wr_id = 61;
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(&srq, &rwr, &bad), 0, "");
+	fill(qa.buf, 256, 70);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 62, 0, 100, 0, 0), 0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 63, 128, 100, 0, 0), 0,
+			  "");
+	for (int i = 0; i < 2; i++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, 60 + i, "");
+		TEST_ASSERT_EQUAL(wc.qp_num, QPN_B, "");
+		TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 128 * i, qa.buf + 128 * i,
+					  100, "");
+	}
+	return TEST_SUCCESS;
+}
+
+/* The progress thread moves data while the test only polls the CQ. */
+static int
+test_rc_thread(void)
+{
+	struct ibv_wc wc;
+	int n = 0;
+
+	TEST_ASSERT_EQUAL(dpv_engine_thread_start(eng, 20), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_thread_start(eng, 20), -EALREADY, "");
+	fill(qa.buf, 3000, 17);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 1, 4096, 4000), 0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 2, 0, 3000, 0, 0), 0, "");
+	for (uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
+	     n == 0 && rte_get_timer_cycles() < end;)
+		n = dpv_mlx5_cq_poll(&qb.rcq, 1, &wc, lookup, NULL);
+	dpv_engine_thread_stop(eng);
+	TEST_ASSERT_EQUAL(n, 1, "completion within 1 s");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 4096, qa.buf, 3000, "");
+	return TEST_SUCCESS;
+}
+
+/* Every 5th frame is lost: go-back-N on sequence NAKs and timeouts. */
+static int
+test_rc_loss(void)
+{
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+
+	dpv_engine_inject_tx_loss(eng, 5);
+	for (int m = 0; m < 12; m++) {
+		fill(qa.buf, 3000, (uint8_t)(m * 3 + 1));
+		TEST_ASSERT_EQUAL(post_recv(&qb, 0x100 + m, 4096, 4000), 0, "");
+		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, m, 0, 3000, 0, 0),
+				  0, "");
+		TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "recv %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, 0x100 + m, "");
+		TEST_ASSERT_EQUAL(wc.byte_len, 3000, "");
+		TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 4096, qa.buf, 3000,
+					  "message %d", m);
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "send %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, m, "");
+	}
+	/* pipelined WRITEs and READs */
+	fill(qa.buf, 4096, 77);
+	for (int m = 0; m < 4; m++)
+		TEST_ASSERT_EQUAL(
+			post_send(&qa, IBV_WR_RDMA_WRITE, 0x200 + m, m * 1024,
+				  1024, (uintptr_t)qb.buf + m * 1024, qb.key),
+			0, "");
+	for (int m = 0; m < 4; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "write %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, 0x200 + m, "in order");
+	}
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 4096, "writes");
+	fill(qb.buf + 4096, 3000, 99);
+	for (int m = 0; m < 3; m++)
+		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_READ, 0x300 + m,
+					    4096, 3000,
+					    (uintptr_t)qb.buf + 4096, qb.key),
+				  0, "");
+	for (int m = 0; m < 3; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "read %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, 0x300 + m, "in order");
+	}
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf + 4096, qb.buf + 4096, 3000, "reads");
+	/* atomics executed exactly once although requests/ACKs get lost */
+	{
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)qa.buf, .length = 8, .lkey = qa.key};
+		struct ibv_send_wr wr = {.sg_list = &sge,
+					 .num_sge = 1,
+					 .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+					 .send_flags = IBV_SEND_SIGNALED},
+				   *bad;
+		uint64_t v = 0;
+
+		memcpy(qb.buf + 8000, &v, 8);
+		wr.wr.atomic.remote_addr = (uintptr_t)qb.buf + 8000;
+		wr.wr.atomic.rkey = qb.key;
+		wr.wr.atomic.compare_add = 1;
+		for (int m = 0; m < 10; m++) {
+			wr.wr_id = 0x400 + m;
+			TEST_ASSERT_EQUAL(dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC,
+							     QPN_A, &wr, &bad),
+					  0, "");
+			TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "atomic %d",
+					  m);
+			TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS,
+					  "status %d", wc.status);
+			memcpy(&v, qa.buf, 8);
+			TEST_ASSERT_EQUAL(v, m, "fetched value");
+		}
+		memcpy(&v, qb.buf + 8000, 8);
+		TEST_ASSERT_EQUAL(v, 10, "each add executed once");
+	}
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT(st.tx_drop_injected > 5, "%" PRIu64 " lost",
+		    st.tx_drop_injected);
+	TEST_ASSERT(st.retransmits > 0, "go-back-N happened");
+	DPV_TEST_LOG("lost %" PRIu64 ", retransmits %" PRIu64
+		     ", seq NAKs %" PRIu64 ", duplicates %" PRIu64,
+		     st.tx_drop_injected, st.retransmits, st.seq_naks_sent,
+		     st.dup_requests);
+	return TEST_SUCCESS;
+}
+
+static const struct dpv_test_suite engine_rc_suite = {
+	.name = "engine_rc",
+	.setup = suite_setup,
+	.teardown = suite_teardown,
+	.cases =
+		{
+			TEST_CASE_ST(setup_rc, teardown, test_rc_send),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_send_seg),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_write),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_read),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_atomic),
+			TEST_CASE_ST(setup_rc, teardown,
+				     test_rc_rem_access_err),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_rnr),
+			TEST_CASE_ST(setup_rc_rnr0, teardown,
+				     test_rc_rnr_exceeded),
+			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
+				     test_rc_loss),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),
+			TEST_CASE_ST(setup_rc, teardown,
+				     test_rc_retry_exceeded),
+			TEST_CASE_ST(setup_rc, teardown, test_qp_err_flush),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_send_inv),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_local_inv),
+			TEST_CASE_ST(setup_rc_srq, teardown, test_rc_srq),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_thread),
+			TEST_CASE_ST(setup_uc, teardown, test_uc_send_write),
+			TEST_CASE_ST(setup_ud, teardown, test_ud_send),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+engine_rc(void)
+{
+	return dpv_test_run_suite(&engine_rc_suite);
+}
+
+DPV_TEST_REGISTER_FAST(engine_rc, engine_rc);
+
+/* The same transports over lib/port's in-process loopback device (an
+ * ethdev: frames really go through rte_eth_tx_burst / rx_burst). */
+static int
+port_suite_setup(void)
+{
+	struct dpv_port_info info;
+	int ret = suite_setup();
+
+	if (ret != 0)
+		return ret;
+	unsetenv("DPV_CONF");
+	if (dpv_port_init() != 0)
+		return TEST_SKIPPED;
+	port = dpv_port_get(0);
+	if (port == NULL || !dpv_port_is_loopback(port) ||
+	    dpv_port_query(port, &info) != 0)
+		return TEST_SKIPPED;
+	memcpy(mac, info.mac, 6);
+	return 0;
+}
+
+static void
+port_suite_teardown(void)
+{
+	port = NULL;
+	dpv_port_fini();
+	suite_teardown();
+}
+
+/* ARP and ND through the loopback ethdev: we ask, we answer, we learn. */
+static int
+test_port_neigh(void)
+{
+	struct dpv_engine_stats st;
+	uint8_t gid[16], got[6];
+
+	for (unsigned idx = 0; idx < 2; idx++) {
+		TEST_ASSERT_EQUAL(dpv_port_gid(port, idx, gid), 0, "");
+		TEST_ASSERT(!dpv_engine_neigh_cached(eng, gid, got),
+			    "not known yet");
+		dpv_engine_lock(eng);
+		TEST_ASSERT_EQUAL(dpv_engine_neigh_query(eng, gid), 0, "");
+		for (int i = 0; i < 10; i++)
+			dpv_engine_poll(eng, 32);
+		dpv_engine_unlock(eng);
+		TEST_ASSERT(dpv_engine_neigh_cached(eng, gid, got),
+			    "%s learned", idx ? "ARP" : "ND");
+		TEST_ASSERT_BUFFERS_EQUAL(got, mac, 6, "");
+	}
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT(st.rx_neigh >= 4, "requests and replies seen: %" PRIu64,
+		    st.rx_neigh);
+	TEST_ASSERT_EQUAL(dpv_engine_neigh_resolve(eng, gid, got, 100), 0, "");
+	TEST_ASSERT_BUFFERS_EQUAL(got, mac, 6, "");
+	return TEST_SUCCESS;
+}
+
+static const struct dpv_test_suite engine_port_suite = {
+	.name = "engine_port",
+	.setup = port_suite_setup,
+	.teardown = port_suite_teardown,
+	.cases =
+		{
+			TEST_CASE_ST(setup_rc, teardown, test_rc_send_seg),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_write),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_read),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_atomic),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_rnr),
+			TEST_CASE_ST(setup_ud, teardown, test_ud_send),
+			TEST_CASE_ST(setup_rc, teardown, test_port_neigh),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+engine_port(void)
+{
+	return dpv_test_run_suite(&engine_port_suite);
+}
+
+DPV_TEST_REGISTER_FAST(engine_port, engine_port);

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of the engine's pure parts: PSN arithmetic, RNR timer codes,
+ * ACK timeout, segmentation math, ACK coalescing, memory key checks. */
+#include <stdlib.h>
+
+#include "dpv_test.h"
+#include "dpv_engine.h"
+
+static int
+test_psn(void)
+{
+	TEST_ASSERT_EQUAL(dpv_psn_cmp(5, 3), 2, "simple");
+	TEST_ASSERT_EQUAL(dpv_psn_cmp(3, 5), -2, "negative");
+	TEST_ASSERT_EQUAL(dpv_psn_cmp(0, 0xffffff), 1, "wrap forward");
+	TEST_ASSERT_EQUAL(dpv_psn_cmp(0xffffff, 0), -1, "wrap backward");
+	TEST_ASSERT_EQUAL(dpv_psn_cmp(0x7fffff, 0), 0x7fffff, "max positive");
+	TEST_ASSERT_EQUAL(dpv_psn_cmp(0x800000, 0), -0x800000, "half space");
+	TEST_ASSERT_EQUAL(dpv_psn_add(0xfffffe, 3), 1, "add wraps");
+	TEST_ASSERT_EQUAL(dpv_psn_add(10, 0), 10, "add 0");
+	/* high bits of the inputs do not matter */
+	TEST_ASSERT_EQUAL(dpv_psn_cmp(0xff000005, 3), 2, "ignores bits 24+");
+	return TEST_SUCCESS;
+}
+
+static int
+test_rnr_timer(void)
+{
+	static const uint32_t want[32] = {
+		655360, 10,    20,    30,     40,     60,     80,     120,
+		160,	240,   320,   480,    640,    960,    1280,   1920,
+		2560,	3840,  5120,  7680,   10240,  15360,  20480,  30720,
+		40960,	61440, 81920, 122880, 163840, 245760, 327680, 491520};
+	for (unsigned i = 0; i < 32; i++)
+		TEST_ASSERT_EQUAL(dpv_rnr_timer_us(i), want[i], "code %u", i);
+	/* increasing from code 1 on */
+	for (unsigned i = 2; i < 32; i++)
+		TEST_ASSERT(dpv_rnr_timer_us(i) > dpv_rnr_timer_us(i - 1), "%u",
+			    i);
+	TEST_ASSERT_EQUAL(dpv_rnr_timer_us(33), 10, "5-bit field");
+	return TEST_SUCCESS;
+}
+
+static int
+test_timeout_mtu(void)
+{
+	TEST_ASSERT_EQUAL(dpv_ack_timeout_ns(0), 0, "infinite");
+	TEST_ASSERT_EQUAL(dpv_ack_timeout_ns(1), 8192, "4.096us*2");
+	TEST_ASSERT_EQUAL(dpv_ack_timeout_ns(14), 4096ull << 14, "~67ms");
+	TEST_ASSERT_EQUAL(dpv_ack_timeout_ns(40), 4096ull << 31, "clamped");
+	TEST_ASSERT_EQUAL(dpv_mtu_bytes(IBV_MTU_256), 256, "");
+	TEST_ASSERT_EQUAL(dpv_mtu_bytes(IBV_MTU_1024), 1024, "");
+	TEST_ASSERT_EQUAL(dpv_mtu_bytes(IBV_MTU_4096), 4096, "");
+	TEST_ASSERT_EQUAL(dpv_mtu_bytes(0), 0, "invalid");
+	TEST_ASSERT_EQUAL(dpv_mtu_bytes(6), 0, "invalid");
+	/* segmentation: capture rxe-rc-send-seg is 3000 B = 3 packets at 1024
+	 */
+	TEST_ASSERT_EQUAL(dpv_pkt_count(3000, 1024), 3, "");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(2053, 1024), 3, "");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(2048, 1024), 2, "exact multiple");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(0, 1024), 1, "zero length");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(1, 4096), 1, "");
+	return TEST_SUCCESS;
+}
+
+static int
+test_ack_coalesce(void)
+{
+	struct dpv_ack_state a = {0};
+	uint32_t psn, msn;
+
+	TEST_ASSERT(!dpv_ack_take(&a, &psn, &msn), "nothing owed");
+	dpv_ack_note(&a, 10, 1);
+	dpv_ack_note(&a, 12, 2);
+	dpv_ack_note(&a, 11, 1); /* older: does not move the ACK back */
+	TEST_ASSERT(dpv_ack_take(&a, &psn, &msn), "owed");
+	TEST_ASSERT_EQUAL(psn, 12, "cumulative");
+	TEST_ASSERT_EQUAL(msn, 2, "msn of the latest");
+	TEST_ASSERT(!dpv_ack_take(&a, &psn, &msn), "taken once");
+	/* across the PSN wrap */
+	dpv_ack_note(&a, 0xffffff, 7);
+	dpv_ack_note(&a, 1, 8);
+	TEST_ASSERT(dpv_ack_take(&a, &psn, &msn), "owed");
+	TEST_ASSERT_EQUAL(psn, 1, "wrapped");
+	TEST_ASSERT_EQUAL(msn, 8, "");
+	return TEST_SUCCESS;
+}
+
+static int
+test_key_check(void)
+{
+	enum { N = 8 };
+	struct dpv_engine_key tbl[N] = {0};
+	static uint8_t buf[4096];
+	uint64_t a = (uintptr_t)buf;
+	void *host = NULL;
+
+	tbl[3] = (struct dpv_engine_key){.addr = a,
+					 .length = sizeof(buf),
+					 .iova = a,
+					 .access = IBV_ACCESS_LOCAL_WRITE |
+						   IBV_ACCESS_REMOTE_WRITE,
+					 .pdn = 1,
+					 .type = DPV_ENGINE_KEY_MR,
+					 .valid = 1,
+					 .key = 3 << 8 | 0x5a};
+	/* a region registered at another iova (ibv_reg_mr_iova) */
+	tbl[4] = (struct dpv_engine_key){.addr = a,
+					 .length = 100,
+					 .iova = 0x10000,
+					 .access = IBV_ACCESS_REMOTE_READ,
+					 .pdn = 1,
+					 .valid = 1,
+					 .key = 4 << 8 | 1};
+	tbl[5] = (struct dpv_engine_key){.addr = a,
+					 .length = 100,
+					 .iova = a,
+					 .access = IBV_ACCESS_REMOTE_WRITE,
+					 .pdn = 1,
+					 .valid = 1,
+					 .type = DPV_ENGINE_KEY_MW2,
+					 .qpn = 77,
+					 .key = 5 << 8};
+	uint32_t k = 3 << 8 | 0x5a;
+
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 1, 0, a + 10, 100, 0, &host),
+			  DPV_KEY_OK, "local read");
+	TEST_ASSERT(host == buf + 10, "translation");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 1, 0, a, 4096,
+					IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_OK, "whole region");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 1, 0, a + 1, 4096,
+					IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_BAD_BOUNDS, "one past the end");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 1, 0, a - 1, 1, 0, NULL),
+			  DPV_KEY_BAD_BOUNDS, "before start");
+	TEST_ASSERT_EQUAL(
+		dpv_key_check(tbl, N, k, 1, 0, a + 4000, UINT64_MAX, 0, NULL),
+		DPV_KEY_BAD_BOUNDS, "length overflow");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 1, 0, a, 8,
+					IBV_ACCESS_REMOTE_READ, NULL),
+			  DPV_KEY_BAD_ACCESS, "no remote read");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 2, 0, a, 8, 0, NULL),
+			  DPV_KEY_BAD_PD, "other PD");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k ^ 1, 1, 0, a, 8, 0, NULL),
+			  DPV_KEY_BAD_KEY, "wrong variant");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 2 << 8, 1, 0, a, 8, 0, NULL),
+			  DPV_KEY_BAD_KEY, "empty slot");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 100 << 8, 1, 0, a, 8, 0, NULL),
+			  DPV_KEY_BAD_KEY, "beyond the table");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 100 << 8, 1, 0, 0, 0, 0, NULL),
+			  DPV_KEY_OK, "zero length needs no key");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 4 << 8 | 1, 1, 0, 0x10000 + 50,
+					50, IBV_ACCESS_REMOTE_READ, &host),
+			  DPV_KEY_OK, "iova");
+	TEST_ASSERT(host == buf + 50, "iova translation");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 4 << 8 | 1, 1, 0, a, 1,
+					IBV_ACCESS_REMOTE_READ, NULL),
+			  DPV_KEY_BAD_BOUNDS,
+			  "process address is not the iova");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 5 << 8, 1, 77, a, 8,
+					IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_OK, "MW2 own QP");
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 5 << 8, 1, 78, a, 8,
+					IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_BAD_QP, "MW2 other QP");
+	tbl[3].valid = 0;
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 1, 0, a, 8, 0, NULL),
+			  DPV_KEY_BAD_KEY, "invalidated");
+	TEST_ASSERT(strcmp(dpv_key_status_str(DPV_KEY_BAD_PD), "PD mismatch") ==
+			    0,
+		    "");
+	return TEST_SUCCESS;
+}
+
+static const struct dpv_test_suite engine_unit_suite = {
+	.name = "engine_unit",
+	.cases =
+		{
+			TEST_CASE(test_psn),
+			TEST_CASE(test_rnr_timer),
+			TEST_CASE(test_timeout_mtu),
+			TEST_CASE(test_ack_coalesce),
+			TEST_CASE(test_key_check),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+engine_unit(void)
+{
+	return dpv_test_run_suite(&engine_unit_suite);
+}
+
+DPV_TEST_REGISTER_FAST(engine_unit, engine_unit);
