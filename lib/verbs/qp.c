@@ -1,0 +1,1193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Queue pairs: create (ibv_create_qp, create_qp_ex), modify, query,
+ * destroy, multicast attach/detach, post_send/post_recv, and the per-device
+ * QP number table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include "qp.h"
+#include "verbs_port.h"
+
+#if __has_include("dpv_engine.h")
+#include "dpv_engine.h"
+#define DPV_HAVE_ENGINE 1
+#endif
+
+RTE_LOG_REGISTER(dpv_logtype_qp, dpv.qp, NOTICE);
+
+bool dpv_qp_xrc_enabled;
+
+/* ------------------------------------------------------------------ */
+/* QP number table: one per device.                                   */
+/*
+ * QPN = generation << DPV_QPN_SLOT_BITS | slot. A slot's generation moves
+ * on each reuse, so a number is not handed out again soon after its QP is
+ * destroyed. Numbers 0 and 1 (special QPs) and 0xffffff (multicast) are
+ * never produced. Readers index the slot and compare the number: no lock.
+ */
+#define DPV_QPN_SLOT_BITS 14
+#define DPV_QPN_SLOTS (1u << DPV_QPN_SLOT_BITS)
+#define DPV_QPN_GEN_MASK ((1u << (24 - DPV_QPN_SLOT_BITS)) - 1)
+
+_Static_assert(DPV_CAP_MAX_QP <= DPV_QPN_SLOTS, "QPN slots");
+
+struct qp_table {
+	pthread_mutex_t lock;    /* writers; also serializes flush producers */
+	unsigned int hint;
+	unsigned int count;
+	struct dpv_qp *_Atomic slot[DPV_QPN_SLOTS];
+	uint16_t gen[DPV_QPN_SLOTS];
+};
+
+static struct qp_table *
+qp_table_get(struct dpv_device *dev)
+{
+	struct qp_table *t;
+
+	t = __atomic_load_n((struct qp_table **)&dev->qp_priv, __ATOMIC_ACQUIRE);
+	if (t != NULL)
+		return t;
+	pthread_mutex_lock(&dev->lock);
+	t = dev->qp_priv;
+	if (t == NULL) {
+		t = calloc(1, sizeof(*t));
+		if (t != NULL) {
+			pthread_mutex_init(&t->lock, NULL);
+			t->hint = 2; /* QPNs 0 and 1 come from slots 0/1 gen 0 */
+			__atomic_store_n((struct qp_table **)&dev->qp_priv, t,
+					 __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return t;
+}
+
+static uint32_t
+qpn_of(unsigned int slot, unsigned int gen)
+{
+	return (gen & DPV_QPN_GEN_MASK) << DPV_QPN_SLOT_BITS | slot;
+}
+
+static bool
+qpn_reserved(uint32_t qpn)
+{
+	return qpn <= 1 || qpn == DPV_QP_24BIT_MASK;
+}
+
+/* Give qp a number. 0 or ENOMEM (table full). */
+static int
+qp_table_insert(struct qp_table *t, struct dpv_qp *qp)
+{
+	unsigned int i, s;
+	uint32_t qpn;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->count >= DPV_CAP_MAX_QP) {
+		pthread_mutex_unlock(&t->lock);
+		return ENOMEM;
+	}
+	for (i = 0; i < DPV_QPN_SLOTS; i++) {
+		s = (t->hint + i) % DPV_QPN_SLOTS;
+		if (atomic_load_explicit(&t->slot[s], memory_order_relaxed))
+			continue;
+		qpn = qpn_of(s, t->gen[s]);
+		while (qpn_reserved(qpn)) {
+			t->gen[s]++;
+			qpn = qpn_of(s, t->gen[s]);
+		}
+		qp->qpex.qp_base.qp_num = qpn;
+		atomic_store_explicit(&t->slot[s], qp, memory_order_release);
+		t->count++;
+		t->hint = s + 1;
+		pthread_mutex_unlock(&t->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ENOMEM;
+}
+
+static void
+qp_table_remove(struct qp_table *t, struct dpv_qp *qp)
+{
+	unsigned int s = qp->qpex.qp_base.qp_num & (DPV_QPN_SLOTS - 1);
+
+	pthread_mutex_lock(&t->lock);
+	if (atomic_load_explicit(&t->slot[s], memory_order_relaxed) == qp) {
+		atomic_store_explicit(&t->slot[s], NULL, memory_order_release);
+		t->gen[s]++;
+		t->count--;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+struct dpv_qp *
+dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn)
+{
+	struct qp_table *t;
+	struct dpv_qp *qp;
+
+	if (dev == NULL)
+		return NULL;
+	t = __atomic_load_n((struct qp_table **)&dev->qp_priv, __ATOMIC_ACQUIRE);
+	if (t == NULL || qpn > DPV_QP_24BIT_MASK)
+		return NULL;
+	qp = atomic_load_explicit(&t->slot[qpn & (DPV_QPN_SLOTS - 1)],
+				  memory_order_acquire);
+	if (qp == NULL || qp->qpex.qp_base.qp_num != qpn)
+		return NULL;
+	return qp;
+}
+
+static void eng_lock(struct dpv_qp *qp);
+static void eng_unlock(struct dpv_qp *qp);
+static void ring_cq_clean(struct dpv_qp *qp);
+
+/* ------------------------------------------------------------------ */
+/* Ring glue (drivers/rdma/mlx5, CONTRACTS section 5).                */
+
+#ifdef DPV_HAVE_MLX5_RING
+#include <rte_memory.h>
+
+/* Allocate rings for qp->has_sq / qp->has_rq and report their sizes. */
+static int
+ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
+	   struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq, struct ibv_qp_cap *cap)
+{
+	int rc;
+
+	memset(sq, 0, sizeof(*sq));
+	memset(rq, 0, sizeof(*rq));
+	memset(cap, 0, sizeof(*cap));
+	if (qp->has_sq) {
+		rc = dpv_mlx5_sq_init(sq, RTE_MAX(req->max_send_wr, 1u),
+				      req->max_send_sge, req->max_inline_data,
+				      SOCKET_ID_ANY);
+		if (rc)
+			return rc;
+		cap->max_send_wr = sq->wq.max_post;
+		cap->max_send_sge = sq->wq.max_gs;
+		cap->max_inline_data = sq->max_inline;
+	}
+	if (qp->has_rq) {
+		rc = dpv_mlx5_rq_init(rq, RTE_MAX(req->max_recv_wr, 1u),
+				      RTE_MAX(req->max_recv_sge, 1u),
+				      SOCKET_ID_ANY);
+		if (rc) {
+			dpv_mlx5_sq_fini(sq);
+			return rc;
+		}
+		cap->max_recv_wr = rq->wq.max_post;
+		cap->max_recv_sge = rq->wq.max_gs;
+		if (qp->has_sq)
+			dpv_mlx5_qp_link_dbrec(sq, rq);
+	}
+	return 0;
+}
+
+static int
+ring_init(struct dpv_qp *qp, const struct ibv_qp_cap *req)
+{
+	int rc = ring_alloc(qp, req, &qp->sq, &qp->rq, &qp->cap);
+
+	if (rc == 0)
+		qp->req_cap = *req;
+	return rc;
+}
+
+static void
+ring_fini(struct dpv_qp *qp)
+{
+	dpv_mlx5_sq_fini(&qp->sq);
+	dpv_mlx5_rq_fini(&qp->rq);
+}
+
+/*
+ * RESET empties the queues: fresh rings of the same size replace the old
+ * ones (allocated first, so a failure leaves the QP as it was).
+ */
+static int
+ring_reset(struct dpv_qp *qp)
+{
+	struct dpv_mlx5_sq sq;
+	struct dpv_mlx5_rq rq;
+	struct ibv_qp_cap cap;
+	int rc;
+
+	rc = ring_alloc(qp, &qp->req_cap, &sq, &rq, &cap);
+	if (rc)
+		return rc;
+	pthread_spin_lock(&qp->sq_lock);
+	pthread_spin_lock(&qp->rq_lock);
+	eng_lock(qp);
+	ring_cq_clean(qp);
+	ring_fini(qp);
+	qp->sq = sq;
+	qp->rq = rq;
+	if (qp->has_sq)
+		dpv_mlx5_sq_bind(&qp->sq, qp->qpex.qp_base.qp_type,
+				 qp->qpex.qp_base.qp_num);
+	eng_unlock(qp);
+	pthread_spin_unlock(&qp->rq_lock);
+	pthread_spin_unlock(&qp->sq_lock);
+	return 0;
+}
+
+/*
+ * Remove the CQEs of a QP that the application has not polled yet, as
+ * mlx5 does at destroy and RESET (receive CQEs of an SRQ give their WQE
+ * back to the SRQ). Provided by the ring code; weak until it exists.
+ */
+unsigned int dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
+			       struct dpv_mlx5_rq *srq) __attribute__((weak));
+
+static void
+ring_cq_clean(struct dpv_qp *qp)
+{
+	uint32_t qpn = qp->qpex.qp_base.qp_num;
+	struct dpv_mlx5_rq *srq = qp->srq ? &qp->srq->ring : NULL;
+
+	if (!dpv_mlx5_cq_clean)
+		return;
+	if (qp->rcq)
+		dpv_mlx5_cq_clean(&qp->rcq->ring, qpn, srq);
+	if (qp->scq && qp->scq != qp->rcq)
+		dpv_mlx5_cq_clean(&qp->scq->ring, qpn, NULL);
+}
+
+static int
+ring_post_send(struct dpv_qp *qp, struct ibv_send_wr *wr,
+	       struct ibv_send_wr **bad)
+{
+	return dpv_mlx5_post_send(&qp->sq, qp->qpex.qp_base.qp_type,
+				  qp->qpex.qp_base.qp_num, wr, bad);
+}
+
+static int
+ring_post_recv(struct dpv_qp *qp, struct ibv_recv_wr *wr,
+	       struct ibv_recv_wr **bad)
+{
+	return dpv_mlx5_post_recv(&qp->rq, wr, bad);
+}
+
+static unsigned int
+ring_flush(struct dpv_qp *qp)
+{
+	uint32_t qpn = qp->qpex.qp_base.qp_num;
+	unsigned int n = 0;
+
+	if (qp->has_sq && qp->scq)
+		n += dpv_mlx5_flush(&qp->sq.wq, &qp->scq->ring, qpn);
+	if (qp->has_rq && qp->rcq)
+		n += dpv_mlx5_flush(&qp->rq.wq, &qp->rcq->ring, qpn);
+	return n;
+}
+
+static struct dpv_mlx5_wq *
+ring_wq_lookup(void *arg, uint32_t qpn, bool recv)
+{
+	struct dpv_context *ctx = arg;
+	struct dpv_qp *qp;
+
+	if (qpn & DPV_MLX5_LOOKUP_SRQ)
+		return NULL; /* SRQ numbers: the SRQ module's table */
+	qp = dpv_qp_lookup(ctx->dev, qpn);
+	if (qp == NULL)
+		return NULL;
+	if (!recv)
+		return qp->has_sq ? &qp->sq.wq : NULL;
+	if (qp->srq)
+		return &qp->srq->ring.wq;
+	return qp->has_rq ? &qp->rq.wq : NULL;
+}
+#else
+static void
+ring_cq_clean(struct dpv_qp *qp)
+{
+}
+
+static int
+ring_init(struct dpv_qp *qp, const struct ibv_qp_cap *req)
+{
+	qp->cap = *req;
+	qp->req_cap = *req;
+	return 0;
+}
+
+static void
+ring_fini(struct dpv_qp *qp)
+{
+}
+
+static int
+ring_reset(struct dpv_qp *qp)
+{
+	return 0;
+}
+
+static int
+ring_post_send(struct dpv_qp *qp, struct ibv_send_wr *wr,
+	       struct ibv_send_wr **bad)
+{
+	*bad = wr;
+	return EOPNOTSUPP;
+}
+
+static int
+ring_post_recv(struct dpv_qp *qp, struct ibv_recv_wr *wr,
+	       struct ibv_recv_wr **bad)
+{
+	*bad = wr;
+	return EOPNOTSUPP;
+}
+
+static unsigned int
+ring_flush(struct dpv_qp *qp)
+{
+	return 0;
+}
+
+static struct dpv_mlx5_wq *
+ring_wq_lookup(void *arg, uint32_t qpn, bool recv)
+{
+	return NULL;
+}
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Engine glue: the software HCA that consumes the rings.             */
+
+#if defined(DPV_HAVE_ENGINE) && defined(DPV_HAVE_MLX5_RING)
+/* Resolve time of a destination MAC at RTR, like the kernel's for RoCE. */
+#define QP_NEIGH_TIMEOUT_MS 3000
+
+static int
+eng_create(struct dpv_qp *qp)
+{
+	struct dpv_engine *e = qp->dev->engine;
+	struct dpv_engine_qp_init in;
+	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
+	int rc;
+
+	if (e == NULL || (t != IBV_QPT_RC && t != IBV_QPT_UC && t != IBV_QPT_UD))
+		return 0; /* an object only: no traffic (XRC in the engine: later) */
+	memset(&in, 0, sizeof(in));
+	in.qpn = qp->qpex.qp_base.qp_num;
+	in.type = t;
+	in.pdn = dpv_pd_base(qp->qpex.qp_base.pd)->pdn;
+	in.sq = &qp->sq;
+	in.rq = qp->has_rq ? &qp->rq : NULL;
+	if (qp->srq) {
+		in.srq = &qp->srq->ring;
+		in.srqn = qp->srq->vsrq.srq_num;
+	}
+	in.send_cq = &qp->scq->ring;
+	in.recv_cq = &qp->rcq->ring;
+	in.sq_sig_all = qp->sq_sig_all != 0;
+	in.max_send_wr = qp->cap.max_send_wr;
+	rc = dpv_engine_qp_create(e, &in);
+	if (rc < 0)
+		return -rc == EEXIST || -rc == ENOSPC ? ENOMEM : -rc;
+	qp->engine = e;
+	return 0;
+}
+
+/* Take the QP out of the engine and drop its unpolled CQEs. */
+static void
+eng_destroy(struct dpv_qp *qp)
+{
+	struct dpv_engine *e = qp->engine;
+
+	if (e == NULL) {
+		ring_cq_clean(qp);
+		return;
+	}
+	dpv_engine_qp_destroy(e, qp->qpex.qp_base.qp_num);
+	dpv_engine_lock(e);
+	ring_cq_clean(qp);
+	dpv_engine_unlock(e);
+	qp->engine = NULL;
+}
+
+/* The network path of an RC/UC address vector. 0 or a positive errno. */
+static int
+eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
+	 struct dpv_engine_path *p)
+{
+	struct dpv_port_info info;
+	union ibv_gid sgid;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = dpv_gid_get(qp->qpex.qp_base.context, 1, ah->grh.sgid_index, &sgid);
+	if (rc)
+		return EINVAL;
+	memcpy(p->sgid, sgid.raw, 16);
+	memcpy(p->dgid, ah->grh.dgid.raw, 16);
+	p->traffic_class = ah->grh.traffic_class;
+	p->hop_limit = ah->grh.hop_limit;
+	p->flow_label = ah->grh.flow_label;
+	if (qp->dev->port != NULL && dpv_port_query &&
+	    dpv_port_query(qp->dev->port, &info) == 0)
+		memcpy(p->smac, info.mac, 6);
+	else if (dpv_engine_neigh_resolve(qp->engine, p->sgid, p->smac, 0) < 0)
+		return EINVAL;
+	rc = dpv_engine_neigh_resolve(qp->engine, p->dgid, p->dmac,
+				      QP_NEIGH_TIMEOUT_MS);
+	if (rc < 0) {
+		QP_LOG(NOTICE, "QP 0x%06x: no MAC for the destination: %s",
+		       qp->qpex.qp_base.qp_num, strerror(-rc));
+		return -rc == ETIMEDOUT ? ETIMEDOUT : EINVAL;
+	}
+	return 0;
+}
+
+static int
+eng_modify(struct dpv_qp *qp, const struct ibv_qp_attr *attr, int mask,
+	   const struct dpv_engine_path *path)
+{
+	int rc;
+
+	if (qp->engine == NULL)
+		return 0;
+	rc = dpv_engine_qp_modify(qp->engine, qp->qpex.qp_base.qp_num, attr,
+				  mask, path);
+	return rc < 0 ? -rc : 0;
+}
+
+/* The engine moves a QP to ERR (or SQE) on its own: ask it. */
+static enum ibv_qp_state
+eng_state(struct dpv_qp *qp)
+{
+	int s;
+
+	if (qp->engine == NULL)
+		return dpv_qp_state(qp);
+	s = dpv_engine_qp_state(qp->engine, qp->qpex.qp_base.qp_num);
+	if (s < 0)
+		return dpv_qp_state(qp);
+	if ((enum ibv_qp_state)s != dpv_qp_state(qp))
+		__atomic_store_n(&qp->qpex.qp_base.state, (enum ibv_qp_state)s,
+				 __ATOMIC_RELEASE);
+	return (enum ibv_qp_state)s;
+}
+
+static void
+eng_lock(struct dpv_qp *qp)
+{
+	if (qp->engine)
+		dpv_engine_lock(qp->engine);
+}
+
+static void
+eng_unlock(struct dpv_qp *qp)
+{
+	if (qp->engine)
+		dpv_engine_unlock(qp->engine);
+}
+#else
+struct dpv_engine_path {
+	int unused;
+};
+
+static int
+eng_create(struct dpv_qp *qp)
+{
+	return 0;
+}
+
+static void
+eng_destroy(struct dpv_qp *qp)
+{
+	ring_cq_clean(qp);
+}
+
+static int
+eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
+	 struct dpv_engine_path *p)
+{
+	return 0;
+}
+
+static int
+eng_modify(struct dpv_qp *qp, const struct ibv_qp_attr *attr, int mask,
+	   const struct dpv_engine_path *path)
+{
+	return 0;
+}
+
+static enum ibv_qp_state
+eng_state(struct dpv_qp *qp)
+{
+	return dpv_qp_state(qp);
+}
+
+static void
+eng_lock(struct dpv_qp *qp)
+{
+}
+
+static void
+eng_unlock(struct dpv_qp *qp)
+{
+}
+#endif
+
+/* Let the device's engine run in the caller's thread (posting is one of
+ * the verbs calls that drive application-driven progress). */
+static void
+qp_progress(struct dpv_qp *qp)
+{
+	if (qp->dev->progress)
+		qp->dev->progress(qp->dev);
+}
+
+unsigned int
+dpv_qp_flush(struct dpv_qp *qp)
+{
+	struct qp_table *t = qp->dev->qp_priv;
+	unsigned int n;
+
+	/* one producer per CQ: the engine's lock when it runs the QP */
+	if (qp->engine) {
+		eng_lock(qp);
+		n = ring_flush(qp);
+		eng_unlock(qp);
+		return n;
+	}
+	pthread_mutex_lock(&t->lock);
+	n = ring_flush(qp);
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+void
+dpv_qp_after_post(struct dpv_qp *qp)
+{
+	enum ibv_qp_state s;
+
+	if (qp->engine) {
+		qp_progress(qp);
+		return;
+	}
+	/* no engine consumes the queues of a QP in error: complete at once */
+	s = dpv_qp_state(qp);
+	if (s == IBV_QPS_ERR || s == IBV_QPS_SQE)
+		dpv_qp_flush(qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Create                                                             */
+
+#define QP_COMP_MASK_KNOWN                                                     \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |                         \
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |     \
+	 IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |               \
+	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+#define QP_CREATE_FLAGS_KNOWN                                                  \
+	(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS |       \
+	 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |            \
+	 IBV_QP_CREATE_PCI_WRITE_END_PADDING)
+
+#define QP_SEND_OPS_KNOWN                                                      \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                  \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |        \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |      \
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |               \
+	 IBV_QP_EX_WITH_TSO | IBV_QP_EX_WITH_ATOMIC_WRITE)
+
+#define QP_SEND_OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define QP_SEND_OPS_UC                                                         \
+	(QP_SEND_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |                          \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_LOCAL_INV |       \
+	 IBV_QP_EX_WITH_BIND_MW)
+#define QP_SEND_OPS_RC                                                         \
+	(QP_SEND_OPS_UC | IBV_QP_EX_WITH_RDMA_READ |                           \
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                                   \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+
+static uint64_t
+send_ops_supported(enum ibv_qp_type t)
+{
+	switch (t) {
+	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
+		return QP_SEND_OPS_RC;
+	case IBV_QPT_UC:
+		return QP_SEND_OPS_UC;
+	case IBV_QPT_UD:
+		return QP_SEND_OPS_UD;
+	default:
+		return 0;
+	}
+}
+
+static bool
+cq_ok(struct ibv_cq *cq, struct ibv_context *ctx)
+{
+	return cq != NULL && cq->context == ctx;
+}
+
+/* Every argument check of create, before anything is allocated. */
+static int
+qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
+{
+	uint32_t cm = a->comp_mask;
+	bool sq, rq;
+
+	if (cm & ~QP_COMP_MASK_KNOWN)
+		return EINVAL;
+	switch (a->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		if (!dpv_qp_xrc_enabled)
+			return EOPNOTSUPP; /* no XRC transport in the engine */
+		break;
+	case IBV_QPT_RAW_PACKET: /* the engine has no raw-packet path yet */
+	case IBV_QPT_DRIVER:     /* mlx5dv DC: not implemented */
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+	if (cm & (IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_IND_TABLE |
+		  IBV_QP_INIT_ATTR_RX_HASH))
+		return EOPNOTSUPP; /* raw-packet (TSO, RSS) features */
+
+	if (a->qp_type == IBV_QPT_XRC_RECV) {
+		if (!(cm & IBV_QP_INIT_ATTR_XRCD) || a->xrcd == NULL ||
+		    a->xrcd->context != ctx)
+			return EINVAL;
+	} else {
+		if (cm & IBV_QP_INIT_ATTR_XRCD)
+			return EINVAL;
+		if (!(cm & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||
+		    a->pd->context != ctx)
+			return EINVAL;
+	}
+
+	if (cm & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+		uint32_t f = a->create_flags;
+
+		if (f & ~QP_CREATE_FLAGS_KNOWN)
+			return EINVAL;
+		if ((f & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) &&
+		    a->qp_type != IBV_QPT_UD)
+			return EINVAL; /* multicast is UD only */
+		if (f & (IBV_QP_CREATE_SCATTER_FCS |
+			 IBV_QP_CREATE_CVLAN_STRIPPING |
+			 IBV_QP_CREATE_SOURCE_QPN |
+			 IBV_QP_CREATE_PCI_WRITE_END_PADDING))
+			return EOPNOTSUPP;
+	}
+	if (cm & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		if (a->send_ops_flags & ~(uint64_t)QP_SEND_OPS_KNOWN)
+			return EINVAL;
+		if (a->send_ops_flags & ~send_ops_supported(a->qp_type))
+			return EOPNOTSUPP;
+	}
+
+	sq = a->qp_type != IBV_QPT_XRC_RECV;
+	rq = a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC ||
+	     a->qp_type == IBV_QPT_UD;
+	if (sq && !cq_ok(a->send_cq, ctx))
+		return EINVAL;
+	if (rq && !cq_ok(a->recv_cq, ctx))
+		return EINVAL;
+	if (a->srq != NULL) {
+		if (a->qp_type == IBV_QPT_XRC_SEND)
+			return EINVAL;
+		if (rq && (a->srq->context != ctx ||
+			   to_dsrq(a->srq)->vsrq.srq_type != IBV_SRQT_BASIC))
+			return EINVAL;
+	}
+	if (sq && (a->cap.max_send_wr > DPV_CAP_MAX_QP_WR ||
+		   a->cap.max_send_sge > DPV_CAP_MAX_SGE ||
+		   a->cap.max_inline_data > DPV_CAP_MAX_INLINE))
+		return EINVAL;
+	if (rq && a->srq == NULL &&
+	    (a->cap.max_recv_wr > DPV_CAP_MAX_QP_WR ||
+	     a->cap.max_recv_sge > DPV_CAP_MAX_SGE))
+		return EINVAL;
+	return 0;
+}
+
+static void
+qp_put_refs(struct dpv_qp *qp)
+{
+	if (qp->pd)
+		dpv_ref_put(&qp->pd->refcnt);
+	if (qp->scq)
+		dpv_ref_put(&qp->scq->refcnt);
+	if (qp->rcq)
+		dpv_ref_put(&qp->rcq->refcnt);
+	if (qp->srq)
+		dpv_ref_put(&qp->srq->refcnt);
+	if (qp->xrcd)
+		dpv_ref_put(&qp->xrcd->refcnt);
+}
+
+static struct ibv_qp *
+qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
+{
+	struct dpv_context *dctx;
+	struct qp_table *t;
+	struct ibv_qp_cap req;
+	struct dpv_qp *qp;
+	struct ibv_qp *ibqp;
+	int rc;
+
+	if (ctx == NULL || a == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = qp_create_check(ctx, a);
+	if (rc) {
+		QP_LOG(DEBUG, "create %s: %s", dpv_qp_type_str(a->qp_type),
+		       strerror(rc));
+		errno = rc;
+		return NULL;
+	}
+	dctx = to_dctx(ctx);
+	t = qp_table_get(dctx->dev);
+	if (t == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (qp == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->ctx = dctx;
+	qp->dev = dctx->dev;
+	qp->qpex.qp_base.qp_type = a->qp_type;
+	qp->has_sq = a->qp_type != IBV_QPT_XRC_RECV;
+	qp->has_rq = (a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC ||
+		      a->qp_type == IBV_QPT_UD) &&
+		     a->srq == NULL;
+	qp->sq_sig_all = a->sq_sig_all;
+	if (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
+		qp->create_flags = a->create_flags;
+	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		qp->is_ex = true;
+		qp->send_ops_flags = a->send_ops_flags;
+	}
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+
+	memset(&req, 0, sizeof(req));
+	if (qp->has_sq) {
+		req.max_send_wr = a->cap.max_send_wr;
+		req.max_send_sge = a->cap.max_send_sge;
+		req.max_inline_data = a->cap.max_inline_data;
+	}
+	if (qp->has_rq) {
+		req.max_recv_wr = a->cap.max_recv_wr;
+		req.max_recv_sge = a->cap.max_recv_sge;
+	}
+	rc = ring_init(qp, &req);
+	if (rc)
+		goto err_free;
+	if (qp->is_ex) {
+		rc = dpv_qp_ex_init(qp);
+		if (rc)
+			goto err_ring;
+	}
+
+	ibqp = &qp->qpex.qp_base;
+	ibqp->context = ctx;
+	ibqp->qp_context = a->qp_context;
+	ibqp->qp_type = a->qp_type;
+	ibqp->state = IBV_QPS_RESET;
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+	if (a->qp_type == IBV_QPT_XRC_RECV) {
+		qp->xrcd = to_dxrcd(a->xrcd);
+	} else {
+		ibqp->pd = a->pd;
+		qp->pd = to_dpd(a->pd);
+		ibqp->send_cq = a->send_cq;
+		qp->scq = to_dcq(a->send_cq);
+		if (a->qp_type != IBV_QPT_XRC_SEND) {
+			ibqp->recv_cq = a->recv_cq;
+			qp->rcq = to_dcq(a->recv_cq);
+			if (a->srq) {
+				ibqp->srq = a->srq;
+				qp->srq = to_dsrq(a->srq);
+			}
+		}
+	}
+	qp->attr.qp_state = IBV_QPS_RESET;
+	qp->attr.cur_qp_state = IBV_QPS_RESET;
+	qp->attr.cap = qp->cap;
+
+	rc = qp_table_insert(t, qp);
+	if (rc)
+		goto err_ex;
+	ibqp->handle = ibqp->qp_num;
+#ifdef DPV_HAVE_MLX5_RING
+	if (qp->has_sq)
+		dpv_mlx5_sq_bind(&qp->sq, a->qp_type, ibqp->qp_num);
+#endif
+	rc = eng_create(qp);
+	if (rc) {
+		qp_table_remove(t, qp);
+		goto err_ex;
+	}
+	if (qp->pd)
+		dpv_ref_get(&qp->pd->refcnt);
+	if (qp->scq)
+		dpv_ref_get(&qp->scq->refcnt);
+	if (qp->rcq)
+		dpv_ref_get(&qp->rcq->refcnt);
+	if (qp->srq)
+		dpv_ref_get(&qp->srq->refcnt);
+	if (qp->xrcd)
+		dpv_ref_get(&qp->xrcd->refcnt);
+
+	/* report what was really allocated; recv caps are 0 with an SRQ */
+	a->cap = qp->cap;
+	QP_LOG(DEBUG, "created %s QP 0x%06x sq %u/%u rq %u/%u inline %u",
+	       dpv_qp_type_str(a->qp_type), ibqp->qp_num, qp->cap.max_send_wr,
+	       qp->cap.max_send_sge, qp->cap.max_recv_wr, qp->cap.max_recv_sge,
+	       qp->cap.max_inline_data);
+	return ibqp;
+
+err_ex:
+	pthread_cond_destroy(&ibqp->cond);
+	pthread_mutex_destroy(&ibqp->mutex);
+err_ring:
+	ring_fini(qp);
+err_free:
+	pthread_spin_destroy(&qp->rq_lock);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_mutex_destroy(&qp->lock);
+	free(qp);
+	errno = rc;
+	return NULL;
+}
+
+static struct ibv_qp *
+qp_create_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
+{
+	return qp_create(ctx, a);
+}
+
+struct ibv_qp *
+ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	if (pd == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&ex, 0, sizeof(ex));
+	memcpy(&ex, attr, sizeof(*attr));
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = qp_create(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+struct ibv_qp_ex *
+ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	struct dpv_qp *dqp;
+
+	if (qp == NULL)
+		return NULL;
+	dqp = to_dqp(qp);
+	return dqp->is_ex ? &dqp->qpex : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Destroy                                                            */
+
+int
+ibv_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct dpv_qp *qp;
+
+	if (ibqp == NULL)
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	pthread_mutex_lock(&qp->lock);
+	if (qp->n_mcast) {
+		pthread_mutex_unlock(&qp->lock);
+		return EBUSY;
+	}
+	eng_destroy(qp);
+	qp_table_remove(qp->dev->qp_priv, qp);
+	pthread_mutex_unlock(&qp->lock);
+
+	ring_fini(qp);
+	qp_put_refs(qp);
+	pthread_cond_destroy(&ibqp->cond);
+	pthread_mutex_destroy(&ibqp->mutex);
+	pthread_spin_destroy(&qp->rq_lock);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_mutex_destroy(&qp->lock);
+	free(qp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Modify, query                                                      */
+
+static void
+qp_limits(struct dpv_qp *qp, int mask, struct dpv_qp_limits *lim)
+{
+	struct ibv_context *ctx = qp->qpex.qp_base.context;
+	union ibv_gid gid;
+	unsigned int i;
+
+	dpv_qp_limits_default(lim);
+	lim->phys_port_cnt = 1;
+	lim->pkey_tbl_len = DPV_CAP_PKEY_TBL_LEN;
+	lim->gid_tbl_len = DPV_CAP_GID_TBL_LEN;
+	lim->max_rd_atomic = DPV_CAP_MAX_QP_INIT_RD_ATOM;
+	lim->max_dest_rd_atomic = DPV_CAP_MAX_QP_RD_ATOM;
+	lim->max_mtu = IBV_MTU_4096;
+	lim->roce = true;
+	lim->gid_valid = 0;
+	if (!(mask & IBV_QP_AV))
+		return;
+	for (i = 0; i < DPV_CAP_GID_TBL_LEN && i < 64; i++)
+		if (dpv_gid_get(ctx, 1, i, &gid) == 0)
+			lim->gid_valid |= UINT64_C(1) << i;
+}
+
+int
+ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
+{
+	struct dpv_engine_path path;
+	struct dpv_qp_limits lim;
+	enum ibv_qp_state cur, next;
+	struct dpv_qp *qp;
+	int rc;
+
+	if (ibqp == NULL || (attr == NULL && mask != 0))
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	pthread_mutex_lock(&qp->lock);
+	cur = eng_state(qp);
+	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
+	qp_limits(qp, mask, &lim);
+	rc = dpv_qp_check_modify(ibqp->qp_type, cur, next, mask, attr, &lim);
+	if (rc) {
+		QP_LOG(DEBUG, "modify QP 0x%06x %s->%s mask 0x%x refused",
+		       ibqp->qp_num, dpv_qp_state_str(cur),
+		       dpv_qp_state_str(next), mask);
+		goto out;
+	}
+	/* what can fail comes first: a refused request changes nothing */
+	if (qp->engine && (mask & IBV_QP_AV)) {
+		rc = eng_path(qp, &attr->ah_attr, &path);
+		if (rc)
+			goto out;
+	}
+	if (next == IBV_QPS_RESET && cur != IBV_QPS_RESET) {
+		/* the engine forgets the QP's transport state, then the
+		 * rings are replaced by empty ones */
+		rc = eng_modify(qp, attr, mask, NULL);
+		if (rc == 0)
+			rc = ring_reset(qp);
+		if (rc)
+			goto out;
+		memset(&qp->attr, 0, sizeof(qp->attr));
+		qp->attr.cap = qp->cap;
+	} else {
+		rc = eng_modify(qp, attr, mask, &path);
+		if (rc)
+			goto out;
+	}
+	dpv_qp_apply_attr(&qp->attr, mask, attr);
+	if (mask & IBV_QP_STATE) {
+		qp->attr.qp_state = next;
+		qp->attr.cur_qp_state = next;
+		__atomic_store_n(&ibqp->state, next, __ATOMIC_RELEASE);
+	}
+out:
+	pthread_mutex_unlock(&qp->lock);
+	/* to ERR: the engine flushed under its lock; without one, do it here */
+	if (rc == 0 && next == IBV_QPS_ERR && qp->engine == NULL)
+		dpv_qp_flush(qp);
+	return rc;
+}
+
+int
+ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
+	     struct ibv_qp_init_attr *init)
+{
+	struct dpv_qp *qp;
+
+	if (ibqp == NULL || attr == NULL || init == NULL)
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	pthread_mutex_lock(&qp->lock);
+	*attr = qp->attr;
+	attr->qp_state = eng_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->cap = qp->cap;
+	attr->sq_draining = 0; /* nothing in flight: SQD is reached at once */
+	memset(init, 0, sizeof(*init));
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = qp->cap;
+	init->qp_type = ibqp->qp_type;
+	init->sq_sig_all = qp->sq_sig_all;
+	pthread_mutex_unlock(&qp->lock);
+	return 0;
+}
+
+int
+ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			   uint32_t flags)
+{
+	/* not guaranteed (the conservative answer is always correct) */
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Multicast                                                          */
+
+static bool
+gid_is_mcast(const union ibv_gid *gid)
+{
+	static const uint8_t v4map[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	if (memcmp(gid->raw, v4map, sizeof(v4map)) == 0)
+		return (gid->raw[12] & 0xf0) == 0xe0; /* 224.0.0.0/4 */
+	return gid->raw[0] == 0xff;
+}
+
+static int
+mcast_find(struct dpv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->n_mcast; i++)
+		if (qp->mcast[i].lid == lid &&
+		    memcmp(qp->mcast[i].gid.raw, gid->raw, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+ibv_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct dpv_qp *qp;
+	int rc = 0;
+
+	if (ibqp == NULL || gid == NULL || ibqp->qp_type != IBV_QPT_UD ||
+	    !gid_is_mcast(gid))
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	pthread_mutex_lock(&qp->lock);
+	if (mcast_find(qp, gid, lid) >= 0)
+		rc = 0; /* already attached: nothing to do */
+	else if (qp->n_mcast >= DPV_QP_MAX_MCAST)
+		rc = ENOMEM;
+	else {
+		qp->mcast[qp->n_mcast].gid = *gid;
+		qp->mcast[qp->n_mcast].lid = lid;
+		qp->n_mcast++;
+	}
+	pthread_mutex_unlock(&qp->lock);
+	return rc;
+}
+
+int
+ibv_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct dpv_qp *qp;
+	int i, rc = 0;
+
+	if (ibqp == NULL || gid == NULL || ibqp->qp_type != IBV_QPT_UD ||
+	    !gid_is_mcast(gid))
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	pthread_mutex_lock(&qp->lock);
+	i = mcast_find(qp, gid, lid);
+	if (i < 0) {
+		rc = EINVAL;
+	} else {
+		qp->mcast[i] = qp->mcast[qp->n_mcast - 1];
+		qp->n_mcast--;
+	}
+	pthread_mutex_unlock(&qp->lock);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Post                                                               */
+
+int
+dpv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad)
+{
+	struct dpv_qp *qp = to_dqp(ibqp);
+	enum ibv_qp_state s = dpv_qp_state(qp);
+	int rc;
+
+	if (!qp->has_sq || s == IBV_QPS_RESET || s == IBV_QPS_INIT ||
+	    s == IBV_QPS_RTR) {
+		*bad = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->sq_lock);
+	rc = ring_post_send(qp, wr, bad);
+	pthread_spin_unlock(&qp->sq_lock);
+	dpv_qp_after_post(qp);
+	return rc;
+}
+
+int
+dpv_qp_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		 struct ibv_recv_wr **bad)
+{
+	struct dpv_qp *qp = to_dqp(ibqp);
+	int rc;
+
+	if (!qp->has_rq || dpv_qp_state(qp) == IBV_QPS_RESET) {
+		*bad = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->rq_lock);
+	rc = ring_post_recv(qp, wr, bad);
+	pthread_spin_unlock(&qp->rq_lock);
+	dpv_qp_after_post(qp);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+
+void
+dpv_qp_ops_init(struct verbs_context *vctx)
+{
+	struct dpv_context *dctx = to_dctx(&vctx->context);
+
+	vctx->create_qp_ex = qp_create_ex_op;
+	vctx->context.ops.post_send = dpv_qp_post_send;
+	vctx->context.ops.post_recv = dpv_qp_post_recv;
+	dctx->wq_lookup = ring_wq_lookup;
+	dctx->wq_lookup_arg = dctx;
+}

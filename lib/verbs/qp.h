@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_QP_H
+#define DPV_QP_H
+
+/**
+ * @file
+ * Queue pairs of the verbs front end: the object, its number table and the
+ * functions the engine and the other verbs modules use.
+ *
+ * A QP embeds struct ibv_qp_ex first (which itself starts with struct
+ * ibv_qp), so the pointer the application holds converts back with
+ * to_dqp(). Its send and receive queues are mlx5-format rings (CONTRACTS
+ * section 5); the application side posts into them (ibv_post_send,
+ * ibv_post_recv, the ibv_qp_ex wr_* builders), the engine consumes them.
+ *
+ * Locking: qp->lock serializes the control path of one QP (modify, query,
+ * multicast attach, destroy); qp->sq_lock / qp->rq_lock serialize posters
+ * of one queue. The device's QP number table has its own lock; lookups by
+ * number (dpv_qp_lookup) are lock-free reads.
+ *
+ * Error convention: internal functions return 0 or a positive errno.
+ */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include <infiniband/verbs.h>
+
+#include "verbs_int.h"
+#include "qp_attr.h"
+
+extern int dpv_logtype_qp;
+#define QP_LOG(level, fmt, ...)                                                \
+	rte_log(RTE_LOG_##level, dpv_logtype_qp, "qp: " fmt "\n", ##__VA_ARGS__)
+
+/** Largest multicast group count one QP can be attached to. */
+#define DPV_QP_MAX_MCAST DPV_CAP_MAX_MCAST_QP_ATTACH
+
+/** One multicast group a UD QP is attached to. */
+struct dpv_qp_mcast {
+	union ibv_gid gid;
+	uint16_t lid;
+};
+
+struct dpv_qp {
+	struct ibv_qp_ex qpex;        /**< qpex.qp_base is the ibv_qp */
+	struct dpv_context *ctx;
+	struct dpv_device *dev;
+	struct dpv_pd *pd;            /**< NULL for XRC_RECV */
+	struct dpv_cq *scq, *rcq;     /**< NULL where the type has none */
+	struct dpv_srq *srq;
+	struct dpv_xrcd *xrcd;        /**< XRC_RECV only */
+	bool has_sq, has_rq;          /**< own rings (rq: false with an SRQ) */
+	bool is_ex;                   /**< created with SEND_OPS_FLAGS */
+	void *engine;                 /**< struct dpv_engine * running this QP
+					   (RC, UC, UD with a device engine),
+					   else NULL */
+	uint32_t create_flags;        /**< accepted IBV_QP_CREATE_* bits */
+	uint64_t send_ops_flags;
+	int sq_sig_all;
+	struct ibv_qp_cap cap;        /**< actual capacities */
+	struct ibv_qp_cap req_cap;    /**< requested (to rebuild at RESET) */
+
+	pthread_mutex_t lock;         /**< control path */
+	struct ibv_qp_attr attr;      /**< current attributes (ibv_query_qp) */
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+
+	unsigned int n_mcast;
+	struct dpv_qp_mcast mcast[DPV_QP_MAX_MCAST];
+
+	bool wr_active;               /**< ibv_qp_ex: between wr_start and
+					   wr_complete/wr_abort (sq_lock held) */
+#ifdef DPV_HAVE_MLX5_RING
+	struct dpv_mlx5_sq sq;
+	struct dpv_mlx5_rq rq;
+#endif
+};
+
+static inline struct dpv_qp *
+to_dqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct dpv_qp, qpex.qp_base);
+}
+
+static inline struct dpv_qp *
+to_dqp_ex(struct ibv_qp_ex *qpex)
+{
+	return container_of(qpex, struct dpv_qp, qpex);
+}
+
+/**
+ * Whether XRC_SEND / XRC_RECV QPs can be created. The engine does not carry
+ * XRC traffic yet, so creating them answers EOPNOTSUPP (an XRC QP that
+ * cannot move data would only make programs hang). The object model (create,
+ * state machine, references) is complete: unit tests set this to true, and
+ * so will the engine once it runs XRC. Default false.
+ */
+extern bool dpv_qp_xrc_enabled;
+
+/**
+ * Find a QP of a device by number (for the engine's receive dispatch and
+ * the completion path). Lock-free; the QP stays valid only as long as the
+ * caller's protocol guarantees it is not destroyed concurrently.
+ *
+ * @param dev
+ *   Device.
+ * @param qpn
+ *   24-bit QP number.
+ * @return
+ *   The QP, or NULL if no QP has this number.
+ */
+struct dpv_qp *dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn);
+
+/**
+ * Complete every outstanding WQE of the QP's send queue and own receive
+ * queue with IBV_WC_WR_FLUSH_ERR on its CQs. Called by ibv_modify_qp on a
+ * move to ERR, by the post functions while the QP is in ERR, and by the
+ * engine when it moves a QP to ERR itself.
+ *
+ * @param qp
+ *   QP.
+ * @return
+ *   Number of completions written.
+ */
+unsigned int dpv_qp_flush(struct dpv_qp *qp);
+
+/**
+ * After posting: let the device's engine make progress (it consumes the
+ * new WQEs, and flushes them when the QP is in ERR); without an engine,
+ * flush at once when the QP is in ERR (or SQE).
+ *
+ * @param qp
+ *   QP.
+ */
+void dpv_qp_after_post(struct dpv_qp *qp);
+
+/**
+ * Current state of a QP.
+ *
+ * @param qp
+ *   QP.
+ * @return
+ *   enum ibv_qp_state.
+ */
+static inline enum ibv_qp_state
+dpv_qp_state(const struct dpv_qp *qp)
+{
+	return __atomic_load_n(&qp->qpex.qp_base.state, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * Install the ibv_qp_ex wr_* builders selected by qp->send_ops_flags
+ * (qp_ex.c). The builders write WQEs straight into the send ring; qp->sq_lock
+ * is held from wr_start to wr_complete / wr_abort, as on mlx5.
+ *
+ * @param qp
+ *   QP with qp_type, send_ops_flags and the send queue set up.
+ * @return
+ *   0.
+ */
+int dpv_qp_ex_init(struct dpv_qp *qp);
+
+/**
+ * Post a chain of send work requests (the ibv_context post_send op).
+ *
+ * @return
+ *   0; EINVAL (QP state RESET, INIT or RTR, no send queue, bad WR);
+ *   ENOMEM (send queue full). *bad is the first WR not posted.
+ */
+int dpv_qp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad);
+
+/**
+ * Post a chain of receive work requests (the ibv_context post_recv op).
+ *
+ * @return
+ *   0; EINVAL (QP in RESET, QP with an SRQ or without a receive queue, bad
+ *   WR); ENOMEM (receive queue full). *bad is the first WR not posted.
+ */
+int dpv_qp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad);
+
+#endif

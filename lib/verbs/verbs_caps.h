@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_VERBS_CAPS_H
+#define DPV_VERBS_CAPS_H
+
+/**
+ * @file
+ * Device identity and capability limits of a dpverbs device, in one place.
+ *
+ * ibv_query_device(_ex), ibv_query_port and every create/modify check use
+ * these numbers, so what the device reports is exactly what the control
+ * path accepts. Raise a limit only together with the code that honours it.
+ */
+
+#include <infiniband/verbs.h>
+
+/**
+ * IEEE OUI used as vendor_id. 0x000000 would look like "no vendor"; we take
+ * a value from the locally administered / private range that no RDMA
+ * vendor uses (not Mellanox 0x02c9, not Amazon 0x1d0f), so that programs'
+ * vendor-specific paths never engage. Documented in doc/guides/verbs.rst.
+ */
+#define DPV_VENDOR_ID 0x00d9b0
+/** vendor_part_id: "dp" in ASCII. */
+#define DPV_VENDOR_PART_ID 0x6470
+/** Hardware version reported in hw_ver. */
+#define DPV_HW_VER 1
+
+#define DPV_CAP_MAX_QP	   (1u << 14)
+#define DPV_CAP_MAX_QP_WR  16384
+#define DPV_CAP_MAX_SGE	   16
+#define DPV_CAP_MAX_SGE_RD 16
+#define DPV_CAP_MAX_INLINE 256
+#define DPV_CAP_MAX_CQ	   (1u << 14)
+#define DPV_CAP_MAX_CQE	   65535 /* ring: 64 bytes per CQE in DPDK memory */
+/** MR/MW key table size per device; key = index << 8 | variant. */
+#define DPV_CAP_MAX_MR		    (1u << 16)
+#define DPV_CAP_MAX_MR_SIZE	    (~0ull)
+#define DPV_CAP_MAX_PD		    (1u << 16)
+#define DPV_CAP_MAX_QP_RD_ATOM	    16
+#define DPV_CAP_MAX_QP_INIT_RD_ATOM 16
+#define DPV_CAP_MAX_RES_RD_ATOM	    (DPV_CAP_MAX_QP * DPV_CAP_MAX_QP_RD_ATOM)
+#define DPV_CAP_MAX_SRQ		    (1u << 14)
+#define DPV_CAP_MAX_SRQ_WR	    16384
+#define DPV_CAP_MAX_SRQ_SGE	    16
+#define DPV_CAP_MAX_AH		    (1u << 16)
+#define DPV_CAP_MAX_MW		    (1u << 15)
+#define DPV_CAP_MAX_MCAST_GRP	    64
+#define DPV_CAP_MAX_MCAST_QP_ATTACH 64
+#define DPV_CAP_MAX_XRCD	    1024
+#define DPV_CAP_NUM_COMP_VECTORS    1
+#define DPV_CAP_PKEY_TBL_LEN	    1
+#define DPV_CAP_GID_TBL_LEN	    16
+#define DPV_CAP_PAGE_SIZE_CAP	    0xfffff000ull /* 4 KiB and up */
+#define DPV_CAP_MAX_PKEYS	    1
+#define DPV_CAP_LOCAL_CA_ACK_DELAY  15
+
+/** device_cap_flags we really honour (no resize-max-wr, no APM). */
+#define DPV_CAP_DEVICE_FLAGS                                                   \
+	(IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |                 \
+	 IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |               \
+	 IBV_DEVICE_N_NOTIFY_CQ | IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_XRC |     \
+	 IBV_DEVICE_MEM_MGT_EXTENSIONS | IBV_DEVICE_MEM_WINDOW_TYPE_2B)
+
+/** Atomics are done in software serialized per device: HCA-wide atomic. */
+#define DPV_CAP_ATOMIC IBV_ATOMIC_HCA
+
+/** Every access flag ibv_reg_mr accepts. */
+#define DPV_MR_ACCESS_SUPPORTED                                                \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                   \
+	 IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED |                          \
+	 IBV_ACCESS_RELAXED_ORDERING)
+
+#define DPV_PORT_MAX_MSG_SZ (1u << 31)
+#define DPV_PORT_MAX_VL_NUM 1
+
+#endif

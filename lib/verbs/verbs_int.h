@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_VERBS_INT_H
+#define DPV_VERBS_INT_H
+
+/**
+ * @file
+ * Internal object model of the verbs front end (libibverbs.so.1).
+ *
+ * Every verbs object embeds the public rdma-core structure first, so the
+ * pointer handed to the application converts back with a to_d*() helper.
+ * Objects that others depend on carry an atomic reference count: creating
+ * a dependent takes a reference (dpv_ref_get), destroying it drops it
+ * (dpv_ref_put); destroying an object whose count is not zero fails with
+ * EBUSY and changes nothing.
+ *
+ * Error convention: internal functions return 0 or a positive errno; the
+ * exported ibv_* functions follow the verbs man pages (int results are the
+ * positive errno, pointer results are NULL with errno set).
+ *
+ * rdma-core's <infiniband/driver.h> is not installed, so the provider-side
+ * types (verbs_device, verbs_cq, verbs_srq, verbs_xrcd) are dpv_ look-alikes
+ * with the same leading layout.
+ */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <infiniband/verbs.h>
+#include <rte_log.h>
+#include <rte_seqlock.h>
+
+#include "verbs_caps.h"
+
+#if __has_include("mlx5_ring.h")
+#include "mlx5_ring.h"
+/** Defined when the mlx5 ring personality (CONTRACTS section 5) is built. */
+#define DPV_HAVE_MLX5_RING 1
+#endif
+
+extern int dpv_logtype_verbs;
+#define VERBS_LOG(level, fmt, ...)                                             \
+	rte_log(RTE_LOG_##level, dpv_logtype_verbs, "verbs: " fmt "\n",        \
+		##__VA_ARGS__)
+
+#ifndef container_of
+#define container_of(ptr, type, member)                                        \
+	((type *)((char *)(ptr)-offsetof(type, member)))
+#endif
+
+struct dpv_port;
+struct dpv_xrcd;
+
+/* ---------------------------------------------------------------------- */
+/* Reference counts                                                        */
+
+static inline void
+dpv_ref_get(atomic_int *r)
+{
+	atomic_fetch_add_explicit(r, 1, memory_order_relaxed);
+}
+
+static inline void
+dpv_ref_put(atomic_int *r)
+{
+	atomic_fetch_sub_explicit(r, 1, memory_order_release);
+}
+
+static inline bool
+dpv_ref_busy(atomic_int *r)
+{
+	return atomic_load_explicit(r, memory_order_acquire) != 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Memory keys: one table per device shared by MRs and MWs                 */
+
+enum dpv_mkey_type {
+	DPV_MKEY_FREE = 0,
+	DPV_MKEY_MR,
+	DPV_MKEY_MW1,
+	DPV_MKEY_MW2,
+};
+
+/**
+ * One memory key as the engine sees it. Key = index << 8 | variant; the
+ * variant byte changes each time an index is reused, so a stale key never
+ * matches. Readers take a consistent copy with dpv_mkey_get().
+ */
+struct dpv_mkey {
+	uint32_t key;  /**< full 32-bit key (lkey == rkey) */
+	uint8_t type;  /**< enum dpv_mkey_type */
+	uint8_t bound; /**< MW: bound to a region */
+	uint32_t pdn;  /**< PD number the key belongs to */
+	uint64_t addr; /**< process virtual address of byte 0 */
+	uint64_t iova; /**< address remote peers use for byte 0 */
+	uint64_t length;
+	unsigned int access; /**< IBV_ACCESS_* */
+	uint32_t qpn;	     /**< MW type 2: QP it is bound to */
+	void *obj;	     /**< struct dpv_mr * or struct dpv_mw * */
+};
+
+struct dpv_mkey_slot {
+	rte_seqlock_t lock;
+	struct dpv_mkey k;
+	uint8_t next_variant;
+};
+
+/**
+ * Look up a key (lkey or rkey) of @p dev. Safe against concurrent
+ * registration changes (seqlock read).
+ * @return true and a copy in @p out when the key is live, else false.
+ */
+struct dpv_device;
+bool dpv_mkey_get(struct dpv_device *dev, uint32_t key, struct dpv_mkey *out);
+
+/**
+ * Rewrite the engine-visible fields of a live key (memory window bind and
+ * invalidate from the datapath: new key variant, bound, addr, length,
+ * access, qpn). @p key selects the slot (its index bits).
+ * @return 0, ENOENT if the slot is free.
+ */
+int dpv_mkey_update(struct dpv_device *dev, uint32_t key,
+		    const struct dpv_mkey *val);
+
+/* ---------------------------------------------------------------------- */
+/* Device and context                                                      */
+
+/** Look-alike of rdma-core's verbs_device: room after ibv_device. */
+struct dpv_verbs_device {
+	struct ibv_device device;
+	const void *ops; /**< real providers read a pointer here; NULL */
+};
+
+struct dpv_device {
+	struct dpv_verbs_device vdev;
+	struct dpv_port *port;
+	unsigned int index;   /**< ibv_get_device_index() */
+	uint64_t guid_be;     /**< node GUID, network order (EUI-64 of MAC) */
+	pthread_mutex_t lock; /**< control path of device-wide tables */
+	struct dpv_mkey_slot *mkeys; /**< DPV_CAP_MAX_MR slots, [0] unused */
+	unsigned int mkey_hint;
+	atomic_uint next_pdn;
+	/** SRQ by number (index; [0] unused), written under lock */
+	struct dpv_srq *_Atomic *srqs;
+	unsigned int srq_hint;
+	TAILQ_HEAD(, dpv_xrcd) xrcds; /**< XRC domains opened by file (lock) */
+	void *qp_priv; /**< device-wide QP state, owned by qp.c */
+	/**
+	 * Application-driven progress of the device's engine (NULL until an
+	 * engine is attached): run by poll_cq, get_cq_event and posting.
+	 */
+	void (*progress)(struct dpv_device *dev);
+	void *engine;  /**< struct dpv_engine * of the device */
+	int socket_id; /**< NUMA socket for rings */
+};
+
+static inline struct dpv_device *
+to_ddev(struct ibv_device *d)
+{
+	return container_of(d, struct dpv_device, vdev.device);
+}
+
+/** One queued asynchronous event (ibv_get_async_event). */
+struct dpv_async_ev {
+	TAILQ_ENTRY(dpv_async_ev) next;
+	struct ibv_async_event ev;
+};
+TAILQ_HEAD(dpv_async_list, dpv_async_ev);
+
+struct dpv_mlx5_wq;
+
+struct dpv_context {
+	struct verbs_context vctx; /**< ends with the ibv_context handed out */
+	struct dpv_device *dev;
+	pthread_mutex_t lock;	       /**< protects the lists below */
+	struct dpv_async_list async_q; /**< pending async events */
+	/**
+	 * Completion-to-work-queue lookup used by poll_cq (filled by qp.c in
+	 * dpv_qp_ops_init): returns the SQ (recv false) or RQ/SRQ ring
+	 * (recv true) of QP number @p qpn, or NULL. SRQ numbers
+	 * (DPV_MLX5_LOOKUP_SRQ | srqn) are resolved by verbs_cq.c and never
+	 * reach it.
+	 */
+	struct dpv_mlx5_wq *(*wq_lookup)(void *arg, uint32_t qpn, bool recv);
+	void *wq_lookup_arg;
+	void *qp_priv; /**< per-context QP state of qp.c */
+};
+
+static inline struct dpv_context *
+to_dctx(struct ibv_context *c)
+{
+	return container_of(c, struct dpv_context, vctx.context);
+}
+
+static inline struct dpv_device *
+dctx_dev(struct ibv_context *c)
+{
+	return to_dctx(c)->dev;
+}
+
+/**
+ * Queue an asynchronous event for ibv_get_async_event() on @p ctx and wake
+ * its async_fd. @return 0 or ENOMEM.
+ */
+int dpv_async_event_post(struct dpv_context *ctx,
+			 const struct ibv_async_event *ev);
+
+/** Filled by qp.c: QP create/modify/... verbs_context ops and the
+ *  ibv_context post_send/post_recv ops. Called once per opened context,
+ *  after the defaults (which answer EOPNOTSUPP) are in place. */
+void dpv_qp_ops_init(struct verbs_context *vctx);
+
+/* ---------------------------------------------------------------------- */
+/* PD, parent domain, TD                                                   */
+
+struct dpv_td {
+	struct ibv_td ibv;
+	atomic_int refcnt;
+};
+
+struct dpv_pd {
+	struct ibv_pd ibv;
+	uint32_t pdn;
+	atomic_int refcnt; /**< MRs, MWs, AHs, QPs, SRQs, parent domains */
+	/* parent domain (alloc_parent_domain) bits: */
+	struct dpv_pd *protection; /**< non-NULL for a parent domain */
+	struct dpv_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+static inline struct dpv_pd *
+to_dpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct dpv_pd, ibv);
+}
+
+/** The protection domain proper (itself, or the PD under a parent domain). */
+static inline struct dpv_pd *
+dpv_pd_base(struct ibv_pd *pd)
+{
+	struct dpv_pd *p = to_dpd(pd);
+
+	return p->protection ? p->protection : p;
+}
+
+/* ---------------------------------------------------------------------- */
+/* MR, MW                                                                  */
+
+struct dpv_mr {
+	struct ibv_mr ibv;
+	uint64_t iova;
+	unsigned int access;
+	struct dpv_pd *pd;
+};
+
+static inline struct dpv_mr *
+to_dmr(struct ibv_mr *mr)
+{
+	return container_of(mr, struct dpv_mr, ibv);
+}
+
+struct dpv_mw {
+	struct ibv_mw ibv;
+	struct dpv_pd *pd;
+};
+
+static inline struct dpv_mw *
+to_dmw(struct ibv_mw *mw)
+{
+	return container_of(mw, struct dpv_mw, ibv);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Completion channel, CQ                                                  */
+
+struct dpv_cq;
+
+struct dpv_comp_channel {
+	struct ibv_comp_channel ibv; /**< fd: eventfd in semaphore mode */
+	pthread_mutex_t lock;
+	TAILQ_HEAD(, dpv_cq) ready; /**< CQs with an undelivered event */
+	atomic_int refcnt;	    /**< CQs using this channel */
+};
+
+static inline struct dpv_comp_channel *
+to_dchan(struct ibv_comp_channel *c)
+{
+	return container_of(c, struct dpv_comp_channel, ibv);
+}
+
+/** Look-alike of rdma-core's verbs_cq. */
+struct dpv_verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+struct dpv_cq {
+	struct dpv_verbs_cq vcq;
+	atomic_int refcnt;	     /**< QPs and SRQs using the CQ */
+	bool queued;		     /**< on its channel's ready list */
+	unsigned int pending_events; /**< undelivered events (channel lock) */
+	TAILQ_ENTRY(dpv_cq) chan_next;
+	uint64_t wc_flags; /**< create_cq_ex wc_flags */
+	struct dpv_pd *pd; /**< parent domain given to create_cq_ex, held */
+	bool is_ex;
+	pthread_spinlock_t poll_lock; /**< serializes pollers of the ring */
+#ifdef DPV_HAVE_MLX5_RING
+	struct dpv_mlx5_cq ring;
+#endif
+};
+
+static inline struct dpv_cq *
+to_dcq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct dpv_cq, vcq.cq);
+}
+
+static inline struct dpv_cq *
+to_dcq_ex(struct ibv_cq_ex *cq)
+{
+	return container_of(cq, struct dpv_cq, vcq.cq_ex);
+}
+
+#ifdef DPV_HAVE_MLX5_RING
+/**
+ * Engine side, after writing completions to @p cq: if the CQ's arm
+ * (ibv_req_notify_cq, kept in the ring's arm doorbell) fires, deliver one
+ * event on the CQ's completion channel.
+ */
+void dpv_cq_notify(struct dpv_cq *cq);
+
+/**
+ * Deliver one completion event for the CQ owning @p ring (the engine's
+ * dpv_engine_conf.cq_event hook, called once dpv_mlx5_cq_should_notify()
+ * said so).
+ */
+void dpv_cq_ring_event(struct dpv_mlx5_cq *ring);
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* XRCD, SRQ                                                               */
+
+/** Look-alike of rdma-core's verbs_xrcd. */
+struct dpv_verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+struct dpv_xrcd {
+	struct dpv_verbs_xrcd vxrcd;
+	atomic_int refcnt; /**< XRC SRQs and XRC TGT QPs using it */
+	/* sharing through a file (ibv_open_xrcd with fd != -1), device lock */
+	TAILQ_ENTRY(dpv_xrcd) next;
+	bool by_inode;
+	dev_t st_dev;
+	ino_t st_ino;
+	unsigned int opens;
+};
+
+static inline struct dpv_xrcd *
+to_dxrcd(struct ibv_xrcd *x)
+{
+	return container_of(x, struct dpv_xrcd, vxrcd.xrcd);
+}
+
+/** Look-alike of rdma-core's verbs_srq. */
+struct dpv_verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct dpv_verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
+
+struct dpv_srq {
+	struct dpv_verbs_srq vsrq;
+	atomic_int refcnt; /**< QPs attached to the SRQ */
+	struct dpv_pd *pd;
+	struct dpv_cq *cq;     /**< XRC SRQ only */
+	struct dpv_xrcd *xrcd; /**< XRC SRQ only */
+	uint32_t max_wr;
+	uint32_t max_sge;
+	atomic_uint srq_limit; /**< armed limit, 0 = not armed */
+	atomic_uint completed; /**< receive completions polled */
+	pthread_spinlock_t post_lock;
+#ifdef DPV_HAVE_MLX5_RING
+	struct dpv_mlx5_rq ring;
+#endif
+};
+
+static inline struct dpv_srq *
+to_dsrq(struct ibv_srq *s)
+{
+	return container_of(s, struct dpv_srq, vsrq.srq);
+}
+
+/**
+ * SRQ of a device by its number (the srqn of XRC sends and of SRQ
+ * completions, DPV_MLX5_LOOKUP_SRQ | srqn). Lock-free.
+ * @return the SRQ or NULL.
+ */
+struct dpv_srq *dpv_srq_lookup(struct dpv_device *dev, uint32_t srqn);
+
+/**
+ * Called (by the engine) after it consumed a receive WQE of @p srq with
+ * @p remaining WQEs still posted: fires IBV_EVENT_SRQ_LIMIT_REACHED once
+ * when an armed limit is crossed (and disarms it).
+ */
+void dpv_srq_check_limit(struct dpv_srq *srq, uint32_t remaining);
+
+/* ---------------------------------------------------------------------- */
+/* AH                                                                      */
+
+/**
+ * Address handle. With the mlx5 rings it starts with struct dpv_mlx5_ah
+ * (ibv_ah + the mlx5 address vector), which post_send finds from
+ * wr.ud.ah.
+ */
+struct dpv_ah {
+#ifdef DPV_HAVE_MLX5_RING
+	struct dpv_mlx5_ah mah;
+#define DPV_AH_IBV mah.ibv_ah
+#else
+	struct ibv_ah ibv;
+#define DPV_AH_IBV ibv
+#endif
+	struct dpv_pd *pd;
+	struct ibv_ah_attr attr;
+	uint8_t dmac[6]; /**< resolved destination MAC (0 if unresolved) */
+	uint8_t sgid[16];
+};
+
+static inline struct dpv_ah *
+to_dah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct dpv_ah, DPV_AH_IBV);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Shared helpers for qp.c                                                 */
+
+/**
+ * Check a port number and GID index of @p ctx and read the GID.
+ * @return 0, EINVAL (bad port / index), ENODATA (empty GID slot).
+ */
+int dpv_gid_get(struct ibv_context *ctx, uint8_t port, unsigned int index,
+		union ibv_gid *gid);
+
+/** Path MTU limit of the device's port (active_mtu). */
+enum ibv_mtu dpv_port_active_mtu(struct dpv_device *dev);
+
+#endif

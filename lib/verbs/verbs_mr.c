@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Protection domains, parent domains, thread domains, memory regions,
+ * memory windows and the per-device memory key table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs_int.h"
+#include "verbs_ops.h"
+
+/* ---------------------------------------------------------------------- */
+/* Memory key table                                                        */
+
+static inline uint32_t
+mkey_index(uint32_t key)
+{
+	return key >> 8;
+}
+
+/* Reserve a free slot and give it a fresh key. */
+static int
+mkey_alloc(struct dpv_device *dev, const struct dpv_mkey *val, uint32_t *key)
+{
+	unsigned int idx = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	for (unsigned int n = 0; n < DPV_CAP_MAX_MR - 1; n++) {
+		unsigned int i = dev->mkey_hint;
+
+		dev->mkey_hint = i + 1 >= DPV_CAP_MAX_MR ? 1 : i + 1;
+		if (dev->mkeys[i].k.type == DPV_MKEY_FREE) {
+			idx = i;
+			break;
+		}
+	}
+	if (idx == 0) {
+		pthread_mutex_unlock(&dev->lock);
+		return ENOMEM;
+	}
+	struct dpv_mkey_slot *s = &dev->mkeys[idx];
+
+	*key = idx << 8 | s->next_variant++;
+	rte_seqlock_write_lock(&s->lock);
+	s->k = *val;
+	s->k.key = *key;
+	rte_seqlock_write_unlock(&s->lock);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+static void
+mkey_free(struct dpv_device *dev, uint32_t key)
+{
+	struct dpv_mkey_slot *s = &dev->mkeys[mkey_index(key)];
+
+	pthread_mutex_lock(&dev->lock);
+	rte_seqlock_write_lock(&s->lock);
+	memset(&s->k, 0, sizeof(s->k));
+	rte_seqlock_write_unlock(&s->lock);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+bool
+dpv_mkey_get(struct dpv_device *dev, uint32_t key, struct dpv_mkey *out)
+{
+	uint32_t idx = mkey_index(key);
+	struct dpv_mkey_slot *s;
+	uint32_t sn;
+
+	if (idx == 0 || idx >= DPV_CAP_MAX_MR)
+		return false;
+	s = &dev->mkeys[idx];
+	do {
+		sn = rte_seqlock_read_begin(&s->lock);
+		*out = s->k;
+	} while (rte_seqlock_read_retry(&s->lock, sn));
+	return out->type != DPV_MKEY_FREE && out->key == key;
+}
+
+static int
+mkey_set(struct dpv_device *dev, uint32_t slot_key, const struct dpv_mkey *val)
+{
+	struct dpv_mkey_slot *s = &dev->mkeys[mkey_index(slot_key)];
+	int rc = 0;
+
+	rte_seqlock_write_lock(&s->lock);
+	if (s->k.type == DPV_MKEY_FREE)
+		rc = ENOENT;
+	else
+		s->k = *val;
+	rte_seqlock_write_unlock(&s->lock);
+	return rc;
+}
+
+int
+dpv_mkey_update(struct dpv_device *dev, uint32_t key,
+		const struct dpv_mkey *val)
+{
+	if (mkey_index(key) == 0 || mkey_index(key) >= DPV_CAP_MAX_MR)
+		return ENOENT;
+	return mkey_set(dev, key, val);
+}
+
+/* ---------------------------------------------------------------------- */
+/* PD, parent domain, TD                                                   */
+
+struct ibv_pd *
+ibv_alloc_pd(struct ibv_context *context)
+{
+	struct dpv_device *dev = dctx_dev(context);
+	struct dpv_pd *pd = calloc(1, sizeof(*pd));
+
+	if (pd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv.context = context;
+	pd->pdn = atomic_fetch_add(&dev->next_pdn, 1) & 0xffffff;
+	pd->ibv.handle = pd->pdn;
+	atomic_init(&pd->refcnt, 0);
+	return &pd->ibv;
+}
+
+int
+ibv_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct dpv_pd *pd = to_dpd(ibpd);
+
+	if (dpv_ref_busy(&pd->refcnt))
+		return EBUSY;
+	if (pd->protection)
+		dpv_ref_put(&pd->protection->refcnt);
+	if (pd->td)
+		dpv_ref_put(&pd->td->refcnt);
+	free(pd);
+	return 0;
+}
+
+struct ibv_td *
+dpv_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *init_attr)
+{
+	struct dpv_td *td;
+
+	if (init_attr == NULL || init_attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (td == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibv.context = context;
+	atomic_init(&td->refcnt, 0);
+	return &td->ibv;
+}
+
+int
+dpv_dealloc_td(struct ibv_td *ibtd)
+{
+	struct dpv_td *td = container_of(ibtd, struct dpv_td, ibv);
+
+	if (dpv_ref_busy(&td->refcnt))
+		return EBUSY;
+	free(td);
+	return 0;
+}
+
+/* A parent domain is a PD that also carries a thread domain and resource
+ * allocators. Our rings live in DPDK memory, so the allocators are stored
+ * but not called. */
+struct ibv_pd *
+dpv_alloc_parent_domain(struct ibv_context *context,
+			struct ibv_parent_domain_init_attr *attr)
+{
+	const uint32_t known = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	struct dpv_pd *pd, *base;
+
+	if (attr == NULL || attr->pd == NULL || (attr->comp_mask & ~known) ||
+	    attr->pd->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	base = to_dpd(attr->pd);
+	if (base->protection != NULL) {
+		errno = EINVAL; /* a parent domain cannot nest */
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	    (attr->alloc == NULL || attr->free == NULL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv.context = context;
+	pd->pdn = base->pdn;
+	pd->ibv.handle = base->pdn;
+	pd->protection = base;
+	dpv_ref_get(&base->refcnt);
+	if (attr->td) {
+		pd->td = container_of(attr->td, struct dpv_td, ibv);
+		dpv_ref_get(&pd->td->refcnt);
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pd->alloc = attr->alloc;
+		pd->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	return &pd->ibv;
+}
+
+/* ---------------------------------------------------------------------- */
+/* MR                                                                      */
+
+#define ACCESS_OPTIONAL ((unsigned int)IBV_ACCESS_OPTIONAL_RANGE)
+
+/* 0 or the errno for an access-flag set of a region or window. */
+static int
+check_access(unsigned int access)
+{
+	unsigned int a = access & ~ACCESS_OPTIONAL; /* optional: best effort */
+
+	if (a & IBV_ACCESS_ON_DEMAND)
+		return EOPNOTSUPP;
+	a &= ~(unsigned int)IBV_ACCESS_HUGETLB; /* a hint only */
+	if (a & ~(unsigned int)DPV_MR_ACCESS_SUPPORTED)
+		return EINVAL;
+	if ((a & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(a & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	return 0;
+}
+
+static void
+mr_to_mkey(const struct dpv_mr *mr, struct dpv_mkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->key = mr->ibv.lkey;
+	k->type = DPV_MKEY_MR;
+	k->pdn = mr->pd->pdn;
+	k->addr = (uintptr_t)mr->ibv.addr;
+	k->iova = mr->iova;
+	k->length = mr->ibv.length;
+	k->access = mr->access;
+	k->obj = (void *)(uintptr_t)mr;
+}
+
+static struct ibv_mr *
+reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
+       unsigned int access)
+{
+	struct dpv_device *dev;
+	struct dpv_mkey k;
+	struct dpv_mr *mr;
+	uint32_t key;
+	int rc;
+
+	if (ibpd == NULL || length == 0 || (addr == NULL && length)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = check_access(access);
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
+	if (access & IBV_ACCESS_ZERO_BASED)
+		iova = 0;
+	if (iova + length < iova) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dev = dctx_dev(ibpd->context);
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->ibv.context = ibpd->context;
+	mr->ibv.pd = ibpd;
+	mr->ibv.addr = addr;
+	mr->ibv.length = length;
+	mr->iova = iova;
+	mr->access = access & DPV_MR_ACCESS_SUPPORTED;
+	mr->pd = dpv_pd_base(ibpd);
+	mr_to_mkey(mr, &k);
+	rc = mkey_alloc(dev, &k, &key);
+	if (rc != 0) {
+		free(mr);
+		errno = rc;
+		return NULL;
+	}
+	mr->ibv.lkey = key;
+	mr->ibv.rkey = key;
+	mr->ibv.handle = key;
+	dpv_ref_get(&to_dpd(ibpd)->refcnt);
+	return &mr->ibv;
+}
+
+#undef ibv_reg_mr
+struct ibv_mr *
+ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+#undef ibv_reg_mr_iova
+struct ibv_mr *
+ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		int access)
+{
+	return reg_mr(pd, addr, length, iova, (unsigned int)access);
+}
+
+struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		 unsigned int access)
+{
+	return reg_mr(pd, addr, length, iova, access);
+}
+
+/* There is no device behind a dma-buf that we could map. */
+struct ibv_mr *
+ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+		  uint64_t iova, int fd, int access)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+int
+ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
+	     size_t length, int access)
+{
+	struct dpv_mr *mr = to_dmr(ibmr);
+	struct dpv_mr nmr = *mr;
+	struct ibv_pd *old_pd = ibmr->pd;
+	struct dpv_mkey k;
+
+	if (flags == 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		goto einval;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		if (addr == NULL || length == 0)
+			goto einval;
+		nmr.ibv.addr = addr;
+		nmr.ibv.length = length;
+		nmr.iova = (mr->access & IBV_ACCESS_ZERO_BASED)
+				   ? 0
+				   : (uintptr_t)addr;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		if (check_access((unsigned int)access) != 0)
+			goto einval;
+		nmr.access = (unsigned int)access & DPV_MR_ACCESS_SUPPORTED;
+		if ((nmr.access & IBV_ACCESS_ZERO_BASED) &&
+		    !(flags & IBV_REREG_MR_CHANGE_TRANSLATION))
+			nmr.iova = 0;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (pd == NULL || pd->context != ibmr->context)
+			goto einval;
+		nmr.ibv.pd = pd;
+		nmr.pd = dpv_pd_base(pd);
+	}
+	mr_to_mkey(&nmr, &k);
+	if (mkey_set(dctx_dev(ibmr->context), ibmr->lkey, &k) != 0) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (nmr.ibv.pd != old_pd) {
+		dpv_ref_get(&to_dpd(nmr.ibv.pd)->refcnt);
+		dpv_ref_put(&to_dpd(old_pd)->refcnt);
+	}
+	*mr = nmr;
+	return 0;
+einval:
+	errno = EINVAL;
+	return IBV_REREG_MR_ERR_INPUT;
+}
+
+int
+ibv_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct dpv_mr *mr = to_dmr(ibmr);
+
+	mkey_free(dctx_dev(ibmr->context), ibmr->lkey);
+	dpv_ref_put(&to_dpd(ibmr->pd)->refcnt);
+	free(mr);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* MW                                                                      */
+
+struct ibv_mw *
+dpv_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
+{
+	struct dpv_mkey k = {0};
+	struct dpv_mw *mw;
+	uint32_t key;
+	int rc;
+
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (mw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw->ibv.context = ibpd->context;
+	mw->ibv.pd = ibpd;
+	mw->ibv.type = type;
+	mw->pd = dpv_pd_base(ibpd);
+	k.type = type == IBV_MW_TYPE_1 ? DPV_MKEY_MW1 : DPV_MKEY_MW2;
+	k.pdn = mw->pd->pdn;
+	k.obj = mw;
+	rc = mkey_alloc(dctx_dev(ibpd->context), &k, &key);
+	if (rc != 0) {
+		free(mw);
+		errno = rc;
+		return NULL;
+	}
+	mw->ibv.rkey = key;
+	mw->ibv.handle = key;
+	dpv_ref_get(&to_dpd(ibpd)->refcnt);
+	return &mw->ibv;
+}
+
+int
+dpv_dealloc_mw(struct ibv_mw *ibmw)
+{
+	struct dpv_mw *mw = to_dmw(ibmw);
+
+	mkey_free(dctx_dev(ibmw->context), ibmw->handle);
+	dpv_ref_put(&to_dpd(ibmw->pd)->refcnt);
+	free(mw);
+	return 0;
+}
+
+/* Type 1 bind: checked here, executed in order on the send queue as a
+ * BIND_MW work request (the engine updates the key when it runs). */
+int
+dpv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	const struct ibv_mw_bind_info *bi = &mw_bind->bind_info;
+	struct ibv_send_wr wr, *bad = NULL;
+	uint32_t rkey;
+	int rc;
+
+	if (mw->type != IBV_MW_TYPE_1 || qp->context != mw->context)
+		return EINVAL;
+	if (bi->mr) {
+		struct dpv_mr *mr = to_dmr(bi->mr);
+		uintptr_t start = (uintptr_t)mr->ibv.addr;
+
+		if (!(mr->access & IBV_ACCESS_MW_BIND))
+			return EINVAL;
+		unsigned int wa = bi->mw_access_flags & ~ACCESS_OPTIONAL;
+
+		if (wa & ~(unsigned int)(IBV_ACCESS_LOCAL_WRITE |
+					 IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_READ |
+					 IBV_ACCESS_REMOTE_ATOMIC |
+					 IBV_ACCESS_ZERO_BASED))
+			return EINVAL;
+		/* remote writes through a window need a writable region */
+		if ((wa &
+		     (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+		    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+			return EINVAL;
+		if (bi->addr < start || bi->length > mr->ibv.length ||
+		    bi->addr - start > mr->ibv.length - bi->length)
+			return EINVAL;
+	}
+	rkey = ibv_inc_rkey(mw->rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = *bi;
+	rc = qp->context->ops.post_send(qp, &wr, &bad);
+	if (rc == 0)
+		mw->rkey = rkey;
+	return rc;
+}

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared receive queues (basic and XRC) and XRC domains.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "verbs_int.h"
+#include "verbs_ops.h"
+
+/* ---------------------------------------------------------------------- */
+/* XRC domains                                                             */
+
+static struct dpv_xrcd *
+xrcd_new(struct ibv_context *context)
+{
+	struct dpv_xrcd *x = calloc(1, sizeof(*x));
+
+	if (x == NULL)
+		return NULL;
+	x->vxrcd.xrcd.context = context;
+	x->opens = 1;
+	atomic_init(&x->refcnt, 0);
+	return x;
+}
+
+struct ibv_xrcd *
+dpv_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr)
+{
+	const uint32_t known =
+		IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	struct dpv_device *dev = dctx_dev(context);
+	struct dpv_xrcd *x;
+	struct stat st;
+
+	if (attr == NULL || (attr->comp_mask & ~known) ||
+	    !(attr->comp_mask & IBV_XRCD_INIT_ATTR_FD) ||
+	    !(attr->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS) ||
+	    (attr->oflags & ~(O_CREAT | O_EXCL))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->fd == -1) {
+		if (!(attr->oflags & O_CREAT)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		x = xrcd_new(context);
+		if (x == NULL) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return &x->vxrcd.xrcd;
+	}
+	/* Shared through a file: one domain per inode in this process. */
+	if (fstat(attr->fd, &st) != 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	pthread_mutex_lock(&dev->lock);
+	TAILQ_FOREACH(x, &dev->xrcds, next)
+	if (x->st_dev == st.st_dev && x->st_ino == st.st_ino)
+		break;
+	if (x != NULL) {
+		if ((attr->oflags & O_CREAT) && (attr->oflags & O_EXCL)) {
+			pthread_mutex_unlock(&dev->lock);
+			errno = EEXIST;
+			return NULL;
+		}
+		x->opens++;
+	} else {
+		if (!(attr->oflags & O_CREAT)) {
+			pthread_mutex_unlock(&dev->lock);
+			errno = ENOENT;
+			return NULL;
+		}
+		x = xrcd_new(context);
+		if (x == NULL) {
+			pthread_mutex_unlock(&dev->lock);
+			errno = ENOMEM;
+			return NULL;
+		}
+		x->by_inode = true;
+		x->st_dev = st.st_dev;
+		x->st_ino = st.st_ino;
+		TAILQ_INSERT_TAIL(&dev->xrcds, x, next);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return &x->vxrcd.xrcd;
+}
+
+int
+dpv_close_xrcd(struct ibv_xrcd *ibx)
+{
+	struct dpv_xrcd *x = to_dxrcd(ibx);
+	struct dpv_device *dev = dctx_dev(ibx->context);
+
+	pthread_mutex_lock(&dev->lock);
+	if (x->opens == 1 && dpv_ref_busy(&x->refcnt)) {
+		pthread_mutex_unlock(&dev->lock);
+		return EBUSY;
+	}
+	if (--x->opens > 0) {
+		pthread_mutex_unlock(&dev->lock);
+		return 0;
+	}
+	if (x->by_inode)
+		TAILQ_REMOVE(&dev->xrcds, x, next);
+	pthread_mutex_unlock(&dev->lock);
+	free(x);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* SRQ                                                                     */
+
+struct dpv_srq *
+dpv_srq_lookup(struct dpv_device *dev, uint32_t srqn)
+{
+	if (srqn == 0 || srqn >= DPV_CAP_MAX_SRQ)
+		return NULL;
+	return atomic_load_explicit(&dev->srqs[srqn], memory_order_acquire);
+}
+
+/* Give srq a number: a free slot of the device's SRQ table. */
+static int
+srqn_alloc(struct dpv_device *dev, struct dpv_srq *srq)
+{
+	int rc = ENOMEM;
+
+	pthread_mutex_lock(&dev->lock);
+	for (unsigned int n = 0; n < DPV_CAP_MAX_SRQ - 1; n++) {
+		unsigned int i = dev->srq_hint;
+
+		dev->srq_hint = i + 1 >= DPV_CAP_MAX_SRQ ? 1 : i + 1;
+		if (atomic_load(&dev->srqs[i]) == NULL) {
+			srq->vsrq.srq_num = i;
+			atomic_store_explicit(&dev->srqs[i], srq,
+					      memory_order_release);
+			rc = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
+
+static void
+srqn_free(struct dpv_device *dev, struct dpv_srq *srq)
+{
+	pthread_mutex_lock(&dev->lock);
+	atomic_store(&dev->srqs[srq->vsrq.srq_num], NULL);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static int
+srq_check_caps(const struct ibv_srq_attr *a)
+{
+	if (a->max_wr == 0 || a->max_wr > DPV_CAP_MAX_SRQ_WR ||
+	    a->max_sge == 0 || a->max_sge > DPV_CAP_MAX_SRQ_SGE ||
+	    a->srq_limit > a->max_wr)
+		return EINVAL;
+	return 0;
+}
+
+/* Drop what an SRQ holds (references, ring, memory). */
+static void
+srq_release(struct dpv_srq *srq)
+{
+#ifdef DPV_HAVE_MLX5_RING
+	dpv_mlx5_rq_fini(&srq->ring);
+#endif
+	dpv_ref_put(&srq->pd->refcnt);
+	if (srq->xrcd)
+		dpv_ref_put(&srq->xrcd->refcnt);
+	if (srq->cq)
+		dpv_ref_put(&srq->cq->refcnt);
+	pthread_spin_destroy(&srq->post_lock);
+	pthread_cond_destroy(&srq->vsrq.srq.cond);
+	pthread_mutex_destroy(&srq->vsrq.srq.mutex);
+	free(srq);
+}
+
+static struct ibv_srq *
+srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
+	   struct ibv_srq_attr *a, enum ibv_srq_type type,
+	   struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+{
+	struct dpv_srq *srq;
+	int rc;
+
+	if (pd == NULL || pd->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = srq_check_caps(a);
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+#ifdef DPV_HAVE_MLX5_RING
+	rc = dpv_mlx5_srq_init(&srq->ring, a->max_wr, a->max_sge,
+			       dctx_dev(context)->socket_id);
+	if (rc != 0) {
+		free(srq);
+		errno = rc;
+		return NULL;
+	}
+	/* report what the ring really holds */
+	a->max_wr = srq->ring.wq.max_post;
+	a->max_sge = srq->ring.wq.max_gs;
+#endif
+	struct ibv_srq *s = &srq->vsrq.srq;
+
+	s->context = context;
+	s->srq_context = srq_context;
+	s->pd = pd;
+	pthread_mutex_init(&s->mutex, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	pthread_spin_init(&srq->post_lock, PTHREAD_PROCESS_PRIVATE);
+	atomic_init(&srq->refcnt, 0);
+	srq->max_wr = a->max_wr;
+	srq->max_sge = a->max_sge;
+	atomic_init(&srq->srq_limit, a->srq_limit);
+	srq->pd = to_dpd(pd);
+	dpv_ref_get(&srq->pd->refcnt);
+	srq->vsrq.srq_type = type;
+	if (type == IBV_SRQT_XRC) {
+		srq->xrcd = to_dxrcd(xrcd);
+		srq->cq = to_dcq(cq);
+		srq->vsrq.xrcd = &srq->xrcd->vxrcd;
+		srq->vsrq.cq = cq;
+		dpv_ref_get(&srq->xrcd->refcnt);
+		dpv_ref_get(&srq->cq->refcnt);
+	}
+	/* publish last: the engine may look the SRQ up from now on */
+	rc = srqn_alloc(dctx_dev(context), srq);
+	if (rc != 0) {
+		srq_release(srq);
+		errno = rc;
+		return NULL;
+	}
+	s->handle = srq->vsrq.srq_num;
+	return s;
+}
+
+struct ibv_srq *
+ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	if (pd == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return srq_create(pd->context, pd, attr->srq_context, &attr->attr,
+			  IBV_SRQT_BASIC, NULL, NULL);
+}
+
+struct ibv_srq *
+dpv_create_srq_ex_op(struct ibv_context *context,
+		     struct ibv_srq_init_attr_ex *a)
+{
+	const uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
+			       IBV_SRQ_INIT_ATTR_TM;
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+	struct ibv_srq *srq;
+
+	if (a->comp_mask & ~known) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = a->srq_type;
+	if (type == IBV_SRQT_TM || (a->comp_mask & IBV_SRQ_INIT_ATTR_TM)) {
+		errno = EOPNOTSUPP; /* no tag matching */
+		return NULL;
+	}
+	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (type == IBV_SRQT_XRC &&
+	    (!(a->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || a->xrcd == NULL ||
+	     !(a->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || a->cq == NULL ||
+	     a->xrcd->context != context || a->cq->context != context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = srq_create(context, a->pd, a->srq_context, &a->attr, type,
+			 type == IBV_SRQT_XRC ? a->xrcd : NULL,
+			 type == IBV_SRQT_XRC ? a->cq : NULL);
+	return srq;
+}
+
+int
+dpv_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct dpv_srq *srq = to_dsrq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EINVAL;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
+}
+
+int
+ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_mask)
+{
+	struct dpv_srq *srq = to_dsrq(ibsrq);
+
+	if (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT))
+		return EINVAL;
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return EOPNOTSUPP; /* no resize (IBV_DEVICE_SRQ_RESIZE unset) */
+	if (attr_mask & IBV_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->max_wr)
+			return EINVAL;
+		atomic_store(&srq->srq_limit, attr->srq_limit);
+	}
+	return 0;
+}
+
+int
+ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct dpv_srq *srq = to_dsrq(ibsrq);
+
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = atomic_load(&srq->srq_limit);
+	return 0;
+}
+
+int
+ibv_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct dpv_srq *srq = to_dsrq(ibsrq);
+
+	if (dpv_ref_busy(&srq->refcnt))
+		return EBUSY;
+	srqn_free(dctx_dev(ibsrq->context), srq);
+	srq_release(srq);
+	return 0;
+}
+
+int
+dpv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
+{
+#ifdef DPV_HAVE_MLX5_RING
+	struct dpv_srq *srq = to_dsrq(ibsrq);
+	int rc;
+
+	pthread_spin_lock(&srq->post_lock);
+	rc = dpv_mlx5_post_recv(&srq->ring, wr, bad_wr);
+	pthread_spin_unlock(&srq->post_lock);
+	return rc;
+#else
+	*bad_wr = wr;
+	return EOPNOTSUPP;
+#endif
+}
+
+void
+dpv_srq_check_limit(struct dpv_srq *srq, uint32_t remaining)
+{
+	unsigned int limit = atomic_load(&srq->srq_limit);
+	struct ibv_async_event ev;
+
+	if (limit == 0 || remaining >= limit)
+		return;
+	if (!atomic_compare_exchange_strong(&srq->srq_limit, &limit, 0))
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.event_type = IBV_EVENT_SRQ_LIMIT_REACHED;
+	ev.element.srq = &srq->vsrq.srq;
+	dpv_async_event_post(to_dctx(srq->vsrq.srq.context), &ev);
+}

@@ -1,0 +1,735 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Verbs front end: PD, MR, MW, completion channel, CQ, SRQ, XRCD, AH and
+ * parent-domain lifecycles and their errno cases, through the public API.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "dpv_test.h"
+#include "verbs_int.h"
+
+static struct ibv_device **devs;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static char buf[8192];
+
+static int
+objs_setup(void)
+{
+	int n = 0;
+
+	if (dpv_test_eal_init() != 0)
+		return TEST_FAILED;
+	devs = ibv_get_device_list(&n);
+	if (devs == NULL || n < 1)
+		return TEST_FAILED;
+	ctx = ibv_open_device(devs[0]);
+	if (ctx == NULL)
+		return TEST_FAILED;
+	/* tests read expected events: never block if one is missing */
+	fcntl(ctx->async_fd, F_SETFL,
+	      fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	pd = ibv_alloc_pd(ctx);
+	return pd ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static void
+objs_teardown(void)
+{
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+	ibv_free_device_list(devs);
+	pd = NULL;
+	ctx = NULL;
+}
+
+#define EXPECT_NULL_ERRNO(expr, err, what)                                     \
+	do {                                                                   \
+		errno = 0;                                                     \
+		void *p_ = (void *)(expr);                                     \
+		TEST_ASSERT_NULL(p_, "%s must fail", what);                    \
+		TEST_ASSERT_EQUAL(errno, err, "%s errno", what);               \
+	} while (0)
+
+static int
+test_pd(void)
+{
+	struct ibv_pd *p = ibv_alloc_pd(ctx), *q = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr;
+
+	TEST_ASSERT(p && q, "alloc");
+	TEST_ASSERT(p->context == ctx, "context set");
+	TEST_ASSERT(to_dpd(p)->pdn != to_dpd(q)->pdn, "distinct PD numbers");
+	mr = ibv_reg_mr(p, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	TEST_ASSERT_NOT_NULL(mr, "mr");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(p), EBUSY, "PD in use");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "dereg");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(p), 0, "dealloc");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(q), 0, "dealloc");
+	return TEST_SUCCESS;
+}
+
+static int
+test_mr(void)
+{
+	struct dpv_device *dev = to_dctx(ctx)->dev;
+	struct dpv_mkey k;
+	struct ibv_mr *mr, *mr2;
+	uint32_t old;
+
+	mr = ibv_reg_mr(pd, buf, sizeof(buf),
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ);
+	TEST_ASSERT_NOT_NULL(mr, "reg");
+	TEST_ASSERT(mr->context == ctx && mr->pd == pd, "links");
+	TEST_ASSERT(mr->addr == buf && mr->length == sizeof(buf), "range");
+	TEST_ASSERT(mr->lkey >> 8 != 0, "key index");
+	TEST_ASSERT(dpv_mkey_get(dev, mr->lkey, &k), "engine sees the key");
+	TEST_ASSERT_EQUAL(k.addr, (uintptr_t)buf, "addr");
+	TEST_ASSERT_EQUAL(k.iova, (uintptr_t)buf, "iova");
+	TEST_ASSERT_EQUAL(k.length, sizeof(buf), "len");
+	TEST_ASSERT_EQUAL(k.pdn, to_dpd(pd)->pdn, "pdn");
+	TEST_ASSERT(!dpv_mkey_get(dev, mr->lkey ^ 1, &k), "wrong variant");
+	old = mr->lkey;
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "dereg");
+	TEST_ASSERT(!dpv_mkey_get(dev, old, &k), "stale key after dereg");
+	/* a new registration never reuses the old key */
+	for (int i = 0; i < 4; i++) {
+		mr2 = ibv_reg_mr(pd, buf, 64, 0);
+		TEST_ASSERT_NOT_NULL(mr2, "reg");
+		TEST_ASSERT(mr2->lkey != old, "fresh key");
+		TEST_ASSERT(!dpv_mkey_get(dev, old, &k), "still stale");
+		ibv_dereg_mr(mr2);
+	}
+
+	/* iova variants */
+	mr = ibv_reg_mr_iova(pd, buf, 4096, 0x100000, IBV_ACCESS_LOCAL_WRITE);
+	TEST_ASSERT_NOT_NULL(mr, "iova");
+	TEST_ASSERT(dpv_mkey_get(dev, mr->rkey, &k) && k.iova == 0x100000,
+		    "iova kept");
+	ibv_dereg_mr(mr);
+	mr = ibv_reg_mr_iova2(pd, buf, 4096, 0x2000,
+			      IBV_ACCESS_LOCAL_WRITE |
+				      IBV_ACCESS_RELAXED_ORDERING);
+	TEST_ASSERT_NOT_NULL(mr, "iova2 with optional flag");
+	ibv_dereg_mr(mr);
+
+	/* bad flags, nothing registered */
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, buf, 64, IBV_ACCESS_REMOTE_WRITE),
+			  EINVAL, "REMOTE_WRITE without LOCAL_WRITE");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, buf, 64, IBV_ACCESS_REMOTE_ATOMIC),
+			  EINVAL, "REMOTE_ATOMIC without LOCAL_WRITE");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, buf, 64, 1 << 12), EINVAL,
+			  "unknown flag");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, buf, 64, IBV_ACCESS_ON_DEMAND),
+			  EOPNOTSUPP, "ODP");
+	EXPECT_NULL_ERRNO(ibv_reg_mr(pd, buf, 0, 0), EINVAL, "zero length");
+	EXPECT_NULL_ERRNO(ibv_reg_dmabuf_mr(pd, 0, 64, 0, 3, 0), EOPNOTSUPP,
+			  "dmabuf");
+	TEST_ASSERT_EQUAL(atomic_load(&to_dpd(pd)->refcnt), 0,
+			  "failed registrations hold no reference");
+	return TEST_SUCCESS;
+}
+
+static int
+test_rereg_mr(void)
+{
+	struct dpv_device *dev = to_dctx(ctx)->dev;
+	struct ibv_pd *pd2 = ibv_alloc_pd(ctx);
+	struct dpv_mkey k;
+	struct ibv_mr *mr;
+	uint32_t key;
+
+	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	TEST_ASSERT(mr && pd2, "setup");
+	key = mr->lkey;
+	TEST_ASSERT_EQUAL(
+		ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+		0, "access");
+	TEST_ASSERT(dpv_mkey_get(dev, key, &k), "same key");
+	TEST_ASSERT(k.access & IBV_ACCESS_REMOTE_WRITE, "new access");
+	TEST_ASSERT_EQUAL(
+		ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0,
+		"pd");
+	TEST_ASSERT(dpv_mkey_get(dev, key, &k) && k.pdn == to_dpd(pd2)->pdn,
+		    "pdn moved");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(pd2), EBUSY, "new PD in use");
+	TEST_ASSERT_EQUAL(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION,
+				       NULL, buf + 4096, 1024, 0),
+			  0, "translation");
+	TEST_ASSERT(dpv_mkey_get(dev, key, &k) &&
+			    k.addr == (uintptr_t)(buf + 4096) &&
+			    k.length == 1024,
+		    "range moved");
+	errno = 0;
+	TEST_ASSERT_EQUAL(ibv_rereg_mr(mr, 0, NULL, NULL, 0, 0),
+			  IBV_REREG_MR_ERR_INPUT, "no flags");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "errno");
+	TEST_ASSERT_EQUAL(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				       NULL, 0, IBV_ACCESS_REMOTE_WRITE),
+			  IBV_REREG_MR_ERR_INPUT, "bad access");
+	TEST_ASSERT_EQUAL(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION,
+				       NULL, NULL, 0, 0),
+			  IBV_REREG_MR_ERR_INPUT, "no range");
+	TEST_ASSERT(dpv_mkey_get(dev, key, &k) && k.length == 1024,
+		    "failed rereg changes nothing");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "dereg");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(pd2), 0, "pd2 free");
+	return TEST_SUCCESS;
+}
+
+static int
+test_mw(void)
+{
+	struct dpv_device *dev = to_dctx(ctx)->dev;
+	struct ibv_mw *w1, *w2;
+	struct dpv_mkey k;
+
+	w1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	w2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	TEST_ASSERT(w1 && w2, "alloc");
+	TEST_ASSERT(w1->context == ctx && w1->pd == pd, "links");
+	TEST_ASSERT(w1->rkey != w2->rkey, "keys");
+	TEST_ASSERT(dpv_mkey_get(dev, w2->rkey, &k) && k.type == DPV_MKEY_MW2,
+		    "type 2 key");
+	EXPECT_NULL_ERRNO(ibv_alloc_mw(pd, (enum ibv_mw_type)3), EINVAL,
+			  "type 3");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(pd), EBUSY, "PD in use by MW");
+	{
+		/* bind checks that fail before anything is posted */
+		struct ibv_qp fake = {.context = ctx, .pd = pd};
+		struct ibv_mr *nobind = ibv_reg_mr(pd, buf, 256, 0);
+		struct ibv_mr *mr =
+			ibv_reg_mr(pd, buf, 256,
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+		struct ibv_mw_bind b = {
+			.bind_info = {.mr = nobind,
+				      .addr = (uintptr_t)buf,
+				      .length = 64,
+				      .mw_access_flags =
+					      IBV_ACCESS_REMOTE_READ}};
+		uint32_t rkey = w1->rkey;
+
+		TEST_ASSERT(nobind && mr, "mrs");
+		TEST_ASSERT_EQUAL(ibv_bind_mw(&fake, w1, &b), EINVAL,
+				  "MR without MW_BIND");
+		b.bind_info.mr = mr;
+		b.bind_info.length = 512;
+		TEST_ASSERT_EQUAL(ibv_bind_mw(&fake, w1, &b), EINVAL,
+				  "beyond the region");
+		b.bind_info.length = 64;
+		b.bind_info.mw_access_flags = 1 << 12;
+		TEST_ASSERT_EQUAL(ibv_bind_mw(&fake, w1, &b), EINVAL,
+				  "unknown window access bit");
+		{
+			struct ibv_mr *ro =
+				ibv_reg_mr(pd, buf, 256, IBV_ACCESS_MW_BIND);
+
+			TEST_ASSERT_NOT_NULL(ro, "read-only MR");
+			b.bind_info.mr = ro;
+			b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+			TEST_ASSERT_EQUAL(ibv_bind_mw(&fake, w1, &b), EINVAL,
+					  "remote write into a read-only MR");
+			b.bind_info.mr = mr;
+			ibv_dereg_mr(ro);
+		}
+		TEST_ASSERT_EQUAL(ibv_bind_mw(&fake, w2, &b), EINVAL,
+				  "type 2 binds by post_send only");
+		TEST_ASSERT_EQUAL(w1->rkey, rkey, "rkey unchanged");
+		ibv_dereg_mr(nobind);
+		ibv_dereg_mr(mr);
+	}
+	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w1), 0, "dealloc");
+	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w2), 0, "dealloc");
+	return TEST_SUCCESS;
+}
+
+/* Engine side: write one receive completion of QP 0x11 into cq's ring. */
+static int
+push_recv(struct ibv_cq *cq, bool solicited)
+{
+	struct dpv_cqe_info ci = {
+		.status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV,
+		.is_recv = true,
+		.qpn = 0x11,
+		.solicited = solicited,
+	};
+
+	return dpv_mlx5_cq_push(&to_dcq(cq)->ring, &ci);
+}
+
+static int
+test_cq(void)
+{
+	struct ibv_device_attr a;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq, *ecq;
+	struct ibv_wc wc;
+	void *cctx;
+	int fl;
+
+	TEST_ASSERT_EQUAL(ibv_query_device(ctx, &a), 0, "attr");
+	cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(cq, "cqe 1");
+	TEST_ASSERT(cq->cqe >= 1 && cq->context == ctx, "fields");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(cq, 1, &wc), 0, "empty");
+	TEST_ASSERT_EQUAL(ibv_resize_cq(cq, 0), EINVAL, "resize to 0");
+	TEST_ASSERT_EQUAL(ibv_resize_cq(cq, a.max_cqe + 1), EINVAL,
+			  "resize beyond max_cqe");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), 0, "destroy");
+	cq = ibv_create_cq(ctx, a.max_cqe, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(cq, "max_cqe %d", a.max_cqe);
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), 0, "destroy");
+	EXPECT_NULL_ERRNO(ibv_create_cq(ctx, a.max_cqe + 1, NULL, NULL, 0),
+			  EINVAL, "cqe > max_cqe");
+	EXPECT_NULL_ERRNO(ibv_create_cq(ctx, 0, NULL, NULL, 0), EINVAL,
+			  "cqe 0");
+	EXPECT_NULL_ERRNO(
+		ibv_create_cq(ctx, 100, NULL, NULL, ctx->num_comp_vectors + 1),
+		EINVAL, "comp_vector");
+
+	/* channel + events */
+	ch = ibv_create_comp_channel(ctx);
+	TEST_ASSERT_NOT_NULL(ch, "channel");
+	cq = ibv_create_cq(ctx, 16, &a, ch, 0);
+	TEST_ASSERT_NOT_NULL(cq, "cq on channel");
+	TEST_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), EBUSY, "channel busy");
+	TEST_ASSERT_EQUAL(ch->refcnt, 1, "public refcnt mirrors the CQ");
+	fl = fcntl(ch->fd, F_GETFL);
+	fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK);
+	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), -1, "no event");
+	/* the engine side: a receive completion, then the arm check */
+	TEST_ASSERT_EQUAL(push_recv(cq, false), 0, "push");
+	dpv_cq_notify(to_dcq(cq));
+	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), -1,
+			  "not armed: no event");
+	TEST_ASSERT_EQUAL(ibv_req_notify_cq(cq, 1), 0, "arm solicited");
+	TEST_ASSERT_EQUAL(push_recv(cq, false), 0, "push");
+	dpv_cq_notify(to_dcq(cq));
+	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), -1,
+			  "unsolicited does not fire");
+	TEST_ASSERT_EQUAL(push_recv(cq, true), 0, "push");
+	dpv_cq_notify(to_dcq(cq));
+	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), 0, "solicited");
+	TEST_ASSERT(ecq == cq && cctx == &a, "cq and its context");
+	TEST_ASSERT_EQUAL(push_recv(cq, true), 0, "push");
+	dpv_cq_notify(to_dcq(cq));
+	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), -1,
+			  "one event per arm");
+	TEST_ASSERT_EQUAL(ibv_req_notify_cq(cq, 0), 0, "arm next");
+	TEST_ASSERT_EQUAL(push_recv(cq, false), 0, "push");
+	dpv_cq_notify(to_dcq(cq));
+	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), 0, "next");
+	ibv_ack_cq_events(cq, 2);
+	TEST_ASSERT_EQUAL(cq->comp_events_completed, 2, "acked");
+	/* a CQ used by a QP (or SRQ) cannot go */
+	dpv_ref_get(&to_dcq(cq)->refcnt);
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), EBUSY, "CQ in use");
+	dpv_ref_put(&to_dcq(cq)->refcnt);
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), 0, "destroy");
+	TEST_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0, "channel free");
+	return TEST_SUCCESS;
+}
+
+static int
+test_cq_ex(void)
+{
+	struct ibv_cq_init_attr_ex ia = {
+		.cqe = 32,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_poll_cq_attr pa = {0};
+	struct ibv_cq_ex *cqx;
+
+	cqx = ibv_create_cq_ex(ctx, &ia);
+	TEST_ASSERT_NOT_NULL(cqx, "create_cq_ex: %s", strerror(errno));
+	TEST_ASSERT(cqx->start_poll && cqx->next_poll && cqx->end_poll &&
+			    cqx->read_opcode && cqx->read_byte_len &&
+			    cqx->read_wc_flags,
+		    "iteration ops");
+	TEST_ASSERT_EQUAL(ibv_start_poll(cqx, &pa), ENOENT, "empty");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0, "destroy");
+	ia.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	EXPECT_NULL_ERRNO(ibv_create_cq_ex(ctx, &ia), EOPNOTSUPP, "timestamps");
+	ia.wc_flags = 0;
+	ia.comp_mask = 1 << 7;
+	EXPECT_NULL_ERRNO(ibv_create_cq_ex(ctx, &ia), EINVAL, "comp_mask");
+	return TEST_SUCCESS;
+}
+
+static int
+test_srq(void)
+{
+	struct ibv_srq_init_attr ia = {.attr = {.max_wr = 64, .max_sge = 2}};
+	struct ibv_srq_attr sa;
+	struct ibv_async_event ev;
+	struct ibv_srq *srq;
+	uint32_t num;
+
+	srq = ibv_create_srq(pd, &ia);
+	TEST_ASSERT_NOT_NULL(srq, "create: %s", strerror(errno));
+	TEST_ASSERT(srq->context == ctx && srq->pd == pd, "links");
+	TEST_ASSERT_EQUAL(ibv_query_srq(srq, &sa), 0, "query");
+	TEST_ASSERT(sa.max_wr >= 64 && sa.max_sge >= 2 && sa.srq_limit == 0,
+		    "attrs");
+	TEST_ASSERT_EQUAL(ibv_get_srq_num(srq, &num), EINVAL, "basic: no num");
+	sa.srq_limit = 1000;
+	TEST_ASSERT_EQUAL(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), EINVAL,
+			  "limit > max_wr");
+	sa.srq_limit = 8;
+	TEST_ASSERT_EQUAL(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), 0, "arm");
+	TEST_ASSERT_EQUAL(ibv_query_srq(srq, &sa), 0, "query");
+	TEST_ASSERT_EQUAL(sa.srq_limit, 8, "armed");
+	TEST_ASSERT_EQUAL(ibv_modify_srq(srq, &sa, 1 << 5), EINVAL, "mask");
+	/* crossing the limit fires once and disarms */
+	dpv_srq_check_limit(to_dsrq(srq), 9);
+	dpv_srq_check_limit(to_dsrq(srq), 7);
+	dpv_srq_check_limit(to_dsrq(srq), 3);
+	TEST_ASSERT_EQUAL(ibv_get_async_event(ctx, &ev), 0, "event");
+	TEST_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED, "type");
+	TEST_ASSERT(ev.element.srq == srq, "element");
+	ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(srq->events_completed, 1, "acked");
+	TEST_ASSERT_EQUAL(ibv_query_srq(srq, &sa), 0, "query");
+	TEST_ASSERT_EQUAL(sa.srq_limit, 0, "disarmed");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(pd), EBUSY, "PD in use by SRQ");
+	dpv_ref_get(&to_dsrq(srq)->refcnt);
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), EBUSY, "SRQ used by a QP");
+	dpv_ref_put(&to_dsrq(srq)->refcnt);
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "destroy");
+
+	ia.attr.max_wr = 1u << 30;
+	EXPECT_NULL_ERRNO(ibv_create_srq(pd, &ia), EINVAL, "max_wr too big");
+	ia.attr.max_wr = 16;
+	ia.attr.max_sge = 1000;
+	EXPECT_NULL_ERRNO(ibv_create_srq(pd, &ia), EINVAL, "max_sge too big");
+	return TEST_SUCCESS;
+}
+
+static int
+test_xrc(void)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_srq_init_attr_ex sx = {0};
+	struct ibv_xrcd *x, *f1, *f2;
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+	char path[] = "/tmp/dpv-xrcd-XXXXXX";
+	uint32_t num = 0;
+	int fd;
+
+	x = ibv_open_xrcd(ctx, &xa);
+	TEST_ASSERT_NOT_NULL(x, "open: %s", strerror(errno));
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(cq, "cq");
+	sx.attr.max_wr = 16;
+	sx.attr.max_sge = 1;
+	sx.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+		       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	sx.srq_type = IBV_SRQT_XRC;
+	sx.pd = pd;
+	sx.xrcd = x;
+	sx.cq = cq;
+	srq = ibv_create_srq_ex(ctx, &sx);
+	TEST_ASSERT_NOT_NULL(srq, "xrc srq: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(ibv_get_srq_num(srq, &num), 0, "srq num");
+	TEST_ASSERT(num != 0, "number");
+	TEST_ASSERT_EQUAL(ibv_close_xrcd(x), EBUSY, "xrcd in use");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), EBUSY, "cq in use by SRQ");
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "srq");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), 0, "cq");
+	TEST_ASSERT_EQUAL(ibv_close_xrcd(x), 0, "close");
+
+	sx.comp_mask &= ~(uint32_t)IBV_SRQ_INIT_ATTR_CQ;
+	EXPECT_NULL_ERRNO(ibv_create_srq_ex(ctx, &sx), EINVAL, "XRC needs CQ");
+	sx.srq_type = IBV_SRQT_TM;
+	EXPECT_NULL_ERRNO(ibv_create_srq_ex(ctx, &sx), EOPNOTSUPP, "TM");
+
+	/* sharing by file */
+	fd = mkstemp(path);
+	TEST_ASSERT(fd >= 0, "tmp file");
+	unlink(path);
+	xa.fd = fd;
+	xa.oflags = 0;
+	EXPECT_NULL_ERRNO(ibv_open_xrcd(ctx, &xa), ENOENT, "no O_CREAT");
+	xa.oflags = O_CREAT;
+	f1 = ibv_open_xrcd(ctx, &xa);
+	f2 = ibv_open_xrcd(ctx, &xa);
+	TEST_ASSERT(f1 && f1 == f2, "same domain through the same file");
+	xa.oflags = O_CREAT | O_EXCL;
+	EXPECT_NULL_ERRNO(ibv_open_xrcd(ctx, &xa), EEXIST, "O_EXCL");
+	TEST_ASSERT_EQUAL(ibv_close_xrcd(f1), 0, "close 1");
+	TEST_ASSERT_EQUAL(ibv_close_xrcd(f2), 0, "close 2");
+	close(fd);
+	return TEST_SUCCESS;
+}
+
+static int
+test_ah(void)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.port_num = 1,
+		.grh = {.sgid_index = 0, .hop_limit = 64},
+	};
+	struct {
+		struct ibv_grh grh;
+	} pkt;
+	struct ibv_wc wc = {.wc_flags = IBV_WC_GRH, .sl = 0};
+	struct ibv_ah_attr back;
+	union ibv_gid mine;
+	struct ibv_ah *ah;
+	int empty = -1;
+
+	TEST_ASSERT_EQUAL(ibv_query_gid(ctx, 1, 0, &mine), 0, "gid");
+	aa.grh.dgid = mine;
+	ah = ibv_create_ah(pd, &aa);
+	TEST_ASSERT_NOT_NULL(ah, "create: %s", strerror(errno));
+	TEST_ASSERT(ah->context == ctx && ah->pd == pd, "links");
+	{
+		/* the mlx5 address vector post_send uses */
+		struct dpv_mlx5_av_attr av;
+		const uint8_t *g = mine.raw;
+		const uint8_t mac[6] = {g[8] ^ 2, g[9],	 g[10],
+					g[13],	  g[14], g[15]};
+
+		dpv_mlx5_av_parse(&to_dah(ah)->mah.av, &av);
+		TEST_ASSERT(memcmp(av.dgid, mine.raw, 16) == 0, "av dgid");
+		TEST_ASSERT(memcmp(av.dmac, mac, 6) == 0, "av dmac");
+		TEST_ASSERT_EQUAL(av.hop_limit, 64, "av hop limit");
+	}
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(pd), EBUSY, "PD in use by AH");
+	TEST_ASSERT_EQUAL(ibv_destroy_ah(ah), 0, "destroy");
+
+	aa.port_num = 2;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "bad port");
+	aa.port_num = 1;
+	aa.is_global = 0;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "RoCE needs GRH");
+	aa.is_global = 1;
+	for (int i = 15; i >= 0 && empty < 0; i--) {
+		struct ibv_gid_entry e;
+
+		if (ibv_query_gid_ex(ctx, 1, i, &e, 0) == ENODATA)
+			empty = i;
+	}
+	TEST_ASSERT(empty > 0, "an empty GID slot");
+	aa.grh.sgid_index = (uint8_t)empty;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "empty sgid index");
+	aa.grh.sgid_index = 16;
+	EXPECT_NULL_ERRNO(ibv_create_ah(pd, &aa), EINVAL, "sgid out of range");
+
+	/* reply address from a received IPv6 GRH */
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.grh.version_tclass_flow = htobe32(6u << 28 | 0x12345);
+	pkt.grh.hop_limit = 64;
+	memset(pkt.grh.sgid.raw, 0, 16);
+	pkt.grh.sgid.raw[0] = 0xfe;
+	pkt.grh.sgid.raw[1] = 0x80;
+	pkt.grh.sgid.raw[15] = 7;
+	pkt.grh.dgid = mine;
+	TEST_ASSERT_EQUAL(ibv_init_ah_from_wc(ctx, 1, &wc, &pkt.grh, &back), 0,
+			  "init from wc");
+	TEST_ASSERT(back.is_global && back.grh.sgid_index == 0 &&
+			    back.grh.dgid.raw[15] == 7 &&
+			    back.grh.flow_label == 0x12345,
+		    "reply path");
+	ah = ibv_create_ah_from_wc(pd, &wc, &pkt.grh, 1);
+	TEST_ASSERT_NOT_NULL(ah, "from wc");
+	ibv_destroy_ah(ah);
+	wc.wc_flags = 0;
+	TEST_ASSERT_EQUAL(ibv_init_ah_from_wc(ctx, 1, &wc, &pkt.grh, &back), -1,
+			  "no GRH");
+	return TEST_SUCCESS;
+}
+
+static int
+test_parent_domain(void)
+{
+	struct ibv_td_init_attr ta = {0};
+	struct ibv_parent_domain_init_attr pa = {0};
+	struct ibv_td *td;
+	struct ibv_pd *par;
+	struct ibv_mr *mr;
+
+	td = ibv_alloc_td(ctx, &ta);
+	TEST_ASSERT_NOT_NULL(td, "td");
+	pa.pd = pd;
+	pa.td = td;
+	par = ibv_alloc_parent_domain(ctx, &pa);
+	TEST_ASSERT_NOT_NULL(par, "parent domain: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(pd), EBUSY, "PD under parent");
+	TEST_ASSERT_EQUAL(ibv_dealloc_td(td), EBUSY, "TD under parent");
+	mr = ibv_reg_mr(par, buf, 64, 0);
+	TEST_ASSERT_NOT_NULL(mr, "mr through parent domain");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(par), EBUSY, "parent in use");
+	ibv_dereg_mr(mr);
+	{
+		struct ibv_cq_init_attr_ex ca = {
+			.cqe = 4,
+			.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+			.parent_domain = par,
+		};
+		struct ibv_cq_ex *cqx = ibv_create_cq_ex(ctx, &ca);
+
+		TEST_ASSERT_NOT_NULL(cqx, "CQ with parent domain");
+		TEST_ASSERT_EQUAL(ibv_dealloc_pd(par), EBUSY, "held by CQ");
+		TEST_ASSERT_EQUAL(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0,
+				  "cq");
+		ca.parent_domain = pd;
+		EXPECT_NULL_ERRNO(ibv_create_cq_ex(ctx, &ca), EINVAL,
+				  "a plain PD is not a parent domain");
+	}
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(par), 0, "parent");
+	TEST_ASSERT_EQUAL(ibv_dealloc_td(td), 0, "td");
+	pa.td = NULL;
+	pa.comp_mask = 1 << 5;
+	EXPECT_NULL_ERRNO(ibv_alloc_parent_domain(ctx, &pa), EINVAL, "mask");
+	ta.comp_mask = 1;
+	EXPECT_NULL_ERRNO(ibv_alloc_td(ctx, &ta), EINVAL, "td mask");
+	return TEST_SUCCESS;
+}
+
+static int
+test_unsupported_objects(void)
+{
+	struct ibv_wq_init_attr wa = {0};
+	struct ibv_rwq_ind_table_init_attr ra = {0};
+
+	EXPECT_NULL_ERRNO(ibv_create_wq(ctx, &wa), EOPNOTSUPP, "WQ");
+	EXPECT_NULL_ERRNO(ibv_create_rwq_ind_table(ctx, &ra), EOPNOTSUPP,
+			  "RWQ table");
+	return TEST_SUCCESS;
+}
+
+/* A receive through an SRQ: posted by the application, consumed and
+ * completed by the engine side, polled back with its wr_id. */
+static int
+test_srq_completion(void)
+{
+	struct ibv_srq_init_attr ia = {.attr = {.max_wr = 8, .max_sge = 1}};
+	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = 64};
+	struct ibv_recv_wr wr = {.wr_id = 0xabc, .sg_list = &sge, .num_sge = 1};
+	struct ibv_recv_wr *bad = NULL;
+	struct dpv_recv_wr rwr;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	uint32_t srqn;
+
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	srq = ibv_create_srq(pd, &ia);
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	TEST_ASSERT(mr && srq && cq, "setup");
+	sge.lkey = mr->lkey;
+	TEST_ASSERT_EQUAL(ibv_post_srq_recv(srq, &wr, &bad), 0, "post");
+	srqn = to_dsrq(srq)->vsrq.srq_num;
+	TEST_ASSERT(dpv_srq_lookup(to_dctx(ctx)->dev, srqn) == to_dsrq(srq),
+		    "SRQ by number");
+	TEST_ASSERT(dpv_mlx5_rq_fetch(&to_dsrq(srq)->ring, &rwr), "fetch");
+	TEST_ASSERT_EQUAL(rwr.num_sge, 1, "one SGE");
+	TEST_ASSERT_EQUAL(rwr.sg_list[0].lkey, mr->lkey, "lkey");
+
+	struct dpv_cqe_info ci = {
+		.status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV,
+		.is_recv = true,
+		.qpn = 0x77,
+		.wqe_counter = rwr.wqe_index,
+		.srqn = srqn,
+		.byte_len = 40,
+	};
+
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_push(&to_dcq(cq)->ring, &ci), 0, "push");
+	struct ibv_srq_attr lim = {.srq_limit = 1};
+	struct ibv_async_event ev;
+
+	TEST_ASSERT_EQUAL(ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT), 0, "arm");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(cq, 1, &wc), 1, "one completion");
+	TEST_ASSERT_EQUAL(ibv_get_async_event(ctx, &ev), 0,
+			  "last posted WQE completed: below the limit");
+	TEST_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED, "type");
+	ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(wc.wr_id, 0xabc, "wr_id from the SRQ");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status");
+	TEST_ASSERT_EQUAL(wc.byte_len, 40, "length");
+	TEST_ASSERT_EQUAL(wc.qp_num, 0x77, "qp");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(cq, 1, &wc), 0, "then empty");
+
+	/* the same through an extended CQ */
+	struct ibv_cq_init_attr_ex xa = {.cqe = 8,
+					 .wc_flags = IBV_WC_EX_WITH_BYTE_LEN |
+						     IBV_WC_EX_WITH_QP_NUM};
+	struct ibv_poll_cq_attr pa = {0};
+	struct ibv_cq_ex *cqx = ibv_create_cq_ex(ctx, &xa);
+
+	TEST_ASSERT_NOT_NULL(cqx, "cq_ex");
+	wr.wr_id = 0xdef;
+	TEST_ASSERT_EQUAL(ibv_post_srq_recv(srq, &wr, &bad), 0, "post");
+	TEST_ASSERT(dpv_mlx5_rq_fetch(&to_dsrq(srq)->ring, &rwr), "fetch");
+	ci.wqe_counter = rwr.wqe_index;
+	ci.byte_len = 12;
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_push(&to_dcq_ex(cqx)->ring, &ci), 0,
+			  "push");
+	TEST_ASSERT_EQUAL(ibv_start_poll(cqx, &pa), 0, "start");
+	TEST_ASSERT_EQUAL(cqx->wr_id, 0xdef, "wr_id");
+	TEST_ASSERT_EQUAL(cqx->status, IBV_WC_SUCCESS, "status");
+	TEST_ASSERT_EQUAL(ibv_wc_read_opcode(cqx), IBV_WC_RECV, "opcode");
+	TEST_ASSERT_EQUAL(ibv_wc_read_byte_len(cqx), 12, "byte_len");
+	TEST_ASSERT_EQUAL(ibv_wc_read_qp_num(cqx), 0x77, "qp");
+	TEST_ASSERT_EQUAL(ibv_next_poll(cqx), ENOENT, "no more");
+	ibv_end_poll(cqx);
+	TEST_ASSERT_EQUAL(ibv_start_poll(cqx, &pa), ENOENT, "empty");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0, "cq_ex");
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "srq");
+	TEST_ASSERT(dpv_srq_lookup(to_dctx(ctx)->dev, srqn) == NULL,
+		    "number released");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), 0, "cq");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "mr");
+	return TEST_SUCCESS;
+}
+
+static struct dpv_test_suite verbs_objs_suite = {
+	.name = "verbs_objs",
+	.setup = objs_setup,
+	.teardown = objs_teardown,
+	.cases =
+		{
+			TEST_CASE(test_pd),
+			TEST_CASE(test_mr),
+			TEST_CASE(test_rereg_mr),
+			TEST_CASE(test_mw),
+			TEST_CASE(test_cq),
+			TEST_CASE(test_cq_ex),
+			TEST_CASE(test_srq),
+			TEST_CASE(test_srq_completion),
+			TEST_CASE(test_xrc),
+			TEST_CASE(test_ah),
+			TEST_CASE(test_parent_domain),
+			TEST_CASE(test_unsupported_objects),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+verbs_objs_autotest(void)
+{
+	return dpv_test_run_suite(&verbs_objs_suite);
+}
+
+DPV_TEST_REGISTER_FAST(verbs_objs_autotest, verbs_objs_autotest);
