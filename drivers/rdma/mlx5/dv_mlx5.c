@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libmlx5.so.1 core: device identity, context, and the QP / CQ / WQ
+ * creation entry points of <infiniband/mlx5dv.h>.
+ *
+ * Real: mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device
+ * (without DEVX), and mlx5dv_create_qp / _cq / _wq when no mlx5-specific
+ * attribute is requested (they are then the plain verbs). Everything else
+ * here answers EOPNOTSUPP.
+ */
+
+#include <stdint.h>
+
+#include "dv_mlx5.h"
+
+RTE_LOG_REGISTER(dpv_logtype_dv_mlx5, dpv.dv.mlx5, NOTICE);
+
+bool
+mlx5dv_is_supported(struct ibv_device *device)
+{
+	return dv_mlx5_is_dpv_device(device);
+}
+
+/*
+ * Capability groups whose honest answer is "none": reporting them with
+ * zeroed fields tells the caller the feature is absent. The clock groups
+ * need a mapped HCA clock and are left out of comp_mask.
+ */
+#define DV_MLX5_CTX_ZERO_CAPS                                                  \
+	(MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP |        \
+	 MLX5DV_CONTEXT_MASK_STRIDING_RQ |                                     \
+	 MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |                                 \
+	 MLX5DV_CONTEXT_MASK_DYN_BFREGS |                                      \
+	 MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS |                               \
+	 MLX5DV_CONTEXT_MASK_DC_ODP_CAPS |                                     \
+	 MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD |                               \
+	 MLX5DV_CONTEXT_MASK_DCI_STREAMS |                                     \
+	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                                \
+	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
+
+int
+mlx5dv_query_device(struct ibv_context *ctx_in,
+		    struct mlx5dv_context *attrs_out)
+{
+	struct ibv_device_attr_ex attr;
+	uint64_t want;
+	int ret;
+
+	if (ctx_in == NULL || attrs_out == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (!dv_mlx5_is_dpv_device(ctx_in->device))
+		DV_MLX5_NOTSUP_INT();
+	/* Fails the same way the context would for any other query. */
+	ret = ibv_query_device_ex(ctx_in, NULL, &attr);
+	if (ret != 0) {
+		errno = ret;
+		return ret;
+	}
+
+	/* Only the fields the caller asked for are written: an older caller's
+	 * struct mlx5dv_context may end before the newer fields. */
+	want = attrs_out->comp_mask;
+	attrs_out->version = 0;
+	attrs_out->flags = 0;
+	if (want & MLX5DV_CONTEXT_MASK_CQE_COMPRESION)
+		memset(&attrs_out->cqe_comp_caps, 0,
+		       sizeof(attrs_out->cqe_comp_caps));
+	if (want & MLX5DV_CONTEXT_MASK_SWP)
+		memset(&attrs_out->sw_parsing_caps, 0,
+		       sizeof(attrs_out->sw_parsing_caps));
+	if (want & MLX5DV_CONTEXT_MASK_STRIDING_RQ)
+		memset(&attrs_out->striding_rq_caps, 0,
+		       sizeof(attrs_out->striding_rq_caps));
+	if (want & MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS)
+		attrs_out->tunnel_offloads_caps = 0;
+	if (want & MLX5DV_CONTEXT_MASK_DYN_BFREGS)
+		attrs_out->max_dynamic_bfregs = 0;
+	if (want & MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS)
+		attrs_out->flow_action_flags = 0;
+	if (want & MLX5DV_CONTEXT_MASK_DC_ODP_CAPS)
+		attrs_out->dc_odp_caps = 0;
+	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
+		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
+	if (want & MLX5DV_CONTEXT_MASK_DCI_STREAMS)
+		memset(&attrs_out->dci_streams_caps, 0,
+		       sizeof(attrs_out->dci_streams_caps));
+	if (want & MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH)
+		attrs_out->max_wr_memcpy_length = 0;
+	if (want & MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
+		memset(&attrs_out->crypto_caps, 0,
+		       sizeof(attrs_out->crypto_caps));
+	attrs_out->comp_mask = want & DV_MLX5_CTX_ZERO_CAPS;
+	return 0;
+}
+
+struct ibv_context *
+mlx5dv_open_device(struct ibv_device *device, struct mlx5dv_context_attr *attr)
+{
+	if (device == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dv_mlx5_is_dpv_device(device))
+		DV_MLX5_NOTSUP_NULL();
+	if (attr != NULL) {
+		/* No comp_mask field is defined by this ABI. */
+		if (attr->comp_mask != 0) {
+			errno = EINVAL;
+			return NULL;
+		}
+		/* DEVX (firmware command) contexts do not exist here. */
+		if (attr->flags != 0)
+			DV_MLX5_NOTSUP_NULL();
+	}
+	return ibv_open_device(device);
+}
+
+static int
+dv_mlx5_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
+{
+	/* Needs the ring layout of our QP/CQ/SRQ/WQ objects (helpers "rings"
+	 * and "verbs"); until then no object is exposed. */
+	DV_MLX5_NOTSUP_INT();
+}
+
+/*
+ * Two versions, as in rdma-core: mlx5dv_init_obj@@MLX5_1.2 (default) and
+ * mlx5dv_init_obj@MLX5_1.0 for binaries linked before MLX5_1.2. Both are
+ * bound with .symver; the map lists the name in both nodes.
+ */
+int dv_mlx5_init_obj_v1_2(struct mlx5dv_obj *obj, uint64_t obj_type);
+int dv_mlx5_init_obj_v1_0(struct mlx5dv_obj *obj, uint64_t obj_type);
+_Static_assert(__builtin_types_compatible_p(__typeof__(&mlx5dv_init_obj),
+					    __typeof__(&dv_mlx5_init_obj_v1_2)),
+	       "mlx5dv_init_obj prototype");
+__asm__(".symver dv_mlx5_init_obj_v1_2, mlx5dv_init_obj@@MLX5_1.2");
+__asm__(".symver dv_mlx5_init_obj_v1_0, mlx5dv_init_obj@MLX5_1.0");
+
+int
+dv_mlx5_init_obj_v1_2(struct mlx5dv_obj *obj, uint64_t obj_type)
+{
+	return dv_mlx5_init_obj(obj, obj_type);
+}
+
+int
+dv_mlx5_init_obj_v1_0(struct mlx5dv_obj *obj, uint64_t obj_type)
+{
+	return dv_mlx5_init_obj(obj, obj_type);
+}
+
+int
+mlx5dv_set_context_attr(struct ibv_context *context,
+			enum mlx5dv_set_ctx_attr_type type, void *attr)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_get_clock_info(struct ibv_context *context,
+		      struct mlx5dv_clock_info *clock_info)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+_mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
+		   struct mlx5_ib_uapi_query_port *info, size_t info_len)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+/*
+ * Object creation: without mlx5-specific attributes these are the plain
+ * verbs, as with rdma-core's provider. Any mlx5 attribute (DC, scatter to
+ * CQE, CQE compression, striding RQ, ...) is not supported.
+ */
+struct ibv_qp *
+mlx5dv_create_qp(struct ibv_context *context,
+		 struct ibv_qp_init_attr_ex *qp_attr,
+		 struct mlx5dv_qp_init_attr *mlx5_qp_attr)
+{
+	if (context == NULL || qp_attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dv_mlx5_is_dpv_device(context->device) ||
+	    (mlx5_qp_attr != NULL && mlx5_qp_attr->comp_mask != 0))
+		DV_MLX5_NOTSUP_NULL();
+	return ibv_create_qp_ex(context, qp_attr);
+}
+
+struct ibv_cq_ex *
+mlx5dv_create_cq(struct ibv_context *context,
+		 struct ibv_cq_init_attr_ex *cq_attr,
+		 struct mlx5dv_cq_init_attr *mlx5_cq_attr)
+{
+	if (context == NULL || cq_attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dv_mlx5_is_dpv_device(context->device) ||
+	    (mlx5_cq_attr != NULL && mlx5_cq_attr->comp_mask != 0))
+		DV_MLX5_NOTSUP_NULL();
+	return ibv_create_cq_ex(context, cq_attr);
+}
+
+struct ibv_wq *
+mlx5dv_create_wq(struct ibv_context *context,
+		 struct ibv_wq_init_attr *wq_init_attr,
+		 struct mlx5dv_wq_init_attr *mlx5_wq_attr)
+{
+	if (context == NULL || wq_init_attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dv_mlx5_is_dpv_device(context->device) ||
+	    (mlx5_wq_attr != NULL && mlx5_wq_attr->comp_mask != 0))
+		DV_MLX5_NOTSUP_NULL();
+	return ibv_create_wq(context, wq_init_attr);
+}
+
+struct mlx5dv_qp_ex *
+mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
+{
+	/* Needs a struct mlx5dv_qp_ex inside our QP (helper "qp"). */
+	DV_MLX5_NOTSUP_NULL();
+}
+
+int
+mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
+{
+	/* Documented convention: -errno. */
+	DV_MLX5_LOG(DEBUG, "%s: not supported", __func__);
+	errno = EOPNOTSUPP;
+	return -EOPNOTSUPP;
+}
+
+int
+mlx5dv_modify_qp_lag_port(struct ibv_qp *qp, uint8_t port_num)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,
+			 uint8_t *active_port_num)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_modify_qp_sched_elem(struct ibv_qp *qp,
+			    const struct mlx5dv_sched_leaf *requestor,
+			    const struct mlx5dv_sched_leaf *responder)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_reserved_qpn_alloc(struct ibv_context *ctx, uint32_t *qpn)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx, uint32_t qpn)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+struct ibv_dm *
+mlx5dv_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *dm_attr,
+		struct mlx5dv_alloc_dm_attr *mlx5_dm_attr)
+{
+	DV_MLX5_NOTSUP_NULL();
+}
+
+void *
+mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op)
+{
+	DV_MLX5_NOTSUP_NULL();
+}
+
+struct mlx5dv_mkey *
+mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_attr)
+{
+	DV_MLX5_NOTSUP_NULL();
+}
+
+int
+mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+_mlx5dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
+		   size_t err_info_size)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+struct mlx5dv_var *
+mlx5dv_alloc_var(struct ibv_context *context, uint32_t flags)
+{
+	DV_MLX5_NOTSUP_NULL();
+}
+
+void
+mlx5dv_free_var(struct mlx5dv_var *dv_var)
+{
+	DV_MLX5_NOTSUP_VOID();
+}
+
+struct mlx5dv_pp *
+mlx5dv_pp_alloc(struct ibv_context *context, size_t pp_context_sz,
+		const void *pp_context, uint32_t flags)
+{
+	DV_MLX5_NOTSUP_NULL();
+}
+
+void
+mlx5dv_pp_free(struct mlx5dv_pp *pp)
+{
+	DV_MLX5_NOTSUP_VOID();
+}
+
+struct mlx5dv_sched_node *
+mlx5dv_sched_node_create(struct ibv_context *context,
+			 const struct mlx5dv_sched_attr *sched_attr)
+{
+	DV_MLX5_NOTSUP_NULL();
+}
+
+struct mlx5dv_sched_leaf *
+mlx5dv_sched_leaf_create(struct ibv_context *context,
+			 const struct mlx5dv_sched_attr *sched_attr)
+{
+	DV_MLX5_NOTSUP_NULL();
+}
+
+int
+mlx5dv_sched_node_modify(struct mlx5dv_sched_node *node,
+			 const struct mlx5dv_sched_attr *sched_attr)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_sched_leaf_modify(struct mlx5dv_sched_leaf *leaf,
+			 const struct mlx5dv_sched_attr *sched_attr)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_sched_node_destroy(struct mlx5dv_sched_node *node)
+{
+	DV_MLX5_NOTSUP_INT();
+}
+
+int
+mlx5dv_sched_leaf_destroy(struct mlx5dv_sched_leaf *leaf)
+{
+	DV_MLX5_NOTSUP_INT();
+}

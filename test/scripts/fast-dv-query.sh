@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The implemented mlx5 direct-verbs entry points on a live dpverbs device
+# (through our libibverbs.so.1, as an unmodified program would):
+# mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device (plain and
+# DEVX), mlx5dv_create_cq with and without mlx5 attributes.
+#
+# Usage: fast-dv-query.sh <our lib dir>
+# Environment: DPV_DV_DEV (default: the first device named dpv*).
+set -u
+LIBDIR=$(readlink -f "${1:?usage: $0 <lib dir>}")
+for l in libibverbs libmlx5; do
+	if [ ! -e "$LIBDIR/$l.so.1" ]; then
+		echo "FAIL: $LIBDIR/$l.so.1 does not exist (not built yet?)"
+		exit 1
+	fi
+done
+
+LD_LIBRARY_PATH="$LIBDIR" LIBDIR="$LIBDIR" timeout -k 5 60 \
+	/usr/bin/python3 - <<'EOF'
+import ctypes as C, errno, os, sys
+
+libdir = os.environ['LIBDIR']
+vb = C.CDLL(os.path.join(libdir, 'libibverbs.so.1'), use_errno=True)
+dv = C.CDLL(os.path.join(libdir, 'libmlx5.so.1'), use_errno=True)
+P = C.c_void_p
+
+vb.ibv_get_device_list.restype = C.POINTER(P)
+vb.ibv_get_device_list.argtypes = [C.POINTER(C.c_int)]
+vb.ibv_free_device_list.argtypes = [C.POINTER(P)]
+vb.ibv_get_device_name.restype = C.c_char_p
+vb.ibv_get_device_name.argtypes = [P]
+vb.ibv_open_device.restype = P
+vb.ibv_open_device.argtypes = [P]
+vb.ibv_close_device.argtypes = [P]
+vb.ibv_destroy_cq.argtypes = [P]
+dv.mlx5dv_is_supported.restype = C.c_bool
+dv.mlx5dv_is_supported.argtypes = [P]
+dv.mlx5dv_query_device.argtypes = [P, P]
+dv.mlx5dv_open_device.restype = P
+dv.mlx5dv_open_device.argtypes = [P, P]
+dv.mlx5dv_create_cq.restype = P
+dv.mlx5dv_create_cq.argtypes = [P, P, P]
+
+
+class Mlx5dvContextHead(C.Structure):
+    # struct mlx5dv_context starts: uint8_t version; uint64_t flags;
+    # uint64_t comp_mask; the rest is padded room for the caps.
+    _fields_ = [('version', C.c_uint8), ('flags', C.c_uint64),
+                ('comp_mask', C.c_uint64), ('rest', C.c_uint8 * 256)]
+
+
+class Mlx5dvContextAttr(C.Structure):
+    _fields_ = [('flags', C.c_uint32), ('comp_mask', C.c_uint64)]
+
+
+class CqInitAttrEx(C.Structure):
+    _fields_ = [('cqe', C.c_uint32), ('cq_context', P), ('channel', P),
+                ('comp_vector', C.c_uint32), ('wc_flags', C.c_uint64),
+                ('comp_mask', C.c_uint32), ('flags', C.c_uint32),
+                ('parent_domain', P)]
+
+
+class Mlx5dvCqInitAttr(C.Structure):
+    _fields_ = [('comp_mask', C.c_uint64), ('cqe_comp_res_format', C.c_uint8),
+                ('flags', C.c_uint32), ('cqe_size', C.c_uint16)]
+
+
+fails = []
+
+
+def check(cond, what):
+    print('%s: %s' % ('ok' if cond else 'FAIL', what))
+    if not cond:
+        fails.append(what)
+
+
+n = C.c_int(0)
+lst = vb.ibv_get_device_list(C.byref(n))
+if not lst or n.value == 0:
+    print('SKIP: no verbs device (errno %d)' % C.get_errno())
+    sys.exit(77)
+want = os.environ.get('DPV_DV_DEV')
+dev = None
+for i in range(n.value):
+    name = vb.ibv_get_device_name(lst[i]).decode()
+    if (want and name == want) or (not want and name.startswith('dpv')):
+        dev = lst[i]
+        break
+if dev is None:
+    print('SKIP: no dpverbs device among %d' % n.value)
+    sys.exit(77)
+print('device %s' % name)
+
+check(dv.mlx5dv_is_supported(dev), 'mlx5dv_is_supported(%s) is true' % name)
+ctx = vb.ibv_open_device(dev)
+check(bool(ctx), 'ibv_open_device')
+if ctx:
+    out = Mlx5dvContextHead()
+    out.comp_mask = (1 << 14) - 1          # every group this ABI defines
+    out.flags = 0xdead
+    for i in range(len(out.rest)):
+        out.rest[i] = 0xff
+    rc = dv.mlx5dv_query_device(ctx, C.byref(out))
+    check(rc == 0, 'mlx5dv_query_device returns 0 (got %d)' % rc)
+    # Clock groups (bits 5 and 8) need a mapped HCA clock: not reported.
+    check(out.comp_mask & ((1 << 5) | (1 << 8)) == 0 and out.comp_mask != 0,
+          'comp_mask answered 0x%x (no clock groups)' % out.comp_mask)
+    check(out.flags == 0 and out.version == 0,
+          'version %d flags 0x%x' % (out.version, out.flags))
+    # Offsets 24..68 (cqe_comp_caps .. max_dynamic_bfregs) and 80..88
+    # (flow_action_flags, dc_odp_caps) hold groups reported as "none".
+    check(all(b == 0 for b in out.rest[0:44] + out.rest[56:64]),
+          'reported capability fields are zero (nothing offloaded)')
+    check(all(b == 0xff for b in out.rest[48:56]),
+          'unreported clock field left untouched')
+
+    cqa = CqInitAttrEx(cqe=16)
+    mcq = Mlx5dvCqInitAttr(comp_mask=1)    # CQE compression requested
+    C.set_errno(0)
+    cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
+    e = C.get_errno()
+    check(not cq and e == errno.EOPNOTSUPP,
+          'mlx5dv_create_cq with mlx5 attributes: EOPNOTSUPP (errno %d)' % e)
+    mcq.comp_mask = 0
+    cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
+    check(bool(cq), 'mlx5dv_create_cq without mlx5 attributes (errno %d)'
+          % C.get_errno())
+    if cq:
+        rc = vb.ibv_destroy_cq(cq)
+        check(rc == 0, 'ibv_destroy_cq of it (got %d)' % rc)
+    vb.ibv_close_device(ctx)
+
+attr = Mlx5dvContextAttr(flags=1)          # MLX5DV_CONTEXT_FLAGS_DEVX
+C.set_errno(0)
+c2 = dv.mlx5dv_open_device(dev, C.byref(attr))
+e = C.get_errno()
+check(not c2 and e == errno.EOPNOTSUPP,
+      'mlx5dv_open_device(DEVX): EOPNOTSUPP (errno %d)' % e)
+attr.flags = 0
+c2 = dv.mlx5dv_open_device(dev, C.byref(attr))
+check(bool(c2), 'mlx5dv_open_device without DEVX (errno %d)' % C.get_errno())
+if c2:
+    vb.ibv_close_device(c2)
+vb.ibv_free_device_list(lst)
+sys.exit(1 if fails else 0)
+EOF
