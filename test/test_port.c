@@ -113,7 +113,9 @@ case_good_file(void)
 		       "; comment\n"
 		       "[eal]\n"
 		       "args = --no-huge --no-pci -m 256\n"
-		       "args = --vdev=net_memif0,role=server,socket=/tmp/a.sock,socket-abstract=no\n"
+		       "args = "
+		       "--vdev=net_memif0,role=server,socket=/tmp/"
+		       "a.sock,socket-abstract=no\n"
 		       "[dpverbs]\n"
 		       "workers = 1\n"
 		       "[dpv0]\n"
@@ -122,7 +124,8 @@ case_good_file(void)
 		       "ip = 198.51.100.1\n"
 		       "mtu = 9000\n"
 		       "mac = 02:00:00:00:00:0a\n"
-		       "neigh = 192.0.2.2 02:00:00:00:00:0b, 2001:db8::2=02:00:00:00:00:0c\n"
+		       "neigh = 192.0.2.2 02:00:00:00:00:0b, "
+		       "2001:db8::2=02:00:00:00:00:0c\n"
 		       "neigh = 203.0.113.9 52:54:00:00:02:0c\n"
 		       "queues = 2\n"
 		       "rx_desc = 512\n"
@@ -138,8 +141,9 @@ case_good_file(void)
 		       "port = loopback ; trailing comment\n",
 		       err, sizeof(err));
 	TEST_ASSERT_EQUAL(rc, 0, "%s", err);
-	TEST_ASSERT(strcmp(cfg.eal_args,
-			   "--no-huge --no-pci -m 256 --vdev=net_memif0,role=server,socket=/tmp/a.sock,socket-abstract=no") == 0,
+	TEST_ASSERT(strcmp(cfg.eal_args, "--no-huge --no-pci -m 256 "
+					 "--vdev=net_memif0,role=server,socket="
+					 "/tmp/a.sock,socket-abstract=no") == 0,
 		    "args lines are joined: '%s'", cfg.eal_args);
 	TEST_ASSERT_EQUAL(cfg.workers, 1, "");
 	TEST_ASSERT_EQUAL(cfg.n_ports, 4, "");
@@ -165,7 +169,8 @@ case_good_file(void)
 	TEST_ASSERT_EQUAL(cfg.port[1].port_id, 3, "");
 	TEST_ASSERT_EQUAL(cfg.port[2].kind, DPV_PORT_KIND_VDEV, "");
 	TEST_ASSERT(strcmp(cfg.port[2].dev,
-			   "net_af_packet0,iface=veth1,framesz=4224") == 0, "");
+			   "net_af_packet0,iface=veth1,framesz=4224") == 0,
+		    "");
 	TEST_ASSERT_EQUAL(cfg.port[3].kind, DPV_PORT_KIND_LOOPBACK, "");
 	return TEST_SUCCESS;
 }
@@ -264,16 +269,18 @@ case_ip_lists(void)
 	char err[256], s[64];
 	unsigned n = 0;
 
-	TEST_ASSERT_EQUAL(dpv_ip_list_parse("192.0.2.1/24,2001:db8::1/64, fe80::1",
-					    a, DPV_PORT_MAX_ADDRS, &n, err,
-					    sizeof(err)),
-			  0, "%s", err);
+	TEST_ASSERT_EQUAL(
+		dpv_ip_list_parse("192.0.2.1/24,2001:db8::1/64, fe80::1", a,
+				  DPV_PORT_MAX_ADDRS, &n, err, sizeof(err)),
+		0, "%s", err);
 	TEST_ASSERT_EQUAL(n, 3, "");
 	TEST_ASSERT(ip6_is(&a[2], "fe80::1", 128), "no prefix -> /128");
 	TEST_ASSERT(strcmp(dpv_ip_addr_str(&a[0], s, sizeof(s)),
-			   "192.0.2.1/24") == 0, "%s", s);
+			   "192.0.2.1/24") == 0,
+		    "%s", s);
 	TEST_ASSERT(strcmp(dpv_ip_addr_str(&a[1], s, sizeof(s)),
-			   "2001:db8::1/64") == 0, "%s", s);
+			   "2001:db8::1/64") == 0,
+		    "%s", s);
 	n = 0;
 	TEST_ASSERT_EQUAL(dpv_ip_list_parse("192.0.2.1,192.0.2.2", a, 1, &n,
 					    err, sizeof(err)),
@@ -282,15 +289,15 @@ case_ip_lists(void)
 	TEST_ASSERT_EQUAL(n, 0, "n unchanged on error");
 	TEST_ASSERT_EQUAL(dpv_ip_list_parse("", a, 4, &n, err, sizeof(err)),
 			  -EINVAL, "");
-	TEST_ASSERT_EQUAL(dpv_ip_list_parse("192.0.2", a, 4, &n, err,
-					    sizeof(err)),
-			  -EINVAL, "");
-	TEST_ASSERT_EQUAL(dpv_ip_list_parse("192.0.2.1/-1", a, 4, &n, err,
-					    sizeof(err)),
-			  -EINVAL, "");
-	TEST_ASSERT_EQUAL(dpv_ip_list_parse("2001:db8:::1", a, 4, &n, err,
-					    sizeof(err)),
-			  -EINVAL, "");
+	TEST_ASSERT_EQUAL(
+		dpv_ip_list_parse("192.0.2", a, 4, &n, err, sizeof(err)),
+		-EINVAL, "");
+	TEST_ASSERT_EQUAL(
+		dpv_ip_list_parse("192.0.2.1/-1", a, 4, &n, err, sizeof(err)),
+		-EINVAL, "");
+	TEST_ASSERT_EQUAL(
+		dpv_ip_list_parse("2001:db8:::1", a, 4, &n, err, sizeof(err)),
+		-EINVAL, "");
 	return TEST_SUCCESS;
 }
 
@@ -303,7 +310,9 @@ case_env(void)
 
 	dpv_config_init(&cfg);
 	rc = dpv_config_apply_env(
-		&cfg, "--no-huge --no-pci -m 512 --vdev=net_memif0,role=server --file-prefix=p1",
+		&cfg,
+		"--no-huge --no-pci -m 512 --vdev=net_memif0,role=server "
+		"--file-prefix=p1",
 		"192.0.2.1/24,2001:db8::1/64", err, sizeof(err));
 	TEST_ASSERT_EQUAL(rc, 0, "%s", err);
 	TEST_ASSERT(strstr(cfg.eal_args, "--file-prefix=p1") != NULL, "");
@@ -330,7 +339,8 @@ case_env(void)
 	TEST_ASSERT(strstr(cfg.eal_args, "--file-prefix=p1") != NULL, "");
 
 	/* dpv_config_read: DPV_CONF + env on top of the file */
-	if (write_tmp("[eal]\nargs = --no-huge -m 64\n[dpv0]\nport = loopback\nip = 198.51.100.7/24\n") != 0)
+	if (write_tmp("[eal]\nargs = --no-huge -m 64\n[dpv0]\nport = "
+		      "loopback\nip = 198.51.100.7/24\n") != 0)
 		return TEST_FAILED;
 	setenv("DPV_CONF", tmp_path, 1);
 	setenv("DPV_IP", "203.0.113.5/24", 1);
@@ -384,21 +394,20 @@ case_eal_args(void)
 	TEST_ASSERT(has_arg(argc, argv, "--file-prefix=dpv4242"),
 		    "automatic file prefix");
 	TEST_ASSERT(has_arg(argc, argv, "--log-level=lib.eal:warning"), "");
-	TEST_ASSERT(has_arg(argc, argv, "--log-level=lib.telemetry:error"),
-		    "");
+	TEST_ASSERT(has_arg(argc, argv, "--log-level=lib.telemetry:error"), "");
 	TEST_ASSERT(strncmp(argv[argc - 3], "--lcores=0@(", 12) == 0, "%s",
 		    argv[argc - 3]);
 	/* given prefix, lcores and log level are kept as they are */
-	argc = dpv_eal_argv_build("--no-huge --file-prefix=p1 -l 0-1 --log-level=8",
-				  2, 4242, buf, sizeof(buf), argv, 64, err,
-				  sizeof(err));
+	argc = dpv_eal_argv_build(
+		"--no-huge --file-prefix=p1 -l 0-1 --log-level=8", 2, 4242, buf,
+		sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT_EQUAL(argc, 6, "nothing added");
 	TEST_ASSERT(!has_arg(argc, argv, "--file-prefix=dpv4242"), "");
-	argc = dpv_eal_argv_build("--file-prefix x -l1", 3, 7, buf,
-				  sizeof(buf), argv, 64, err, sizeof(err));
+	argc = dpv_eal_argv_build("--file-prefix x -l1", 3, 7, buf, sizeof(buf),
+				  argv, 64, err, sizeof(err));
 	TEST_ASSERT_EQUAL(argc, 6, "two-word --file-prefix, -l1 recognised");
-	argc = dpv_eal_argv_build("--no-huge", 2, 7, buf, sizeof(buf), argv,
-				  64, err, sizeof(err));
+	argc = dpv_eal_argv_build("--no-huge", 2, 7, buf, sizeof(buf), argv, 64,
+				  err, sizeof(err));
 	TEST_ASSERT(strncmp(argv[argc - 3], "--lcores=(0-2)@(", 16) == 0,
 		    "workers get lcores: %s", argv[argc - 3]);
 	/* rejected combinations and overflow */
@@ -423,21 +432,22 @@ case_hugepage_check(void)
 	char err[512] = "";
 	int rc;
 
-	if (write_tmp("MemTotal: 1000 kB\nHugePages_Total: 0\nHugePages_Free: 0\n") != 0)
+	if (write_tmp("MemTotal: 1000 kB\nHugePages_Total: 0\nHugePages_Free: "
+		      "0\n") != 0)
 		return TEST_FAILED;
 	rc = dpv_eal_args_check(4, without, tmp_path, err, sizeof(err));
 	TEST_ASSERT_EQUAL(rc, -ENOMEM, "no hugepages, no --no-huge");
 	TEST_ASSERT(strstr(err, "--no-huge") != NULL, "%s", err);
 	printf("    message: %s\n", err);
-	TEST_ASSERT_EQUAL(dpv_eal_args_check(4, with, tmp_path, err,
-					     sizeof(err)),
-			  0, "--no-huge needs no hugepages");
+	TEST_ASSERT_EQUAL(
+		dpv_eal_args_check(4, with, tmp_path, err, sizeof(err)), 0,
+		"--no-huge needs no hugepages");
 	unlink(tmp_path);
 	if (write_tmp("HugePages_Total: 64\nHugePages_Free: 64\n") != 0)
 		return TEST_FAILED;
-	TEST_ASSERT_EQUAL(dpv_eal_args_check(4, without, tmp_path, err,
-					     sizeof(err)),
-			  0, "free hugepages");
+	TEST_ASSERT_EQUAL(
+		dpv_eal_args_check(4, without, tmp_path, err, sizeof(err)), 0,
+		"free hugepages");
 	unlink(tmp_path);
 	return TEST_SUCCESS;
 }
@@ -462,10 +472,12 @@ case_gid_table(void)
 	char err[256];
 	unsigned n = 0, i, filled;
 
-	TEST_ASSERT_EQUAL(dpv_ip_list_parse("2001:db8::11/64, 192.0.2.11/24, 198.51.100.11/24, 192.0.2.11/24, fe80::5054:ff:fe00:20b",
-					    a, RTE_DIM(a), &n, err,
-					    sizeof(err)),
-			  0, "%s", err);
+	TEST_ASSERT_EQUAL(
+		dpv_ip_list_parse(
+			"2001:db8::11/64, 192.0.2.11/24, 198.51.100.11/24, "
+			"192.0.2.11/24, fe80::5054:ff:fe00:20b",
+			a, RTE_DIM(a), &n, err, sizeof(err)),
+		0, "%s", err);
 	filled = dpv_port_gid_table(mac, a, n, gids, valid);
 	TEST_ASSERT_EQUAL(filled, 4, "duplicates are left out");
 	TEST_ASSERT(valid[0] && gid_is(gids[0], "fe80::5054:ff:fe00:20b"),
@@ -500,18 +512,19 @@ case_gid_table(void)
 
 static const struct dpv_test_suite port_conf_suite = {
 	.name = "port-conf",
-	.cases = {
-		TEST_CASE(case_defaults),
-		TEST_CASE(case_shipped_file),
-		TEST_CASE(case_good_file),
-		TEST_CASE(case_bad_files),
-		TEST_CASE(case_ip_lists),
-		TEST_CASE(case_env),
-		TEST_CASE(case_eal_args),
-		TEST_CASE(case_hugepage_check),
-		TEST_CASE(case_gid_table),
-		TEST_CASES_END(),
-	},
+	.cases =
+		{
+			TEST_CASE(case_defaults),
+			TEST_CASE(case_shipped_file),
+			TEST_CASE(case_good_file),
+			TEST_CASE(case_bad_files),
+			TEST_CASE(case_ip_lists),
+			TEST_CASE(case_env),
+			TEST_CASE(case_eal_args),
+			TEST_CASE(case_hugepage_check),
+			TEST_CASE(case_gid_table),
+			TEST_CASES_END(),
+		},
 };
 
 static int

@@ -4,6 +4,7 @@
  * library's own EAL bring-up, the hugepage error and a memif pair. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -21,7 +22,7 @@
 #include "dpv_port.h"
 #include "dpv_test.h"
 
-#define CHILD_ENV "DPV_PORT_TEST_CHILD"
+#define CHILD_ENV      "DPV_PORT_TEST_CHILD"
 #define TEST_ETHERTYPE 0x88b5 /* IEEE local experimental */
 
 static char conf_path[64];
@@ -32,6 +33,8 @@ use_conf(const char *text)
 	int fd;
 	ssize_t len = strlen(text);
 
+	if (conf_path[0] != '\0')
+		unlink(conf_path); /* the previous one */
 	snprintf(conf_path, sizeof(conf_path), "/tmp/dpv-port-dev-XXXXXX");
 	fd = mkstemp(conf_path);
 	if (fd < 0)
@@ -50,7 +53,9 @@ use_conf(const char *text)
 static void
 drop_conf(void)
 {
-	unlink(conf_path);
+	if (conf_path[0] != '\0')
+		unlink(conf_path);
+	conf_path[0] = '\0';
 	unsetenv("DPV_CONF");
 }
 
@@ -123,8 +128,8 @@ wait_frame(struct dpv_port *p, uint16_t q, uint8_t tag, double secs,
 static int
 check_frame(const struct rte_mbuf *m, uint16_t len)
 {
-	const uint8_t *d = rte_pktmbuf_mtod_offset(m, const uint8_t *,
-						   sizeof(struct rte_ether_hdr));
+	const uint8_t *d = rte_pktmbuf_mtod_offset(
+		m, const uint8_t *, sizeof(struct rte_ether_hdr));
 	uint16_t i;
 
 	if (rte_pktmbuf_pkt_len(m) != len)
@@ -288,6 +293,31 @@ case_workers(void)
 	return TEST_SUCCESS;
 }
 
+/* "vdev =": the library creates the device and removes it again. */
+static int
+case_vdev(void)
+{
+	struct dpv_port_info info;
+	uint16_t id;
+
+	if (use_conf("[dpv0]\nvdev = net_ring_cfgtest\nmac = "
+		     "02:00:00:00:00:77\n") != 0)
+		return TEST_FAILED;
+	TEST_ASSERT_EQUAL(dpv_port_init(), 0, "");
+	TEST_ASSERT_EQUAL(rte_eth_dev_get_port_by_name("net_ring_cfgtest", &id),
+			  0, "vdev created");
+	TEST_ASSERT(!dpv_port_is_loopback(dpv_port_get(0)), "");
+	dpv_port_query(dpv_port_get(0), &info);
+	TEST_ASSERT_EQUAL(info.mac[5], 0x77, "configured MAC");
+	/* a net_ring vdev without arguments also loops TX to RX */
+	TEST_ASSERT_EQUAL(loop_one(dpv_port_get(0), 0, 13, 90), TEST_SUCCESS,
+			  "");
+	dpv_port_fini();
+	TEST_ASSERT(rte_eth_dev_get_port_by_name("net_ring_cfgtest", &id) != 0,
+		    "vdev removed by dpv_port_fini");
+	return TEST_SUCCESS;
+}
+
 static int
 case_bad_port(void)
 {
@@ -325,9 +355,8 @@ case_attach(void)
 	if (use_conf("[dpv0]\nport = loopback\n") != 0)
 		return TEST_FAILED;
 	TEST_ASSERT_EQUAL(rte_vdev_init("net_ring_porttest", NULL), 0, "");
-	TEST_ASSERT_EQUAL(rte_eth_dev_get_port_by_name("net_ring_porttest",
-						       &id),
-			  0, "");
+	TEST_ASSERT_EQUAL(
+		rte_eth_dev_get_port_by_name("net_ring_porttest", &id), 0, "");
 	dpv_port_conf_init(&pc);
 	pc.n_addrs = 0;
 	if (dpv_ip_list_parse("203.0.113.1/24", pc.addrs, DPV_PORT_MAX_ADDRS,
@@ -366,14 +395,17 @@ out:
 static const struct dpv_test_suite port_dev_suite = {
 	.name = "port-dev",
 	.setup = suite_setup,
-	.cases = {
-		TEST_CASE_ST(NULL, case_teardown, case_embedded_default),
-		TEST_CASE_ST(NULL, case_teardown, case_two_devices),
-		TEST_CASE_ST(NULL, case_teardown, case_workers),
-		TEST_CASE_ST(NULL, case_teardown, case_bad_port),
-		TEST_CASE_ST(NULL, case_teardown, case_attach),
-		TEST_CASES_END(),
-	},
+	.cases =
+		{
+			TEST_CASE_ST(NULL, case_teardown,
+				     case_embedded_default),
+			TEST_CASE_ST(NULL, case_teardown, case_two_devices),
+			TEST_CASE_ST(NULL, case_teardown, case_workers),
+			TEST_CASE_ST(NULL, case_teardown, case_vdev),
+			TEST_CASE_ST(NULL, case_teardown, case_bad_port),
+			TEST_CASE_ST(NULL, case_teardown, case_attach),
+			TEST_CASES_END(),
+		},
 };
 
 static int
@@ -400,8 +432,11 @@ child_bringup(void)
 
 	if (rte_lcore_count() != 0)
 		return 10;
+	optind = 3; /* the application's getopt state survives EAL's */
 	if (dpv_port_init() != 0)
 		return 11;
+	if (optind != 3)
+		return 18;
 	if (!dpv_port_eal_owned() || dpv_port_count() != 1)
 		return 12;
 	snprintf(dir, sizeof(dir), "dpv%d", (int)getpid());
@@ -583,7 +618,8 @@ test_port_bringup(void)
 	TEST_ASSERT(pid > 0, "fork");
 	rc = reap(pid, 60);
 	if (rc == 77) {
-		printf("    hugepages present: no-hugepage error not checked\n");
+		printf("    hugepages present: no-hugepage error not "
+		       "checked\n");
 		return TEST_SUCCESS;
 	}
 	TEST_ASSERT_EQUAL(rc, 0, "missing --no-huge must fail with -ENOMEM");
@@ -604,10 +640,12 @@ test_port_memif(void)
 		 (int)getpid());
 	unlink(sock);
 	snprintf(eal_s, sizeof(eal_s),
-		 "--no-huge --no-pci -m 256 --no-shconf --vdev=net_memif0,role=server,socket=%s,socket-abstract=no",
+		 "--no-huge --no-pci -m 256 --no-shconf "
+		 "--vdev=net_memif0,role=server,socket=%s,socket-abstract=no",
 		 sock);
 	snprintf(eal_c, sizeof(eal_c),
-		 "--no-huge --no-pci -m 256 --no-shconf --vdev=net_memif0,role=client,socket=%s,socket-abstract=no",
+		 "--no-huge --no-pci -m 256 --no-shconf "
+		 "--vdev=net_memif0,role=client,socket=%s,socket-abstract=no",
 		 sock);
 	srv = spawn("ping-server", "/dev/null", eal_s, "192.0.2.1/24");
 	TEST_ASSERT(srv > 0, "fork");

@@ -56,13 +56,13 @@ struct dpv_port;
 
 /** What ibv_query_port and ibv_query_device need to know about a device. */
 struct dpv_port_info {
-	char name[16];       /**< "dpv0", "dpv1", ... */
+	char name[16];	     /**< "dpv0", "dpv1", ... */
 	uint16_t ethdev;     /**< DPDK port id */
-	uint8_t mac[6];      /**< the device's MAC (source of its frames) */
-	uint32_t mtu;        /**< L3 MTU of the DPDK port (e.g. 1500, 9000) */
-	bool link_up;        /**< link state now (not cached) */
+	uint8_t mac[6];	     /**< the device's MAC (source of its frames) */
+	uint32_t mtu;	     /**< L3 MTU of the DPDK port (e.g. 1500, 9000) */
+	bool link_up;	     /**< link state now (not cached) */
 	uint32_t speed_mbps; /**< link speed, 0 if unknown */
-	int socket_id;       /**< NUMA socket of the port (0 if unknown) */
+	int socket_id;	     /**< NUMA socket of the port (0 if unknown) */
 };
 
 /**
@@ -76,13 +76,17 @@ struct dpv_port_info {
  * When the application attached devices with dpv_port_attach() before,
  * those are kept and the configuration's device sections are not used.
  *
+ * All or nothing: when one device cannot be set up, the others are
+ * released again.
+ *
  * @return
- *   0 on success (at least one device exists); -EINVAL bad configuration,
- *   -ENOMEM no hugepages / memory, -ENODEV a configured port does not
- *   exist, or another -errno from EAL or ethdev. A message naming the
- *   cause is logged (type dpv.port) in every failure case. A failed EAL
- *   start cannot be retried in the same process: every later call returns
- *   the same error.
+ *   0 on success (at least one device exists); -EINVAL bad configuration
+ *   (file, DPV_EAL, DPV_IP); -ENOENT DPV_CONF names a missing file;
+ *   -ENOMEM no hugepages without --no-huge, or no memory for a mempool;
+ *   -ENODEV a configured port does not exist; or another -errno from EAL
+ *   or ethdev. A message naming the cause is logged (type dpv.port) in
+ *   every failure case. The result stays until dpv_port_fini(); a failed
+ *   rte_eal_init() cannot be retried in the same process at all.
  */
 int dpv_port_init(void);
 
@@ -253,8 +257,8 @@ bool dpv_port_eal_owned(void);
  *   The number of frames received (0 if none, or if queue is out of
  *   range). The caller frees them.
  */
-uint16_t dpv_port_rx(struct dpv_port *p, uint16_t queue,
-		     struct rte_mbuf **pkts, uint16_t n);
+uint16_t dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+		     uint16_t n);
 
 /**
  * Send frames (rte_eth_tx_burst on the device's port).
@@ -272,8 +276,8 @@ uint16_t dpv_port_rx(struct dpv_port *p, uint16_t queue,
  *   caller still owns pkts[ret .. n-1]. 0 if queue is out of range or
  *   the link is down (bound every retry loop).
  */
-uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue,
-		     struct rte_mbuf **pkts, uint16_t n);
+uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+		     uint16_t n);
 
 /**
  * @return the device's mbuf pool (for frames the engine builds), sized

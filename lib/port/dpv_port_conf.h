@@ -45,7 +45,7 @@ extern "C" {
 
 /** An IP address with prefix length. */
 struct dpv_ip_addr {
-	int family;         /**< AF_INET or AF_INET6 */
+	int family;	    /**< AF_INET or AF_INET6 */
 	uint8_t prefix_len; /**< 0..32 (IPv4), 0..128 (IPv6) */
 	/** IPv6 address, or the IPv4 address as ::ffff:a.b.c.d (network
 	 *  order; the same bytes as the address's RoCE v2 GID). */
@@ -64,28 +64,28 @@ enum dpv_port_kind {
 	 *  started EAL, else an in-process loopback port. */
 	DPV_PORT_KIND_AUTO = 0,
 	DPV_PORT_KIND_LOOPBACK, /**< in-process loopback (net_ring) */
-	DPV_PORT_KIND_ID,       /**< DPDK port id (port_id) */
-	DPV_PORT_KIND_NAME,     /**< ethdev name (dev), e.g. net_memif0 */
-	DPV_PORT_KIND_VDEV,     /**< create the vdev "name,args" (dev) */
+	DPV_PORT_KIND_ID,	/**< DPDK port id (port_id) */
+	DPV_PORT_KIND_NAME,	/**< ethdev name (dev), e.g. net_memif0 */
+	DPV_PORT_KIND_VDEV,	/**< create the vdev "name,args" (dev) */
 };
 
 /** Settings of one device. Initialise with dpv_port_conf_init(). */
 struct dpv_port_conf {
 	enum dpv_port_kind kind;
-	uint16_t port_id;             /**< DPV_PORT_KIND_ID */
-	char dev[DPV_PORT_DEV_LEN];   /**< DPV_PORT_KIND_NAME / _VDEV */
-	uint32_t mtu;                 /**< L3 MTU; 0 = keep the port's */
-	bool has_mac;                 /**< mac overrides the port's MAC */
+	uint16_t port_id;	    /**< DPV_PORT_KIND_ID */
+	char dev[DPV_PORT_DEV_LEN]; /**< DPV_PORT_KIND_NAME / _VDEV */
+	uint32_t mtu;		    /**< L3 MTU; 0 = keep the port's */
+	bool has_mac;		    /**< mac overrides the port's MAC */
 	uint8_t mac[6];
 	unsigned n_addrs;
 	struct dpv_ip_addr addrs[DPV_PORT_MAX_ADDRS];
 	unsigned n_neigh;
 	struct dpv_neigh neigh[DPV_PORT_MAX_NEIGH];
-	uint16_t queues;              /**< RX = TX queues; 0 = max(1, workers) */
-	uint16_t rx_desc, tx_desc;    /**< ring sizes; 0 = 1024 */
-	uint32_t mbufs;               /**< mempool size; 0 = 8191 */
-	uint32_t mbuf_size;           /**< data room; 0 = from the MTU */
-	bool promisc;                 /**< enable promiscuous RX */
+	uint16_t queues;	   /**< RX = TX queues; 0 = max(1, workers) */
+	uint16_t rx_desc, tx_desc; /**< ring sizes; 0 = 1024 */
+	uint32_t mbufs;		   /**< mempool size; 0 = 8191 */
+	uint32_t mbuf_size;	   /**< data room; 0 = from the MTU */
+	bool promisc;		   /**< enable promiscuous RX */
 	/** Embedded mode only: the application configured and started the
 	 *  port itself; the library uses queue queue_base (one queue) and
 	 *  never stops or reconfigures the port. */
@@ -96,10 +96,10 @@ struct dpv_port_conf {
 /** The whole configuration. */
 struct dpv_config {
 	char eal_args[DPV_EAL_ARGS_LEN]; /**< whitespace-separated */
-	unsigned workers;                /**< worker lcores, 0 = app-driven */
-	unsigned n_ports;                /**< devices dpv0 .. dpv<n-1> */
+	unsigned workers;		 /**< worker lcores, 0 = app-driven */
+	unsigned n_ports;		 /**< devices dpv0 .. dpv<n-1> */
 	struct dpv_port_conf port[DPV_PORT_MAX];
-	char source[256];                /**< file read, "" if none */
+	char source[256]; /**< file read, "" if none */
 };
 
 /** Set a device's settings to the defaults (auto port, no addresses). */
@@ -124,8 +124,8 @@ void dpv_config_init(struct dpv_config *cfg);
  *   syntax error, unknown section or key, bad value, or devices not
  *   numbered dpv0, dpv1, ... without gaps.
  */
-int dpv_config_load_file(struct dpv_config *cfg, const char *path,
-			 char *err, size_t errlen);
+int dpv_config_load_file(struct dpv_config *cfg, const char *path, char *err,
+			 size_t errlen);
 
 /**
  * Apply the environment overrides.
@@ -214,26 +214,28 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  *   argc (> 0), or -EINVAL (too many arguments / too long, or
  *   --in-memory together with --no-huge, which EAL 22.11 rejects).
  */
-int dpv_eal_argv_build(const char *args, unsigned workers, int pid,
-		       char *buf, size_t buflen, char **argv, int max,
-		       char *err, size_t errlen);
+int dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
+		       size_t buflen, char **argv, int max, char *err,
+		       size_t errlen);
 
 /**
  * Check before rte_eal_init() that the arguments can work on this
- * machine: without --no-huge, free hugepages are needed (EAL otherwise
- * fails with a misleading "Permission denied").
+ * machine: without --no-huge, free hugepages are needed, and (unless
+ * --in-memory) a mounted hugetlbfs; EAL otherwise fails with a misleading
+ * "Permission denied".
  *
  * @param argc
  *   Argument count.
  * @param argv
  *   Arguments.
  * @param meminfo
- *   Path of the meminfo file (NULL: /proc/meminfo); for tests.
+ *   Path of the meminfo file (NULL: /proc/meminfo and sysfs, and the
+ *   hugetlbfs mount is checked too); for tests.
  * @return
  *   0 or -ENOMEM (message in err).
  */
-int dpv_eal_args_check(int argc, char **argv, const char *meminfo,
-		       char *err, size_t errlen);
+int dpv_eal_args_check(int argc, char **argv, const char *meminfo, char *err,
+		       size_t errlen);
 
 #ifdef __cplusplus
 }

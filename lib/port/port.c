@@ -21,10 +21,10 @@
 #include "port_eal.h"
 #include "port_int.h"
 
-#define DEFAULT_DESC 1024
-#define DEFAULT_MBUFS 8191
+#define DEFAULT_DESC	   1024
+#define DEFAULT_MBUFS	   8191
 #define LOOPBACK_RING_SIZE 2048
-#define MEMPOOL_CACHE 256
+#define MEMPOOL_CACHE	   256
 /* af_xdp: an mbuf must fit one 4 KiB UMEM chunk (PLATFORM.md) */
 #define AF_XDP_MAX_DATAROOM 3840
 
@@ -32,11 +32,11 @@ struct dpv_port {
 	unsigned idx;
 	char name[16];
 	uint16_t ethdev;
-	uint16_t nb_q;     /* queues the library uses */
-	uint16_t qbase;    /* first of them */
+	uint16_t nb_q;	/* queues the library uses */
+	uint16_t qbase; /* first of them */
 	bool loopback;
-	bool created;      /* vdev made here: rte_vdev_uninit on release */
-	bool started;      /* started here: stopped on release */
+	bool created; /* vdev made here: rte_vdev_uninit on release */
+	bool started; /* started here: stopped on release */
 	char vdev_name[RTE_DEV_NAME_MAX_LEN];
 	struct rte_ring *lo_rings[RTE_PMD_RING_MAX_RX_RINGS];
 	struct rte_mempool *mp;
@@ -131,9 +131,9 @@ loopback_create(struct dpv_port *p, uint16_t nq, int socket)
 
 	for (i = 0; i < nq; i++) {
 		snprintf(name, sizeof(name), "dpv_lo%u_%u", gen, i);
-		p->lo_rings[i] = rte_ring_create(name, LOOPBACK_RING_SIZE,
-						 socket,
-						 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		p->lo_rings[i] =
+			rte_ring_create(name, LOOPBACK_RING_SIZE, socket,
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (p->lo_rings[i] == NULL) {
 			PORT_LOG(ERR, "%s: loopback ring: %s", p->name,
 				 rte_strerror(rte_errno));
@@ -142,8 +142,7 @@ loopback_create(struct dpv_port *p, uint16_t nq, int socket)
 	}
 	/* TX queue i feeds RX queue i: whatever is sent comes back */
 	snprintf(name, sizeof(name), "dpv_lo%u", gen);
-	id = rte_eth_from_rings(name, p->lo_rings, nq, p->lo_rings, nq,
-				socket);
+	id = rte_eth_from_rings(name, p->lo_rings, nq, p->lo_rings, nq, socket);
 	if (id < 0) {
 		PORT_LOG(ERR, "%s: loopback port: %s", p->name,
 			 rte_strerror(rte_errno));
@@ -180,7 +179,8 @@ port_select(struct dpv_port *p, const struct dpv_port_conf *pc, uint16_t nq)
 	switch (pc->kind) {
 	case DPV_PORT_KIND_AUTO:
 		if (dpv_port_eal_owned()) {
-			RTE_ETH_FOREACH_DEV(id) {
+			RTE_ETH_FOREACH_DEV(id)
+			{
 				if (!ethdev_in_use(id)) {
 					p->ethdev = id;
 					return 0;
@@ -193,8 +193,10 @@ port_select(struct dpv_port *p, const struct dpv_port_conf *pc, uint16_t nq)
 	case DPV_PORT_KIND_ID:
 		if (!rte_eth_dev_is_valid_port(pc->port_id)) {
 			PORT_LOG(ERR,
-				 "%s: DPDK port %u does not exist (%u ports available)",
-				 p->name, pc->port_id, rte_eth_dev_count_avail());
+				 "%s: DPDK port %u does not exist (%u ports "
+				 "available)",
+				 p->name, pc->port_id,
+				 rte_eth_dev_count_avail());
 			return -ENODEV;
 		}
 		p->ethdev = pc->port_id;
@@ -202,7 +204,8 @@ port_select(struct dpv_port *p, const struct dpv_port_conf *pc, uint16_t nq)
 	case DPV_PORT_KIND_NAME:
 		if (rte_eth_dev_get_port_by_name(pc->dev, &id) != 0) {
 			PORT_LOG(ERR,
-				 "%s: no DPDK port named '%s' (give it to EAL with --vdev=..., or use the key 'vdev')",
+				 "%s: no DPDK port named '%s' (give it to EAL "
+				 "with --vdev=..., or use the key 'vdev')",
 				 p->name, pc->dev);
 			return -ENODEV;
 		}
@@ -217,11 +220,11 @@ port_select(struct dpv_port *p, const struct dpv_port_conf *pc, uint16_t nq)
 		args = pc->dev[nlen] == ',' ? pc->dev + nlen + 1 : "";
 		rc = rte_vdev_init(name, args);
 		if (rc == -EEXIST) {
-			PORT_LOG(NOTICE, "%s: vdev %s exists, using it", p->name,
-				 name);
+			PORT_LOG(NOTICE, "%s: vdev %s exists, using it",
+				 p->name, name);
 		} else if (rc != 0) {
-			PORT_LOG(ERR, "%s: cannot create vdev '%s': %s", p->name,
-				 pc->dev, rte_strerror(-rc));
+			PORT_LOG(ERR, "%s: cannot create vdev '%s': %s",
+				 p->name, pc->dev, rte_strerror(-rc));
 			return rc < 0 ? rc : -ENODEV;
 		} else {
 			p->created = true;
@@ -266,12 +269,13 @@ pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
 		PORT_LOG(WARNING, "%s: no memory for %u mbufs, trying %u",
 			 p->name, n, n / 4);
 		n /= 4;
-		p->mp = rte_pktmbuf_pool_create(name, n, MEMPOOL_CACHE, 0,
-						room, p->socket_id);
+		p->mp = rte_pktmbuf_pool_create(name, n, MEMPOOL_CACHE, 0, room,
+						p->socket_id);
 	}
 	if (p->mp == NULL) {
 		PORT_LOG(ERR,
-			 "%s: mempool of %u mbufs of %u bytes: %s (raise -m in the EAL arguments, or lower mbufs/mtu)",
+			 "%s: mempool of %u mbufs of %u bytes: %s (raise -m in "
+			 "the EAL arguments, or lower mbufs/mtu)",
 			 p->name, n, room, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
@@ -301,7 +305,8 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 	rc = rte_eth_dev_configure(p->ethdev, p->nb_q, p->nb_q, &ec);
 	if (rc != 0) {
 		PORT_LOG(ERR,
-			 "%s: configuring DPDK port %u (%s) with %u queues, MTU %u: %s",
+			 "%s: configuring DPDK port %u (%s) with %u queues, "
+			 "MTU %u: %s",
 			 p->name, p->ethdev, di->driver_name, p->nb_q, p->mtu,
 			 rte_strerror(-rc));
 		return rc;
@@ -330,9 +335,11 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 		memcpy(ea.addr_bytes, pc->mac, 6);
 		rc = rte_eth_dev_default_mac_addr_set(p->ethdev, &ea);
 		if (rc != 0)
-			PORT_LOG(WARNING,
-				 "%s: the port does not take MAC from the configuration (%s); enabling promiscuous mode",
-				 p->name, rte_strerror(-rc));
+			PORT_LOG(
+				WARNING,
+				"%s: the port does not take MAC from the "
+				"configuration (%s); enabling promiscuous mode",
+				p->name, rte_strerror(-rc));
 	}
 	if (pc->promisc || (pc->has_mac && !p->loopback && rc != 0))
 		rte_eth_promiscuous_enable(p->ethdev);
@@ -416,7 +423,8 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		if (pc->queue_base >= di.nb_rx_queues ||
 		    pc->queue_base >= di.nb_tx_queues) {
 			PORT_LOG(ERR,
-				 "%s: port %u has %u/%u queues configured, queue %u asked for",
+				 "%s: port %u has %u/%u queues configured, "
+				 "queue %u asked for",
 				 p->name, p->ethdev, di.nb_rx_queues,
 				 di.nb_tx_queues, pc->queue_base);
 			rc = -EINVAL;
@@ -445,7 +453,8 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 			} else {
 				rte_eth_random_addr(ea.addr_bytes);
 				PORT_LOG(WARNING,
-					 "%s: port has no MAC, using a random one",
+					 "%s: port has no MAC, using a random "
+					 "one",
 					 p->name);
 			}
 		}
@@ -499,6 +508,7 @@ dpv_port_init(void)
 	unsigned i;
 	int rc;
 
+	port_log_init();
 	pthread_mutex_lock(&port_lock);
 	if (init_done) {
 		rc = init_rc;
@@ -544,6 +554,7 @@ dpv_port_attach(uint16_t ethdev, const struct dpv_port_conf *conf)
 	unsigned idx;
 	int rc;
 
+	port_log_init();
 	if (rte_lcore_count() == 0)
 		return -ENODEV;
 	if (!rte_eth_dev_is_valid_port(ethdev))

@@ -18,9 +18,21 @@
 
 RTE_LOG_REGISTER(dpv_logtype_port, dpv.port, NOTICE);
 
+void
+port_log_init(void)
+{
+	int t;
+
+	if (dpv_logtype_port != 0)
+		return;
+	t = rte_log_register_type_and_pick_level("dpv.port", RTE_LOG_NOTICE);
+	if (t >= 0)
+		dpv_logtype_port = t;
+}
+
 /* rte_cfgfile silently truncates longer names and values */
 #define MAX_VALUE (CFG_VALUE_LEN - 2)
-#define MAX_NAME (CFG_NAME_LEN - 2)
+#define MAX_NAME  (CFG_NAME_LEN - 2)
 
 void
 dpv_port_conf_init(struct dpv_port_conf *c)
@@ -123,14 +135,15 @@ dpv_ip_list_parse(const char *s, struct dpv_ip_addr *out, unsigned max,
 	     tok = strtok_r(NULL, ",", &save)) {
 		t = trim(tok);
 		if (cnt >= max) {
-			port_err(err, errlen, "too many addresses (max %u) in '%s'",
-				 max, s);
+			port_err(err, errlen,
+				 "too many addresses (max %u) in '%s'", max, s);
 			rc = -EINVAL;
 			break;
 		}
 		if (ip_parse_one(t, &out[cnt], true) < 0) {
 			port_err(err, errlen,
-				 "bad address '%s' (want IPv4 or IPv6 address with optional /prefix)",
+				 "bad address '%s' (want IPv4 or IPv6 address "
+				 "with optional /prefix)",
 				 t);
 			rc = -EINVAL;
 			break;
@@ -168,7 +181,8 @@ dpv_neigh_list_parse(const char *s, struct dpv_neigh *out, unsigned max,
 		return -ENOMEM;
 	if (trim(copy)[0] == '\0' || strstr(copy, ",,") != NULL ||
 	    copy[strlen(copy) - 1] == ',') {
-		port_err(err, errlen, "empty element in neighbour list '%s'", s);
+		port_err(err, errlen, "empty element in neighbour list '%s'",
+			 s);
 		free(copy);
 		return -EINVAL;
 	}
@@ -178,7 +192,8 @@ dpv_neigh_list_parse(const char *s, struct dpv_neigh *out, unsigned max,
 		sep = t + strcspn(t, " \t=");
 		if (*sep == '\0') {
 			port_err(err, errlen,
-				 "bad neighbour '%s' (want 'IP MAC', e.g. '192.0.2.2 02:00:00:00:00:02')",
+				 "bad neighbour '%s' (want 'IP MAC', e.g. "
+				 "'192.0.2.2 02:00:00:00:00:02')",
 				 t);
 			rc = -EINVAL;
 			break;
@@ -191,13 +206,14 @@ dpv_neigh_list_parse(const char *s, struct dpv_neigh *out, unsigned max,
 			break;
 		}
 		if (cnt >= max) {
-			port_err(err, errlen, "too many neighbours (max %u)", max);
+			port_err(err, errlen, "too many neighbours (max %u)",
+				 max);
 			rc = -EINVAL;
 			break;
 		}
 		if (mac_parse(m, out[cnt].mac) < 0) {
-			port_err(err, errlen, "bad neighbour MAC '%s' for %s", m,
-				 t);
+			port_err(err, errlen, "bad neighbour MAC '%s' for %s",
+				 m, t);
 			rc = -EINVAL;
 			break;
 		}
@@ -224,8 +240,7 @@ dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len)
 }
 
 static int
-num_parse(const char *s, unsigned long lo, unsigned long hi,
-	  unsigned long *out)
+num_parse(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
 {
 	char *end;
 	unsigned long v;
@@ -296,7 +311,7 @@ vdev_parse(struct dpv_port_conf *pc, const char *v)
 }
 
 #define KEY_ERR(fmt, ...)                                                      \
-	port_err(err, errlen, "%s: [%s] %s = %s: " fmt, path, sec, e->name,   \
+	port_err(err, errlen, "%s: [%s] %s = %s: " fmt, path, sec, e->name,    \
 		 e->value, ##__VA_ARGS__)
 
 /* One key of a [dpvN] section. */
@@ -317,9 +332,12 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 		*sel_seen = true;
 		if (e->name[0] == 'p' ? port_sel_parse(pc, val) < 0
 				      : vdev_parse(pc, val) < 0) {
-			KEY_ERR("%s", e->name[0] == 'p'
-					? "want loopback, auto, a DPDK port id or an ethdev name"
-					: "want 'driver_name[,key=value...]' without blanks");
+			KEY_ERR("%s",
+				e->name[0] == 'p'
+					? "want loopback, auto, a DPDK port id "
+					  "or an ethdev name"
+					: "want 'driver_name[,key=value...]' "
+					  "without blanks");
 			return -EINVAL;
 		}
 	} else if (strcmp(e->name, "ip") == 0) {
@@ -386,7 +404,8 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 			return -EINVAL;
 		}
 	} else {
-		KEY_ERR("unknown key (known: port, vdev, ip, mac, mtu, neigh, queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc)");
+		KEY_ERR("unknown key (known: port, vdev, ip, mac, mtu, neigh, "
+			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc)");
 		return -EINVAL;
 	}
 	return 0;
@@ -439,7 +458,8 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 		if (strcmp(sec, "eal") != 0 && strcmp(sec, "dpverbs") != 0 &&
 		    dev < 0) {
 			port_err(err, errlen,
-				 "%s: unknown section [%s] (known: [eal], [dpverbs], [dpv0] .. [dpv%d])",
+				 "%s: unknown section [%s] (known: [eal], "
+				 "[dpverbs], [dpv0] .. [dpv%d])",
 				 path, sec, DPV_PORT_MAX - 1);
 			rc = -EINVAL;
 			break;
@@ -464,7 +484,9 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 			if (strlen(e->name) > MAX_NAME ||
 			    strlen(e->value) > MAX_VALUE) {
 				port_err(err, errlen,
-					 "%s: [%s] %s: name or value too long (max %d characters; repeat the key to continue a list)",
+					 "%s: [%s] %s: name or value too long "
+					 "(max %d characters; repeat the key "
+					 "to continue a list)",
 					 path, sec, e->name, MAX_VALUE);
 				rc = -EINVAL;
 			} else if (e->value[0] == '\0') {
@@ -494,13 +516,15 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 			} else if (strcmp(sec, "dpverbs") == 0 &&
 				   strcmp(e->name, "workers") == 0) {
 				if (num_parse(e->value, 0, 64, &v) < 0) {
-					KEY_ERR("want a number 0..64 (0 = application-driven progress)");
+					KEY_ERR("want a number 0..64 (0 = "
+						"application-driven progress)");
 					rc = -EINVAL;
 				} else {
 					cfg->workers = v;
 				}
 			} else {
-				KEY_ERR("unknown key (known: [eal] args, [dpverbs] workers)");
+				KEY_ERR("unknown key (known: [eal] args, "
+					"[dpverbs] workers)");
 				rc = -EINVAL;
 			}
 		}
@@ -511,7 +535,8 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 	for (i = 0; i < (int)n_ports; i++) {
 		if (!seen[i]) {
 			port_err(err, errlen,
-				 "%s: devices must be numbered without gaps: [dpv%d] is missing",
+				 "%s: devices must be numbered without gaps: "
+				 "[dpv%d] is missing",
 				 path, i);
 			return -EINVAL;
 		}
@@ -540,8 +565,10 @@ explain_syntax_error(const char *path, char *err, size_t errlen)
 		if (strlen(line) >= CFG_NAME_LEN + CFG_VALUE_LEN + 2 &&
 		    strchr(line, '\n') != NULL) {
 			port_err(err, errlen,
-				 "%s:%u: line too long (max %d characters; repeat the key to continue a list)",
-				 path, lineno, CFG_NAME_LEN + CFG_VALUE_LEN + 1);
+				 "%s:%u: line too long (max %d characters; "
+				 "repeat the key to continue a list)",
+				 path, lineno,
+				 CFG_NAME_LEN + CFG_VALUE_LEN + 1);
 			break;
 		}
 		c = strchr(line, ';');
@@ -557,9 +584,8 @@ explain_syntax_error(const char *path, char *err, size_t errlen)
 			}
 			in_section = true;
 		} else if (strchr(t, '=') != NULL && !in_section) {
-			port_err(err, errlen,
-				 "%s:%u: key outside any section", path,
-				 lineno);
+			port_err(err, errlen, "%s:%u: key outside any section",
+				 path, lineno);
 			break;
 		}
 	}
@@ -586,7 +612,8 @@ check_stray_lines(const char *path, char *err, size_t errlen)
 		t = trim(line);
 		if (t[0] != '\0' && t[0] != '[' && strchr(t, '=') == NULL) {
 			port_err(err, errlen,
-				 "%s:%u: '%s' is not 'key = value' or '[section]' (comments start with ';')",
+				 "%s:%u: '%s' is not 'key = value' or "
+				 "'[section]' (comments start with ';')",
 				 path, lineno, t);
 			rc = -EINVAL;
 			break;
@@ -648,8 +675,9 @@ dpv_config_apply_env(struct dpv_config *cfg, const char *eal, const char *ip,
 
 	if (eal != NULL) {
 		if (strspn(eal, " \t\n") == strlen(eal)) {
-			port_err(err, errlen,
-				 "DPV_EAL is empty (unset it for the defaults)");
+			port_err(
+				err, errlen,
+				"DPV_EAL is empty (unset it for the defaults)");
 			return -EINVAL;
 		}
 		if (strlen(eal) >= sizeof(cfg->eal_args)) {
@@ -658,9 +686,8 @@ dpv_config_apply_env(struct dpv_config *cfg, const char *eal, const char *ip,
 			return -EINVAL;
 		}
 	}
-	if (ip != NULL &&
-	    dpv_ip_list_parse(ip, addrs, DPV_PORT_MAX_ADDRS, &n, sub,
-			      sizeof(sub)) < 0) {
+	if (ip != NULL && dpv_ip_list_parse(ip, addrs, DPV_PORT_MAX_ADDRS, &n,
+					    sub, sizeof(sub)) < 0) {
 		port_err(err, errlen, "DPV_IP=%s: %s", ip, sub);
 		return -EINVAL;
 	}
@@ -684,6 +711,7 @@ dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 	char local[256];
 	int rc;
 
+	port_log_init();
 	if (err == NULL || errlen == 0) {
 		err = local;
 		errlen = sizeof(local);

@@ -108,7 +108,9 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 	}
 	if (nohuge && inmem) {
 		port_err(err, errlen,
-			 "EAL arguments: --in-memory cannot be combined with --no-huge (DPDK 22.11 fails); use --no-shconf instead");
+			 "EAL arguments: --in-memory cannot be combined with "
+			 "--no-huge (DPDK 22.11 fails); use --no-shconf "
+			 "instead");
 		return -EINVAL;
 	}
 	if (!prefix)
@@ -156,8 +158,8 @@ sysfs_free_huge(void)
 	long total = -1, v;
 	size_t i;
 
-	if (glob("/sys/kernel/mm/hugepages/hugepages-*/free_hugepages", 0,
-		 NULL, &g) != 0)
+	if (glob("/sys/kernel/mm/hugepages/hugepages-*/free_hugepages", 0, NULL,
+		 &g) != 0)
 		return -1;
 	for (i = 0; i < g.gl_pathc; i++) {
 		FILE *f = fopen(g.gl_pathv[i], "r");
@@ -172,18 +174,36 @@ sysfs_free_huge(void)
 	return total;
 }
 
+static bool
+hugetlbfs_mounted(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	if (f == NULL)
+		return true; /* cannot tell: let EAL decide */
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, " hugetlbfs ") != NULL;
+	fclose(f);
+	return found;
+}
+
 int
 dpv_eal_args_check(int argc, char **argv, const char *meminfo, char *err,
 		   size_t errlen)
 {
+	bool in_memory = false;
 	long free_pages;
 	int i;
 
-	for (i = 1; i < argc; i++)
+	for (i = 1; i < argc; i++) {
 		if (arg_is(argv[i], "--no-huge"))
 			return 0;
-	free_pages = meminfo_free_huge(meminfo != NULL ? meminfo
-						       : "/proc/meminfo");
+		in_memory |= arg_is(argv[i], "--in-memory");
+	}
+	free_pages =
+		meminfo_free_huge(meminfo != NULL ? meminfo : "/proc/meminfo");
 	if (meminfo == NULL && free_pages <= 0) {
 		long s = sysfs_free_huge();
 
@@ -191,17 +211,29 @@ dpv_eal_args_check(int argc, char **argv, const char *meminfo, char *err,
 			free_pages = s;
 	}
 	if (free_pages == 0) {
+		port_err(
+			err, errlen,
+			"the EAL arguments lack --no-huge but no hugepages are "
+			"free on this machine (HugePages_Free: 0); add "
+			"'--no-huge -m 512' to DPV_EAL or [eal] args, or "
+			"reserve hugepages (nr_hugepages) and mount hugetlbfs");
+		return -ENOMEM;
+	}
+	/* EAL maps hugepages through a hugetlbfs mount (not --in-memory) */
+	if (meminfo == NULL && !in_memory && !hugetlbfs_mounted()) {
 		port_err(err, errlen,
-			 "the EAL arguments lack --no-huge but no hugepages are free on this machine (HugePages_Free: 0); add '--no-huge -m 512' to DPV_EAL or [eal] args, or reserve hugepages (nr_hugepages) and mount hugetlbfs");
+			 "the EAL arguments lack --no-huge but no hugetlbfs is "
+			 "mounted; mount one (mount -t hugetlbfs nodev "
+			 "/dev/hugepages) or add --no-huge");
 		return -ENOMEM;
 	}
 	return 0;
 }
 
 /* EAL state of this process. */
-static int eal_err;      /* -errno of a failed start, sticky */
-static bool eal_ours;    /* this library called rte_eal_init */
-static pid_t eal_pid;    /* process that started it */
+static int eal_err;   /* -errno of a failed start, sticky */
+static bool eal_ours; /* this library called rte_eal_init */
+static pid_t eal_pid; /* process that started it */
 static char eal_buf[DPV_EAL_ARGS_LEN + 512];
 static char *eal_argv[128];
 
@@ -216,8 +248,7 @@ port_eal_start(const struct dpv_config *cfg)
 {
 	char err[512];
 	char *saved_optarg = optarg;
-	int saved_optind = optind, saved_opterr = opterr,
-	    saved_optopt = optopt;
+	int saved_optind = optind, saved_opterr = opterr, saved_optopt = optopt;
 	int argc, i, rc;
 	size_t used = 0;
 	char line[1024];
@@ -250,12 +281,11 @@ port_eal_start(const struct dpv_config *cfg)
 	optopt = saved_optopt;
 	if (rc < 0) {
 		rc = rte_errno != 0 ? -rte_errno : -EIO;
-		PORT_LOG(ERR,
-			 "EAL start failed (%s) with arguments:%s%s", rte_strerror(-rc),
-			 line,
-			 rc == -EACCES
-				 ? " -- without --no-huge EAL needs free hugepages and a mounted hugetlbfs"
-				 : "");
+		PORT_LOG(ERR, "EAL start failed (%s) with arguments:%s%s",
+			 rte_strerror(-rc), line,
+			 rc == -EACCES ? " -- without --no-huge EAL needs free "
+					 "hugepages and a mounted hugetlbfs"
+				       : "");
 		eal_err = rc; /* rte_eal_init cannot be called again */
 		return rc;
 	}

@@ -11,6 +11,10 @@
 
 extern int dpv_logtype_port;
 
+/* Register the log type now if its constructor has not run yet (a call
+ * from another constructor); RTE_LOG_REGISTER does it otherwise. */
+void port_log_init(void);
+
 #define PORT_LOG(level, fmt, ...)                                              \
 	rte_log(RTE_LOG_##level, dpv_logtype_port, "dpv.port: " fmt "\n",      \
 		##__VA_ARGS__)
