@@ -8,8 +8,8 @@
 static int
 test_gid_ipv4(void)
 {
-	static const uint8_t want[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0xff, 0xff, 192, 0, 2, 11};
+	static const uint8_t want[16] = {0, 0, 0,    0,	   0,	0, 0, 0,
+					 0, 0, 0xff, 0xff, 192, 0, 2, 11};
 	uint8_t gid[16];
 	uint8_t ip6[16];
 	uint32_t ip;
@@ -20,7 +20,8 @@ test_gid_ipv4(void)
 	TEST_ASSERT_BUFFERS_EQUAL(gid, want, 16, "::ffff:192.0.2.11");
 	TEST_ASSERT(dpv_roce_gid_is_ipv4(gid), "mapped gid not ipv4");
 	TEST_ASSERT_EQUAL(dpv_roce_gid_to_ipv4(gid), ip, "round trip");
-	TEST_ASSERT_EQUAL(ntohl(dpv_roce_gid_to_ipv4(gid)), 0xc000020b, "order");
+	TEST_ASSERT_EQUAL(ntohl(dpv_roce_gid_to_ipv4(gid)), 0xc000020b,
+			  "order");
 
 	TEST_ASSERT_EQUAL(inet_pton(AF_INET6, "2001:db8::ffff:c000:20b", ip6),
 			  1, "pton6");
@@ -51,8 +52,8 @@ test_gid_mac(void)
 	TEST_ASSERT_BUFFERS_EQUAL(gid, want, 16, "link-local of 52:54:..:0c");
 	TEST_ASSERT(!dpv_roce_gid_is_ipv4(gid), "link-local is not ipv4");
 
-	TEST_ASSERT_EQUAL(
-		inet_pton(AF_INET6, "fe80::211:22ff:fe33:4455", want), 1, "");
+	TEST_ASSERT_EQUAL(inet_pton(AF_INET6, "fe80::211:22ff:fe33:4455", want),
+			  1, "");
 	dpv_roce_gid_from_mac(gid, mac2);
 	TEST_ASSERT_BUFFERS_EQUAL(gid, want, 16, "U/L bit set on 00:..");
 	return TEST_SUCCESS;
@@ -64,7 +65,10 @@ test_udp_sport(void)
 	/* (QPN, source port) pairs seen in the rxe captures: RC and UC QPs
 	 * use the flow-label rule (both ends had the same QPN), the UD QP
 	 * rxe's own hash of its QPN. */
-	static const struct { uint32_t qpn; uint16_t port; } rc[] = {
+	static const struct {
+		uint32_t qpn;
+		uint16_t port;
+	} rc[] = {
 		{0x11, 49441}, {0x12, 49476}, {0x13, 49513}, {0x14, 49552},
 		{0x16, 49636}, {0x17, 49681}, {0x18, 49728}, {0x19, 49777},
 		{0x1a, 49828}, {0x1b, 49881}, {0x1c, 49936}, {0x1d, 49993},
@@ -84,8 +88,10 @@ test_udp_sport(void)
 			uint16_t p = dpv_roce_udp_sport(a, b);
 
 			TEST_ASSERT(p >= 0xc000, "port 0x%x < 0xc000", p);
-			TEST_ASSERT_EQUAL(p, dpv_roce_udp_sport(a, b), "stable");
-			TEST_ASSERT_EQUAL(p, dpv_roce_udp_sport(b, a), "symmetric");
+			TEST_ASSERT_EQUAL(p, dpv_roce_udp_sport(a, b),
+					  "stable");
+			TEST_ASSERT_EQUAL(p, dpv_roce_udp_sport(b, a),
+					  "symmetric");
 			TEST_ASSERT(dpv_roce_flow_label(a, b) <= 0xfffff, "fl");
 		}
 		TEST_ASSERT(dpv_roce_udp_sport_rxe(a) >= 0xc000, "rxe range");
@@ -95,12 +101,13 @@ test_udp_sport(void)
 
 static const struct dpv_test_suite gid_suite = {
 	.name = "roce_gid",
-	.cases = {
-		TEST_CASE(test_gid_ipv4),
-		TEST_CASE(test_gid_mac),
-		TEST_CASE(test_udp_sport),
-		TEST_CASES_END(),
-	},
+	.cases =
+		{
+			TEST_CASE(test_gid_ipv4),
+			TEST_CASE(test_gid_mac),
+			TEST_CASE(test_udp_sport),
+			TEST_CASES_END(),
+		},
 };
 
 static int

@@ -87,9 +87,11 @@ static void
 adjust_lengths(uint8_t *b, int delta)
 {
 	if (op.ipv6)
-		put16(b + op.l3_off + 4, (uint16_t)(get16(b + op.l3_off + 4) + delta));
+		put16(b + op.l3_off + 4,
+		      (uint16_t)(get16(b + op.l3_off + 4) + delta));
 	else
-		put16(b + op.l3_off + 2, (uint16_t)(get16(b + op.l3_off + 2) + delta));
+		put16(b + op.l3_off + 2,
+		      (uint16_t)(get16(b + op.l3_off + 2) + delta));
 	put16(b + op.l4_off + 4, (uint16_t)(get16(b + op.l4_off + 4) + delta));
 }
 
@@ -151,10 +153,12 @@ mutate_one(unsigned i)
 	}
 	/* IP length larger than the frame, or smaller (trailing bytes) */
 	FRESH();
-	put16(l3 + (op.ipv6 ? 4 : 2), (uint16_t)(get16(l3 + (op.ipv6 ? 4 : 2)) + 4));
+	put16(l3 + (op.ipv6 ? 4 : 2),
+	      (uint16_t)(get16(l3 + (op.ipv6 ? 4 : 2)) + 4));
 	EXPECT(b, n, true, DPV_ROCE_RX_IP_LEN);
 	FRESH();
-	put16(l3 + (op.ipv6 ? 4 : 2), (uint16_t)(get16(l3 + (op.ipv6 ? 4 : 2)) - 4));
+	put16(l3 + (op.ipv6 ? 4 : 2),
+	      (uint16_t)(get16(l3 + (op.ipv6 ? 4 : 2)) - 4));
 	EXPECT(b, n, true, n > 60 ? DPV_ROCE_RX_IP_LEN : DPV_ROCE_RX_UDP_LEN);
 	/* UDP */
 	FRESH();
@@ -297,6 +301,42 @@ test_mutations(void)
 	return TEST_SUCCESS;
 }
 
+/* IPv4 options: accepted, skipped, and covered by the ICRC. */
+static int
+test_ipv4_options(void)
+{
+	static uint8_t b[TEST_ROCE_MAX_FRAME];
+	struct dpv_roce_pkt p;
+	uint32_t n, l3len;
+	unsigned i = 0;
+	int m;
+
+	TEST_ASSERT_EQUAL(load_sample(0), 0, "sample");
+	TEST_ASSERT(!op.ipv6, "an IPv4 sample");
+	memcpy(b, orig, op.l3_off + 20);
+	memset(b + op.l3_off + 20, 0x01, 8); /* two words of NOP options */
+	memcpy(b + op.l3_off + 28, orig + op.l4_off, orig_len - op.l4_off);
+	n = orig_len + 8;
+	b[op.l3_off] = 0x47;
+	put16(b + op.l3_off + 2, (uint16_t)(n - op.l3_off));
+	l3len = n - op.l3_off;
+	test_roce_fix_ipv4_csum(b, op.l3_off);
+	dpv_roce_icrc_set(b + op.l3_off, l3len);
+	for (m = 0; m < DPV_ROCE_ICRC_METHOD_NUM; m++)
+		TEST_ASSERT_EQUAL(
+			dpv_roce_icrc_calc_method(m, b + op.l3_off, l3len),
+			dpv_roce_icrc_get(b + op.l3_off, l3len), "method %d",
+			m);
+	EXPECT(b, n, false, DPV_ROCE_RX_OK);
+	TEST_ASSERT_EQUAL(dpv_roce_parse(b, n, 0, &p), 0, "parse");
+	TEST_ASSERT_EQUAL(p.l4_off, op.l4_off + 8, "UDP after the options");
+	TEST_ASSERT_EQUAL(p.payload_len, op.payload_len, "payload");
+	TEST_ASSERT(memcmp(p.payload, op.payload, p.payload_len) == 0, "");
+	b[op.l3_off + 21] ^= 2; /* an option byte */
+	EXPECT(b, n, true, DPV_ROCE_RX_ICRC);
+	return TEST_SUCCESS;
+}
+
 /* Status names and descriptions are complete and distinct. */
 static int
 test_status_names(void)
@@ -314,20 +354,24 @@ test_status_names(void)
 				    "duplicate %s", n);
 	}
 	TEST_ASSERT_EQUAL(DPV_ROCE_RX_OK, 0, "ok is 0");
-	TEST_ASSERT(strcmp(dpv_roce_rx_status_name(DPV_ROCE_RX_ICRC), "icrc") == 0,
+	TEST_ASSERT(strcmp(dpv_roce_rx_status_name(DPV_ROCE_RX_ICRC), "icrc") ==
+			    0,
 		    "icrc name");
 	TEST_ASSERT(strcmp(dpv_roce_rx_status_name(DPV_ROCE_RX_STATUS_NUM),
-			   "unknown") == 0, "out of range");
+			   "unknown") == 0,
+		    "out of range");
 	return TEST_SUCCESS;
 }
 
 static const struct dpv_test_suite mut_suite = {
 	.name = "roce_mutations",
-	.cases = {
-		TEST_CASE(test_mutations),
-		TEST_CASE(test_status_names),
-		TEST_CASES_END(),
-	},
+	.cases =
+		{
+			TEST_CASE(test_mutations),
+			TEST_CASE(test_ipv4_options),
+			TEST_CASE(test_status_names),
+			TEST_CASES_END(),
+		},
 };
 
 static int

@@ -20,7 +20,8 @@ test_opcode_table(void)
 
 		if (!(m & DPV_OPF_VALID)) {
 			TEST_ASSERT_EQUAL(m, 0, "invalid %u has bits", op);
-			TEST_ASSERT(strcmp(dpv_roce_opcode_name(op), "INVALID") == 0,
+			TEST_ASSERT(strcmp(dpv_roce_opcode_name(op),
+					   "INVALID") == 0,
 				    "name of %u", op);
 			continue;
 		}
@@ -31,7 +32,8 @@ test_opcode_table(void)
 		for (h = 0; h < DPV_HDR_NUM; h++) {
 			if (!(m & (1u << h)))
 				continue;
-			TEST_ASSERT_EQUAL(oi->off[h], off, "%s hdr %u", oi->name, h);
+			TEST_ASSERT_EQUAL(oi->off[h], off, "%s hdr %u",
+					  oi->name, h);
 			off += dpv_roce_hdr_size[h];
 		}
 		TEST_ASSERT_EQUAL(oi->length, off, "%s length", oi->name);
@@ -44,18 +46,18 @@ test_opcode_table(void)
 			    "%s: middle", oi->name);
 		TEST_ASSERT(m & (DPV_OPF_FIRST | DPV_OPF_MIDDLE | DPV_OPF_LAST),
 			    "%s: position", oi->name);
-		TEST_ASSERT(__builtin_popcount(m & (DPV_OPF_SEND | DPV_OPF_WRITE |
-						    DPV_OPF_READ | DPV_OPF_ATOMIC |
-						    DPV_OPF_READ_RESP |
-						    DPV_OPF_ACK |
-						    DPV_OPF_ATOMIC_ACK)) == 1,
+		TEST_ASSERT(__builtin_popcount(
+				    m & (DPV_OPF_SEND | DPV_OPF_WRITE |
+					 DPV_OPF_READ | DPV_OPF_ATOMIC |
+					 DPV_OPF_READ_RESP | DPV_OPF_ACK |
+					 DPV_OPF_ATOMIC_ACK)) == 1,
 			    "%s: one operation", oi->name);
 		/* receive WQEs: SEND first/only and WRITE with immediate */
-		TEST_ASSERT_EQUAL(!!(m & DPV_OPF_RWR),
-				  ((m & DPV_OPF_SEND) && (m & DPV_OPF_FIRST)) ||
-					  ((m & DPV_OPF_WRITE) &&
-					   (m & DPV_OPF_IMMDT)),
-				  "%s: rwr", oi->name);
+		TEST_ASSERT_EQUAL(
+			!!(m & DPV_OPF_RWR),
+			((m & DPV_OPF_SEND) && (m & DPV_OPF_FIRST)) ||
+				((m & DPV_OPF_WRITE) && (m & DPV_OPF_IMMDT)),
+			"%s: rwr", oi->name);
 		TEST_ASSERT_EQUAL(!!(m & DPV_OPF_RECV_COMP),
 				  (m & (DPV_OPF_SEND | DPV_OPF_RWR)) &&
 					  (m & DPV_OPF_LAST),
@@ -72,8 +74,10 @@ test_opcode_table(void)
 				  !!(m & (DPV_OPF_SEND | DPV_OPF_WRITE |
 					  DPV_OPF_READ_RESP)),
 				  "%s: payload", oi->name);
-		TEST_ASSERT(strncmp(oi->name, (const char *[]){
-			"RC_", "UC_", "RD_", "UD_", "CNP", "XRC_"}[op >> 5], 3) == 0,
+		TEST_ASSERT(strncmp(oi->name,
+				    (const char *[]){"RC_", "UC_", "RD_", "UD_",
+						     "CNP", "XRC_"}[op >> 5],
+				    3) == 0,
 			    "%s: prefix", oi->name);
 	}
 	TEST_ASSERT_EQUAL(valid, 23 + 12 + 2 + 1 + 23, "valid opcodes");
@@ -113,9 +117,9 @@ test_accessors(void)
 	dpv_bth_set_ackreq(bth, true);
 	dpv_bth_set_psn(bth, 0xabcdef);
 	{
-		static const uint8_t want[12] = {0x0a, 0xb0, 0xff, 0xff, 0x40,
-						 0x12, 0x34, 0x56, 0x80, 0xab,
-						 0xcd, 0xef};
+		static const uint8_t want[12] = {0x0a, 0xb0, 0xff, 0xff,
+						 0x40, 0x12, 0x34, 0x56,
+						 0x80, 0xab, 0xcd, 0xef};
 		TEST_ASSERT_BUFFERS_EQUAL(b, want, 12, "bth bytes");
 	}
 	TEST_ASSERT(dpv_bth_se(bth) && !dpv_bth_mig(bth) && dpv_bth_becn(bth) &&
@@ -170,33 +174,35 @@ test_build_parse_all(void)
 				n = dpv_roce_build(f1, sizeof(f1), &p);
 				if ((p.payload_len & 3) &&
 				    !(oi->mask & DPV_OPF_LAST)) {
-					TEST_ASSERT_EQUAL(n, -EINVAL,
-							  "%s: pad", oi->name);
+					TEST_ASSERT_EQUAL(n, -EINVAL, "%s: pad",
+							  oi->name);
 					continue;
 				}
 				TEST_ASSERT(n > 0, "%s build", oi->name);
 				TEST_ASSERT_EQUAL(n, dpv_roce_frame_len(&p),
 						  "frame len");
-				TEST_ASSERT_EQUAL(
-					dpv_roce_parse(f1, n, 0, &q),
-					DPV_ROCE_RX_OK, "%s v%u len %u",
-					oi->name, v, lens[li]);
+				TEST_ASSERT_EQUAL(dpv_roce_parse(f1, n, 0, &q),
+						  DPV_ROCE_RX_OK,
+						  "%s v%u len %u", oi->name, v,
+						  lens[li]);
 				TEST_ASSERT_EQUAL(q.payload_len, p.payload_len,
 						  "payload len");
 				TEST_ASSERT(p.payload_len == 0 ||
-					    memcmp(q.payload, payload,
-						   p.payload_len) == 0,
+						    memcmp(q.payload, payload,
+							   p.payload_len) == 0,
 					    "payload");
 				TEST_ASSERT_EQUAL(q.dqpn, p.dqpn, "qpn");
 				TEST_ASSERT_EQUAL(q.psn, p.psn, "psn");
 				TEST_ASSERT_EQUAL(q.vlan_tci,
-						  p.vlan ? p.vlan_tci : 0, "tci");
+						  p.vlan ? p.vlan_tci : 0,
+						  "tci");
 				TEST_ASSERT_EQUAL(q.icrc, p.icrc, "icrc");
 				TEST_ASSERT(memcmp(q.sgid, p.sgid, 16) == 0,
 					    "sgid");
 				if (oi->mask & DPV_OPF_RETH)
 					TEST_ASSERT(q.reth.va == p.reth.va &&
-						    q.reth.len == p.reth.len,
+							    q.reth.len ==
+								    p.reth.len,
 						    "reth");
 				if (oi->mask & DPV_OPF_ATMETH)
 					TEST_ASSERT(q.atmeth.compare ==
@@ -246,13 +252,14 @@ test_build_errors(void)
 
 static const struct dpv_test_suite opcode_suite = {
 	.name = "roce_opcode",
-	.cases = {
-		TEST_CASE(test_opcode_table),
-		TEST_CASE(test_accessors),
-		TEST_CASE(test_build_parse_all),
-		TEST_CASE(test_build_errors),
-		TEST_CASES_END(),
-	},
+	.cases =
+		{
+			TEST_CASE(test_opcode_table),
+			TEST_CASE(test_accessors),
+			TEST_CASE(test_build_parse_all),
+			TEST_CASE(test_build_errors),
+			TEST_CASES_END(),
+		},
 };
 
 static int

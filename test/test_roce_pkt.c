@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <rte_ip.h>
+#include <rte_mbuf.h>
 
 #include "dpv_test.h"
 #include "dpv_roce.h"
@@ -20,7 +21,7 @@ struct capture {
 	unsigned frames;  /* all frames in the file */
 	unsigned arp, nd; /* ARP and ICMPv6 ND frames */
 	const char *ops;  /* "opcode:count,..." of the RoCE frames */
-	bool ipv6;        /* RoCE over IPv6 */
+	bool ipv6;	  /* RoCE over IPv6 */
 };
 
 /* From /work/shared/captures/README.md. */
@@ -69,6 +70,116 @@ check_rebuild(const uint8_t *frame, uint32_t len, const struct dpv_roce_pkt *in)
 	return TEST_SUCCESS;
 }
 
+/* The same frame in mbuf chains cut at interesting places. */
+static int
+check_chains(const uint8_t *frame, uint32_t len, const struct dpv_roce_pkt *ref)
+{
+	static uint8_t storage[TEST_ROCE_MAX_FRAME + 1024];
+	static uint8_t out[TEST_ROCE_MAX_FRAME];
+	struct rte_mbuf segs[8], *m;
+	uint32_t po = ref->payload_off;
+	uint32_t cuts[][2] = {
+		{len, 0}, /* one segment */
+		{po, 0},
+		{po + 1, 0},
+		{(po + len) / 2, 0},
+		{len - 1, 0},
+		{len - 2, 0},
+		{len - 4, 0},
+		{len - 5, 0},
+		{po, len - 3},
+		{po + 2, (po + len) / 2},
+		{ref->bth_off + 3, 0}, /* inside the BTH */
+		{20, 0},	       /* inside the IP header */
+	};
+	unsigned c;
+
+	for (c = 0; c < RTE_DIM(cuts); c++) {
+		unsigned ncuts = cuts[c][1] != 0 ? 2 : (cuts[c][0] < len);
+		struct dpv_roce_pkt p, q;
+		enum dpv_roce_rx_status st;
+
+		if (cuts[c][0] == 0 || cuts[c][0] > len ||
+		    (ncuts == 2 && cuts[c][1] <= cuts[c][0]))
+			continue;
+		m = test_roce_make_chain(segs, storage, frame, len, cuts[c],
+					 ncuts);
+		memset(&p, 0, sizeof(p));
+		memset(&q, 0, sizeof(q));
+		st = dpv_roce_parse_mbuf(m, 0, &p);
+		if (cuts[c][0] < po && ncuts > 0) {
+			TEST_ASSERT_EQUAL(st, DPV_ROCE_RX_SEG_HDRS, "cut %u",
+					  cuts[c][0]);
+			continue;
+		}
+		TEST_ASSERT_EQUAL(st, DPV_ROCE_RX_OK, "cut %u/%u: %s",
+				  cuts[c][0], cuts[c][1],
+				  dpv_roce_rx_status_name(st));
+		TEST_ASSERT_EQUAL(dpv_roce_parse(frame, len, 0, &q), 0, "");
+		TEST_ASSERT(p.payload ==
+				    rte_pktmbuf_mtod_offset(m, uint8_t *, po),
+			    "payload pointer");
+		p.payload = q.payload;
+		TEST_ASSERT(memcmp(&p, &q, sizeof(p)) == 0,
+			    "descriptor differs, cut %u", cuts[c][0]);
+		/* the ICRC written into a chain */
+		TEST_ASSERT_EQUAL(dpv_roce_icrc_calc_mbuf(m, ref->l3_off,
+							  len - ref->l3_off),
+				  ref->icrc, "calc_mbuf");
+		memset(out, 0, sizeof(out));
+		m = test_roce_make_chain(segs, storage, frame, len, cuts[c],
+					 ncuts);
+		{
+			struct rte_mbuf *s = m;
+			uint32_t pos = 0, k;
+
+			/* clear the ICRC bytes wherever they are */
+			for (; s != NULL; pos += s->data_len, s = s->next)
+				for (k = 0; k < s->data_len; k++)
+					if (pos + k >= len - 4)
+						*rte_pktmbuf_mtod_offset(
+							s, uint8_t *, k) = 0;
+		}
+		TEST_ASSERT_EQUAL(dpv_roce_icrc_set_mbuf(m, ref->l3_off,
+							 len - ref->l3_off),
+				  ref->icrc, "set_mbuf");
+		TEST_ASSERT_EQUAL(test_roce_chain_copy(m, out), len, "copy");
+		TEST_ASSERT_BUFFERS_EQUAL(out, frame, len, "ICRC in chain");
+		/* a payload or ICRC byte changed in the last segment */
+		if (ncuts > 0) {
+			struct rte_mbuf *last = &segs[ncuts];
+
+			*rte_pktmbuf_mtod_offset(last, uint8_t *,
+						 last->data_len - 1) ^= 0x10;
+			TEST_ASSERT_EQUAL(dpv_roce_parse_mbuf(m, 0, &p),
+					  DPV_ROCE_RX_ICRC, "changed byte");
+		}
+	}
+	/* a non-zero UDP checksum is verified over the chain */
+	if (len > po + 8) {
+		uint32_t cut[1] = {po + 4};
+		struct rte_udp_hdr *u;
+		struct dpv_roce_pkt p;
+		uint16_t ck;
+
+		memcpy(out, frame, len);
+		u = (void *)(out + ref->l4_off);
+		ck = ref->ipv6 ? rte_ipv6_udptcp_cksum(
+					 (void *)(out + ref->l3_off), u)
+			       : rte_ipv4_udptcp_cksum(
+					 (void *)(out + ref->l3_off), u);
+		u->dgram_cksum = ck;
+		m = test_roce_make_chain(segs, storage, out, len, cut, 1);
+		TEST_ASSERT_EQUAL(dpv_roce_parse_mbuf(m, 0, &p), 0, "udp ok");
+		out[len - 6] ^= 1; /* the payload, so ICRC would fail too */
+		m = test_roce_make_chain(segs, storage, out, len, cut, 1);
+		TEST_ASSERT_EQUAL(dpv_roce_parse_mbuf(m, 0, &p),
+				  DPV_ROCE_RX_UDP_CSUM,
+				  "udp checksum in chain");
+	}
+	return TEST_SUCCESS;
+}
+
 /* Facts the README states about what rxe sent, checked per packet. */
 static int
 check_rxe_facts(const struct capture *c, const struct dpv_roce_pkt *p,
@@ -102,7 +213,8 @@ check_rxe_facts(const struct capture *c, const struct dpv_roce_pkt *p,
 				  "UD source port");
 	} else {
 		/* RC/UC: both ends had the same QPN in every capture */
-		TEST_ASSERT_EQUAL(p->sport, dpv_roce_udp_sport(p->dqpn, p->dqpn),
+		TEST_ASSERT_EQUAL(p->sport,
+				  dpv_roce_udp_sport(p->dqpn, p->dqpn),
 				  "source port");
 	}
 	if (oi->mask & (DPV_OPF_FIRST | DPV_OPF_MIDDLE) &&
@@ -111,9 +223,9 @@ check_rxe_facts(const struct capture *c, const struct dpv_roce_pkt *p,
 	if (oi->mask & DPV_OPF_ATOMIC)
 		TEST_ASSERT_EQUAL(p->atmeth.va & 7, 0, "atomic alignment");
 	for (m = 0; m < DPV_ROCE_ICRC_METHOD_NUM; m++)
-		TEST_ASSERT_EQUAL(dpv_roce_icrc_calc_method(
-					  m, frame + p->l3_off, l3_len),
-				  p->icrc, "icrc method %d", m);
+		TEST_ASSERT_EQUAL(
+			dpv_roce_icrc_calc_method(m, frame + p->l3_off, l3_len),
+			p->icrc, "icrc method %d", m);
 	return TEST_SUCCESS;
 }
 
@@ -156,11 +268,14 @@ check_capture(const struct capture *c, unsigned *roce_total)
 				  i + 1, dpv_roce_rx_status_str(st));
 		TEST_ASSERT_EQUAL(pkt.frame_len, len, "%s #%u", c->file, i + 1);
 		r = check_rxe_facts(c, &pkt, f);
-		TEST_ASSERT_EQUAL(r, TEST_SUCCESS, "%s #%u: rxe facts",
-				  c->file, i + 1);
+		TEST_ASSERT_EQUAL(r, TEST_SUCCESS, "%s #%u: rxe facts", c->file,
+				  i + 1);
 		r = check_rebuild(f, len, &pkt);
 		TEST_ASSERT_EQUAL(r, TEST_SUCCESS, "%s #%u: rebuild", c->file,
 				  i + 1);
+		r = check_chains(f, len, &pkt);
+		TEST_ASSERT_EQUAL(r, TEST_SUCCESS, "%s #%u: mbuf chains",
+				  c->file, i + 1);
 		counts[pkt.opcode]++;
 		roce++;
 	}
@@ -183,8 +298,10 @@ check_capture(const struct capture *c, unsigned *roce_total)
 	TEST_ASSERT_EQUAL(roce, want_roce, "%s: RoCE frames", c->file);
 	TEST_ASSERT_EQUAL(roce + arp + nd, c->frames, "%s: all", c->file);
 	*roce_total += roce;
-	printf("   %-24s %2u frames: %2u RoCE ok (icrc, rebuild), %u ARP, "
-	       "%u ND\n", c->file, fr.n, roce, arp, nd);
+	printf("   %-24s %2u frames: %2u RoCE ok (icrc, rebuild, chains), %u "
+	       "ARP, "
+	       "%u ND\n",
+	       c->file, fr.n, roce, arp, nd);
 	test_roce_free_frames(&fr);
 	return TEST_SUCCESS;
 }
@@ -230,11 +347,12 @@ test_capture_pad(void)
 
 static const struct dpv_test_suite captures_suite = {
 	.name = "roce_captures",
-	.cases = {
-		TEST_CASE(test_captures),
-		TEST_CASE(test_capture_pad),
-		TEST_CASES_END(),
-	},
+	.cases =
+		{
+			TEST_CASE(test_captures),
+			TEST_CASE(test_capture_pad),
+			TEST_CASES_END(),
+		},
 };
 
 static int

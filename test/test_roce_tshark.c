@@ -11,12 +11,12 @@
 
 #define NFIELDS 15
 static const char *const fields[NFIELDS] = {
-	"infiniband.bth.opcode",   "infiniband.bth.destqp",
-	"infiniband.bth.psn",      "infiniband.bth.p_key",
-	"infiniband.bth.padcnt",   "infiniband.bth.a",
-	"infiniband.reth.va",      "infiniband.reth.dmalen",
-	"infiniband.aeth.syndrome", "infiniband.aeth.msn",
-	"infiniband.deth.q_key",   "infiniband.deth.srcqp",
+	"infiniband.bth.opcode",      "infiniband.bth.destqp",
+	"infiniband.bth.psn",	      "infiniband.bth.p_key",
+	"infiniband.bth.padcnt",      "infiniband.bth.a",
+	"infiniband.reth.va",	      "infiniband.reth.dmalen",
+	"infiniband.aeth.syndrome",   "infiniband.aeth.msn",
+	"infiniband.deth.q_key",      "infiniband.deth.srcqp",
 	"infiniband.atomiceth.cmpdt", "infiniband.atomicacketh.origremdt",
 	"infiniband.invariant.crc",
 };
@@ -79,8 +79,10 @@ roce_tshark_autotest(void)
 	fclose(f);
 
 	off = (size_t)snprintf(cmd, sizeof(cmd),
-			       "tshark --disable-protocol rpcordma -r %s -T fields -E separator='|' "
-			       "-E occurrence=f", path);
+			       "tshark --disable-protocol rpcordma -r %s -T "
+			       "fields -E separator='|' "
+			       "-E occurrence=f",
+			       path);
 	for (k = 0; k < NFIELDS; k++)
 		off += (size_t)snprintf(cmd + off, sizeof(cmd) - off, " -e %s",
 					fields[k]);
@@ -108,7 +110,8 @@ roce_tshark_autotest(void)
 			TEST_ASSERT_EQUAL(v[7], q->reth.len, "%s dmalen", name);
 		}
 		if (q->mask & DPV_OPF_AETH) {
-			TEST_ASSERT_EQUAL(v[8], q->aeth.syndrome, "%s syn", name);
+			TEST_ASSERT_EQUAL(v[8], q->aeth.syndrome, "%s syn",
+					  name);
 			TEST_ASSERT_EQUAL(v[9], q->aeth.msn, "%s msn", name);
 		}
 		if (q->mask & DPV_OPF_DETH) {
@@ -119,9 +122,9 @@ roce_tshark_autotest(void)
 			TEST_ASSERT(v[12] == q->atmeth.compare, "%s cmp", name);
 		if (q->mask & DPV_OPF_ATMACK)
 			TEST_ASSERT(v[13] == q->atmack_orig, "%s orig", name);
-		/* tshark shows the ICRC bytes as a big-endian number; its RPC over
-		 * RDMA heuristics, which would take our random SEND payloads
-		 * for broken RPC messages, are disabled above */
+		/* tshark shows the ICRC bytes as a big-endian number; its RPC
+		 * over RDMA heuristics, which would take our random SEND
+		 * payloads for broken RPC messages, are disabled above */
 		TEST_ASSERT_EQUAL(v[14], rte_bswap32(q->icrc), "%s icrc", name);
 		i++;
 	}
@@ -132,7 +135,8 @@ roce_tshark_autotest(void)
 		printf("kept %s\n", path);
 	TEST_ASSERT_EQUAL(i, n, "tshark decoded %u of %u frames", i, n);
 	printf("tshark decoded %u frames (every RC, UC and UD opcode) with "
-	       "the fields we wrote\n", n);
+	       "the fields we wrote\n",
+	       n);
 	return TEST_SUCCESS;
 }
 

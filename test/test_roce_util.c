@@ -4,13 +4,14 @@
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
+#include <rte_mbuf.h>
 
 #include "dpv_test.h"
 #include "dpv_roce.h"
 #include "test_roce_util.h"
 
-#define PCAP_MAGIC_US 0xa1b2c3d4u /* microsecond timestamps */
-#define PCAP_MAGIC_NS 0xa1b23c4du /* nanosecond timestamps */
+#define PCAP_MAGIC_US	  0xa1b2c3d4u /* microsecond timestamps */
+#define PCAP_MAGIC_NS	  0xa1b23c4du /* nanosecond timestamps */
 #define LINKTYPE_ETHERNET 1
 
 static uint32_t
@@ -188,8 +189,8 @@ test_roce_rand(uint64_t *state)
 
 /* Fill a descriptor with random but valid fields for an opcode. */
 void
-test_roce_random_pkt(struct dpv_roce_pkt *p, uint64_t *st, uint8_t op, bool ipv6,
-	   const uint8_t *payload, uint32_t len)
+test_roce_random_pkt(struct dpv_roce_pkt *p, uint64_t *st, uint8_t op,
+		     bool ipv6, const uint8_t *payload, uint32_t len)
 {
 	unsigned i;
 
@@ -244,4 +245,45 @@ test_roce_random_pkt(struct dpv_roce_pkt *p, uint64_t *st, uint8_t op, bool ipv6
 		p->payload = payload;
 		p->payload_len = len;
 	}
+}
+
+struct rte_mbuf *
+test_roce_make_chain(struct rte_mbuf *segs, uint8_t *storage,
+		     const uint8_t *frame, uint32_t len, const uint32_t *cuts,
+		     unsigned ncuts)
+{
+	uint32_t start = 0;
+	unsigned i;
+
+	for (i = 0; i <= ncuts; i++) {
+		uint32_t end = i < ncuts ? cuts[i] : len;
+		struct rte_mbuf *m = &segs[i];
+
+		memset(m, 0, sizeof(*m));
+		/* some headroom so that data_off is exercised */
+		m->buf_addr = storage;
+		m->buf_len = (uint16_t)(end - start + 64);
+		m->data_off = 64;
+		memcpy(storage + 64, frame + start, end - start);
+		m->data_len = (uint16_t)(end - start);
+		m->next = i < ncuts ? &segs[i + 1] : NULL;
+		storage += end - start + 64;
+		start = end;
+	}
+	segs[0].pkt_len = len;
+	segs[0].nb_segs = (uint16_t)(ncuts + 1);
+	return &segs[0];
+}
+
+uint32_t
+test_roce_chain_copy(const struct rte_mbuf *m, uint8_t *out)
+{
+	uint32_t n = 0;
+
+	for (; m != NULL; m = m->next) {
+		memcpy(out + n, rte_pktmbuf_mtod(m, const uint8_t *),
+		       m->data_len);
+		n += m->data_len;
+	}
+	return n;
 }

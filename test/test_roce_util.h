@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define TEST_ROCE_MAX_FRAME 10240
+#define TEST_ROCE_MAX_FRAME  10240
 #define TEST_ROCE_MAX_FRAMES 256
 
 struct test_roce_frames {
@@ -25,6 +25,16 @@ bool test_roce_is_nd(const uint8_t *f, uint32_t len);
 /* parse + rebuild checks of ARP and ND frames (TEST_SUCCESS/FAILED) */
 int test_roce_check_arp(const uint8_t *f, uint32_t len);
 int test_roce_check_nd(const uint8_t *f, uint32_t len);
+
+struct rte_mbuf;
+/* Split a frame into an mbuf chain without a mempool: segment i holds
+ * bytes [cuts[i-1], cuts[i]) (cuts ascending, ncuts < 8), copied into
+ * storage (at least len + 8 * 64 bytes). Returns the first segment. */
+struct rte_mbuf *test_roce_make_chain(struct rte_mbuf *segs, uint8_t *storage,
+				      const uint8_t *frame, uint32_t len,
+				      const uint32_t *cuts, unsigned ncuts);
+/* Copy an mbuf chain's bytes out; returns the number copied. */
+uint32_t test_roce_chain_copy(const struct rte_mbuf *m, uint8_t *out);
 
 /* Recompute the IPv4 header checksum of a frame (after a mutation). */
 void test_roce_fix_ipv4_csum(uint8_t *f, uint16_t l3_off);

@@ -37,8 +37,8 @@ dpv_roce_gid_from_mac(uint8_t gid[16], const uint8_t mac[6])
 bool
 dpv_roce_gid_is_ipv4(const uint8_t gid[16])
 {
-	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					   0xff, 0xff};
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0,    0,
+					   0, 0, 0, 0, 0xff, 0xff};
 
 	return memcmp(gid, prefix, sizeof(prefix)) == 0;
 }

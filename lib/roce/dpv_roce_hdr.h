@@ -68,7 +68,7 @@ struct dpv_bth {
 	uint8_t opcode;
 	uint8_t flags;
 	rte_be16_t pkey;
-	rte_be32_t qpn;  /**< FECN/BECN/resv byte + DestQP */
+	rte_be32_t qpn;	 /**< FECN/BECN/resv byte + DestQP */
 	rte_be32_t apsn; /**< AckReq/resv byte + PSN */
 } __rte_packed;
 
@@ -141,104 +141,202 @@ _Static_assert(sizeof(struct rte_udp_hdr) == 8, "UDP is 8 bytes");
 
 /* ---- BTH ---- */
 
-#define DPV_BTH_SE 0x80     /**< byte 1: solicited event */
-#define DPV_BTH_MIG 0x40    /**< byte 1: migration state */
-#define DPV_BTH_FECN 0x80   /**< byte 4: forward congestion notification */
-#define DPV_BTH_BECN 0x40   /**< byte 4: backward congestion notification */
+#define DPV_BTH_SE     0x80 /**< byte 1: solicited event */
+#define DPV_BTH_MIG    0x40 /**< byte 1: migration state */
+#define DPV_BTH_FECN   0x80 /**< byte 4: forward congestion notification */
+#define DPV_BTH_BECN   0x40 /**< byte 4: backward congestion notification */
 #define DPV_BTH_ACKREQ 0x80 /**< byte 8: acknowledge request */
 
-/** @return the wire opcode. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The wire opcode.
+ */
 static inline uint8_t
 dpv_bth_opcode(const struct dpv_bth *b)
 {
 	return b->opcode;
 }
 
-/** Set the wire opcode. */
+/**
+ * Set the wire opcode.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param op
+ *   New value.
+ */
 static inline void
 dpv_bth_set_opcode(struct dpv_bth *b, uint8_t op)
 {
 	b->opcode = op;
 }
 
-/** @return the solicited-event bit. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The solicited-event bit.
+ */
 static inline bool
 dpv_bth_se(const struct dpv_bth *b)
 {
 	return (b->flags & DPV_BTH_SE) != 0;
 }
 
-/** Set or clear the solicited-event bit. */
+/**
+ * Set or clear the solicited-event bit.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_bth_set_se(struct dpv_bth *b, bool v)
 {
 	b->flags = (uint8_t)((b->flags & ~DPV_BTH_SE) | (v ? DPV_BTH_SE : 0));
 }
 
-/** @return the MigReq bit. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The MigReq bit.
+ */
 static inline bool
 dpv_bth_mig(const struct dpv_bth *b)
 {
 	return (b->flags & DPV_BTH_MIG) != 0;
 }
 
-/** Set or clear the MigReq bit. */
+/**
+ * Set or clear the MigReq bit.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_bth_set_mig(struct dpv_bth *b, bool v)
 {
 	b->flags = (uint8_t)((b->flags & ~DPV_BTH_MIG) | (v ? DPV_BTH_MIG : 0));
 }
 
-/** @return the pad count, 0..3. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The pad count, 0..3.
+ */
 static inline uint8_t
 dpv_bth_pad(const struct dpv_bth *b)
 {
 	return (b->flags >> 4) & 3;
 }
 
-/** Set the pad count (0..3). */
+/**
+ * Set the pad count (0..3).
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param pad
+ *   New value.
+ */
 static inline void
 dpv_bth_set_pad(struct dpv_bth *b, uint8_t pad)
 {
 	b->flags = (uint8_t)((b->flags & ~0x30) | ((pad & 3) << 4));
 }
 
-/** @return the transport header version, 0..15. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The transport header version, 0..15.
+ */
 static inline uint8_t
 dpv_bth_tver(const struct dpv_bth *b)
 {
 	return b->flags & 0x0f;
 }
 
-/** Set the transport header version (0..15). */
+/**
+ * Set the transport header version (0..15).
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param tver
+ *   New value.
+ */
 static inline void
 dpv_bth_set_tver(struct dpv_bth *b, uint8_t tver)
 {
 	b->flags = (uint8_t)((b->flags & ~0x0f) | (tver & 0x0f));
 }
 
-/** @return the partition key, host order. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The partition key, host order.
+ */
 static inline uint16_t
 dpv_bth_pkey(const struct dpv_bth *b)
 {
 	return rte_be_to_cpu_16(b->pkey);
 }
 
-/** Set the partition key. */
+/**
+ * Set the partition key.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param pkey
+ *   New value.
+ */
 static inline void
 dpv_bth_set_pkey(struct dpv_bth *b, uint16_t pkey)
 {
 	b->pkey = rte_cpu_to_be_16(pkey);
 }
 
-/** @return the FECN bit. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The FECN bit.
+ */
 static inline bool
 dpv_bth_fecn(const struct dpv_bth *b)
 {
 	return (((const uint8_t *)b)[4] & DPV_BTH_FECN) != 0;
 }
 
-/** Set or clear the FECN bit. */
+/**
+ * Set or clear the FECN bit.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_bth_set_fecn(struct dpv_bth *b, bool v)
 {
@@ -247,14 +345,28 @@ dpv_bth_set_fecn(struct dpv_bth *b, bool v)
 	*p = (uint8_t)((*p & ~DPV_BTH_FECN) | (v ? DPV_BTH_FECN : 0));
 }
 
-/** @return the BECN bit. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The BECN bit.
+ */
 static inline bool
 dpv_bth_becn(const struct dpv_bth *b)
 {
 	return (((const uint8_t *)b)[4] & DPV_BTH_BECN) != 0;
 }
 
-/** Set or clear the BECN bit. */
+/**
+ * Set or clear the BECN bit.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_bth_set_becn(struct dpv_bth *b, bool v)
 {
@@ -263,21 +375,42 @@ dpv_bth_set_becn(struct dpv_bth *b, bool v)
 	*p = (uint8_t)((*p & ~DPV_BTH_BECN) | (v ? DPV_BTH_BECN : 0));
 }
 
-/** @return the 6 reserved bits of byte 4 (0 on transmit). */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The 6 reserved bits of byte 4 (0 on transmit).
+ */
 static inline uint8_t
 dpv_bth_resv6(const struct dpv_bth *b)
 {
 	return ((const uint8_t *)b)[4] & 0x3f;
 }
 
-/** @return the 24-bit destination QP number. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The 24-bit destination QP number.
+ */
 static inline uint32_t
 dpv_bth_qpn(const struct dpv_bth *b)
 {
 	return rte_be_to_cpu_32(b->qpn) & DPV_ROCE_QPN_MASK;
 }
 
-/** Set the destination QP number (24 bits); FECN/BECN are kept. */
+/**
+ * Set the destination QP number (24 bits); FECN/BECN are kept.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param qpn
+ *   New value.
+ */
 static inline void
 dpv_bth_set_qpn(struct dpv_bth *b, uint32_t qpn)
 {
@@ -287,14 +420,28 @@ dpv_bth_set_qpn(struct dpv_bth *b, uint32_t qpn)
 				  (qpn & DPV_ROCE_QPN_MASK));
 }
 
-/** @return the AckReq bit. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The AckReq bit.
+ */
 static inline bool
 dpv_bth_ackreq(const struct dpv_bth *b)
 {
 	return (((const uint8_t *)b)[8] & DPV_BTH_ACKREQ) != 0;
 }
 
-/** Set or clear the AckReq bit. */
+/**
+ * Set or clear the AckReq bit.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_bth_set_ackreq(struct dpv_bth *b, bool v)
 {
@@ -303,21 +450,42 @@ dpv_bth_set_ackreq(struct dpv_bth *b, bool v)
 	*p = (uint8_t)((*p & ~DPV_BTH_ACKREQ) | (v ? DPV_BTH_ACKREQ : 0));
 }
 
-/** @return the 7 reserved bits of byte 8 (0 on transmit). */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The 7 reserved bits of byte 8 (0 on transmit).
+ */
 static inline uint8_t
 dpv_bth_resv7(const struct dpv_bth *b)
 {
 	return ((const uint8_t *)b)[8] & 0x7f;
 }
 
-/** @return the 24-bit packet sequence number. */
+/**
+ * Read a field of the BTH.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @return
+ *   The 24-bit packet sequence number.
+ */
 static inline uint32_t
 dpv_bth_psn(const struct dpv_bth *b)
 {
 	return rte_be_to_cpu_32(b->apsn) & DPV_ROCE_PSN_MASK;
 }
 
-/** Set the PSN (24 bits); AckReq is kept. */
+/**
+ * Set the PSN (24 bits); AckReq is kept.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param psn
+ *   New value.
+ */
 static inline void
 dpv_bth_set_psn(struct dpv_bth *b, uint32_t psn)
 {
@@ -329,42 +497,84 @@ dpv_bth_set_psn(struct dpv_bth *b, uint32_t psn)
 
 /* ---- RETH ---- */
 
-/** @return the remote virtual address. */
+/**
+ * Read a field of the RETH.
+ *
+ * @param h
+ *   The RETH in the frame.
+ * @return
+ *   The remote virtual address.
+ */
 static inline uint64_t
 dpv_reth_va(const struct dpv_reth *h)
 {
 	return rte_be_to_cpu_64(h->va);
 }
 
-/** Set the remote virtual address. */
+/**
+ * Set the remote virtual address.
+ *
+ * @param h
+ *   The RETH in the frame.
+ * @param va
+ *   New value.
+ */
 static inline void
 dpv_reth_set_va(struct dpv_reth *h, uint64_t va)
 {
 	h->va = rte_cpu_to_be_64(va);
 }
 
-/** @return the remote key. */
+/**
+ * Read a field of the RETH.
+ *
+ * @param h
+ *   The RETH in the frame.
+ * @return
+ *   The remote key.
+ */
 static inline uint32_t
 dpv_reth_rkey(const struct dpv_reth *h)
 {
 	return rte_be_to_cpu_32(h->rkey);
 }
 
-/** Set the remote key. */
+/**
+ * Set the remote key.
+ *
+ * @param h
+ *   The RETH in the frame.
+ * @param rkey
+ *   New value.
+ */
 static inline void
 dpv_reth_set_rkey(struct dpv_reth *h, uint32_t rkey)
 {
 	h->rkey = rte_cpu_to_be_32(rkey);
 }
 
-/** @return the DMA length (bytes of the whole message). */
+/**
+ * Read a field of the RETH.
+ *
+ * @param h
+ *   The RETH in the frame.
+ * @return
+ *   The DMA length (bytes of the whole message).
+ */
 static inline uint32_t
 dpv_reth_len(const struct dpv_reth *h)
 {
 	return rte_be_to_cpu_32(h->len);
 }
 
-/** Set the DMA length. */
+/**
+ * Set the DMA length.
+ *
+ * @param h
+ *   The RETH in the frame.
+ * @param len
+ *   New value.
+ */
 static inline void
 dpv_reth_set_len(struct dpv_reth *h, uint32_t len)
 {
@@ -377,26 +587,40 @@ dpv_reth_set_len(struct dpv_reth *h, uint32_t len)
  * AETH syndrome (8 bits): bits 6..5 say what it is, bits 4..0 carry the
  * credit count (ACK), the RNR timer (RNR NAK) or the NAK code (NAK).
  */
-#define DPV_AETH_TYPE_MASK 0x60
-#define DPV_AETH_ACK 0x00      /**< type: ACK, low bits = credit count */
-#define DPV_AETH_RNR_NAK 0x20  /**< type: RNR NAK, low bits = timer */
-#define DPV_AETH_RSVD 0x40     /**< type: reserved */
-#define DPV_AETH_NAK 0x60      /**< type: NAK, low bits = code below */
+#define DPV_AETH_TYPE_MASK	0x60
+#define DPV_AETH_ACK		0x00 /**< type: ACK, low bits = credit count */
+#define DPV_AETH_RNR_NAK	0x20 /**< type: RNR NAK, low bits = timer */
+#define DPV_AETH_RSVD		0x40 /**< type: reserved */
+#define DPV_AETH_NAK		0x60 /**< type: NAK, low bits = code below */
 #define DPV_AETH_CREDIT_INVALID 0x1f /**< ACK credit: no information */
-#define DPV_AETH_NAK_PSN_SEQ 0   /**< NAK: PSN sequence error */
-#define DPV_AETH_NAK_INV_REQ 1   /**< NAK: invalid request */
-#define DPV_AETH_NAK_REM_ACC 2   /**< NAK: remote access error */
-#define DPV_AETH_NAK_REM_OP 3    /**< NAK: remote operational error */
-#define DPV_AETH_NAK_INV_RD 4    /**< NAK: invalid RD request */
+#define DPV_AETH_NAK_PSN_SEQ	0    /**< NAK: PSN sequence error */
+#define DPV_AETH_NAK_INV_REQ	1    /**< NAK: invalid request */
+#define DPV_AETH_NAK_REM_ACC	2    /**< NAK: remote access error */
+#define DPV_AETH_NAK_REM_OP	3    /**< NAK: remote operational error */
+#define DPV_AETH_NAK_INV_RD	4    /**< NAK: invalid RD request */
 
-/** @return the 8-bit syndrome. */
+/**
+ * Read a field of the AETH.
+ *
+ * @param h
+ *   The AETH in the frame.
+ * @return
+ *   The 8-bit syndrome.
+ */
 static inline uint8_t
 dpv_aeth_syndrome(const struct dpv_aeth *h)
 {
 	return (uint8_t)(rte_be_to_cpu_32(h->smsn) >> 24);
 }
 
-/** Set the syndrome; the MSN is kept. */
+/**
+ * Set the syndrome; the MSN is kept.
+ *
+ * @param h
+ *   The AETH in the frame.
+ * @param syn
+ *   New value.
+ */
 static inline void
 dpv_aeth_set_syndrome(struct dpv_aeth *h, uint8_t syn)
 {
@@ -405,14 +629,28 @@ dpv_aeth_set_syndrome(struct dpv_aeth *h, uint8_t syn)
 	h->smsn = rte_cpu_to_be_32((v & 0xffffff) | ((uint32_t)syn << 24));
 }
 
-/** @return the 24-bit message sequence number. */
+/**
+ * Read a field of the AETH.
+ *
+ * @param h
+ *   The AETH in the frame.
+ * @return
+ *   The 24-bit message sequence number.
+ */
 static inline uint32_t
 dpv_aeth_msn(const struct dpv_aeth *h)
 {
 	return rte_be_to_cpu_32(h->smsn) & 0xffffff;
 }
 
-/** Set the MSN (24 bits); the syndrome is kept. */
+/**
+ * Set the MSN (24 bits); the syndrome is kept.
+ *
+ * @param h
+ *   The AETH in the frame.
+ * @param msn
+ *   New value.
+ */
 static inline void
 dpv_aeth_set_msn(struct dpv_aeth *h, uint32_t msn)
 {
@@ -423,56 +661,112 @@ dpv_aeth_set_msn(struct dpv_aeth *h, uint32_t msn)
 
 /* ---- AtomicETH ---- */
 
-/** @return the remote virtual address (8-byte aligned by the requester). */
+/**
+ * Read a field of the AtomicETH.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @return
+ *   The remote virtual address (8-byte aligned by the requester).
+ */
 static inline uint64_t
 dpv_atmeth_va(const struct dpv_atmeth *h)
 {
 	return rte_be_to_cpu_64(h->va);
 }
 
-/** Set the remote virtual address. */
+/**
+ * Set the remote virtual address.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @param va
+ *   New value.
+ */
 static inline void
 dpv_atmeth_set_va(struct dpv_atmeth *h, uint64_t va)
 {
 	h->va = rte_cpu_to_be_64(va);
 }
 
-/** @return the remote key. */
+/**
+ * Read a field of the AtomicETH.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @return
+ *   The remote key.
+ */
 static inline uint32_t
 dpv_atmeth_rkey(const struct dpv_atmeth *h)
 {
 	return rte_be_to_cpu_32(h->rkey);
 }
 
-/** Set the remote key. */
+/**
+ * Set the remote key.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @param rkey
+ *   New value.
+ */
 static inline void
 dpv_atmeth_set_rkey(struct dpv_atmeth *h, uint32_t rkey)
 {
 	h->rkey = rte_cpu_to_be_32(rkey);
 }
 
-/** @return the swap (CmpSwap) or add (FetchAdd) operand. */
+/**
+ * Read a field of the AtomicETH.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @return
+ *   The swap (CmpSwap) or add (FetchAdd) operand.
+ */
 static inline uint64_t
 dpv_atmeth_swap_add(const struct dpv_atmeth *h)
 {
 	return rte_be_to_cpu_64(h->swap_add);
 }
 
-/** Set the swap or add operand. */
+/**
+ * Set the swap or add operand.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_atmeth_set_swap_add(struct dpv_atmeth *h, uint64_t v)
 {
 	h->swap_add = rte_cpu_to_be_64(v);
 }
 
-/** @return the compare operand (CmpSwap). */
+/**
+ * Read a field of the AtomicETH.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @return
+ *   The compare operand (CmpSwap).
+ */
 static inline uint64_t
 dpv_atmeth_compare(const struct dpv_atmeth *h)
 {
 	return rte_be_to_cpu_64(h->compare);
 }
 
-/** Set the compare operand. */
+/**
+ * Set the compare operand.
+ *
+ * @param h
+ *   The AtomicETH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_atmeth_set_compare(struct dpv_atmeth *h, uint64_t v)
 {
@@ -481,14 +775,28 @@ dpv_atmeth_set_compare(struct dpv_atmeth *h, uint64_t v)
 
 /* ---- AtomicAckETH ---- */
 
-/** @return the original remote data returned by an atomic. */
+/**
+ * Read a field of the AtomicAckETH.
+ *
+ * @param h
+ *   The AtomicAckETH in the frame.
+ * @return
+ *   The original remote data returned by an atomic.
+ */
 static inline uint64_t
 dpv_atmack_orig(const struct dpv_atmack *h)
 {
 	return rte_be_to_cpu_64(h->orig);
 }
 
-/** Set the original remote data. */
+/**
+ * Set the original remote data.
+ *
+ * @param h
+ *   The AtomicAckETH in the frame.
+ * @param v
+ *   New value.
+ */
 static inline void
 dpv_atmack_set_orig(struct dpv_atmack *h, uint64_t v)
 {
@@ -497,28 +805,56 @@ dpv_atmack_set_orig(struct dpv_atmack *h, uint64_t v)
 
 /* ---- DETH ---- */
 
-/** @return the Q_Key. */
+/**
+ * Read a field of the DETH.
+ *
+ * @param h
+ *   The DETH in the frame.
+ * @return
+ *   The Q_Key.
+ */
 static inline uint32_t
 dpv_deth_qkey(const struct dpv_deth *h)
 {
 	return rte_be_to_cpu_32(h->qkey);
 }
 
-/** Set the Q_Key. */
+/**
+ * Set the Q_Key.
+ *
+ * @param h
+ *   The DETH in the frame.
+ * @param qkey
+ *   New value.
+ */
 static inline void
 dpv_deth_set_qkey(struct dpv_deth *h, uint32_t qkey)
 {
 	h->qkey = rte_cpu_to_be_32(qkey);
 }
 
-/** @return the 24-bit source QP number. */
+/**
+ * Read a field of the DETH.
+ *
+ * @param h
+ *   The DETH in the frame.
+ * @return
+ *   The 24-bit source QP number.
+ */
 static inline uint32_t
 dpv_deth_sqp(const struct dpv_deth *h)
 {
 	return rte_be_to_cpu_32(h->sqp) & DPV_ROCE_QPN_MASK;
 }
 
-/** Set the source QP number (24 bits); the reserved byte is cleared. */
+/**
+ * Set the source QP number (24 bits); the reserved byte is cleared.
+ *
+ * @param h
+ *   The DETH in the frame.
+ * @param qpn
+ *   New value.
+ */
 static inline void
 dpv_deth_set_sqp(struct dpv_deth *h, uint32_t qpn)
 {
@@ -527,42 +863,84 @@ dpv_deth_set_sqp(struct dpv_deth *h, uint32_t qpn)
 
 /* ---- ImmDt, IETH, XRCETH ---- */
 
-/** @return the immediate data in network order (as ibv_wc.imm_data). */
+/**
+ * Read a field of the ImmDt.
+ *
+ * @param h
+ *   The ImmDt in the frame.
+ * @return
+ *   The immediate data in network order (as ibv_wc.imm_data).
+ */
 static inline rte_be32_t
 dpv_immdt_imm(const struct dpv_immdt *h)
 {
 	return h->imm;
 }
 
-/** Set the immediate data, given in network order. */
+/**
+ * Set the immediate data, given in network order.
+ *
+ * @param h
+ *   The ImmDt in the frame.
+ * @param imm
+ *   New value.
+ */
 static inline void
 dpv_immdt_set_imm(struct dpv_immdt *h, rte_be32_t imm)
 {
 	h->imm = imm;
 }
 
-/** @return the rkey to invalidate, host order. */
+/**
+ * Read a field of the IETH.
+ *
+ * @param h
+ *   The IETH in the frame.
+ * @return
+ *   The rkey to invalidate, host order.
+ */
 static inline uint32_t
 dpv_ieth_rkey(const struct dpv_ieth *h)
 {
 	return rte_be_to_cpu_32(h->rkey);
 }
 
-/** Set the rkey to invalidate. */
+/**
+ * Set the rkey to invalidate.
+ *
+ * @param h
+ *   The IETH in the frame.
+ * @param rkey
+ *   New value.
+ */
 static inline void
 dpv_ieth_set_rkey(struct dpv_ieth *h, uint32_t rkey)
 {
 	h->rkey = rte_cpu_to_be_32(rkey);
 }
 
-/** @return the 24-bit XRC SRQ number. */
+/**
+ * Read a field of the XRCETH.
+ *
+ * @param h
+ *   The XRCETH in the frame.
+ * @return
+ *   The 24-bit XRC SRQ number.
+ */
 static inline uint32_t
 dpv_xrceth_srqn(const struct dpv_xrceth *h)
 {
 	return rte_be_to_cpu_32(h->srqn) & DPV_ROCE_QPN_MASK;
 }
 
-/** Set the XRC SRQ number (24 bits); the reserved byte is cleared. */
+/**
+ * Set the XRC SRQ number (24 bits); the reserved byte is cleared.
+ *
+ * @param h
+ *   The XRCETH in the frame.
+ * @param srqn
+ *   New value.
+ */
 static inline void
 dpv_xrceth_set_srqn(struct dpv_xrceth *h, uint32_t srqn)
 {
@@ -574,6 +952,10 @@ dpv_xrceth_set_srqn(struct dpv_xrceth *h, uint32_t srqn)
 /**
  * Compare two 24-bit PSNs in the circular sequence space.
  *
+ * @param a
+ *   First PSN.
+ * @param b
+ *   Second PSN.
  * @return
  *   A negative value if a is before b, 0 if equal, positive if after
  *   (valid while they are less than 2^23 apart).
@@ -584,7 +966,16 @@ dpv_psn_cmp(uint32_t a, uint32_t b)
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
-/** @return (psn + n) modulo 2^24. */
+/**
+ * Advance a PSN.
+ *
+ * @param psn
+ *   A 24-bit PSN.
+ * @param n
+ *   Packets to advance by.
+ * @return
+ *   (psn + n) modulo 2^24.
+ */
 static inline uint32_t
 dpv_psn_add(uint32_t psn, uint32_t n)
 {

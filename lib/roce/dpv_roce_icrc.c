@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_cpuflags.h>
+#include <rte_mbuf.h>
 #ifdef RTE_ARCH_X86_64
 #include <immintrin.h>
 #endif
 #include <rte_net_crc.h>
+#include <rte_vect.h>
 
 #include "dpv_roce_hdr.h"
 #include "dpv_roce_icrc.h"
@@ -17,8 +20,8 @@
 #define CRC32_POLY_REFLECTED 0xedb88320u
 
 /* Below this many bytes after the masked headers, the table method is
- * cheaper than a second rte_net_crc call plus the combine step. */
-#define ICRC_DPDK_MIN_REST 512
+ * cheaper than an rte_net_crc call plus the combine step. */
+#define ICRC_DPDK_MIN_REST 64
 
 static uint32_t crc_tbl[8][256];
 /* x2n[n] = x^(2^n) modulo the polynomial, reflected */
@@ -108,6 +111,7 @@ gf2_multmod_clmul(uint32_t a, uint32_t b)
 #endif
 
 static uint32_t (*multmod)(uint32_t a, uint32_t b) = gf2_multmod;
+static bool cpu_has_clmul;
 
 RTE_INIT(dpv_roce_crc_init)
 {
@@ -128,8 +132,10 @@ RTE_INIT(dpv_roce_crc_init)
 	for (k = 1; k < 32; k++)
 		crc_x2n[k] = gf2_multmod(crc_x2n[k - 1], crc_x2n[k - 1]);
 #ifdef RTE_ARCH_X86_64
-	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0)
+	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0) {
 		multmod = gf2_multmod_clmul;
+		cpu_has_clmul = true;
+	}
 #endif
 }
 
@@ -137,7 +143,7 @@ uint32_t
 dpv_crc32_combine(uint32_t crc1, uint32_t crc2, uint32_t len2)
 {
 	uint32_t xn = 1u << 31; /* x^0 */
-	unsigned k = 3;         /* 8 bits a byte: x^(8 len2) */
+	unsigned k = 3;		/* 8 bits a byte: x^(8 len2) */
 
 	while (len2 != 0) {
 		if (len2 & 1)
@@ -152,6 +158,20 @@ uint32_t
 dpv_crc32_gf2_multmod(uint32_t a, uint32_t b, bool clmul)
 {
 	return clmul ? multmod(a, b) : gf2_multmod(a, b);
+}
+
+/* crc32(data so far || p[0..len)), the fastest way available */
+static uint32_t
+crc_continue(uint32_t crc, const uint8_t *p, uint32_t len)
+{
+	/* rte_net_crc is only fast with PCLMULQDQ, and may only use it once
+	 * EAL has set the SIMD width; before that it would also settle on
+	 * its scalar code for good */
+	if (len < ICRC_DPDK_MIN_REST || !cpu_has_clmul ||
+	    rte_vect_get_max_simd_bitwidth() < RTE_VECT_SIMD_128)
+		return dpv_crc32_update(crc, p, len);
+	return dpv_crc32_combine(
+		crc, rte_net_crc_calc(p, len, RTE_NET_CRC32_ETH), len);
 }
 
 /* Largest masked prefix: LRH stand-in + IPv4 with options + UDP + BTH. */
@@ -182,8 +202,8 @@ icrc_masked_prefix(uint8_t *buf, const uint8_t *l3, uint32_t l3_len)
 			buf[7] = 0xff;
 		}
 	} else if (ip_end >= 12) {
-		buf[1] = 0xff;            /* TOS */
-		buf[8] = 0xff;            /* TTL */
+		buf[1] = 0xff;		  /* TOS */
+		buf[8] = 0xff;		  /* TTL */
 		buf[10] = buf[11] = 0xff; /* header checksum */
 	}
 	if (n >= iphl + 8)
@@ -191,20 +211,6 @@ icrc_masked_prefix(uint8_t *buf, const uint8_t *l3, uint32_t l3_len)
 	if (n >= iphl + 8 + 5)
 		buf[iphl + 8 + 4] = 0xff; /* BTH FECN/BECN/resv6 */
 	return 8 + n;
-}
-
-/* exchange n bytes of a and b */
-static inline void
-swap_bytes(uint8_t *a, uint8_t *b, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		uint8_t t = a[i];
-
-		a[i] = b[i];
-		b[i] = t;
-	}
 }
 
 uint32_t
@@ -229,31 +235,8 @@ dpv_roce_icrc_calc_method(enum dpv_roce_icrc_method method, const void *l3,
 		return dpv_crc32_update(crc, p, rest);
 	case DPV_ROCE_ICRC_DPDK:
 	default:
-		crc = rte_net_crc_calc(buf, n, RTE_NET_CRC32_ETH);
-		if (rest < ICRC_DPDK_MIN_REST)
-			return dpv_crc32_update(crc, p, rest);
-		return dpv_crc32_combine(
-			crc, rte_net_crc_calc(p, rest, RTE_NET_CRC32_ETH),
-			rest);
+		return crc_continue(dpv_crc32_update(0, buf, n), p, rest);
 	}
-}
-
-uint32_t
-dpv_roce_icrc_calc_inplace(void *l3, uint32_t l3_len)
-{
-	uint8_t saved[ICRC_PREFIX_MAX];
-	uint8_t *start = (uint8_t *)l3 - 8;
-	uint32_t n, crc;
-
-	if (l3_len < ICRC_DPDK_MIN_REST + ICRC_PREFIX_MAX)
-		return dpv_roce_icrc_calc(l3, l3_len);
-	n = icrc_masked_prefix(saved, l3, l3_len);
-	/* swap the masked view in, one pass over it all, swap back */
-	swap_bytes(start, saved, n);
-	crc = rte_net_crc_calc(start, 8 + l3_len - DPV_ROCE_ICRC_LEN,
-			       RTE_NET_CRC32_ETH);
-	swap_bytes(start, saved, n);
-	return crc;
 }
 
 uint32_t
@@ -262,15 +245,80 @@ dpv_roce_icrc_calc(const void *l3, uint32_t l3_len)
 	return dpv_roce_icrc_calc_method(DPV_ROCE_ICRC_DPDK, l3, l3_len);
 }
 
+void
+dpv_roce_icrc_select_best(void)
+{
+	/* falls back to SSE4.2/PCLMULQDQ, then to the scalar code */
+	rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+	ROCE_LOG(DEBUG, "rte_net_crc set to its fastest code (SIMD width %u%s)",
+		 rte_vect_get_max_simd_bitwidth(),
+		 cpu_has_clmul ? ", PCLMULQDQ" : "");
+}
+
 uint32_t
 dpv_roce_icrc_set(void *l3, uint32_t l3_len)
 {
-	uint32_t crc = dpv_roce_icrc_calc_inplace(l3, l3_len);
+	uint32_t crc = dpv_roce_icrc_calc(l3, l3_len);
 	uint8_t *p = (uint8_t *)l3 + l3_len - DPV_ROCE_ICRC_LEN;
 
 	p[0] = (uint8_t)crc;
 	p[1] = (uint8_t)(crc >> 8);
 	p[2] = (uint8_t)(crc >> 16);
 	p[3] = (uint8_t)(crc >> 24);
+	return crc;
+}
+
+uint32_t
+dpv_roce_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off,
+			uint32_t l3_len)
+{
+	uint8_t hdr[ICRC_PREFIX_MAX], buf[ICRC_PREFIX_MAX];
+	uint32_t n, pos, end, seg_start = 0, crc;
+	const uint8_t *l3;
+
+	if (l3_len < DPV_ROCE_ICRC_LEN + 1 ||
+	    (uint64_t)l3_off + l3_len > rte_pktmbuf_pkt_len(m))
+		return 0;
+	l3 = rte_pktmbuf_read(
+		m, l3_off, RTE_MIN(l3_len, (uint32_t)ICRC_PREFIX_MAX - 8), hdr);
+	n = icrc_masked_prefix(buf, l3, l3_len);
+	crc = dpv_crc32_update(0, buf, n);
+	/* the rest, segment by segment; positions are packet offsets */
+	pos = l3_off + (n - 8);
+	end = l3_off + l3_len - DPV_ROCE_ICRC_LEN;
+	for (; m != NULL && pos < end; m = m->next) {
+		uint32_t seg_end = seg_start + rte_pktmbuf_data_len(m);
+
+		if (pos < seg_end) {
+			uint32_t stop = RTE_MIN(seg_end, end);
+
+			crc = crc_continue(
+				crc,
+				rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							pos - seg_start),
+				stop - pos);
+			pos = stop;
+		}
+		seg_start = seg_end;
+	}
+	return crc;
+}
+
+uint32_t
+dpv_roce_icrc_set_mbuf(struct rte_mbuf *m, uint32_t l3_off, uint32_t l3_len)
+{
+	uint32_t crc = dpv_roce_icrc_calc_mbuf(m, l3_off, l3_len);
+	uint32_t pos = l3_off + l3_len - DPV_ROCE_ICRC_LEN, seg_start = 0;
+	unsigned i = 0;
+
+	for (; m != NULL && i < DPV_ROCE_ICRC_LEN; m = m->next) {
+		uint32_t seg_end = seg_start + rte_pktmbuf_data_len(m);
+
+		for (; pos < seg_end && i < DPV_ROCE_ICRC_LEN; pos++, i++)
+			*rte_pktmbuf_mtod_offset(m, uint8_t *,
+						 pos - seg_start) =
+				(uint8_t)(crc >> (8 * i));
+		seg_start = seg_end;
+	}
 	return crc;
 }

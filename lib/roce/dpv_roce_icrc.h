@@ -27,12 +27,22 @@
  * payload length). They do not validate the headers: the parser
  * (dpv_roce_pkt.h) does that before it checks the ICRC.
  *
- * Methods: the default computes the masked headers from a small copy on
- * the stack and the rest in place with DPDK's rte_net_crc (PCLMULQDQ /
- * VPCLMULQDQ folding where the CPU has it), joining the two CRCs with a
- * GF(2) shift of the first; DPV_ROCE_ICRC_TABLE is a portable
- * slicing-by-8 table implementation; DPV_ROCE_ICRC_BITWISE a bit-at-a-time
- * reference used by the tests. All give the same value.
+ * Methods (all give the same value):
+ * - DPV_ROCE_ICRC_DPDK, the default of dpv_roce_icrc_calc(): the masked
+ *   headers are copied to the stack and run through a slicing-by-8 table;
+ *   the rest of the packet, when it is 64 bytes or more, goes through
+ *   DPDK's rte_net_crc (PCLMULQDQ / VPCLMULQDQ folding) in place, and the
+ *   two CRCs are joined by multiplying the first by x^(8 * rest) modulo
+ *   the polynomial (one carry-less multiply per set bit of the length).
+ *   Shorter rests, CPUs without PCLMULQDQ, and calls made before EAL has
+ *   set the SIMD width continue in the table.
+ * - DPV_ROCE_ICRC_TABLE: slicing-by-8 tables only (portable).
+ * - DPV_ROCE_ICRC_BITWISE: one bit at a time, the reference for tests.
+ *
+ * rte_net_crc (DPDK 22.11) picks its SIMD code on its first call, and only
+ * allows it once EAL has set the maximum SIMD width; this library does
+ * not call it before. If the application did, dpv_roce_icrc_select_best()
+ * after rte_eal_init() undoes the scalar choice.
  */
 
 #include <stdbool.h>
@@ -49,6 +59,13 @@ enum dpv_roce_icrc_method {
 	DPV_ROCE_ICRC_BITWISE, /**< one bit at a time; reference only */
 	DPV_ROCE_ICRC_METHOD_NUM
 };
+
+/**
+ * Make DPDK's rte_net_crc use the fastest code the CPU and EAL allow
+ * (AVX512, else SSE4.2 + PCLMULQDQ, else scalar). This sets DPDK's
+ * process-wide CRC algorithm; call it once after rte_eal_init().
+ */
+void dpv_roce_icrc_select_best(void);
 
 /**
  * Compute the ICRC of a packet.
@@ -77,26 +94,6 @@ uint32_t dpv_roce_icrc_calc(const void *l3, uint32_t l3_len);
  */
 uint32_t dpv_roce_icrc_calc_method(enum dpv_roce_icrc_method method,
 				   const void *l3, uint32_t l3_len);
-
-/**
- * Compute the ICRC in one pass over the frame itself: the 8 bytes before
- * l3 and the variant header fields are temporarily overwritten with their
- * masked values and put back before returning. Fastest for large packets;
- * used by dpv_roce_icrc_set() and by the parser with
- * DPV_ROCE_PARSE_INPLACE.
- *
- * The 8 bytes before l3 must be writable memory of the same buffer (inside
- * an Ethernet frame they are the end of the Ethernet header), and no other
- * thread may read the frame during the call.
- *
- * @param l3
- *   Start of the IP header.
- * @param l3_len
- *   Bytes from l3 to the end of the ICRC field.
- * @return
- *   The ICRC value; the buffer is unchanged on return.
- */
-uint32_t dpv_roce_icrc_calc_inplace(void *l3, uint32_t l3_len);
 
 /**
  * Read the ICRC stored in the last 4 bytes.
@@ -144,6 +141,39 @@ dpv_roce_icrc_check(const void *l3, uint32_t l3_len)
 {
 	return dpv_roce_icrc_calc(l3, l3_len) == dpv_roce_icrc_get(l3, l3_len);
 }
+
+struct rte_mbuf;
+
+/**
+ * Compute the ICRC of a packet in an mbuf chain (any segmentation).
+ *
+ * @param m
+ *   First segment of the packet.
+ * @param l3_off
+ *   Offset of the IP header in the packet.
+ * @param l3_len
+ *   Bytes from the IP header to the end of the ICRC field.
+ * @return
+ *   The ICRC value; 0 if l3_off + l3_len exceeds the packet length.
+ */
+uint32_t dpv_roce_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off,
+				 uint32_t l3_len);
+
+/**
+ * Compute the ICRC of a packet in an mbuf chain and store it in its last
+ * 4 bytes (which may straddle segments).
+ *
+ * @param m
+ *   First segment of the packet.
+ * @param l3_off
+ *   Offset of the IP header in the packet.
+ * @param l3_len
+ *   Bytes from the IP header to the end of the ICRC field.
+ * @return
+ *   The value stored.
+ */
+uint32_t dpv_roce_icrc_set_mbuf(struct rte_mbuf *m, uint32_t l3_off,
+				uint32_t l3_len);
 
 /**
  * Plain CRC-32 (Ethernet/zlib) continued over more data: table method.

@@ -11,11 +11,11 @@
 
 #include "dpv_roce_nd.h"
 
-#define ICMP6_HDR_LEN 4    /* type, code, checksum */
-#define ND_BODY_LEN 20     /* flags/reserved + target */
-#define ND_OPT_SLLA 1
-#define ND_OPT_TLLA 2
-#define ND_HOP_LIMIT 255
+#define ICMP6_HDR_LEN 4	 /* type, code, checksum */
+#define ND_BODY_LEN   20 /* flags/reserved + target */
+#define ND_OPT_SLLA   1
+#define ND_OPT_TLLA   2
+#define ND_HOP_LIMIT  255
 
 /* Ethernet (+VLAN) header: write it, return its length. */
 static uint32_t
@@ -120,8 +120,8 @@ dpv_arp_build(void *buf, uint32_t size, const struct dpv_arp *arp)
 }
 
 void
-dpv_arp_make_request(struct dpv_arp *arp, const uint8_t mac[6],
-		     rte_be32_t sip, rte_be32_t tip)
+dpv_arp_make_request(struct dpv_arp *arp, const uint8_t mac[6], rte_be32_t sip,
+		     rte_be32_t tip)
 {
 	memset(arp, 0, sizeof(*arp));
 	memset(arp->dmac, 0xff, 6);
@@ -178,8 +178,8 @@ dpv_nd_parse(const void *frame, uint32_t len, struct dpv_nd *nd)
 		return -EPROTO;
 	ip = (const void *)(f + off);
 	m = f + off + sizeof(*ip);
-	if (ip->proto != IPPROTO_ICMPV6 || (m[0] != DPV_ND_NS &&
-					    m[0] != DPV_ND_NA))
+	if (ip->proto != IPPROTO_ICMPV6 ||
+	    (m[0] != DPV_ND_NS && m[0] != DPV_ND_NA))
 		return -EPROTO;
 	nd->type = m[0];
 	plen = rte_be_to_cpu_16(ip->payload_len);

@@ -33,13 +33,13 @@ extern "C" {
 struct dpv_arp {
 	uint8_t dmac[6];   /**< Ethernet destination (broadcast for requests) */
 	uint8_t smac[6];   /**< Ethernet source */
-	bool vlan;         /**< 802.1Q tagged */
+	bool vlan;	   /**< 802.1Q tagged */
 	uint16_t vlan_tci; /**< tag control information */
-	uint16_t op;       /**< DPV_ARP_REQUEST or DPV_ARP_REPLY */
-	uint8_t sha[6];    /**< sender hardware address */
-	rte_be32_t spa;    /**< sender IPv4 address, network order */
-	uint8_t tha[6];    /**< target hardware address (0 in requests) */
-	rte_be32_t tpa;    /**< target IPv4 address, network order */
+	uint16_t op;	   /**< DPV_ARP_REQUEST or DPV_ARP_REPLY */
+	uint8_t sha[6];	   /**< sender hardware address */
+	rte_be32_t spa;	   /**< sender IPv4 address, network order */
+	uint8_t tha[6];	   /**< target hardware address (0 in requests) */
+	rte_be32_t tpa;	   /**< target IPv4 address, network order */
 };
 
 /**
@@ -118,8 +118,8 @@ struct dpv_nd {
 	uint16_t vlan_tci;
 	uint8_t src[16];    /**< IPv6 source */
 	uint8_t dst[16];    /**< IPv6 destination */
-	uint8_t type;       /**< DPV_ND_NS or DPV_ND_NA */
-	uint32_t flags;     /**< NA: DPV_ND_NA_* bits; NS: 0 */
+	uint8_t type;	    /**< DPV_ND_NS or DPV_ND_NA */
+	uint32_t flags;	    /**< NA: DPV_ND_NA_* bits; NS: 0 */
 	uint8_t target[16]; /**< target address */
 	bool has_lladdr;    /**< NS: source, NA: target link-layer option */
 	uint8_t lladdr[6];  /**< that option's MAC */

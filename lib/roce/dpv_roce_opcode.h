@@ -33,10 +33,10 @@ extern "C" {
 
 /** Transport part of an opcode (bits 7..5). */
 enum dpv_roce_transport {
-	DPV_ROCE_TR_RC = 0x00,  /**< reliable connected */
-	DPV_ROCE_TR_UC = 0x20,  /**< unreliable connected */
-	DPV_ROCE_TR_RD = 0x40,  /**< reliable datagram (not supported) */
-	DPV_ROCE_TR_UD = 0x60,  /**< unreliable datagram */
+	DPV_ROCE_TR_RC = 0x00,	/**< reliable connected */
+	DPV_ROCE_TR_UC = 0x20,	/**< unreliable connected */
+	DPV_ROCE_TR_RD = 0x40,	/**< reliable datagram (not supported) */
+	DPV_ROCE_TR_UD = 0x60,	/**< unreliable datagram */
 	DPV_ROCE_TR_CNP = 0x80, /**< congestion notification (RoCEv2) */
 	DPV_ROCE_TR_XRC = 0xa0, /**< extended reliable connected */
 };
@@ -74,27 +74,27 @@ enum dpv_roce_op {
 /** Extension headers, in wire order after the BTH. */
 enum dpv_roce_hdr_id {
 	DPV_HDR_XRCETH, /**< XRC requests */
-	DPV_HDR_DETH,   /**< UD */
-	DPV_HDR_RETH,   /**< WRITE first/only, READ request */
+	DPV_HDR_DETH,	/**< UD */
+	DPV_HDR_RETH,	/**< WRITE first/only, READ request */
 	DPV_HDR_ATMETH, /**< CmpSwap, FetchAdd */
-	DPV_HDR_AETH,   /**< ACK, READ response first/last/only, atomic ACK */
+	DPV_HDR_AETH,	/**< ACK, READ response first/last/only, atomic ACK */
 	DPV_HDR_ATMACK, /**< atomic ACK */
-	DPV_HDR_IMMDT,  /**< ... with immediate */
-	DPV_HDR_IETH,   /**< SEND with invalidate */
-	DPV_HDR_CNP,    /**< 16 reserved bytes of a CNP */
+	DPV_HDR_IMMDT,	/**< ... with immediate */
+	DPV_HDR_IETH,	/**< SEND with invalidate */
+	DPV_HDR_CNP,	/**< 16 reserved bytes of a CNP */
 	DPV_HDR_NUM
 };
 
 /* Header presence: bit n <=> enum dpv_roce_hdr_id n. */
-#define DPV_OPF_XRCETH (1u << DPV_HDR_XRCETH)
-#define DPV_OPF_DETH (1u << DPV_HDR_DETH)
-#define DPV_OPF_RETH (1u << DPV_HDR_RETH)
-#define DPV_OPF_ATMETH (1u << DPV_HDR_ATMETH)
-#define DPV_OPF_AETH (1u << DPV_HDR_AETH)
-#define DPV_OPF_ATMACK (1u << DPV_HDR_ATMACK)
-#define DPV_OPF_IMMDT (1u << DPV_HDR_IMMDT)
-#define DPV_OPF_IETH (1u << DPV_HDR_IETH)
-#define DPV_OPF_CNPH (1u << DPV_HDR_CNP)
+#define DPV_OPF_XRCETH (1u << DPV_HDR_XRCETH) /**< carries an XRCETH */
+#define DPV_OPF_DETH   (1u << DPV_HDR_DETH)   /**< carries a DETH */
+#define DPV_OPF_RETH   (1u << DPV_HDR_RETH)   /**< carries a RETH */
+#define DPV_OPF_ATMETH (1u << DPV_HDR_ATMETH) /**< carries an AtomicETH */
+#define DPV_OPF_AETH   (1u << DPV_HDR_AETH)   /**< carries an AETH */
+#define DPV_OPF_ATMACK (1u << DPV_HDR_ATMACK) /**< carries an AtomicAckETH */
+#define DPV_OPF_IMMDT  (1u << DPV_HDR_IMMDT)  /**< carries immediate data */
+#define DPV_OPF_IETH   (1u << DPV_HDR_IETH)   /**< carries an IETH */
+#define DPV_OPF_CNPH   (1u << DPV_HDR_CNP)    /**< carries the CNP body */
 /** All header-presence bits. */
 #define DPV_OPF_HDR_MASK ((1u << DPV_HDR_NUM) - 1)
 
@@ -147,7 +147,7 @@ enum dpv_roce_hdr_id {
 
 /** What one wire opcode means; see the file comment. */
 struct dpv_roce_opcode_info {
-	uint32_t mask;  /**< DPV_OPF_* bits, 0 for an invalid opcode */
+	uint32_t mask;	/**< DPV_OPF_* bits, 0 for an invalid opcode */
 	uint8_t length; /**< bytes of BTH + all extension headers */
 	/** Offset of each extension header from the start of the BTH;
 	 *  meaningful only where mask has the header's DPV_OPF_ bit. */

@@ -6,6 +6,7 @@
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_mbuf.h>
 #include <rte_udp.h>
 
 #include "dpv_roce_gid.h"
@@ -88,12 +89,19 @@ parse_ext(const uint8_t *bth, const struct dpv_roce_opcode_info *oi,
 			(const void *)(bth + oi->off[DPV_HDR_IETH]));
 }
 
-enum dpv_roce_rx_status
-dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
-	       struct dpv_roce_pkt *pkt)
+/* The headers must lie in the first seg_len bytes (contiguous); len is
+ * the whole frame; m is the mbuf chain when the frame is segmented. */
+#define NEED(n)                                                                \
+	do {                                                                   \
+		if ((n) > seg_len)                                             \
+			return DPV_ROCE_RX_SEG_HDRS;                           \
+	} while (0)
+
+static enum dpv_roce_rx_status
+parse_common(const uint8_t *f, uint32_t seg_len, uint32_t len,
+	     const struct rte_mbuf *m, uint32_t flags, struct dpv_roce_pkt *pkt)
 {
-	const uint8_t *f = frame;
-	const struct rte_ether_hdr *eth = frame;
+	const struct rte_ether_hdr *eth = (const void *)f;
 	const struct dpv_roce_opcode_info *oi;
 	const struct dpv_bth *bth;
 	const struct rte_udp_hdr *udp;
@@ -103,6 +111,7 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 
 	if (len < sizeof(*eth))
 		return DPV_ROCE_RX_TRUNC_L2;
+	NEED(sizeof(*eth));
 	memcpy(pkt->dmac, &eth->dst_addr, 6);
 	memcpy(pkt->smac, &eth->src_addr, 6);
 	etype = rte_be_to_cpu_16(eth->ether_type);
@@ -114,6 +123,7 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 
 		if (len < off + sizeof(*vh))
 			return DPV_ROCE_RX_TRUNC_L2;
+		NEED(off + sizeof(*vh));
 		pkt->vlan = true;
 		pkt->vlan_tci = rte_be_to_cpu_16(vh->vlan_tci);
 		etype = rte_be_to_cpu_16(vh->eth_proto);
@@ -128,6 +138,7 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 		pkt->ipv6 = false;
 		if (len < off + sizeof(*ip))
 			return DPV_ROCE_RX_TRUNC_L3;
+		NEED(off + sizeof(*ip));
 		if ((ip->version_ihl >> 4) != 4)
 			return DPV_ROCE_RX_IP_VERSION;
 		ihl = (ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) * 4u;
@@ -137,6 +148,7 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 		if (l3_len < ihl || off + l3_len > len ||
 		    (off + l3_len < len && len > ETH_MIN_NOFCS))
 			return DPV_ROCE_RX_IP_LEN;
+		NEED(off + ihl);
 		if (!(flags & DPV_ROCE_PARSE_NO_CSUM) &&
 		    rte_raw_cksum(ip, ihl) != 0xffff)
 			return DPV_ROCE_RX_IPV4_CSUM;
@@ -160,6 +172,7 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 		pkt->ipv6 = true;
 		if (len < off + sizeof(*ip))
 			return DPV_ROCE_RX_TRUNC_L3;
+		NEED(off + sizeof(*ip));
 		vtc = rte_be_to_cpu_32(ip->vtc_flow);
 		if ((vtc >> 28) != 6)
 			return DPV_ROCE_RX_IP_VERSION;
@@ -186,7 +199,10 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 	pkt->l4_off = (uint16_t)off;
 	pkt->frame_len = pkt->l3_off + l3_len;
 	udp = (const void *)(f + off);
-	if (l4_len < sizeof(*udp) || rte_be_to_cpu_16(udp->dgram_len) != l4_len)
+	if (l4_len < sizeof(*udp))
+		return DPV_ROCE_RX_UDP_LEN;
+	NEED(off + sizeof(*udp));
+	if (rte_be_to_cpu_16(udp->dgram_len) != l4_len)
 		return DPV_ROCE_RX_UDP_LEN;
 	pkt->sport = rte_be_to_cpu_16(udp->src_port);
 	pkt->dport = rte_be_to_cpu_16(udp->dst_port);
@@ -194,10 +210,17 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 	if (pkt->dport != DPV_ROCE_UDP_PORT)
 		return DPV_ROCE_RX_UDP_PORT;
 	if (pkt->udp_csum != 0 && !(flags & DPV_ROCE_PARSE_NO_CSUM)) {
-		int bad = pkt->ipv6 ? rte_ipv6_udptcp_cksum_verify(
-					      (const void *)(f + pkt->l3_off), udp)
-				    : rte_ipv4_udptcp_cksum_verify(
-					      (const void *)(f + pkt->l3_off), udp);
+		const void *l3 = f + pkt->l3_off;
+		int bad;
+
+		if (m != NULL)
+			bad = pkt->ipv6 ? rte_ipv6_udptcp_cksum_mbuf_verify(
+						  m, l3, pkt->l4_off)
+					: rte_ipv4_udptcp_cksum_mbuf_verify(
+						  m, l3, pkt->l4_off);
+		else
+			bad = pkt->ipv6 ? rte_ipv6_udptcp_cksum_verify(l3, udp)
+					: rte_ipv4_udptcp_cksum_verify(l3, udp);
 
 		if (bad)
 			return DPV_ROCE_RX_UDP_CSUM;
@@ -207,6 +230,7 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 
 	if (l4_len < sizeof(*bth) + DPV_ROCE_ICRC_LEN)
 		return DPV_ROCE_RX_TRUNC_BTH;
+	NEED(off + sizeof(*bth));
 	pkt->bth_off = (uint16_t)off;
 	bth = (const void *)(f + off);
 	pkt->opcode = dpv_bth_opcode(bth);
@@ -228,6 +252,7 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 		return DPV_ROCE_RX_OPCODE;
 	if (l4_len < (uint32_t)oi->length + DPV_ROCE_ICRC_LEN)
 		return DPV_ROCE_RX_TRUNC_EXT;
+	NEED(off + oi->length);
 	parse_ext((const uint8_t *)bth, oi, pkt);
 
 	data = l4_len - oi->length - DPV_ROCE_ICRC_LEN;
@@ -239,19 +264,46 @@ dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
 		return DPV_ROCE_RX_PAD;
 	pkt->payload_len = data - pkt->pad;
 
-	pkt->icrc = dpv_roce_icrc_get(f + pkt->l3_off, l3_len);
-	if (flags & DPV_ROCE_PARSE_NO_ICRC)
-		return DPV_ROCE_RX_OK;
-	if (flags & DPV_ROCE_PARSE_INPLACE) {
-		/* the caller said the frame is writable */
-		if (dpv_roce_icrc_calc_inplace((uint8_t *)(uintptr_t)f +
-						       pkt->l3_off,
-					       l3_len) != pkt->icrc)
+	if (m == NULL) {
+		pkt->icrc = dpv_roce_icrc_get(f + pkt->l3_off, l3_len);
+		if (!(flags & DPV_ROCE_PARSE_NO_ICRC) &&
+		    dpv_roce_icrc_calc(f + pkt->l3_off, l3_len) != pkt->icrc)
 			return DPV_ROCE_RX_ICRC;
-	} else if (dpv_roce_icrc_calc(f + pkt->l3_off, l3_len) != pkt->icrc) {
-		return DPV_ROCE_RX_ICRC;
+	} else {
+		uint8_t tmp[DPV_ROCE_ICRC_LEN];
+		const uint8_t *ic =
+			rte_pktmbuf_read(m, pkt->frame_len - DPV_ROCE_ICRC_LEN,
+					 sizeof(tmp), tmp);
+
+		pkt->icrc = dpv_roce_icrc_get(ic, DPV_ROCE_ICRC_LEN);
+		if (!(flags & DPV_ROCE_PARSE_NO_ICRC) &&
+		    dpv_roce_icrc_calc_mbuf(m, pkt->l3_off, l3_len) !=
+			    pkt->icrc)
+			return DPV_ROCE_RX_ICRC;
 	}
 	return DPV_ROCE_RX_OK;
+}
+
+#undef NEED
+
+enum dpv_roce_rx_status
+dpv_roce_parse(const void *frame, uint32_t len, uint32_t flags,
+	       struct dpv_roce_pkt *pkt)
+{
+	return parse_common(frame, len, len, NULL, flags, pkt);
+}
+
+enum dpv_roce_rx_status
+dpv_roce_parse_mbuf(const struct rte_mbuf *m, uint32_t flags,
+		    struct dpv_roce_pkt *pkt)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	if (m->next == NULL)
+		return parse_common(f, rte_pktmbuf_data_len(m),
+				    rte_pktmbuf_data_len(m), NULL, flags, pkt);
+	return parse_common(f, rte_pktmbuf_data_len(m), rte_pktmbuf_pkt_len(m),
+			    m, flags, pkt);
 }
 
 uint32_t
@@ -363,9 +415,9 @@ dpv_roce_build_hdrs(void *buf, uint32_t size, struct dpv_roce_pkt *pkt)
 	if (pkt->ipv6) {
 		struct rte_ipv6_hdr *ip = (void *)(f + off);
 
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 |
-						(uint32_t)pkt->tos << 20 |
-						(pkt->flow_label & 0xfffff));
+		ip->vtc_flow =
+			rte_cpu_to_be_32(6u << 28 | (uint32_t)pkt->tos << 20 |
+					 (pkt->flow_label & 0xfffff));
 		ip->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
 		ip->proto = IPPROTO_UDP;
 		ip->hop_limits = pkt->ttl;
@@ -392,8 +444,8 @@ dpv_roce_build_hdrs(void *buf, uint32_t size, struct dpv_roce_pkt *pkt)
 
 	udp = (void *)(f + off);
 	udp->src_port = rte_cpu_to_be_16(pkt->sport);
-	udp->dst_port = rte_cpu_to_be_16(pkt->dport ? pkt->dport
-						    : DPV_ROCE_UDP_PORT);
+	udp->dst_port =
+		rte_cpu_to_be_16(pkt->dport ? pkt->dport : DPV_ROCE_UDP_PORT);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)l4_len);
 	udp->dgram_cksum = rte_cpu_to_be_16(pkt->udp_csum);
 	off += sizeof(*udp);

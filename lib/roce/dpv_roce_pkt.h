@@ -24,8 +24,11 @@
  * IPv4 header has no options, its pad bytes are zero and it has no trailing
  * Ethernet padding (a parsed frame_len excludes that padding).
  *
- * Buffers are contiguous (one mbuf segment, or a linearised copy). All
- * functions are pure: they touch only the buffers and descriptor passed.
+ * dpv_roce_parse() and the builders work on contiguous buffers;
+ * dpv_roce_parse_mbuf() also accepts an mbuf chain whose first segment
+ * holds all the headers (see also dpv_roce_icrc_set_mbuf() for building
+ * into chains). All functions are pure: they touch only the buffers and
+ * descriptor passed.
  */
 
 #include <stdbool.h>
@@ -42,10 +45,12 @@ extern "C" {
 
 /**
  * Reasons to reject a received frame: X(ENUM_SUFFIX, "counter_name",
- * "description"). Order is the order of the checks in dpv_roce_parse().
+ * "description"). From TRUNC_L2 on, the order is the order of the checks
+ * in dpv_roce_parse(); SEG_HDRS comes only from dpv_roce_parse_mbuf().
  */
 #define DPV_ROCE_RX_STATUS_LIST(X)                                             \
 	X(OK, "ok", "valid RoCEv2 packet")                                     \
+	X(SEG_HDRS, "seg_hdrs", "headers not all in the first mbuf segment")   \
 	X(TRUNC_L2, "trunc_l2", "frame shorter than its Ethernet/VLAN header") \
 	X(NOT_IP, "not_ip", "EtherType is neither IPv4 nor IPv6")              \
 	X(TRUNC_L3, "trunc_l3", "frame shorter than its IP header")            \
@@ -66,15 +71,18 @@ extern "C" {
 	X(PAYLOAD_LEN, "payload_len",                                          \
 	  "payload not a multiple of 4 bytes, or present on an opcode "        \
 	  "without payload")                                                   \
-	X(PAD, "pad", "pad count not allowed for the opcode, or above the "    \
-		      "payload length")                                        \
+	X(PAD, "pad",                                                          \
+	  "pad count not allowed for the opcode, or above the "                \
+	  "payload length")                                                    \
 	X(ICRC, "icrc", "invariant CRC is wrong")
 
 #define DPV_ROCE_RX_ENUM_(e, n, d) DPV_ROCE_RX_##e,
 /** Result of dpv_roce_parse(); DPV_ROCE_RX_OK is 0. */
 enum dpv_roce_rx_status {
+	/* clang-format off */
 	DPV_ROCE_RX_STATUS_LIST(DPV_ROCE_RX_ENUM_)
 	DPV_ROCE_RX_STATUS_NUM /**< number of values */
+	/* clang-format on */
 };
 #undef DPV_ROCE_RX_ENUM_
 
@@ -111,9 +119,9 @@ struct dpv_roce_pkt {
 	uint16_t l4_off;      /**< offset of the UDP header */
 	uint16_t bth_off;     /**< offset of the BTH */
 	uint16_t payload_off; /**< offset of the payload (after all headers) */
-	uint32_t mask;        /**< dpv_roce_opcode(opcode)->mask */
-	uint8_t pad;          /**< BTH pad count */
-	uint32_t icrc;        /**< ICRC found (parse) or written (build) */
+	uint32_t mask;	      /**< dpv_roce_opcode(opcode)->mask */
+	uint8_t pad;	      /**< BTH pad count */
+	uint32_t icrc;	      /**< ICRC found (parse) or written (build) */
 
 	/* ---- payload ---- */
 	/** parse: points into the frame; build: bytes to copy (may be NULL
@@ -124,23 +132,24 @@ struct dpv_roce_pkt {
 	/* ---- Ethernet ---- */
 	uint8_t dmac[6];
 	uint8_t smac[6];
-	bool vlan;         /**< an 802.1Q tag follows the MAC addresses */
+	bool vlan;	   /**< an 802.1Q tag follows the MAC addresses */
 	uint16_t vlan_tci; /**< PCP (3) + DEI (1) + VID (12) */
 
 	/* ---- IP ---- */
-	bool ipv6;        /**< IPv6, else IPv4 */
+	bool ipv6;	  /**< IPv6, else IPv4 */
 	uint8_t sgid[16]; /**< source address as a GID (IPv4: ::ffff:a.b.c.d) */
 	uint8_t dgid[16]; /**< destination address as a GID */
-	uint8_t tos;      /**< IPv4 TOS / IPv6 traffic class (DSCP + ECN) */
-	uint8_t ttl;      /**< IPv4 TTL / IPv6 hop limit */
-	uint16_t ip_id;   /**< IPv4 identification */
+	uint8_t tos;	  /**< IPv4 TOS / IPv6 traffic class (DSCP + ECN) */
+	uint8_t ttl;	  /**< IPv4 TTL / IPv6 hop limit */
+	uint16_t ip_id;	  /**< IPv4 identification */
 	uint16_t ip_frag; /**< IPv4 flags + fragment offset (DF: 0x4000) */
 	uint32_t flow_label; /**< IPv6 flow label (20 bits) */
 
 	/* ---- UDP ---- */
-	uint16_t sport;    /**< source port (see dpv_roce_udp_sport()) */
-	uint16_t dport;    /**< destination port; 0 in build means 4791 */
-	uint16_t udp_csum; /**< checksum as on the wire (RoCEv2: 0), written as is */
+	uint16_t sport;	   /**< source port (see dpv_roce_udp_sport()) */
+	uint16_t dport;	   /**< destination port; 0 in build means 4791 */
+	uint16_t udp_csum; /**< checksum as on the wire (RoCEv2: 0), written as
+			      is */
 
 	/* ---- BTH ---- */
 	uint8_t opcode;
@@ -175,7 +184,7 @@ struct dpv_roce_pkt {
 		uint32_t qkey;
 		uint32_t sqp;
 	} deth;
-	rte_be32_t imm;     /**< ImmDt, network order */
+	rte_be32_t imm;	    /**< ImmDt, network order */
 	uint32_t ieth_rkey; /**< IETH */
 	uint32_t xrc_srqn;  /**< XRCETH */
 };
@@ -185,11 +194,6 @@ struct dpv_roce_pkt {
 /** dpv_roce_parse() flag: do not check IPv4 header / UDP checksums
  *  (e.g. the NIC already did). */
 #define DPV_ROCE_PARSE_NO_CSUM (1u << 1)
-
-/** dpv_roce_parse() flag: the frame is writable and no other thread reads
- *  it; compute the ICRC with dpv_roce_icrc_calc_inplace() (faster on
- *  large packets; the frame is unchanged on return). */
-#define DPV_ROCE_PARSE_INPLACE (1u << 2)
 
 /**
  * Validate a received Ethernet frame as a RoCEv2 packet and describe it.
@@ -215,7 +219,34 @@ struct dpv_roce_pkt {
  *   DPV_ROCE_RX_OK (0), or the first check that failed.
  */
 enum dpv_roce_rx_status dpv_roce_parse(const void *frame, uint32_t len,
-				       uint32_t flags, struct dpv_roce_pkt *pkt);
+				       uint32_t flags,
+				       struct dpv_roce_pkt *pkt);
+
+struct rte_mbuf;
+
+/**
+ * dpv_roce_parse() for a frame in an mbuf (single or multi-segment).
+ *
+ * The headers (Ethernet through the last extension header) must be in the
+ * first segment, else DPV_ROCE_RX_SEG_HDRS; the payload, pad and ICRC may
+ * be anywhere in the chain. The lengths are checked against the packet
+ * length (pkt_len); a non-zero UDP checksum and the ICRC are computed over
+ * the whole chain. pkt->payload points into the first segment: when the
+ * frame is segmented, payload_len bytes start at payload_off of the packet
+ * and may continue in the following segments (rte_pktmbuf_read()).
+ *
+ * @param m
+ *   The frame, from the destination MAC (first segment).
+ * @param flags
+ *   0 or DPV_ROCE_PARSE_* bits.
+ * @param pkt
+ *   Output, as for dpv_roce_parse().
+ * @return
+ *   DPV_ROCE_RX_OK (0), or the first check that failed.
+ */
+enum dpv_roce_rx_status dpv_roce_parse_mbuf(const struct rte_mbuf *m,
+					    uint32_t flags,
+					    struct dpv_roce_pkt *pkt);
 
 /**
  * Bytes of the frame dpv_roce_build() would make from pkt: headers +
