@@ -15,6 +15,7 @@
 #include <rte_string_fns.h>
 
 #include "dpv_port_conf.h"
+#include "dpv_roce_icrc.h"
 #include "port_eal.h"
 #include "port_int.h"
 
@@ -255,8 +256,12 @@ port_eal_start(const struct dpv_config *cfg)
 
 	if (eal_err != 0)
 		return eal_err;
-	if (eal_ours || rte_lcore_count() > 0)
+	if (eal_ours || rte_lcore_count() > 0) {
+		/* the application may have used rte_net_crc before its EAL was
+		 * up, which pins the scalar CRC; pick the vector one again */
+		dpv_roce_icrc_select_best();
 		return 0; /* ours already, or the application's */
+	}
 	argc = dpv_eal_argv_build(cfg->eal_args, cfg->workers, getpid(),
 				  eal_buf, sizeof(eal_buf), eal_argv,
 				  RTE_DIM(eal_argv), err, sizeof(err));
@@ -291,6 +296,7 @@ port_eal_start(const struct dpv_config *cfg)
 	}
 	eal_ours = true;
 	eal_pid = getpid();
+	dpv_roce_icrc_select_best();
 	return 0;
 }
 
