@@ -75,6 +75,37 @@ suite_teardown(void)
 	mp = NULL;
 }
 
+#define HOOK_KEYS 16
+static bool use_hook;
+static struct dpv_engine_key hook_keys[HOOK_KEYS];
+static unsigned hook_calls;
+
+static bool
+hook_lookup(void *arg, uint32_t key, struct dpv_engine_key *out)
+{
+	struct dpv_engine_key *tbl = arg;
+	uint32_t i = dpv_engine_key_index(key);
+
+	hook_calls++;
+	if (i >= HOOK_KEYS || !tbl[i].valid || tbl[i].key != key)
+		return false;
+	*out = tbl[i];
+	return true;
+}
+
+static int
+hook_invalidate(void *arg, uint32_t key, uint32_t pdn)
+{
+	struct dpv_engine_key *tbl = arg;
+	uint32_t i = dpv_engine_key_index(key);
+
+	if (i >= HOOK_KEYS || !tbl[i].valid || tbl[i].key != key ||
+	    tbl[i].pdn != pdn)
+		return -ENOENT;
+	tbl[i].valid = 0;
+	return 0;
+}
+
 static uint32_t
 reg(void *addr, size_t len, uint32_t access)
 {
@@ -87,6 +118,15 @@ reg(void *addr, size_t len, uint32_t access)
 		.pdn = PDN,
 	};
 
+	if (use_hook) {
+		/* the verbs layer's own table, reached through the hook */
+		if (next_key > HOOK_KEYS)
+			return 0;
+		k.valid = 1;
+		k.key = key;
+		hook_keys[dpv_engine_key_index(key)] = k;
+		return key;
+	}
 	if (dpv_engine_key_set(eng, key, &k) != 0)
 		return 0;
 	return key;
@@ -206,6 +246,13 @@ case_setup_mtu(enum ibv_qp_type type, enum ibv_mtu mtu, uint8_t rnr_retry)
 {
 	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 256};
 
+	if (use_hook) {
+		memset(hook_keys, 0, sizeof(hook_keys));
+		conf.key_lookup = hook_lookup;
+		conf.key_invalidate = hook_invalidate;
+		conf.key_lookup_arg = hook_keys;
+	}
+
 	memcpy(conf.mac, mac, 6);
 	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(0xc0000201));
 	next_key = 1;
@@ -284,6 +331,10 @@ setup_rc_rnr0(void)
 	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 0);
 }
 
+static int test_rc_write(void);
+static int test_rc_read(void);
+static int test_rc_local_inv(void);
+
 static void
 teardown(void)
 {
@@ -296,6 +347,37 @@ teardown(void)
 	if (use_srq)
 		dpv_mlx5_rq_fini(&srq);
 	use_srq = false;
+	use_hook = false;
+}
+
+static int
+setup_rc_hook(void)
+{
+	use_hook = true;
+	hook_calls = 0;
+	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7);
+}
+
+/* Keys from the verbs layer's table through dpv_engine_conf.key_lookup. */
+static int
+test_rc_key_hook(void)
+{
+	struct dpv_engine_key k = {.length = 1};
+	int ret;
+
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, 2 << 8, &k), -EOPNOTSUPP,
+			  "no own table with a hook");
+	ret = test_rc_write();
+	if (ret != TEST_SUCCESS)
+		return ret;
+	TEST_ASSERT(hook_calls >= 2, "local and remote keys looked up");
+	ret = test_rc_read();
+	if (ret != TEST_SUCCESS)
+		return ret;
+	ret = test_rc_local_inv();
+	if (ret != TEST_SUCCESS)
+		return ret;
+	return TEST_SUCCESS;
 }
 
 static int
@@ -337,17 +419,21 @@ post_recv(struct tqp *t, uint64_t wr_id, uint32_t off, uint32_t len)
 	return dpv_mlx5_post_recv(&t->rq, &wr, &bad);
 }
 
-/* Run the engine until one completion is on cq (bounded). */
+/* Run the engine until one completion is on cq (bounded: 3 s). */
 static int
 wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
 {
-	for (int i = 0; i < MAX_ITER; i++) {
+	uint64_t end = rte_get_timer_cycles() + 3 * rte_get_timer_hz();
+
+	for (int i = 0; i < MAX_ITER || rte_get_timer_cycles() < end; i++) {
 		int n = dpv_mlx5_cq_poll(cq, 1, wc, lookup, NULL);
 
 		if (n < 0)
 			return n;
 		if (n == 1)
 			return 0;
+		if (i >= MAX_ITER && rte_get_timer_cycles() >= end)
+			break;
 		dpv_engine_poll(eng, 32);
 	}
 	return -1;
@@ -358,6 +444,53 @@ fill(uint8_t *p, size_t n, uint8_t seed)
 {
 	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)(seed + i * 7);
+}
+
+static int
+test_key_cmds(void)
+{
+	struct dpv_engine_key k = {.addr = 4096, .length = 64, .iova = 4096};
+	uint32_t idx;
+
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, 0x100, &k), -EINVAL,
+			  "MLX5_INVALID_LKEY");
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, 256u << 8, &k), -EINVAL,
+			  "beyond max_keys");
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, 5 << 8, NULL), -EINVAL, "");
+	k.length = UINT64_MAX;
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, 5 << 8, &k), -EINVAL,
+			  "wraps");
+	k.length = 64;
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, 200 << 8 | 7, &k), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_key_clear(eng, 200 << 8 | 8), -ENOENT,
+			  "other variant");
+	TEST_ASSERT_EQUAL(dpv_engine_key_clear(eng, 200 << 8 | 7), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_key_clear(eng, 200 << 8 | 7), -ENOENT,
+			  "twice");
+	TEST_ASSERT_EQUAL(dpv_engine_key_alloc_index(eng, &idx), 0, "");
+	TEST_ASSERT(idx >= 2 && idx < 256, "%u", idx);
+	TEST_ASSERT_EQUAL(dpv_engine_key_alloc_index(eng, NULL), -EINVAL, "");
+	/* QP commands: argument checks */
+	struct dpv_engine_qp_init in = {.qpn = QPN_A, .type = IBV_QPT_RC};
+	struct ibv_qp_attr a = {0};
+
+	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EEXIST, "");
+	in.qpn = 1u << 24;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EINVAL, "24 bits");
+	in.qpn = 0x33;
+	in.type = IBV_QPT_XRC_SEND;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EINVAL, "XRC");
+	in.type = IBV_QPT_RC;
+	in.sq = &qa.sq;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EINVAL, "no CQ");
+	TEST_ASSERT_EQUAL(
+		dpv_engine_qp_modify(eng, 0x4444, &a, IBV_QP_STATE, NULL),
+		-ENOENT, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_AV, NULL),
+			  -EINVAL, "AV without a path");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, 0x4444), -ENOENT, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_A), IBV_QPS_RTS, "");
+	return TEST_SUCCESS;
 }
 
 static int
@@ -629,6 +762,48 @@ test_uc_send_write(void)
 	for (int i = 0; i < 10; i++)
 		dpv_engine_poll(eng, 32);
 	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 3000, "write");
+	return TEST_SUCCESS;
+}
+
+/* UC through a lossy wire: broken messages vanish, the others arrive
+ * whole, every send completes. */
+static int
+test_uc_loss(void)
+{
+	struct ibv_sge sge = {.length = 3000, .lkey = qa.key};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	struct ibv_wc wc;
+	int got = 0;
+
+	for (int m = 0; m < 30; m++)
+		TEST_ASSERT_EQUAL(post_recv(&qb, m, 4096, 4000), 0, "");
+	dpv_engine_inject_tx_loss(eng, 5);
+	for (int m = 0; m < 30; m++) {
+		fill(qa.buf, 3000, (uint8_t)m);
+		sge.addr = (uintptr_t)qa.buf;
+		wr.wr_id = m;
+		TEST_ASSERT_EQUAL(dpv_mlx5_post_send(&qa.sq, IBV_QPT_UC, QPN_A,
+						     &wr, &bad),
+				  0, "");
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "send %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		for (int i = 0; i < 4; i++)
+			dpv_engine_poll(eng, 32);
+		while (dpv_mlx5_cq_poll(&qb.rcq, 1, &wc, lookup, NULL) == 1) {
+			TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+			TEST_ASSERT_EQUAL(wc.byte_len, 3000,
+					  "whole messages only");
+			TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 4096, qa.buf, 3000,
+						  "message %d", m);
+			got++;
+		}
+	}
+	DPV_TEST_LOG("%d of 30 UC messages arrived", got);
+	TEST_ASSERT(got > 0 && got < 30, "some lost, some delivered");
 	return TEST_SUCCESS;
 }
 
@@ -975,6 +1150,46 @@ test_rc_thread(void)
 	return TEST_SUCCESS;
 }
 
+/* A deep pipeline of multi-packet WRITEs through a lossy wire. */
+static int
+test_rc_loss_pipeline(void)
+{
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+
+	dpv_engine_inject_tx_loss(eng, 7);
+	fill(qa.buf, 3000, 33);
+	for (int round = 0; round < 3; round++) {
+		for (int m = 0; m < 60; m++)
+			TEST_ASSERT_EQUAL(
+				post_send(&qa, IBV_WR_RDMA_WRITE, m, 0, 3000,
+					  (uintptr_t)qb.buf + 4096, qb.key),
+				0, "");
+		for (int m = 0; m < 60; m++) {
+			TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "write %d",
+					  m);
+			if (wc.status != IBV_WC_SUCCESS) {
+				dpv_engine_stats_get(eng, &st);
+				DPV_TEST_LOG("lost %" PRIu64
+					     ", retransmits %" PRIu64
+					     " seq naks %" PRIu64
+					     " dup %" PRIu64 " round %d",
+					     st.tx_drop_injected,
+					     st.retransmits, st.seq_naks_sent,
+					     st.dup_requests, round);
+			}
+			TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS,
+					  "write %d status %d", m, wc.status);
+			TEST_ASSERT_EQUAL(wc.wr_id, m, "in order");
+		}
+	}
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 4096, qa.buf, 3000, "");
+	dpv_engine_stats_get(eng, &st);
+	DPV_TEST_LOG("lost %" PRIu64 ", retransmits %" PRIu64,
+		     st.tx_drop_injected, st.retransmits);
+	return TEST_SUCCESS;
+}
+
 /* Every 5th frame is lost: go-back-N on sequence NAKs and timeouts. */
 static int
 test_rc_loss(void)
@@ -1074,6 +1289,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 	.teardown = suite_teardown,
 	.cases =
 		{
+			TEST_CASE_ST(setup_rc, teardown, test_key_cmds),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send_seg),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_write),
@@ -1086,6 +1302,8 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_rnr_exceeded),
 			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
 				     test_rc_loss),
+			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
+				     test_rc_loss_pipeline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),
@@ -1095,8 +1313,10 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send_inv),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_local_inv),
 			TEST_CASE_ST(setup_rc_srq, teardown, test_rc_srq),
+			TEST_CASE_ST(setup_rc_hook, teardown, test_rc_key_hook),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_thread),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_send_write),
+			TEST_CASE_ST(setup_uc, teardown, test_uc_loss),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_send),
 			TEST_CASES_END(),
 		},

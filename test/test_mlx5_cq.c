@@ -3,6 +3,7 @@
  * poll / owner bit / overrun), flush and arm/notify. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <endian.h>
 
@@ -489,6 +490,122 @@ test_flush(void)
 	return TEST_SUCCESS;
 }
 
+#define QPB 0x000654u
+
+static struct dpv_mlx5_rq rqb;
+
+static struct dpv_mlx5_wq *
+lookup_clean(void *arg, uint32_t qpn, bool recv)
+{
+	RTE_SET_USED(arg);
+	if (qpn == QPB)
+		return recv ? &rqb.wq : NULL;
+	if (qpn == QPN)
+		return recv ? &srq.wq : &sq.wq;
+	return NULL;
+}
+
+static int
+push_recv(struct dpv_mlx5_cq *c, uint32_t qpn, uint16_t ctr)
+{
+	struct dpv_cqe_info ci = {.is_recv = true,
+				  .opcode = IBV_WC_RECV,
+				  .qpn = qpn,
+				  .byte_len = 7,
+				  .wqe_counter = ctr};
+
+	return dpv_mlx5_cq_push(c, &ci);
+}
+
+/* QP reset/destroy: its CQEs leave the CQ, the others stay in order
+ * (across the ring's wrap), SRQ WQEs come back. */
+static int
+test_cq_clean(void)
+{
+	struct dpv_mlx5_cq c8;
+	struct dpv_recv_wr r[3];
+	struct dpv_cqe_info sci = {.opcode = IBV_WC_SEND, .qpn = QPN};
+	struct ibv_wc wc[8];
+	int i, n, rc = TEST_FAILED;
+
+	if (dpv_mlx5_cq_init(&c8, 7, SOCKET_ID_ANY) ||
+	    dpv_mlx5_rq_init(&rqb, 32, 1, SOCKET_ID_ANY))
+		goto out;
+	for (i = 0; i < 32; i++)
+		if (post_recv(&rqb, 100 + i, 1))
+			goto out;
+	/* move the indexes so that the interesting part wraps */
+	for (i = 0; i < 6; i++)
+		push_recv(&c8, QPB, 0);
+	if (dpv_mlx5_cq_poll(&c8, 8, wc, lookup_clean, NULL) != 6 ||
+	    wc[5].wr_id != 105)
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (post_recv(&srq, 10 + i, 1) || !dpv_mlx5_rq_fetch(&srq, &r[i]))
+			goto out;
+	/* B, A(srq), B, A(srq), A(send), B */
+	push_recv(&c8, QPB, 0);
+	push_recv(&c8, QPN, r[0].wqe_index);
+	push_recv(&c8, QPB, 0);
+	push_recv(&c8, QPN, r[1].wqe_index);
+	dpv_mlx5_cq_push(&c8, &sci);
+	push_recv(&c8, QPB, 0);
+
+	n = (int)dpv_mlx5_cq_clean(&c8, QPN, &srq);
+	if (n != 3) {
+		DPV_TEST_LOG("removed %d, want 3", n);
+		goto out;
+	}
+	if (be32toh(c8.dbrec[0]) != (c8.cons_index & 0xffffff)) {
+		DPV_TEST_LOG("consumer index not published");
+		goto out;
+	}
+	n = dpv_mlx5_cq_poll(&c8, 8, wc, lookup_clean, NULL);
+	if (n != 3) {
+		DPV_TEST_LOG("polled %d, want 3", n);
+		goto out;
+	}
+	for (i = 0; i < 3; i++)
+		if (wc[i].wr_id != (uint64_t)(106 + i) ||
+		    wc[i].status != IBV_WC_SUCCESS || wc[i].qp_num != QPB ||
+		    wc[i].byte_len != 7) {
+			DPV_TEST_LOG("wc %d: wr_id %" PRIu64 " qp 0x%x", i,
+				     wc[i].wr_id, wc[i].qp_num);
+			goto out;
+		}
+	if (dpv_mlx5_cq_poll(&c8, 8, wc, lookup_clean, NULL) != 0)
+		goto out;
+	/* nothing of the QP left: a second clean is a no-op */
+	if (dpv_mlx5_cq_clean(&c8, QPN, &srq) != 0)
+		goto out;
+	/* the two consumed SRQ WQEs are free again: 4 + 2 slots */
+	for (i = 0; i < 6; i++)
+		if (post_recv(&srq, 60 + i, 1)) {
+			DPV_TEST_LOG("SRQ WQE %d not given back", i);
+			goto out;
+		}
+	if (post_recv(&srq, 99, 1) != ENOMEM)
+		goto out;
+	/* producer and consumer still agree: a full lap fits, no more */
+	for (i = 0; i < 8; i++)
+		if (push_recv(&c8, QPB, 0)) {
+			DPV_TEST_LOG("push %d after clean failed", i);
+			goto out;
+		}
+	if (push_recv(&c8, QPB, 0) != ENOSPC)
+		goto out;
+	n = dpv_mlx5_cq_poll(&c8, 8, wc, lookup_clean, NULL);
+	if (n != 8 || wc[0].wr_id != 109 || wc[7].wr_id != 116) {
+		DPV_TEST_LOG("after clean: %d, %" PRIu64, n, wc[0].wr_id);
+		goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	dpv_mlx5_cq_fini(&c8);
+	dpv_mlx5_rq_fini(&rqb);
+	return rc;
+}
+
 static int
 test_arm_notify(void)
 {
@@ -664,6 +781,7 @@ static struct dpv_test_suite mlx5_cq_suite = {
 			TEST_CASE_ST(setup, teardown, test_cq_errors),
 			TEST_CASE_ST(setup, teardown, test_cq_wrap_overrun),
 			TEST_CASE_ST(setup, teardown, test_flush),
+			TEST_CASE_ST(setup, teardown, test_cq_clean),
 			TEST_CASE_ST(setup, teardown, test_arm_notify),
 			TEST_CASE_ST(setup, teardown, test_arm_doorbell),
 			TEST_CASE_ST(setup, teardown, test_dv_views),

@@ -286,6 +286,52 @@ test_bind_local_inv(void)
 	return TEST_SUCCESS;
 }
 
+/* max_wr = 1, one SGE: the ring must still take a memory-window bind
+ * (3 blocks), then max_post of them in a row. */
+static int
+test_sq_umr_room(void)
+{
+	struct ibv_mr mr = {.lkey = 0x4242};
+	struct ibv_mw mw = {.rkey = 0x1200, .type = IBV_MW_TYPE_2};
+	struct ibv_send_wr wr = {.wr_id = 1,
+				 .opcode = IBV_WR_BIND_MW,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_send_wr *bad = NULL;
+	struct dpv_mlx5_sq s;
+	unsigned int want[] = {1, 2, 5, 16};
+
+	wr.bind_mw.mw = &mw;
+	wr.bind_mw.rkey = 0x1201;
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.bind_info.addr = 0x10000;
+	wr.bind_mw.bind_info.length = 4096;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	for (unsigned int t = 0; t < RTE_DIM(want); t++) {
+		TEST_ASSERT_EQUAL(dpv_mlx5_sq_init(&s, want[t], 1, 0,
+						   SOCKET_ID_ANY),
+				  0, "init %u", want[t]);
+		TEST_ASSERT(s.wq.max_post >= want[t], "max_post %u",
+			    s.wq.max_post);
+		for (unsigned int i = 0; i < s.wq.max_post; i++) {
+			int rc = dpv_mlx5_post_send(&s, IBV_QPT_RC, QPN, &wr,
+						    &bad);
+
+			if (rc != 0) {
+				dpv_mlx5_sq_fini(&s);
+				TEST_ASSERT_EQUAL(rc, 0, "bind %u of %u: %d",
+						  i, want[t], rc);
+			}
+		}
+		dpv_mlx5_sq_fini(&s);
+	}
+	/* the largest ring still fits the block limit */
+	TEST_ASSERT_EQUAL(dpv_mlx5_sq_init(&s, 16384, 1, 0, SOCKET_ID_ANY), 0,
+			  "16384 WRs");
+	TEST_ASSERT(s.wq.max_post >= 16384, "");
+	dpv_mlx5_sq_fini(&s);
+	return TEST_SUCCESS;
+}
+
 static int
 test_inline_and_wrap(void)
 {
@@ -588,6 +634,7 @@ static struct dpv_test_suite mlx5_send_suite = {
 	.cases =
 		{
 			TEST_CASE(test_sq_init_caps),
+			TEST_CASE(test_sq_umr_room),
 			TEST_CASE_ST(sq_setup_small, sq_teardown,
 				     test_ctrl_bytes),
 			TEST_CASE_ST(sq_setup_small, sq_teardown,

@@ -802,6 +802,44 @@ case_qp_ex_post(void)
 
 /* ---- lifetime ---- */
 
+/* From the ring code, once it exists (qp.c calls it at destroy/RESET). */
+unsigned int dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
+			       struct dpv_mlx5_rq *srq) __attribute__((weak));
+
+/* CQEs of a destroyed QP that were not polled disappear with it. */
+static int
+case_destroy_cleans_cq(void)
+{
+	struct ibv_qp_init_attr_ex ia;
+	struct ibv_qp_attr a;
+	struct ibv_wc wc[4];
+	struct ibv_cq *c;
+	struct ibv_qp *qp, *keep;
+
+	if (!dpv_mlx5_cq_clean)
+		return TEST_SKIPPED; /* not in the ring code yet */
+	c = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(c, "");
+	init_attr(&ia, IBV_QPT_UD);
+	ia.send_cq = ia.recv_cq = c;
+	TEST_ASSERT_EQUAL(create_ex(&ia, &qp), 0, "");
+	TEST_ASSERT_EQUAL(create_ex(&ia, &keep), 0, "");
+	TEST_ASSERT_EQUAL(to_init(qp), 0, "");
+	TEST_ASSERT_EQUAL(to_init(keep), 0, "");
+	TEST_ASSERT_EQUAL(recv1(qp, 1), 0, "");
+	TEST_ASSERT_EQUAL(recv1(keep, 2), 0, "");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_ERR;
+	TEST_ASSERT_EQUAL(modify(qp, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(modify(keep, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "");
+	TEST_ASSERT_EQUAL(drain(c, wc, 4), 1, "only the live QP's flush");
+	TEST_ASSERT_EQUAL(wc[0].wr_id, 2, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(keep), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(c), 0, "");
+	return TEST_SUCCESS;
+}
+
 static int
 case_destroy_order(void)
 {
@@ -848,8 +886,10 @@ static int
 case_mcast(void)
 {
 	struct ibv_qp_init_attr_ex ia;
-	struct ibv_qp *ud, *rc;
+	struct dpv_device *dev = to_dctx(ctx)->dev;
+	struct ibv_qp *ud, *ud2, *rc;
 	union ibv_gid g6, g4, uni;
+	uint32_t members[4];
 
 	memset(&g6, 0, sizeof(g6));
 	g6.raw[0] = 0xff;
@@ -869,6 +909,7 @@ case_mcast(void)
 
 	init_attr(&ia, IBV_QPT_UD);
 	TEST_ASSERT_EQUAL(create_ex(&ia, &ud), 0, "");
+	TEST_ASSERT_EQUAL(create_ex(&ia, &ud2), 0, "");
 	init_attr(&ia, IBV_QPT_RC);
 	TEST_ASSERT_EQUAL(create_ex(&ia, &rc), 0, "");
 	TEST_ASSERT_EQUAL(ibv_attach_mcast(rc, &g6, 0), EINVAL, "UD only");
@@ -876,11 +917,27 @@ case_mcast(void)
 	TEST_ASSERT_EQUAL(ibv_attach_mcast(ud, &g6, 0), 0, "");
 	TEST_ASSERT_EQUAL(ibv_attach_mcast(ud, &g6, 0), 0, "twice: no-op");
 	TEST_ASSERT_EQUAL(ibv_attach_mcast(ud, &g4, 0), 0, "IPv4 group");
+	TEST_ASSERT_EQUAL(ibv_attach_mcast(ud2, &g4, 0), 0, "");
+	TEST_ASSERT_EQUAL(ibv_attach_mcast(ud2, &g4, 7), 0, "same group, other lid");
+	/* the engine's view: members per group */
+	TEST_ASSERT_EQUAL(dpv_qp_mcast_lookup(dev, g6.raw, members, 4), 1, "");
+	TEST_ASSERT_EQUAL(members[0], ud->qp_num, "");
+	TEST_ASSERT_EQUAL(dpv_qp_mcast_lookup(dev, g4.raw, members, 4), 2, "");
+	TEST_ASSERT(members[0] != members[1], "");
+	TEST_ASSERT_EQUAL(dpv_qp_mcast_lookup(dev, uni.raw, members, 4), 0, "");
+	TEST_ASSERT_EQUAL(ibv_detach_mcast(ud2, &g4, 0), 0, "");
+	TEST_ASSERT_EQUAL(dpv_qp_mcast_lookup(dev, g4.raw, members, 4), 2,
+			  "ud2 still attached through lid 7");
+	TEST_ASSERT_EQUAL(ibv_detach_mcast(ud2, &g4, 7), 0, "");
+	TEST_ASSERT_EQUAL(dpv_qp_mcast_lookup(dev, g4.raw, members, 4), 1, "");
+	TEST_ASSERT_EQUAL(members[0], ud->qp_num, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(ud2), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(ud), EBUSY, "attached");
 	TEST_ASSERT_EQUAL(ibv_detach_mcast(ud, &g6, 0), 0, "");
 	TEST_ASSERT_EQUAL(ibv_detach_mcast(ud, &g6, 0), EINVAL, "not attached");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(ud), EBUSY, "still one group");
 	TEST_ASSERT_EQUAL(ibv_detach_mcast(ud, &g4, 0), 0, "");
+	TEST_ASSERT_EQUAL(dpv_qp_mcast_lookup(dev, g4.raw, members, 4), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(ud), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(rc), 0, "");
 	return TEST_SUCCESS;
@@ -952,19 +1009,28 @@ case_xrc_recv(void)
 	return TEST_SUCCESS;
 }
 
-/* Two RC QPs of the device connected to each other: a SEND and an RDMA
- * WRITE complete (needs the device's engine). */
+/*
+ * Two QPs of the device connected to each other (needs the device's
+ * engine): a SEND and, on RC/UC, an RDMA WRITE complete with the data in
+ * place; on UD the receive carries the 40-byte GRH and the source QP.
+ */
 static int
-case_rc_loopback(void)
+loopback(enum ibv_qp_type t)
 {
+	const bool ud = t == IBV_QPT_UD;
+	const unsigned int grh = ud ? 40 : 0;
+	const int nsend = ud ? 1 : 2;
 	struct ibv_qp_init_attr_ex ia;
+	struct ibv_ah_attr aa;
 	struct ibv_cq *ca, *cb;
 	struct ibv_qp *qa, *qb;
+	struct ibv_ah *ah = NULL;
 	struct ibv_wc wc;
 	struct ibv_sge sge;
 	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
 	struct ibv_mr *rmr;
-	static uint8_t dst[256];
+	static uint8_t dst[512];
 	int i, got_a = 0, got_b = 0;
 
 	if (gid_index < 0 || to_dctx(ctx)->dev->engine == NULL)
@@ -974,7 +1040,7 @@ case_rc_loopback(void)
 	ca = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	cb = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	TEST_ASSERT(rmr && ca && cb, "");
-	init_attr(&ia, IBV_QPT_RC);
+	init_attr(&ia, t);
 	ia.send_cq = ia.recv_cq = ca;
 	TEST_ASSERT_EQUAL(create_ex(&ia, &qa), 0, "");
 	ia.send_cq = ia.recv_cq = cb;
@@ -985,33 +1051,51 @@ case_rc_loopback(void)
 		buf[i] = (uint8_t)(i * 7 + 1);
 	memset(dst, 0, sizeof(dst));
 	sge.addr = (uintptr_t)dst;
-	sge.length = 128;
+	sge.length = 128 + grh;
 	sge.lkey = rmr->lkey;
-	{
-		struct ibv_recv_wr rwr = {.wr_id = 42, .sg_list = &sge, .num_sge = 1};
-		struct ibv_recv_wr *rbad;
-
-		TEST_ASSERT_EQUAL(ibv_post_recv(qb, &rwr, &rbad), 0, "");
-	}
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = 42;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	TEST_ASSERT_EQUAL(ibv_post_recv(qb, &rwr, &rbad), 0, "");
 	TEST_ASSERT_EQUAL(to_rtr(qa, qb->qp_num), 0, "");
 	TEST_ASSERT_EQUAL(to_rtr(qb, qa->qp_num), 0, "");
 	TEST_ASSERT_EQUAL(to_rts(qa), 0, "");
 	TEST_ASSERT_EQUAL(to_rts(qb), 0, "");
-	TEST_ASSERT_EQUAL(post1(qa, 41), 0, "");
-	/* RDMA WRITE of 16 bytes at dst + 200 */
+
 	sge.addr = (uintptr_t)buf;
-	sge.length = 16;
+	sge.length = 64;
 	sge.lkey = mr->lkey;
 	memset(&swr, 0, sizeof(swr));
-	swr.wr_id = 43;
+	swr.wr_id = 41;
 	swr.sg_list = &sge;
 	swr.num_sge = 1;
-	swr.opcode = IBV_WR_RDMA_WRITE;
+	swr.opcode = IBV_WR_SEND;
 	swr.send_flags = IBV_SEND_SIGNALED;
-	swr.wr.rdma.remote_addr = (uintptr_t)dst + 200;
-	swr.wr.rdma.rkey = rmr->rkey;
+	if (ud) {
+		memset(&aa, 0, sizeof(aa));
+		aa.is_global = 1;
+		aa.grh.dgid = gid;
+		aa.grh.sgid_index = (uint8_t)gid_index;
+		aa.grh.hop_limit = 64;
+		aa.port_num = 1;
+		ah = ibv_create_ah(pd, &aa);
+		TEST_ASSERT_NOT_NULL(ah, "errno %d", errno);
+		swr.wr.ud.ah = ah;
+		swr.wr.ud.remote_qpn = qb->qp_num;
+		swr.wr.ud.remote_qkey = 0x11111111;
+	}
 	TEST_ASSERT_EQUAL(ibv_post_send(qa, &swr, &sbad), 0, "");
-	for (i = 0; i < 200000 && (got_a < 2 || got_b < 1); i++) {
+	if (!ud) {
+		/* RDMA WRITE of 16 bytes at dst + 200 */
+		sge.length = 16;
+		swr.wr_id = 43;
+		swr.opcode = IBV_WR_RDMA_WRITE;
+		swr.wr.rdma.remote_addr = (uintptr_t)dst + 200;
+		swr.wr.rdma.rkey = rmr->rkey;
+		TEST_ASSERT_EQUAL(ibv_post_send(qa, &swr, &sbad), 0, "");
+	}
+	for (i = 0; i < 200000 && (got_a < nsend || got_b < 1); i++) {
 		if (ibv_poll_cq(ca, 1, &wc) == 1) {
 			TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "wr %lu",
 					  (unsigned long)wc.wr_id);
@@ -1021,23 +1105,103 @@ case_rc_loopback(void)
 		if (ibv_poll_cq(cb, 1, &wc) == 1) {
 			TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 			TEST_ASSERT_EQUAL(wc.wr_id, 42, "");
-			TEST_ASSERT_EQUAL(wc.byte_len, 64, "");
+			TEST_ASSERT_EQUAL(wc.byte_len, 64 + grh, "");
 			TEST_ASSERT_EQUAL(wc.qp_num, qb->qp_num, "");
 			TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_RECV, "");
+			if (ud) {
+				TEST_ASSERT_EQUAL(wc.src_qp, qa->qp_num, "");
+				TEST_ASSERT(wc.wc_flags & IBV_WC_GRH, "");
+			}
 			got_b++;
 		}
 		if (i % 1000 == 999)
 			usleep(1000);
 	}
-	TEST_ASSERT_EQUAL(got_a, 2, "send completions");
+	TEST_ASSERT_EQUAL(got_a, nsend, "send completions");
 	TEST_ASSERT_EQUAL(got_b, 1, "receive completion");
-	TEST_ASSERT_BUFFERS_EQUAL(dst, buf, 64, "SEND payload");
-	TEST_ASSERT_BUFFERS_EQUAL(dst + 200, buf, 16, "WRITE payload");
+	TEST_ASSERT_BUFFERS_EQUAL(dst + grh, buf, 64, "SEND payload");
+	if (!ud)
+		TEST_ASSERT_BUFFERS_EQUAL(dst + 200, buf, 16, "WRITE payload");
+	if (ah)
+		TEST_ASSERT_EQUAL(ibv_destroy_ah(ah), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(qa), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(qb), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_cq(ca), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_cq(cb), 0, "");
 	TEST_ASSERT_EQUAL(ibv_dereg_mr(rmr), 0, "");
+	return TEST_SUCCESS;
+}
+
+static int
+case_rc_loopback(void)
+{
+	return loopback(IBV_QPT_RC);
+}
+
+static int
+case_uc_loopback(void)
+{
+	return loopback(IBV_QPT_UC);
+}
+
+static int
+case_ud_loopback(void)
+{
+	return loopback(IBV_QPT_UD);
+}
+
+/* The engine moves a QP to ERR on its own (retries exhausted towards a QP
+ * number nobody has): ibv_query_qp reports it, later posts are flushed. */
+static int
+case_engine_err(void)
+{
+	struct ibv_qp_init_attr_ex ia;
+	struct ibv_qp_attr a;
+	struct ibv_wc wc;
+	struct ibv_cq *c;
+	struct ibv_qp *qp;
+	int i, n = 0;
+
+	if (gid_index < 0 || to_dctx(ctx)->dev->engine == NULL)
+		return TEST_SKIPPED;
+	c = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(c, "");
+	init_attr(&ia, IBV_QPT_RC);
+	ia.send_cq = ia.recv_cq = c;
+	TEST_ASSERT_EQUAL(create_ex(&ia, &qp), 0, "");
+	TEST_ASSERT_EQUAL(to_init(qp), 0, "");
+	TEST_ASSERT_EQUAL(to_rtr(qp, 0xabcde), 0, "");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 8; /* ~1 ms */
+	a.retry_cnt = 1;
+	a.rnr_retry = 1;
+	a.max_rd_atomic = 1;
+	TEST_ASSERT_EQUAL(modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+						 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+						 IBV_QP_MAX_QP_RD_ATOMIC),
+			  0, "");
+	TEST_ASSERT_EQUAL(post1(qp, 1), 0, "");
+	for (i = 0; i < 200000 && n == 0; i++) {
+		n = ibv_poll_cq(c, 1, &wc);
+		if (i % 1000 == 999)
+			usleep(1000);
+	}
+	TEST_ASSERT_EQUAL(n, 1, "no completion");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_RETRY_EXC_ERR, "");
+	TEST_ASSERT_EQUAL(qstate(qp), IBV_QPS_ERR, "the engine moved it to ERR");
+	TEST_ASSERT_EQUAL(post1(qp, 2), 0, "");
+	n = drain(c, &wc, 1);
+	TEST_ASSERT_EQUAL(n, 1, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 2, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_WR_FLUSH_ERR, "");
+	/* ERR -> RESET -> INIT works from the engine's ERR too */
+	a.qp_state = IBV_QPS_RESET;
+	TEST_ASSERT_EQUAL(modify(qp, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(qstate(qp), IBV_QPS_RESET, "");
+	TEST_ASSERT_EQUAL(to_init(qp), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(c), 0, "");
 	return TEST_SUCCESS;
 }
 
@@ -1057,10 +1221,14 @@ static const struct dpv_test_suite qp_suite = {
 		TEST_CASE(case_flush_on_err),
 		TEST_CASE(case_qp_ex_post),
 		TEST_CASE(case_destroy_order),
+		TEST_CASE(case_destroy_cleans_cq),
 		TEST_CASE(case_mcast),
 		TEST_CASE(case_qpn_unique),
 		TEST_CASE(case_xrc_recv),
 		TEST_CASE(case_rc_loopback),
+		TEST_CASE(case_uc_loopback),
+		TEST_CASE(case_ud_loopback),
+		TEST_CASE(case_engine_err),
 		TEST_CASES_END(),
 	},
 };

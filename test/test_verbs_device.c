@@ -73,6 +73,18 @@ test_device_list(void)
 	}
 	ibv_free_device_list(l2);
 
+	/* every scan refreshes the port pointer (ports can be re-created by
+	 * dpv_port_fini() + dpv_port_init()): simulate a stale one */
+	struct dpv_device *d0 = to_ddev(devs[0]);
+	struct dpv_port *p0 = d0->port;
+
+	d0->port = NULL;
+	l2 = ibv_get_device_list(&n2);
+	TEST_ASSERT_NOT_NULL(l2, "third list");
+	ibv_free_device_list(l2);
+	TEST_ASSERT(d0->port == dpv_port_get(0), "port pointer refreshed");
+	d0->port = p0;
+
 	/* GUID: modified EUI-64 of the port MAC, network order */
 	TEST_ASSERT_EQUAL(dpv_port_query(dpv_port_get(0), &info), 0, "port");
 	uint64_t g = ibv_get_device_guid(devs[0]);

@@ -139,6 +139,42 @@ test_mr(void)
 	return TEST_SUCCESS;
 }
 
+/* No key may collide with MLX5_INVALID_LKEY (0x100), the receive-WQE
+ * scatter-list terminator: exhaust the whole key space to see every slot. */
+static int
+test_mr_key_space(void)
+{
+	static struct ibv_mr *mrs[DPV_CAP_MAX_MR];
+	unsigned int n = 0, bad = 0;
+	struct ibv_device_attr da;
+	int err = 0;
+
+	TEST_ASSERT_EQUAL(ibv_query_device(ctx, &da), 0, "query");
+	while (n < RTE_DIM(mrs)) {
+		errno = 0;
+		mrs[n] = ibv_reg_mr(pd, buf, 64, IBV_ACCESS_LOCAL_WRITE);
+		if (mrs[n] == NULL) {
+			err = errno;
+			break;
+		}
+		if (mrs[n]->lkey == 0x100 || mrs[n]->lkey >> 8 < 2)
+			bad++;
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		ibv_dereg_mr(mrs[i]);
+	TEST_ASSERT_EQUAL(err, ENOMEM, "key space ends with ENOMEM");
+	TEST_ASSERT(n > 0 && n <= (unsigned int)da.max_mr, "%u keys", n);
+	TEST_ASSERT_EQUAL(bad, 0, "keys colliding with MLX5_INVALID_LKEY");
+	/* and after the allocator wrapped around */
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 64, IBV_ACCESS_LOCAL_WRITE);
+
+	TEST_ASSERT_NOT_NULL(mr, "reg after wrap");
+	TEST_ASSERT(mr->lkey >> 8 >= 2, "key 0x%x", mr->lkey);
+	ibv_dereg_mr(mr);
+	return TEST_SUCCESS;
+}
+
 static int
 test_rereg_mr(void)
 {
@@ -192,8 +228,24 @@ test_mw(void)
 {
 	struct dpv_device *dev = to_dctx(ctx)->dev;
 	struct ibv_mw *w1, *w2;
+	struct ibv_device_attr da;
 	struct dpv_mkey k;
 
+	if (!DPV_CAP_MW) {
+		/* the engine cannot bind: no window is handed out */
+		TEST_ASSERT_EQUAL(ibv_query_device(ctx, &da), 0, "query");
+		TEST_ASSERT(!(da.device_cap_flags &
+			      (IBV_DEVICE_MEM_WINDOW |
+			       IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+			       IBV_DEVICE_MEM_WINDOW_TYPE_2B)),
+			    "no MEM_WINDOW flags");
+		TEST_ASSERT_EQUAL(da.max_mw, 0, "max_mw");
+		EXPECT_NULL_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_1), EOPNOTSUPP,
+				  "type 1");
+		EXPECT_NULL_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_2), EOPNOTSUPP,
+				  "type 2");
+		return TEST_SUCCESS;
+	}
 	w1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	w2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	TEST_ASSERT(w1 && w2, "alloc");
@@ -283,6 +335,14 @@ test_cq(void)
 	TEST_ASSERT_NOT_NULL(cq, "cqe 1");
 	TEST_ASSERT(cq->cqe >= 1 && cq->context == ctx, "fields");
 	TEST_ASSERT_EQUAL(ibv_poll_cq(cq, 1, &wc), 0, "empty");
+	/* the ring knows its CQ number (arm doorbell, mlx5dv view) */
+	ecq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(ecq, "second cq");
+	TEST_ASSERT(to_dcq(cq)->ring.cqn != 0 &&
+			    to_dcq(cq)->ring.cqn <= 0xffffff &&
+			    to_dcq(cq)->ring.cqn != to_dcq(ecq)->ring.cqn,
+		    "cqn %u %u", to_dcq(cq)->ring.cqn, to_dcq(ecq)->ring.cqn);
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ecq), 0, "destroy");
 	TEST_ASSERT_EQUAL(ibv_resize_cq(cq, 0), EINVAL, "resize to 0");
 	TEST_ASSERT_EQUAL(ibv_resize_cq(cq, a.max_cqe + 1), EINVAL,
 			  "resize beyond max_cqe");
@@ -429,9 +489,26 @@ test_xrc(void)
 	struct ibv_cq *cq;
 	struct ibv_srq *srq;
 	char path[] = "/tmp/dpv-xrcd-XXXXXX";
+	struct ibv_device_attr da;
 	uint32_t num = 0;
 	int fd;
 
+	if (!DPV_CAP_XRC) {
+		/* no XRC transport: say so everywhere, create nothing */
+		TEST_ASSERT_EQUAL(ibv_query_device(ctx, &da), 0, "query");
+		TEST_ASSERT(!(da.device_cap_flags & IBV_DEVICE_XRC),
+			    "IBV_DEVICE_XRC not offered");
+		EXPECT_NULL_ERRNO(ibv_open_xrcd(ctx, &xa), EOPNOTSUPP,
+				  "open_xrcd");
+		sx.attr.max_wr = 16;
+		sx.attr.max_sge = 1;
+		sx.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+		sx.srq_type = IBV_SRQT_XRC;
+		sx.pd = pd;
+		EXPECT_NULL_ERRNO(ibv_create_srq_ex(ctx, &sx), EOPNOTSUPP,
+				  "XRC SRQ");
+		return TEST_SUCCESS;
+	}
 	x = ibv_open_xrcd(ctx, &xa);
 	TEST_ASSERT_NOT_NULL(x, "open: %s", strerror(errno));
 	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
@@ -713,6 +790,7 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_pd),
 			TEST_CASE(test_mr),
 			TEST_CASE(test_rereg_mr),
+			TEST_CASE(test_mr_key_space),
 			TEST_CASE(test_mw),
 			TEST_CASE(test_cq),
 			TEST_CASE(test_cq_ex),

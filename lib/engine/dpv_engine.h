@@ -35,17 +35,30 @@
  * be called from any thread.
  *
  * Integration points for the verbs layer (lib/verbs):
- *   - ibv_open_device:      dpv_engine_create(port, NULL)   (one per device)
- *   - ibv_close_device:     dpv_engine_destroy()
- *   - ibv_reg_mr:           dpv_engine_key_set(lkey) (and rkey if != lkey)
- *   - ibv_dereg_mr:         dpv_engine_key_clear()
- *   - ibv_create_qp:        dpv_engine_qp_create()
- *   - ibv_modify_qp:        dpv_engine_qp_modify() after the attribute check
- *   - ibv_query_qp:         dpv_engine_qp_state() (the engine may have moved
- *                           the QP to ERR after an error completion)
- *   - ibv_destroy_qp:       dpv_engine_qp_destroy()
+ *   - device open:     dpv_engine_create(port, &conf) (one per device), with
+ *                      conf.key_lookup/key_invalidate if the verbs layer
+ *                      keeps the key table, conf.cq_event for channels;
+ *                      dpv_engine_thread_start() unless a worker lcore runs
+ *                      dpv_engine_poll() (the passive side of RDMA
+ *                      WRITE/READ/atomics makes no verbs calls)
+ *   - device close:    dpv_engine_destroy() (stops the thread)
+ *   - ibv_reg_mr:      dpv_engine_key_set(lkey) (and rkey if != lkey), or
+ *                      nothing with key_lookup. Never hand out the key
+ *                      0x100: it is MLX5_INVALID_LKEY, the end marker of
+ *                      an mlx5 receive WQE
+ *   - ibv_dereg_mr:    dpv_engine_key_clear()
+ *   - ibv_create_qp:   dpv_engine_qp_create()
+ *   - ibv_modify_qp:   dpv_engine_neigh_resolve() for the path's MAC at
+ *                      RTR, then dpv_engine_qp_modify() after the attribute
+ *                      check
+ *   - ibv_create_ah:   dpv_engine_neigh_resolve() for the AV's MAC (a zero
+ *                      MAC is resolved by the engine at send time instead,
+ *                      holding the UD send queue meanwhile)
+ *   - ibv_query_qp:    dpv_engine_qp_state() (the engine may have moved
+ *                      the QP to ERR after an error completion)
+ *   - ibv_destroy_qp:  dpv_engine_qp_destroy()
  *   - ibv_post_send/recv, ibv_poll_cq, ibv_get_cq_event:
- *                           post/poll the rings, then dpv_engine_progress()
+ *                      post/poll the rings, then dpv_engine_progress()
  *
  * Errors: functions returning int answer 0 or a negative errno.
  */
@@ -75,8 +88,8 @@ struct dpv_engine_conf {
 	uint16_t tx_queue; /**< port TX queue the engine sends on (default 0) */
 	uint32_t max_keys; /**< key table slots (default 4096, max 1<<24) */
 	uint32_t max_qps;  /**< QP contexts (default 1024) */
-	struct rte_mempool
-		*mp; /**< mbuf pool; default: dpv_port_mempool(port) */
+	/** mbuf pool; default: dpv_port_mempool(port) */
+	struct rte_mempool *mp;
 	/**
 	 * Local MAC used in frames when there is no port (internal loopback):
 	 * see dpv_engine_create().
@@ -162,24 +175,41 @@ unsigned dpv_engine_progress(struct dpv_engine *e);
 
 /**
  * Background progress: start a thread (a plain pthread, not an EAL lcore)
- * that calls dpv_engine_progress() in a loop, pausing while there is work
- * and sleeping idle_sleep_us between polls after 256 idle iterations.
- * For applications that block in ibv_get_cq_event(), or a verbs layer
- * that wants progress without the application polling. Application-driven
- * progress keeps working alongside (both use the try-lock).
+ * that calls dpv_engine_progress() in a loop; after 256 idle polls it
+ * sleeps between polls, 1, 2, 4 ... up to idle_sleep_us microseconds.
+ * Needed whenever the application does not call verbs while the peer
+ * works on its memory: the passive side of RDMA WRITE/READ/atomics (e.g.
+ * a perftest ib_write_bw server waits on its TCP socket), and programs
+ * that block in ibv_get_cq_event(). Application-driven progress keeps
+ * working alongside (both use the try-lock).
  *
+ * The threads are stopped at process exit (atexit) before the ports are.
+ *
+ * @param e
+ *   The engine.
  * @param idle_sleep_us
- *   Sleep when idle (0 = 50 us).
- * @return 0; -EALREADY if running; -EINVAL on NULL; -errno of
- *   pthread_create.
+ *   Longest sleep when idle (0 = 200 us).
+ * @return 0; -EALREADY if running; -EINVAL on NULL; -ENOSPC (32 engines
+ *   with threads); -errno of pthread_create.
  */
 int dpv_engine_thread_start(struct dpv_engine *e, unsigned idle_sleep_us);
 
 /** Stop the progress thread and wait for it (no-op if none). */
 void dpv_engine_thread_stop(struct dpv_engine *e);
 
-/** Take / release the engine lock (for a worker loop or the verbs layer). */
+/**
+ * Take the engine lock: a worker loop holds it around dpv_engine_poll().
+ * Do not call control commands (they take it too) while holding it.
+ * @param e
+ *   The engine.
+ */
 void dpv_engine_lock(struct dpv_engine *e);
+
+/**
+ * Release the engine lock.
+ * @param e
+ *   The engine.
+ */
 void dpv_engine_unlock(struct dpv_engine *e);
 
 /* ---------------------------------------------------------------- keys */
@@ -223,8 +253,9 @@ dpv_engine_key_index(uint32_t key)
  * @param k
  *   The description (its key and valid fields are ignored).
  * @return
- *   0; -EINVAL if e or k is NULL, the index is beyond max_keys, or
- *   addr + length wraps.
+ *   0; -EINVAL if e or k is NULL, the index is beyond max_keys, addr +
+ *   length wraps, or key is 0x100 (MLX5_INVALID_LKEY, unusable in receive
+ *   WQEs); -EOPNOTSUPP if the engine uses a key_lookup hook.
  */
 int dpv_engine_key_set(struct dpv_engine *e, uint32_t key,
 		       const struct dpv_engine_key *k);
@@ -236,8 +267,9 @@ int dpv_engine_key_set(struct dpv_engine *e, uint32_t key,
 int dpv_engine_key_clear(struct dpv_engine *e, uint32_t key);
 
 /**
- * Find a free key table index (a slot never set or cleared), for a verbs
- * layer that lets the engine choose keys: key = index << 8 | variant.
+ * Find a free key table index (a slot not holding a valid key), for a
+ * verbs layer that lets the engine choose keys: key = index << 8 |
+ * variant. Indexes 0 and 1 are never returned (0x100 is MLX5_INVALID_LKEY).
  * @return 0 and *index; -ENOSPC if the table is full; -EINVAL on NULL.
  */
 int dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index);
@@ -317,9 +349,13 @@ int dpv_engine_qp_state(struct dpv_engine *e, uint32_t qpn);
 int dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn);
 
 /**
- * Fault injection for tests: drop every n-th frame the engine transmits
- * (after building it, so PSNs advance as if it was lost on the wire).
- * @param every_n 0 turns it off.
+ * Fault injection for tests: drop on average one in every_n frames the
+ * engine transmits (after building it, so PSNs advance as if it was lost
+ * on the wire), chosen by a pseudo-random sequence restarted by each call.
+ * @param e
+ *   The engine.
+ * @param every_n
+ *   0 turns it off.
  */
 void dpv_engine_inject_tx_loss(struct dpv_engine *e, uint32_t every_n);
 
@@ -354,6 +390,7 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rx_drop_state)                                                       \
 	X(tx_drop_nombuf)                                                      \
 	X(tx_drop_injected)                                                    \
+	X(tx_drop_full)                                                        \
 	X(retransmits)                                                         \
 	X(rnr_naks_sent)                                                       \
 	X(rnr_naks_rcvd)                                                       \
@@ -384,7 +421,8 @@ int dpv_engine_stats_get(struct dpv_engine *e, struct dpv_engine_stats *out);
 uint32_t dpv_rnr_timer_us(uint8_t code);
 
 /**
- * Local ACK timeout of an RC QP: 4.096 us * 2^timeout, in nanoseconds.
+ * Local ACK timeout of an RC QP: 4.096 us * 2^timeout, in nanoseconds
+ * (the engine arms its timer with at least 1 ms).
  * @return nanoseconds; 0 for timeout == 0 (infinite, no retransmission
  *   timer); timeouts > 31 are clamped to 31.
  */

@@ -166,9 +166,18 @@ dpv_engine_tx_flush(struct dpv_engine *e)
 					    n - sent);
 	}
 	e->st.tx_pkts += sent;
-	for (uint16_t i = sent; i < n; i++)
-		rte_pktmbuf_free(e->tx[i]); /* RC recovers by retransmission */
-	e->ntx = 0;
+	/* what the port did not take waits for the next flush */
+	if (sent < n)
+		memmove(e->tx, e->tx + sent, (n - sent) * sizeof(e->tx[0]));
+	e->ntx = n - sent;
+}
+
+bool
+dpv_engine_tx_room(struct dpv_engine *e)
+{
+	if (e->ntx == DPV_ENGINE_TX_BURST)
+		dpv_engine_tx_flush(e);
+	return e->ntx < DPV_ENGINE_TX_BURST;
 }
 
 void
@@ -176,13 +185,20 @@ dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m)
 {
 	dpv_engine_finish(m);
 	e->work++;
-	if (e->loss_n && ++e->loss_cnt % e->loss_n == 0) {
+	/* fault injection: a fixed-seed LCG, so runs repeat but the losses
+	 * do not fall in step with the retransmission rounds */
+	if (e->loss_n && ((e->loss_cnt = e->loss_cnt * 1103515245u + 12345u) >>
+			  16) % e->loss_n ==
+				 0) {
 		e->st.tx_drop_injected++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (e->ntx == DPV_ENGINE_TX_BURST)
-		dpv_engine_tx_flush(e);
+	if (!dpv_engine_tx_room(e)) {
+		e->st.tx_drop_full++; /* RC recovers by retransmission */
+		rte_pktmbuf_free(m);
+		return;
+	}
 	e->tx[e->ntx++] = m;
 }
 
@@ -190,7 +206,7 @@ void
 dpv_engine_inject_tx_loss(struct dpv_engine *e, uint32_t every_n)
 {
 	e->loss_n = every_n;
-	e->loss_cnt = 0;
+	e->loss_cnt = 1;
 }
 
 static uint16_t
@@ -308,49 +324,102 @@ static void *
 progress_thread(void *arg)
 {
 	struct dpv_engine *e = arg;
-	unsigned idle = 0;
+	unsigned idle = 0, sleep_us = 1;
 
 	while (!e->thread_stop) {
 		if (dpv_engine_progress(e) != 0) {
 			idle = 0;
+			sleep_us = 1;
 			continue;
 		}
 		if (++idle < 256) {
 			rte_pause();
 			continue;
 		}
-		rte_delay_us_sleep(e->idle_us);
+		/* back off: 1, 2, 4 ... idle_us microseconds */
+		rte_delay_us_sleep(sleep_us);
+		if (sleep_us < e->idle_us)
+			sleep_us = RTE_MIN(sleep_us * 2, e->idle_us);
 	}
 	return NULL;
+}
+
+/*
+ * Progress threads must stop before the ports do: the port library stops
+ * them from a destructor at exit. atexit() handlers run before the
+ * destructors of shared libraries, so one handler stops every thread.
+ */
+#define MAX_THREADS 32
+static struct dpv_engine *threads[MAX_THREADS];
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool atexit_done;
+
+static void
+stop_all_threads(void)
+{
+	pthread_mutex_lock(&threads_lock);
+	for (unsigned i = 0; i < MAX_THREADS; i++) {
+		struct dpv_engine *e = threads[i];
+
+		if (e != NULL && e->thread_on) {
+			e->thread_stop = true;
+			pthread_join(e->thread, NULL);
+			e->thread_on = false;
+		}
+		threads[i] = NULL;
+	}
+	pthread_mutex_unlock(&threads_lock);
 }
 
 int
 dpv_engine_thread_start(struct dpv_engine *e, unsigned idle_sleep_us)
 {
+	unsigned slot;
 	int ret;
 
 	if (e == NULL)
 		return -EINVAL;
-	if (e->thread_on)
-		return -EALREADY;
-	e->idle_us = idle_sleep_us ? idle_sleep_us : 50;
+	pthread_mutex_lock(&threads_lock);
+	if (e->thread_on) {
+		ret = -EALREADY;
+		goto out;
+	}
+	for (slot = 0; slot < MAX_THREADS && threads[slot] != NULL; slot++)
+		;
+	if (slot == MAX_THREADS) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (!atexit_done && atexit(stop_all_threads) == 0)
+		atexit_done = true;
+	e->idle_us = idle_sleep_us ? idle_sleep_us : 200;
 	e->thread_stop = false;
-	ret = pthread_create(&e->thread, NULL, progress_thread, e);
+	ret = -pthread_create(&e->thread, NULL, progress_thread, e);
 	if (ret)
-		return -ret;
+		goto out;
 	pthread_setname_np(e->thread, "dpv-engine");
 	e->thread_on = true;
-	return 0;
+	threads[slot] = e;
+out:
+	pthread_mutex_unlock(&threads_lock);
+	return ret;
 }
 
 void
 dpv_engine_thread_stop(struct dpv_engine *e)
 {
-	if (e == NULL || !e->thread_on)
+	if (e == NULL)
 		return;
-	e->thread_stop = true;
-	pthread_join(e->thread, NULL);
-	e->thread_on = false;
+	pthread_mutex_lock(&threads_lock);
+	if (e->thread_on) {
+		e->thread_stop = true;
+		pthread_join(e->thread, NULL);
+		e->thread_on = false;
+	}
+	for (unsigned i = 0; i < MAX_THREADS; i++)
+		if (threads[i] == e)
+			threads[i] = NULL;
+	pthread_mutex_unlock(&threads_lock);
 }
 
 int
@@ -375,7 +444,7 @@ dpv_engine_key_set(struct dpv_engine *e, uint32_t key,
 	if (e->keys == NULL)
 		return -EOPNOTSUPP;
 	if (idx >= e->max_keys || k->addr + k->length < k->addr ||
-	    k->iova + k->length < k->iova)
+	    k->iova + k->length < k->iova || key == MLX5_INVALID_LKEY)
 		return -EINVAL;
 	rte_spinlock_lock(&e->lock);
 	e->keys[idx] = *k;
@@ -410,7 +479,7 @@ dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index)
 	if (e == NULL || index == NULL || e->keys == NULL)
 		return -EINVAL;
 	rte_spinlock_lock(&e->lock);
-	for (uint32_t i = 1; i < e->max_keys; i++) {
+	for (uint32_t i = 2; i < e->max_keys; i++) {
 		if (!e->keys[i].valid) {
 			*index = i;
 			ret = 0;

@@ -17,6 +17,7 @@
 	X(COMP_READ)                                                           \
 	X(COMP_ATOMIC)                                                         \
 	X(COMP_ACK_WQE)                                                        \
+	X(COMP_LOST)                                                           \
 	X(COMP_RETRY)                                                          \
 	X(COMP_RNR)                                                            \
 	X(COMP_ERROR)                                                          \
@@ -94,38 +95,57 @@ any_outstanding(struct dpv_eqp *qp)
 	return false;
 }
 
-/* Go back to WQE index i: everything from it is sent again. */
+/*
+ * Go back to WQE index i, PSN psn (go-back-N): the requester sends again
+ * from there. A SEND/WRITE resumes at the packet of psn (the responder
+ * keeps the state of a message in progress); a READ is asked again for
+ * the responses from psn on; everything after i is sent again whole.
+ */
 static void
-rewind_to(struct dpv_eqp *qp, uint32_t i)
+rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 {
 	struct dpv_eswqe *w = swqe_at(qp, i);
+	uint32_t end = qp->s_cur == i ? i + 1 : qp->s_cur;
+	bool resent = false;
 
-	for (uint32_t j = i; j != qp->s_cur; j++) {
+	for (uint32_t j = i; j != end; j++) {
 		struct dpv_eswqe *x = swqe_at(qp, j);
 
 		if (x->state == SWQE_SENT || x->state == SWQE_PENDING) {
+			resent |= x->sent > 0;
 			x->state = SWQE_PENDING;
 			x->sent = 0;
+			x->rd_skip = 0;
+			x->rewound = true;
 		}
 	}
-	if (qp->s_cur != i)
+	if (resent)
 		qp->e->st.retransmits++;
 	qp->s_cur = i;
 	qp->req.rd_out = 0;
-	if (w->checked)
-		qp->comp.psn = w->first_psn;
+	if (w->checked) {
+		int32_t k = dpv_psn_cmp(psn, w->first_psn);
+
+		if (k > 0 && (uint32_t)k < w->npkts) {
+			if (w->wr.opcode == IBV_WR_RDMA_READ)
+				w->rd_skip = (uint32_t)k;
+			else if (w->wr.opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
+				 w->wr.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD)
+				w->sent = (uint32_t)k;
+		} else {
+			psn = w->first_psn;
+		}
+		qp->comp.psn = psn;
+	}
 	qp->comp.deadline = 0;
 }
 
 static void
 restart_timer(struct dpv_eqp *qp)
 {
-	struct dpv_engine *e = qp->e;
-
 	if (qp->timeout && any_outstanding(qp))
 		qp->comp.deadline =
-			dpv_engine_now() +
-			dpv_ack_timeout_ns(qp->timeout) * e->hz / 1000000000ull;
+			dpv_engine_now() + dpv_engine_ack_cycles(qp);
 	else
 		qp->comp.deadline = 0;
 }
@@ -203,7 +223,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			 */
 			if (dpv_psn_cmp(pkt->psn, w->last_psn) > 0) {
 				state = is_rd_atomic(w->wr.opcode)
-						? COMP_RETRY
+						? COMP_LOST
 						: COMP_ACK_WQE;
 				break;
 			}
@@ -262,7 +282,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			uint64_t want;
 
 			if (pkt->psn != qp->comp.psn || k >= w->npkts) {
-				state = COMP_RETRY; /* out of order */
+				state = COMP_LOST; /* out of order */
 				break;
 			}
 			want = RTE_MIN((uint64_t)qp->mtu,
@@ -284,7 +304,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			uint64_t v = pkt->orig;
 
 			if (pkt->psn != w->first_psn) {
-				state = COMP_RETRY;
+				state = COMP_LOST;
 				break;
 			}
 			memcpy(w->host[0], &v, sizeof(v));
@@ -294,18 +314,39 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = COMP_DONE;
 			break;
 		}
+		case COMP_LOST:
+			/* a response is missing: go back once; the rest of the
+			 * old response stream still arriving is ignored until
+			 * progress or the ACK timer */
+			if (qp->comp.recovering) {
+				state = COMP_DONE;
+				break;
+			}
+			qp->comp.recovering = true;
+			state = COMP_RETRY;
+			break;
 		case COMP_RETRY:
-			if (w->state == SWQE_PENDING && w->sent == 0) {
+			if (w->state == SWQE_PENDING && w->rewound) {
 				state = COMP_DONE; /* already going again */
 				break;
 			}
+			/* a NAK past the PSN we waited for acknowledges the
+			 * packets before it: forward progress */
+			if (type == AETH_NAK && (pkt->flags & DPV_OPF_ACK) &&
+			    dpv_psn_cmp(pkt->psn, qp->comp.psn) > 0)
+				qp->comp.retry_left = qp->retry_cnt;
 			if (qp->comp.retry_left == 0) {
 				st = IBV_WC_RETRY_EXC_ERR;
 				state = COMP_ERROR;
 				break;
 			}
 			qp->comp.retry_left--;
-			rewind_to(qp, idx);
+			/* a NAK names the PSN to resume at; a lost response
+			 * is asked for again from the next one expected */
+			rewind_to(qp, idx,
+				  type == AETH_NAK && (pkt->flags & DPV_OPF_ACK)
+					  ? pkt->psn
+					  : qp->comp.psn);
 			state = COMP_DONE;
 			break;
 		case COMP_RNR:
@@ -317,7 +358,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			}
 			if (qp->rnr_retry != 7)
 				qp->comp.rnr_left--;
-			rewind_to(qp, idx);
+			rewind_to(qp, idx, pkt->psn);
 			qp->comp.rnr_until = dpv_engine_now() +
 					     (uint64_t)dpv_rnr_timer_us(
 						     pkt->syndrome & 0x1f) *
@@ -335,6 +376,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			break;
 		case COMP_DONE:
 			if (progress) {
+				qp->comp.recovering = false;
 				qp->comp.retry_left = qp->retry_cnt;
 				qp->comp.rnr_left = qp->rnr_retry;
 				restart_timer(qp);
@@ -368,7 +410,8 @@ dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
 		return;
 	}
 	qp->comp.retry_left--;
-	rewind_to(qp, idx);
+	qp->comp.recovering = true;
+	rewind_to(qp, idx, qp->comp.psn);
 }
 
 /* Complete finished WQEs in order; an error moves the QP to ERR. */

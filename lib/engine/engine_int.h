@@ -111,9 +111,11 @@ struct dpv_eswqe {
 	uint8_t state;		       /* enum dpv_eswqe_state */
 	bool checked;		       /* local keys checked, host[] valid */
 	uint32_t first_psn, last_psn, npkts;
-	uint32_t sent;	 /* packets sent */
-	uint32_t status; /* enum ibv_wc_status when SWQE_ERROR */
-	uint64_t orig;	 /* atomic: value returned */
+	uint32_t sent;	  /* packets sent */
+	uint32_t rd_skip; /* READ asked again: responses already here */
+	bool rewound;	  /* go-back-N: not sent again yet */
+	uint32_t status;  /* enum ibv_wc_status when SWQE_ERROR */
+	uint64_t orig;	  /* atomic: value returned */
 };
 
 /* The receive WQE the responder is filling. */
@@ -162,6 +164,7 @@ struct dpv_eqp {
 		uint8_t retry_left, rnr_left;
 		uint64_t deadline;  /* retransmission timer (tsc), 0 = off */
 		uint64_t rnr_until; /* RNR wait end (tsc), 0 = none */
+		bool recovering;    /* went back for a lost response */
 	} comp;
 	struct {
 		uint32_t epsn; /* next expected request PSN */
@@ -241,6 +244,7 @@ struct dpv_engine {
 struct dpv_eqp *dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn);
 void dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m);
 void dpv_engine_tx_flush(struct dpv_engine *e);
+bool dpv_engine_tx_room(struct dpv_engine *e);
 enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,
 					  struct dpv_eqp *qp, uint32_t key,
 					  uint64_t va, uint64_t len,
@@ -285,6 +289,23 @@ void dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now);
 void dpv_engine_comp_drain(struct dpv_eqp *qp);
 void dpv_engine_sq_flush(struct dpv_eqp *qp);
+
+/*
+ * The ACK timer in TSC cycles: 4.096 us * 2^timeout, but at least
+ * DPV_ENGINE_MIN_ACK_TIMEOUT_NS: a software responder's round trip takes
+ * longer than the shortest IBA timeouts (rxe's timer has jiffy
+ * granularity for the same reason).
+ */
+#define DPV_ENGINE_MIN_ACK_TIMEOUT_NS 1000000ull
+static inline uint64_t
+dpv_engine_ack_cycles(const struct dpv_eqp *qp)
+{
+	uint64_t ns = dpv_ack_timeout_ns(qp->timeout);
+
+	if (ns < DPV_ENGINE_MIN_ACK_TIMEOUT_NS)
+		ns = DPV_ENGINE_MIN_ACK_TIMEOUT_NS;
+	return ns * qp->e->hz / 1000000000ull;
+}
 
 static inline struct dpv_eswqe *
 swqe_at(struct dpv_eqp *qp, uint32_t i)

@@ -75,8 +75,10 @@ tx_frame(struct dpv_engine *e, const void *frame, int len)
 	}
 	memset(d, 0, RTE_MAX(len, 60));
 	memcpy(d, frame, len);
-	if (e->ntx == DPV_ENGINE_TX_BURST)
-		dpv_engine_tx_flush(e);
+	if (!dpv_engine_tx_room(e)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
 	e->tx[e->ntx++] = m;
 	e->work++;
 }

@@ -235,18 +235,21 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	struct dpv_engine_path udp;
 	const struct dpv_engine_path *path = &qp->path;
 	uint32_t k = w->sent, paylen = 0;
-	uint64_t off = (uint64_t)k * qp->mtu;
+	uint64_t off;
 	struct dpv_ehdr h = {0};
 	struct rte_mbuf *m;
 	uint8_t *payload;
 	uint32_t fl;
 
+	if (w->wr.opcode == IBV_WR_RDMA_READ)
+		k = w->rd_skip; /* the first response still wanted */
 	h.opcode = req_opcode(w, k);
 	if (qp->type == IBV_QPT_UC)
 		h.opcode |= DPV_ROCE_TR_UC;
 	else if (qp->type == IBV_QPT_UD)
 		h.opcode |= DPV_ROCE_TR_UD;
 	fl = OPF(h.opcode);
+	off = (uint64_t)k * qp->mtu;
 	h.psn = dpv_psn_add(w->first_psn, k);
 	h.dqpn = qp->dest_qpn;
 	h.ackreq = qp->type == IBV_QPT_RC && (fl & DPV_OPF_LAST);
@@ -255,9 +258,9 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 		paylen = (uint32_t)RTE_MIN((uint64_t)qp->mtu,
 					   w->wr.total_len - off);
 	if (fl & DPV_OPF_RETH) {
-		h.va = w->wr.remote_addr;
+		h.va = w->wr.remote_addr + off;
 		h.rkey = w->wr.rkey;
-		h.dmalen = (uint32_t)w->wr.total_len;
+		h.dmalen = (uint32_t)(w->wr.total_len - off);
 	}
 	if (fl & DPV_OPF_ATMETH) {
 		h.va = w->wr.remote_addr;
@@ -287,10 +290,10 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	if (paylen)
 		gather(w, off, payload, paylen);
 	dpv_engine_tx(e, m);
+	w->rewound = false;
 	if (qp->type == IBV_QPT_RC && qp->comp.deadline == 0 && qp->timeout)
 		qp->comp.deadline =
-			dpv_engine_now() +
-			dpv_ack_timeout_ns(qp->timeout) * e->hz / 1000000000ull;
+			dpv_engine_now() + dpv_engine_ack_cycles(qp);
 	return 0;
 }
 
@@ -401,10 +404,12 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			state = REQ_NEXT_WQE;
 			break;
 		case REQ_SEND_PKT:
-			if (*budget == 0)
+			/* back-pressure: the port's TX queue is full */
+			if (*budget == 0 || !dpv_engine_tx_room(qp->e))
 				return;
 			if (send_packet(qp, w) != 0)
-				return; /* no mbuf or no neighbour yet: next iteration */
+				return; /* no mbuf or no neighbour yet: next
+					   iteration */
 			(*budget)--;
 			w->sent++;
 			if (w->wr.opcode == IBV_WR_RDMA_READ ||

@@ -125,7 +125,8 @@ place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 	uint64_t off = qp->resp.rcv_off;
 
 	if (off + len > r->wr.total_len) {
-		ENGINE_LOG(DEBUG, "qp %u: %u bytes at %" PRIu64
+		ENGINE_LOG(DEBUG,
+			   "qp %u: %u bytes at %" PRIu64
 			   " overflow the receive WQE %u (%" PRIu64 " bytes)",
 			   qp->qpn, len, off, r->wr.wqe_index, r->wr.total_len);
 		return -1;

@@ -32,17 +32,25 @@ bool dpv_qp_xrc_enabled;
  * never produced. Readers index the slot and compare the number: no lock.
  */
 #define DPV_QPN_SLOT_BITS 14
-#define DPV_QPN_SLOTS (1u << DPV_QPN_SLOT_BITS)
-#define DPV_QPN_GEN_MASK ((1u << (24 - DPV_QPN_SLOT_BITS)) - 1)
+#define DPV_QPN_SLOTS	  (1u << DPV_QPN_SLOT_BITS)
+#define DPV_QPN_GEN_MASK  ((1u << (24 - DPV_QPN_SLOT_BITS)) - 1)
 
 _Static_assert(DPV_CAP_MAX_QP <= DPV_QPN_SLOTS, "QPN slots");
 
+/* A multicast group of the device and the QPs attached to it. */
+struct qp_mcast_grp {
+	uint8_t gid[16];
+	unsigned int n; /* 0: free entry */
+	uint32_t qpn[DPV_CAP_MAX_MCAST_QP_ATTACH];
+};
+
 struct qp_table {
-	pthread_mutex_t lock;    /* writers; also serializes flush producers */
+	pthread_mutex_t lock; /* writers; also serializes flush producers */
 	unsigned int hint;
 	unsigned int count;
 	struct dpv_qp *_Atomic slot[DPV_QPN_SLOTS];
 	uint16_t gen[DPV_QPN_SLOTS];
+	struct qp_mcast_grp grp[DPV_CAP_MAX_MCAST_GRP]; /* under lock */
 };
 
 static struct qp_table *
@@ -50,7 +58,8 @@ qp_table_get(struct dpv_device *dev)
 {
 	struct qp_table *t;
 
-	t = __atomic_load_n((struct qp_table **)&dev->qp_priv, __ATOMIC_ACQUIRE);
+	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
+			    __ATOMIC_ACQUIRE);
 	if (t != NULL)
 		return t;
 	pthread_mutex_lock(&dev->lock);
@@ -59,7 +68,8 @@ qp_table_get(struct dpv_device *dev)
 		t = calloc(1, sizeof(*t));
 		if (t != NULL) {
 			pthread_mutex_init(&t->lock, NULL);
-			t->hint = 2; /* QPNs 0 and 1 come from slots 0/1 gen 0 */
+			t->hint =
+				2; /* QPNs 0 and 1 come from slots 0/1 gen 0 */
 			__atomic_store_n((struct qp_table **)&dev->qp_priv, t,
 					 __ATOMIC_RELEASE);
 		}
@@ -134,7 +144,8 @@ dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn)
 
 	if (dev == NULL)
 		return NULL;
-	t = __atomic_load_n((struct qp_table **)&dev->qp_priv, __ATOMIC_ACQUIRE);
+	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
+			    __ATOMIC_ACQUIRE);
 	if (t == NULL || qpn > DPV_QP_24BIT_MASK)
 		return NULL;
 	qp = atomic_load_explicit(&t->slot[qpn & (DPV_QPN_SLOTS - 1)],
@@ -154,10 +165,22 @@ static void ring_cq_clean(struct dpv_qp *qp);
 #ifdef DPV_HAVE_MLX5_RING
 #include <rte_memory.h>
 
+/*
+ * RC, UC and XRC send queues also carry memory-window binds and local
+ * invalidations: a UMR WQE (control 16 + UMR control 48 + mkey context 64
+ * + KLM 64 bytes) must fit one WQE slot, as on mlx5. The ring sizes slots
+ * from max_sge / max_inline after a 64-byte header, so those QPs ask for
+ * at least this much inline room (the reported caps grow accordingly).
+ */
+#define QP_UMR_WQE_BYTES  192u
+#define QP_SQ_HDR_BYTES	  64u
+#define QP_UMR_MIN_INLINE (QP_UMR_WQE_BYTES - QP_SQ_HDR_BYTES - 4u)
+
 /* Allocate rings for qp->has_sq / qp->has_rq and report their sizes. */
 static int
 ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
-	   struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq, struct ibv_qp_cap *cap)
+	   struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq,
+	   struct ibv_qp_cap *cap)
 {
 	int rc;
 
@@ -165,9 +188,13 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 	memset(rq, 0, sizeof(*rq));
 	memset(cap, 0, sizeof(*cap));
 	if (qp->has_sq) {
+		enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
+		unsigned int inl = req->max_inline_data;
+
+		if (t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_XRC_SEND)
+			inl = RTE_MAX(inl, QP_UMR_MIN_INLINE);
 		rc = dpv_mlx5_sq_init(sq, RTE_MAX(req->max_send_wr, 1u),
-				      req->max_send_sge, req->max_inline_data,
-				      SOCKET_ID_ANY);
+				      req->max_send_sge, inl, SOCKET_ID_ANY);
 		if (rc)
 			return rc;
 		cap->max_send_wr = sq->wq.max_post;
@@ -374,8 +401,10 @@ eng_create(struct dpv_qp *qp)
 	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
 	int rc;
 
-	if (e == NULL || (t != IBV_QPT_RC && t != IBV_QPT_UC && t != IBV_QPT_UD))
-		return 0; /* an object only: no traffic (XRC in the engine: later) */
+	if (e == NULL ||
+	    (t != IBV_QPT_RC && t != IBV_QPT_UC && t != IBV_QPT_UD))
+		return 0; /* an object only: no traffic (XRC in the engine:
+			     later) */
 	memset(&in, 0, sizeof(in));
 	in.qpn = qp->qpex.qp_base.qp_num;
 	in.type = t;
@@ -424,7 +453,8 @@ eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	rc = dpv_gid_get(qp->qpex.qp_base.context, 1, ah->grh.sgid_index, &sgid);
+	rc = dpv_gid_get(qp->qpex.qp_base.context, 1, ah->grh.sgid_index,
+			 &sgid);
 	if (rc)
 		return EINVAL;
 	memcpy(p->sgid, sgid.raw, 16);
@@ -655,7 +685,7 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 			return EOPNOTSUPP; /* no XRC transport in the engine */
 		break;
 	case IBV_QPT_RAW_PACKET: /* the engine has no raw-packet path yet */
-	case IBV_QPT_DRIVER:     /* mlx5dv DC: not implemented */
+	case IBV_QPT_DRIVER:	 /* mlx5dv DC: not implemented */
 		return EOPNOTSUPP;
 	default:
 		return EINVAL;
@@ -684,10 +714,10 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 		if ((f & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) &&
 		    a->qp_type != IBV_QPT_UD)
 			return EINVAL; /* multicast is UD only */
-		if (f & (IBV_QP_CREATE_SCATTER_FCS |
-			 IBV_QP_CREATE_CVLAN_STRIPPING |
-			 IBV_QP_CREATE_SOURCE_QPN |
-			 IBV_QP_CREATE_PCI_WRITE_END_PADDING))
+		if (f &
+		    (IBV_QP_CREATE_SCATTER_FCS | IBV_QP_CREATE_CVLAN_STRIPPING |
+		     IBV_QP_CREATE_SOURCE_QPN |
+		     IBV_QP_CREATE_PCI_WRITE_END_PADDING))
 			return EOPNOTSUPP;
 	}
 	if (cm & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
@@ -1072,7 +1102,8 @@ ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
 static bool
 gid_is_mcast(const union ibv_gid *gid)
 {
-	static const uint8_t v4map[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t v4map[12] = {0, 0, 0, 0, 0,    0,
+					  0, 0, 0, 0, 0xff, 0xff};
 
 	if (memcmp(gid->raw, v4map, sizeof(v4map)) == 0)
 		return (gid->raw[12] & 0xf0) == 0xe0; /* 224.0.0.0/4 */
@@ -1091,6 +1122,83 @@ mcast_find(struct dpv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 	return -1;
 }
 
+static struct qp_mcast_grp *
+grp_find(struct qp_table *t, const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < DPV_CAP_MAX_MCAST_GRP; i++)
+		if (t->grp[i].n && memcmp(t->grp[i].gid, gid, 16) == 0)
+			return &t->grp[i];
+	return NULL;
+}
+
+/* Add qpn to the device's group gid. 0 or ENOMEM (device limits). */
+static int
+grp_join(struct qp_table *t, const uint8_t gid[16], uint32_t qpn)
+{
+	struct qp_mcast_grp *g;
+	unsigned int i;
+	int rc = 0;
+
+	pthread_mutex_lock(&t->lock);
+	g = grp_find(t, gid);
+	if (g == NULL) {
+		for (i = 0; i < DPV_CAP_MAX_MCAST_GRP && g == NULL; i++)
+			if (t->grp[i].n == 0)
+				g = &t->grp[i];
+		if (g != NULL)
+			memcpy(g->gid, gid, 16);
+	}
+	if (g == NULL || g->n >= DPV_CAP_MAX_MCAST_QP_ATTACH)
+		rc = ENOMEM;
+	else
+		g->qpn[g->n++] = qpn;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+static void
+grp_leave(struct qp_table *t, const uint8_t gid[16], uint32_t qpn)
+{
+	struct qp_mcast_grp *g;
+	unsigned int i;
+
+	pthread_mutex_lock(&t->lock);
+	g = grp_find(t, gid);
+	for (i = 0; g != NULL && i < g->n; i++)
+		if (g->qpn[i] == qpn) {
+			g->qpn[i] = g->qpn[--g->n];
+			break;
+		}
+	pthread_mutex_unlock(&t->lock);
+}
+
+unsigned int
+dpv_qp_mcast_lookup(struct dpv_device *dev, const uint8_t gid[16],
+		    uint32_t *qpns, unsigned int max)
+{
+	struct qp_table *t;
+	struct qp_mcast_grp *g;
+	unsigned int i, n = 0;
+
+	if (dev == NULL || gid == NULL)
+		return 0;
+	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
+			    __ATOMIC_ACQUIRE);
+	if (t == NULL)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	g = grp_find(t, gid);
+	if (g != NULL) {
+		n = g->n;
+		for (i = 0; i < n && i < max; i++)
+			qpns[i] = g->qpn[i];
+	}
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
 int
 ibv_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
 {
@@ -1102,14 +1210,25 @@ ibv_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
 		return EINVAL;
 	qp = to_dqp(ibqp);
 	pthread_mutex_lock(&qp->lock);
-	if (mcast_find(qp, gid, lid) >= 0)
+	if (mcast_find(qp, gid, lid) >= 0) {
 		rc = 0; /* already attached: nothing to do */
-	else if (qp->n_mcast >= DPV_QP_MAX_MCAST)
+	} else if (qp->n_mcast >= DPV_QP_MAX_MCAST) {
 		rc = ENOMEM;
-	else {
-		qp->mcast[qp->n_mcast].gid = *gid;
-		qp->mcast[qp->n_mcast].lid = lid;
-		qp->n_mcast++;
+	} else {
+		/* the device-wide group (once per QP and GID, whatever lid) */
+		bool other_lid = false;
+		unsigned int i;
+
+		for (i = 0; i < qp->n_mcast; i++)
+			if (memcmp(qp->mcast[i].gid.raw, gid->raw, 16) == 0)
+				other_lid = true;
+		if (!other_lid)
+			rc = grp_join(qp->dev->qp_priv, gid->raw, ibqp->qp_num);
+		if (rc == 0) {
+			qp->mcast[qp->n_mcast].gid = *gid;
+			qp->mcast[qp->n_mcast].lid = lid;
+			qp->n_mcast++;
+		}
 	}
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
@@ -1130,8 +1249,16 @@ ibv_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
 	if (i < 0) {
 		rc = EINVAL;
 	} else {
+		unsigned int j;
+		bool other_lid = false;
+
 		qp->mcast[i] = qp->mcast[qp->n_mcast - 1];
 		qp->n_mcast--;
+		for (j = 0; j < qp->n_mcast; j++)
+			if (memcmp(qp->mcast[j].gid.raw, gid->raw, 16) == 0)
+				other_lid = true;
+		if (!other_lid)
+			grp_leave(qp->dev->qp_priv, gid->raw, ibqp->qp_num);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	return rc;

@@ -45,34 +45,34 @@ struct dpv_qp_mcast {
 };
 
 struct dpv_qp {
-	struct ibv_qp_ex qpex;        /**< qpex.qp_base is the ibv_qp */
+	struct ibv_qp_ex qpex; /**< qpex.qp_base is the ibv_qp */
 	struct dpv_context *ctx;
 	struct dpv_device *dev;
-	struct dpv_pd *pd;            /**< NULL for XRC_RECV */
-	struct dpv_cq *scq, *rcq;     /**< NULL where the type has none */
+	struct dpv_pd *pd;	  /**< NULL for XRC_RECV */
+	struct dpv_cq *scq, *rcq; /**< NULL where the type has none */
 	struct dpv_srq *srq;
-	struct dpv_xrcd *xrcd;        /**< XRC_RECV only */
-	bool has_sq, has_rq;          /**< own rings (rq: false with an SRQ) */
-	bool is_ex;                   /**< created with SEND_OPS_FLAGS */
-	void *engine;                 /**< struct dpv_engine * running this QP
-					   (RC, UC, UD with a device engine),
-					   else NULL */
-	uint32_t create_flags;        /**< accepted IBV_QP_CREATE_* bits */
+	struct dpv_xrcd *xrcd; /**< XRC_RECV only */
+	bool has_sq, has_rq;   /**< own rings (rq: false with an SRQ) */
+	bool is_ex;	       /**< created with SEND_OPS_FLAGS */
+	void *engine;	       /**< struct dpv_engine * running this QP
+				    (RC, UC, UD with a device engine),
+				    else NULL */
+	uint32_t create_flags; /**< accepted IBV_QP_CREATE_* bits */
 	uint64_t send_ops_flags;
 	int sq_sig_all;
-	struct ibv_qp_cap cap;        /**< actual capacities */
-	struct ibv_qp_cap req_cap;    /**< requested (to rebuild at RESET) */
+	struct ibv_qp_cap cap;	   /**< actual capacities */
+	struct ibv_qp_cap req_cap; /**< requested (to rebuild at RESET) */
 
-	pthread_mutex_t lock;         /**< control path */
-	struct ibv_qp_attr attr;      /**< current attributes (ibv_query_qp) */
+	pthread_mutex_t lock;	 /**< control path */
+	struct ibv_qp_attr attr; /**< current attributes (ibv_query_qp) */
 	pthread_spinlock_t sq_lock;
 	pthread_spinlock_t rq_lock;
 
 	unsigned int n_mcast;
 	struct dpv_qp_mcast mcast[DPV_QP_MAX_MCAST];
 
-	bool wr_active;               /**< ibv_qp_ex: between wr_start and
-					   wr_complete/wr_abort (sq_lock held) */
+	bool wr_active; /**< ibv_qp_ex: between wr_start and
+			     wr_complete/wr_abort (sq_lock held) */
 #ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_sq sq;
 	struct dpv_mlx5_rq rq;
@@ -113,6 +113,27 @@ extern bool dpv_qp_xrc_enabled;
  *   The QP, or NULL if no QP has this number.
  */
 struct dpv_qp *dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn);
+
+/**
+ * The QPs of a device attached to a multicast group (ibv_attach_mcast),
+ * for the engine's delivery of a UD packet sent to destination QP
+ * 0xffffff and a multicast GID: each member gets a copy. Takes the
+ * device's QP table lock (a mutex; never held while taking the engine
+ * lock, so the engine may call this with its own lock held).
+ *
+ * @param dev
+ *   Device.
+ * @param gid
+ *   Multicast GID (16 bytes, network order).
+ * @param qpns
+ *   Receives up to max QP numbers.
+ * @param max
+ *   Room in qpns.
+ * @return
+ *   Number of members (may exceed max; 0 for an unknown group).
+ */
+unsigned int dpv_qp_mcast_lookup(struct dpv_device *dev, const uint8_t gid[16],
+				 uint32_t *qpns, unsigned int max);
 
 /**
  * Complete every outstanding WQE of the QP's send queue and own receive

@@ -14,12 +14,15 @@
 
 /* The optional sets that repeat across types. */
 #define CONN_PATH_OPT (A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX))
-#define CONN_RTS_OPT  (A(CUR_STATE) | A(ALT_PATH) | A(ACCESS_FLAGS) | A(PATH_MIG_STATE))
-#define INIT_CONN     (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
-#define INIT_UD       (A(PKEY_INDEX) | A(PORT) | A(QKEY))
-#define RTR_CONN      (A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN))
-#define RD_RESP       (A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER))
-#define RTS_REQ_RC    (A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) | A(SQ_PSN) | A(MAX_QP_RD_ATOMIC))
+#define CONN_RTS_OPT                                                           \
+	(A(CUR_STATE) | A(ALT_PATH) | A(ACCESS_FLAGS) | A(PATH_MIG_STATE))
+#define INIT_CONN (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
+#define INIT_UD	  (A(PKEY_INDEX) | A(PORT) | A(QKEY))
+#define RTR_CONN  (A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN))
+#define RD_RESP	  (A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER))
+#define RTS_REQ_RC                                                             \
+	(A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) | A(SQ_PSN) |                \
+	 A(MAX_QP_RD_ATOMIC))
 
 /*
  * One row per transition that exists for a type, besides "any state ->
@@ -35,7 +38,10 @@ struct qp_trans_row {
 	int opt;
 };
 
-#define ROW(t, c, n, r, o) {IBV_QPT_##t, IBV_QPS_##c, IBV_QPS_##n, (r), (o)}
+#define ROW(t, c, n, r, o)                                                     \
+	{                                                                      \
+		IBV_QPT_##t, IBV_QPS_##c, IBV_QPS_##n, (r), (o)                \
+	}
 
 static const struct qp_trans_row qp_trans_rows[] = {
 	/* RC */
@@ -110,9 +116,9 @@ static const struct qp_trans_row qp_trans_rows[] = {
 	ROW(XRC_RECV, RTS, SQD, 0, A(EN_SQD_ASYNC_NOTIFY)),
 	ROW(XRC_RECV, SQD, RTS, 0, CONN_RTS_OPT | A(MIN_RNR_TIMER)),
 	ROW(XRC_RECV, SQD, SQD, 0,
-	    A(PORT) | A(AV) | A(TIMEOUT) | A(MAX_DEST_RD_ATOMIC) |
-		    A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX) |
-		    A(MIN_RNR_TIMER) | A(PATH_MIG_STATE)),
+	    A(PORT) | A(AV) | A(TIMEOUT) | A(MAX_DEST_RD_ATOMIC) | A(ALT_PATH) |
+		    A(ACCESS_FLAGS) | A(PKEY_INDEX) | A(MIN_RNR_TIMER) |
+		    A(PATH_MIG_STATE)),
 };
 
 static bool
@@ -223,7 +229,8 @@ check_values(int mask, const struct ibv_qp_attr *a,
 	    (a->path_mtu < IBV_MTU_256 || a->path_mtu > lim->max_mtu ||
 	     a->path_mtu > IBV_MTU_4096))
 		return EINVAL;
-	if ((mask & A(MAX_QP_RD_ATOMIC)) && a->max_rd_atomic > lim->max_rd_atomic)
+	if ((mask & A(MAX_QP_RD_ATOMIC)) &&
+	    a->max_rd_atomic > lim->max_rd_atomic)
 		return EINVAL;
 	if ((mask & A(MAX_DEST_RD_ATOMIC)) &&
 	    a->max_dest_rd_atomic > lim->max_dest_rd_atomic)
@@ -317,7 +324,7 @@ const char *
 dpv_qp_state_str(enum ibv_qp_state s)
 {
 	static const char *const names[] = {"RESET", "INIT", "RTR", "RTS",
-					    "SQD", "SQE", "ERR"};
+					    "SQD",   "SQE",  "ERR"};
 
 	return qp_state_known(s) ? names[s] : "?";
 }

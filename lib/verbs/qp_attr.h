@@ -29,14 +29,14 @@
 
 /** Device and port limits that attribute values are checked against. */
 struct dpv_qp_limits {
-	uint8_t phys_port_cnt;       /**< valid ports: 1..phys_port_cnt */
-	uint16_t pkey_tbl_len;       /**< valid pkey_index: 0..len-1 */
-	uint32_t gid_tbl_len;        /**< valid sgid_index: 0..len-1 */
-	uint64_t gid_valid;          /**< bit i set: GID index i is populated */
-	enum ibv_mtu max_mtu;        /**< largest path_mtu accepted */
-	uint32_t max_rd_atomic;      /**< max_qp_init_rd_atom of the device */
+	uint8_t phys_port_cnt;	     /**< valid ports: 1..phys_port_cnt */
+	uint16_t pkey_tbl_len;	     /**< valid pkey_index: 0..len-1 */
+	uint32_t gid_tbl_len;	     /**< valid sgid_index: 0..len-1 */
+	uint64_t gid_valid;	     /**< bit i set: GID index i is populated */
+	enum ibv_mtu max_mtu;	     /**< largest path_mtu accepted */
+	uint32_t max_rd_atomic;	     /**< max_qp_init_rd_atom of the device */
 	uint32_t max_dest_rd_atomic; /**< max_qp_rd_atom of the device */
-	bool roce;                   /**< Ethernet link layer: AV needs a GRH */
+	bool roce;		     /**< Ethernet link layer: AV needs a GRH */
 };
 
 /** Attribute mask bits dpverbs never accepts (no automatic path migration). */

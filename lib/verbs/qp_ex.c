@@ -54,8 +54,7 @@ wr_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr)
 }
 
 static void
-wr_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr,
-		  __be32 imm)
+wr_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr, __be32 imm)
 {
 	if (op(x, IBV_WR_RDMA_WRITE_WITH_IMM)) {
 		dpv_mlx5_wr_rdma(xsq(x), rkey, addr);
@@ -99,7 +98,8 @@ wr_bind_mw(struct ibv_qp_ex *x, struct ibv_mw *mw, uint32_t rkey,
 {
 	if (mw == NULL || info == NULL) {
 		/* let the ring record the error: an op it refuses */
-		dpv_mlx5_wr_op(xsq(x), x->wr_id, x->wr_flags, (enum ibv_wr_opcode)-1);
+		dpv_mlx5_wr_op(xsq(x), x->wr_id, x->wr_flags,
+			       (enum ibv_wr_opcode) - 1);
 		return;
 	}
 	if (op(x, IBV_WR_BIND_MW))

@@ -54,12 +54,30 @@
 #define DPV_CAP_MAX_PKEYS	    1
 #define DPV_CAP_LOCAL_CA_ACK_DELAY  15
 
+/**
+ * Memory windows: 0 while the engine cannot execute a bind (BIND_MW work
+ * requests end in IBV_WC_LOC_QP_OP_ERR): ibv_alloc_mw answers EOPNOTSUPP,
+ * max_mw is 0 and no MEM_WINDOW flag is reported. Set to 1 together with
+ * the engine support (IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B
+ * are then reported).
+ */
+#define DPV_CAP_MW 0
+/**
+ * XRC: 0 while the engine has no XRC transport (XRC QPs answer
+ * EOPNOTSUPP): ibv_open_xrcd answers EOPNOTSUPP, max_xrcds is 0 and
+ * IBV_DEVICE_XRC is not reported.
+ */
+#define DPV_CAP_XRC 0
+
 /** device_cap_flags we really honour (no resize-max-wr, no APM). */
 #define DPV_CAP_DEVICE_FLAGS                                                   \
 	(IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |                 \
 	 IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |               \
-	 IBV_DEVICE_N_NOTIFY_CQ | IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_XRC |     \
-	 IBV_DEVICE_MEM_MGT_EXTENSIONS | IBV_DEVICE_MEM_WINDOW_TYPE_2B)
+	 IBV_DEVICE_N_NOTIFY_CQ | IBV_DEVICE_MEM_MGT_EXTENSIONS |              \
+	 (DPV_CAP_MW ? IBV_DEVICE_MEM_WINDOW |                                 \
+			       IBV_DEVICE_MEM_WINDOW_TYPE_2B                   \
+		     : 0) |                                                    \
+	 (DPV_CAP_XRC ? IBV_DEVICE_XRC : 0))
 
 /** Atomics are done in software serialized per device: HCA-wide atomic. */
 #define DPV_CAP_ATOMIC IBV_ATOMIC_HCA

@@ -121,7 +121,8 @@ wait_event(struct ibv_comp_channel *channel)
 	unsigned int spins = 0;
 	int fl;
 
-	if (dev->progress == NULL)
+	/* a progress thread signals the fd: just block on it */
+	if (dev->progress == NULL || dev->progress_thr != NULL)
 		return 0;
 	fl = fcntl(channel->fd, F_GETFL);
 	if (fl < 0 || (fl & O_NONBLOCK))
@@ -490,6 +491,15 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		return NULL;
 	}
 	cq->vcq.cq.cqe = (int)cq->ring.cqe;
+	/* CQ numbers only name the CQ in its arm doorbell and in the
+	 * mlx5dv view: unique per process, 24 bits, never 0 */
+	static atomic_uint next_cqn;
+	uint32_t cqn;
+
+	do {
+		cqn = (atomic_fetch_add(&next_cqn, 1) + 1) & 0xffffff;
+	} while (cqn == 0);
+	cq->ring.cqn = cqn;
 #else
 	cq->vcq.cq.cqe = cqe;
 #endif

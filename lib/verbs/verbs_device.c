@@ -55,7 +55,7 @@ device_new(unsigned int idx)
 	}
 	for (unsigned int i = 0; i < DPV_CAP_MAX_MR; i++)
 		rte_seqlock_init(&dev->mkeys[i].lock);
-	dev->mkey_hint = 1;
+	dev->mkey_hint = 2; /* see mkey_alloc() */
 	dev->port = port;
 	dev->index = idx;
 	dev->guid_be = guid_from_mac(info.mac);
@@ -103,6 +103,10 @@ devices_scan(void)
 
 	if (n > RTE_DIM(g_devs))
 		n = RTE_DIM(g_devs);
+	/* ports may have been released and re-created (dpv_port_fini() then
+	 * dpv_port_init()): never keep a stale pointer */
+	for (unsigned int i = 0; i < g_ndevs; i++)
+		g_devs[i]->port = dpv_port_get(i);
 	for (unsigned int i = g_ndevs; i < n; i++) {
 		struct dpv_device *dev = device_new(i);
 

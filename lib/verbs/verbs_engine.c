@@ -5,11 +5,20 @@
  * table and raises completion events through the verbs CQ objects.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_pause.h>
 
 #include "dpv_engine.h"
+#include "dpv_port.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 
@@ -55,10 +64,255 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 }
 #endif
 
+/*
+ * Background progress (DPV_PROGRESS=thread, the default). One plain
+ * pthread per device keeps the engine running while the application
+ * sleeps (ibv_get_cq_event, a TCP exchange, ...), so the stack answers ARP
+ * and acknowledges traffic at any time. It is adaptive:
+ *   - while the application busy-polls (many dpv_poll_cq / post calls in a
+ *     window) it leaves the engine to that thread and sleeps, so a process
+ *     never spins two threads;
+ *   - otherwise it polls hot as long as there was work in the last
+ *     PROG_HOT_US, then sleeps with an exponential back-off up to
+ *     PROG_IDLE_MAX_US, and PROG_DEEP_US once idle for PROG_DEEP_AFTER_MS
+ *     (an idle process costs about nothing: ~0.3 % of a core).
+ * Both sides use the engine's try-lock: whoever gets it polls.
+ */
+#define PROG_HOT_US 2000      /* keep polling this long after work */
+#define PROG_IDLE_MAX_US 1000 /* longest idle sleep */
+#define PROG_DEEP_AFTER_MS 1000 /* idle this long: */
+#define PROG_DEEP_US 10000	/* sleep this long */
+#define PROG_WIN_US 100	      /* window that measures application polling */
+#define PROG_APP_CALLS 16     /* calls per window that mean "app polls" */
+#define PROG_APP_SLEEP_US 500 /* sleep while the application polls */
+#define PROG_MAX_THREADS 16
+
+struct dpv_progress_thr {
+	struct dpv_engine *e;
+	pthread_t tid;
+	atomic_uint_fast64_t app_calls; /* application progress calls */
+	atomic_bool stop;
+	bool running; /* the thread exists */
+};
+
+static struct dpv_progress_thr *prog_threads[PROG_MAX_THREADS];
+static unsigned int prog_nthreads;
+static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+prog_sleep_us(unsigned int us)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)us * 1000};
+
+	nanosleep(&ts, NULL);
+}
+
+static void *
+progress_main(void *arg)
+{
+	struct dpv_progress_thr *t = arg;
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t hot = hz / 1000000 * PROG_HOT_US;
+	uint64_t win = hz / 1000000 * PROG_WIN_US;
+	uint64_t deep = hz / 1000 * PROG_DEEP_AFTER_MS;
+	uint64_t idle_since = 0;
+	uint64_t last_work = 0, win_start = rte_rdtsc(), win_calls = 0;
+	unsigned int sleep_us = 0;
+	bool app_busy = false;
+
+	/* short sleeps should be short: 10 us of timer slack */
+	prctl(PR_SET_TIMERSLACK, 10000UL, 0, 0, 0);
+	while (!atomic_load_explicit(&t->stop, memory_order_relaxed)) {
+		uint64_t now = rte_rdtsc();
+
+		if (now - win_start >= win) {
+			uint64_t c = atomic_load_explicit(
+				&t->app_calls, memory_order_relaxed);
+
+			app_busy = c - win_calls >= PROG_APP_CALLS;
+			win_calls = c;
+			win_start = now;
+		}
+		if (app_busy) {
+			sleep_us = 0;
+			last_work = 0;
+			prog_sleep_us(PROG_APP_SLEEP_US);
+			continue;
+		}
+		if (dpv_engine_progress(t->e) != 0) {
+			last_work = now;
+			sleep_us = 0;
+			continue;
+		}
+		if (last_work != 0 && now - last_work < hot) {
+			rte_pause();
+			continue;
+		}
+		if (sleep_us == 0)
+			idle_since = now;
+		sleep_us = sleep_us ? sleep_us * 2 : 1;
+		if (sleep_us > PROG_IDLE_MAX_US)
+			sleep_us = now - idle_since > deep ? PROG_DEEP_US
+							   : PROG_IDLE_MAX_US;
+		prog_sleep_us(sleep_us);
+	}
+	return NULL;
+}
+
+/*
+ * At exit, before the port's destructor closes the ports: stop the
+ * threads, then keep every engine running until it has been quiet for
+ * PROG_LINGER_QUIET_MS (at most PROG_LINGER_MAX_MS), so that the last ACKs
+ * leave and the peer reads them before the link goes down (a memif peer
+ * drops what is still in the rings when we disconnect).
+ */
+#define PROG_LINGER_QUIET_MS 5
+#define PROG_LINGER_MAX_MS 100
+
+__attribute__((destructor)) static void
+progress_fini(void)
+{
+	uint64_t hz, start, quiet;
+	unsigned int i;
+
+	pthread_mutex_lock(&prog_lock);
+	for (i = 0; i < prog_nthreads; i++) {
+		if (!prog_threads[i]->running)
+			continue;
+		atomic_store(&prog_threads[i]->stop, true);
+		pthread_join(prog_threads[i]->tid, NULL);
+		prog_threads[i]->running = false;
+	}
+	if (prog_nthreads > 0) {
+		hz = rte_get_tsc_hz();
+		start = quiet = rte_rdtsc();
+		while (rte_rdtsc() - quiet < hz / 1000 * PROG_LINGER_QUIET_MS &&
+		       rte_rdtsc() - start < hz / 1000 * PROG_LINGER_MAX_MS) {
+			unsigned int work = 0;
+
+			for (i = 0; i < prog_nthreads; i++)
+				work += dpv_engine_progress(prog_threads[i]->e);
+			if (work != 0)
+				quiet = rte_rdtsc();
+			else
+				prog_sleep_us(100);
+		}
+	}
+	for (i = 0; i < prog_nthreads; i++) {
+		free(prog_threads[i]);
+		prog_threads[i] = NULL;
+	}
+	prog_nthreads = 0;
+	pthread_mutex_unlock(&prog_lock);
+}
+
+/*
+ * DPV_PROGRESS: "thread" or "app". Default: a thread when the library
+ * started EAL (standalone); in embedded mode the application owns EAL and
+ * tears it down (dpv_port_fini(), rte_eal_cleanup()) whenever it likes, so
+ * only its own calls make progress there and "thread" is ignored.
+ */
+static int
+progress_mode_thread(bool *thread)
+{
+	const char *v = getenv("DPV_PROGRESS");
+	bool owned = dpv_port_eal_owned();
+
+	*thread = owned;
+	if (v == NULL || *v == '\0')
+		return 0;
+	if (strcasecmp(v, "app") == 0) {
+		*thread = false;
+		return 0;
+	}
+	if (strcasecmp(v, "thread") == 0) {
+		if (!owned)
+			VERBS_LOG(NOTICE, "DPV_PROGRESS=thread ignored: the "
+				  "application owns EAL (embedded mode)");
+		return 0;
+	}
+	VERBS_LOG(ERR, "DPV_PROGRESS=%s: want thread or app", v);
+	return EINVAL;
+}
+
+/* Register the device's engine for the exit linger; start its thread. */
+static int
+progress_register(struct dpv_device *dev, bool thread)
+{
+	struct dpv_progress_thr *t;
+	char name[16];
+	int rc;
+
+	pthread_mutex_lock(&prog_lock);
+	if (prog_nthreads == PROG_MAX_THREADS) {
+		pthread_mutex_unlock(&prog_lock);
+		return ENOSPC;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		pthread_mutex_unlock(&prog_lock);
+		return ENOMEM;
+	}
+	t->e = dev->engine;
+	atomic_init(&t->app_calls, 0);
+	atomic_init(&t->stop, false);
+	prog_threads[prog_nthreads++] = t;
+	if (thread) {
+		rc = pthread_create(&t->tid, NULL, progress_main, t);
+		if (rc != 0) {
+			pthread_mutex_unlock(&prog_lock);
+			return rc;
+		}
+		snprintf(name, sizeof(name), "dpv-prog-%u", dev->index);
+		pthread_setname_np(t->tid, name);
+		t->running = true;
+		dev->progress_thr = t;
+	}
+	pthread_mutex_unlock(&prog_lock);
+	return 0;
+}
+
 static void
 engine_progress(struct dpv_device *dev)
 {
+	struct dpv_progress_thr *t = dev->progress_thr;
+
+	if (t != NULL)
+		atomic_fetch_add_explicit(&t->app_calls, 1,
+					  memory_order_relaxed);
 	dpv_engine_progress(dev->engine);
+}
+
+/*
+ * DPV_LINK_WAIT_MS=N: opening a device waits up to N ms for its link (a
+ * memif port is down until the peer process connects; tools such as
+ * perftest refuse a port that is not ACTIVE when they start).
+ */
+static void
+link_wait(struct dpv_device *dev)
+{
+	const char *v = getenv("DPV_LINK_WAIT_MS");
+	struct dpv_port_info info;
+	unsigned long ms, waited = 0;
+	char *end;
+
+	if (v == NULL || *v == '\0' || dev->port == NULL)
+		return;
+	errno = 0;
+	ms = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || ms > 600000) {
+		VERBS_LOG(ERR, "DPV_LINK_WAIT_MS=%s: want 0..600000", v);
+		return;
+	}
+	while (dpv_port_query(dev->port, &info) == 0 && !info.link_up) {
+		if (waited >= ms) {
+			VERBS_LOG(WARNING, "%s: link still down after %lu ms",
+				  dev->vdev.device.name, ms);
+			return;
+		}
+		prog_sleep_us(10000);
+		waited += 10;
+	}
 }
 
 int
@@ -66,9 +320,15 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 {
 	struct dpv_engine_conf conf;
 	struct dpv_engine *e;
+	bool thread;
+	int rc;
 
 	if (dev->engine != NULL)
 		return 0;
+	link_wait(dev);
+	rc = progress_mode_thread(&thread);
+	if (rc != 0)
+		return rc;
 	memset(&conf, 0, sizeof(conf));
 	conf.max_keys = DPV_CAP_MAX_MR;
 	conf.max_qps = DPV_CAP_MAX_QP;
@@ -85,7 +345,16 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 		return rte_errno ? rte_errno : ENOMEM;
 	}
 	dev->engine = e;
-	/* application-driven progress: verbs calls run the engine */
+	/* verbs calls (poll_cq, posting, get_cq_event) run the engine too */
 	dev->progress = engine_progress;
+	/* embedded: the application tears EAL down, nothing may run after */
+	if (!dpv_port_eal_owned())
+		return 0;
+	rc = progress_register(dev, thread);
+	if (rc != 0 && thread)
+		VERBS_LOG(WARNING,
+			  "%s: no progress thread (%s): progress only inside "
+			  "verbs calls",
+			  dev->vdev.device.name, strerror(rc));
 	return 0;
 }

@@ -156,6 +156,11 @@ struct dpv_device {
 	 */
 	void (*progress)(struct dpv_device *dev);
 	void *engine;  /**< struct dpv_engine * of the device */
+	/**
+	 * Background progress thread state (verbs_engine.c), NULL in
+	 * application-driven mode (DPV_PROGRESS=app).
+	 */
+	struct dpv_progress_thr *progress_thr;
 	int socket_id; /**< NUMA socket for rings */
 };
 

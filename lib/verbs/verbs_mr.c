@@ -26,10 +26,12 @@ mkey_alloc(struct dpv_device *dev, const struct dpv_mkey *val, uint32_t *key)
 	unsigned int idx = 0;
 
 	pthread_mutex_lock(&dev->lock);
-	for (unsigned int n = 0; n < DPV_CAP_MAX_MR - 1; n++) {
+	/* slots 0 and 1 are never used: key 0x100 (index 1, variant 0) is
+	 * MLX5_INVALID_LKEY, the end marker of mlx5 scatter lists */
+	for (unsigned int n = 0; n < DPV_CAP_MAX_MR - 2; n++) {
 		unsigned int i = dev->mkey_hint;
 
-		dev->mkey_hint = i + 1 >= DPV_CAP_MAX_MR ? 1 : i + 1;
+		dev->mkey_hint = i + 1 >= DPV_CAP_MAX_MR ? 2 : i + 1;
 		if (dev->mkeys[i].k.type == DPV_MKEY_FREE) {
 			idx = i;
 			break;
@@ -408,6 +410,10 @@ dpv_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
 	uint32_t key;
 	int rc;
 
+	if (!DPV_CAP_MW) {
+		errno = EOPNOTSUPP; /* see verbs_caps.h */
+		return NULL;
+	}
 	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
 		errno = EINVAL;
 		return NULL;

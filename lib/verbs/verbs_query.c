@@ -153,13 +153,13 @@ fill_device_attr(struct dpv_device *dev, struct ibv_device_attr *a)
 	a->max_sge_rd = DPV_CAP_MAX_SGE_RD;
 	a->max_cq = DPV_CAP_MAX_CQ;
 	a->max_cqe = DPV_CAP_MAX_CQE;
-	a->max_mr = DPV_CAP_MAX_MR - 1;
+	a->max_mr = DPV_CAP_MAX_MR - 2; /* slots 0 and 1 unused */
 	a->max_pd = DPV_CAP_MAX_PD;
 	a->max_qp_rd_atom = DPV_CAP_MAX_QP_RD_ATOM;
 	a->max_res_rd_atom = DPV_CAP_MAX_RES_RD_ATOM;
 	a->max_qp_init_rd_atom = DPV_CAP_MAX_QP_INIT_RD_ATOM;
 	a->atomic_cap = DPV_CAP_ATOMIC;
-	a->max_mw = DPV_CAP_MAX_MW;
+	a->max_mw = DPV_CAP_MW ? DPV_CAP_MAX_MW : 0;
 	a->max_mcast_grp = DPV_CAP_MAX_MCAST_GRP;
 	a->max_mcast_qp_attach = DPV_CAP_MAX_MCAST_QP_ATTACH;
 	a->max_total_mcast_qp_attach =

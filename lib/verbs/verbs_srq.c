@@ -36,6 +36,10 @@ dpv_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr)
 	struct dpv_xrcd *x;
 	struct stat st;
 
+	if (!DPV_CAP_XRC) {
+		errno = EOPNOTSUPP; /* see verbs_caps.h */
+		return NULL;
+	}
 	if (attr == NULL || (attr->comp_mask & ~known) ||
 	    !(attr->comp_mask & IBV_XRCD_INIT_ATTR_FD) ||
 	    !(attr->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS) ||
@@ -285,6 +289,10 @@ dpv_create_srq_ex_op(struct ibv_context *context,
 	}
 	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if (type == IBV_SRQT_XRC && !DPV_CAP_XRC) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_PD)) {

@@ -4,7 +4,8 @@
  * creation entry points of <infiniband/mlx5dv.h>.
  *
  * Real: mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device
- * (without DEVX), and mlx5dv_create_qp / _cq / _wq when no mlx5-specific
+ * (without DEVX), mlx5dv_init_obj (QP, CQ, SRQ, AH, PD), and
+ * mlx5dv_create_qp / _cq / _wq when no mlx5-specific
  * attribute is requested (they are then the plain verbs). Everything else
  * here answers EOPNOTSUPP.
  */
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "dv_mlx5.h"
+#include "verbs_dv.h"
 
 RTE_LOG_REGISTER(dpv_logtype_dv_mlx5, dpv.dv.mlx5, NOTICE);
 
@@ -117,12 +119,16 @@ mlx5dv_open_device(struct ibv_device *device, struct mlx5dv_context_attr *attr)
 	return ibv_open_device(device);
 }
 
+/* The objects' rings are only known to libibverbs.so.1: its private entry
+ * (lib/verbs/verbs_dv.h, version node DPVERBS_PRIVATE_0.1) does the work. */
 static int
 dv_mlx5_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
-	/* Needs the ring layout of our QP/CQ/SRQ/WQ objects (helpers "rings"
-	 * and "verbs"); until then no object is exposed. */
-	DV_MLX5_NOTSUP_INT();
+	int rc = dpv_mlx5dv_init_obj(obj, obj_type);
+
+	if (rc != 0)
+		DV_MLX5_LOG(DEBUG, "%s: %s", __func__, strerror(rc));
+	return rc;
 }
 
 /*

@@ -344,6 +344,68 @@ dpv_mlx5_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 	}
 }
 
+/* ---- QP reset / destroy ---- */
+
+static bool
+cqe_is_recv(uint8_t op)
+{
+	return op == MLX5_CQE_RESP_WR_IMM || op == MLX5_CQE_RESP_SEND ||
+	       op == MLX5_CQE_RESP_SEND_IMM || op == MLX5_CQE_RESP_SEND_INV ||
+	       op == MLX5_CQE_RESP_ERR;
+}
+
+unsigned int
+dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
+{
+	const uint32_t mask = cq->cqe_cnt - 1;
+	uint32_t prod, i, freed = 0;
+
+	if (cq->buf == NULL)
+		return 0;
+	qpn &= 0xffffff;
+	/* the end of the software-owned CQEs */
+	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt;
+	     prod++) {
+		uint8_t oo = cq->buf[prod & mask].op_own;
+
+		if ((oo >> 4) == MLX5_CQE_INVALID ||
+		    (oo & MLX5_CQE_OWNER_MASK) != !!(prod & cq->cqe_cnt))
+			break;
+	}
+	dpv_barrier_after_owned_cqe();
+	/*
+	 * Newest to oldest: drop the QP's CQEs, slide the others up by the
+	 * number dropped so far (their order is kept and they end right
+	 * before prod); each copy takes the owner bit of its new slot.
+	 */
+	for (i = prod; i-- != cq->cons_index;) {
+		struct mlx5_cqe64 *c = &cq->buf[i & mask];
+		uint8_t op = c->op_own >> 4;
+
+		if ((be32toh(c->sop_drop_qpn) & 0xffffff) == qpn &&
+		    (op == MLX5_CQE_REQ || op == MLX5_CQE_REQ_ERR ||
+		     cqe_is_recv(op))) {
+			if (srq != NULL && cqe_is_recv(op))
+				mlx5r_srq_free(srq, be16toh(c->wqe_counter));
+			freed++;
+		} else if (freed != 0) {
+			struct mlx5_cqe64 *d = &cq->buf[(i + freed) & mask];
+			uint8_t own = !!((i + freed) & cq->cqe_cnt);
+
+			memcpy(d, c, offsetof(struct mlx5_cqe64, op_own));
+			d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
+					      own);
+		}
+	}
+	if (freed != 0) {
+		cq->cons_index += freed;
+		__atomic_store_n(&cq->dbrec[0],
+				 htobe32(cq->cons_index & 0xffffff),
+				 __ATOMIC_RELEASE);
+	}
+	return freed;
+}
+
 /* ---- application side ---- */
 
 static void

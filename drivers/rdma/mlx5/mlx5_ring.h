@@ -90,7 +90,10 @@ enum {
 	DPV_MLX5_MAX_RECV_SGE = DPV_WR_MAX_SGE,
 	DPV_MLX5_MAX_INLINE = 512,	  /**< inline bytes per send WQE */
 	DPV_MLX5_MAX_WQE_BYTES = 63 * 16, /**< ds is 6 bits of 16 bytes */
-	DPV_MLX5_MAX_SQ_BB = 1 << 15,	  /**< 64-byte blocks per SQ */
+	DPV_MLX5_MAX_SQ_BB = 1 << 16,	  /**< 64-byte blocks per SQ */
+	/** blocks of the largest UMR WQE (MW bind: ctrl 16 + UMR ctrl 48 +
+	 * mkey context 64 + KLM 64 bytes) */
+	DPV_MLX5_UMR_WQE_BB = 3,
 	DPV_MLX5_MAX_RQ_WQE = 1 << 15,	  /**< WQEs per RQ/SRQ */
 	DPV_MLX5_MAX_CQE = 1 << 22,	  /**< CQEs per CQ */
 	DPV_MLX5_ETH_INLINE_HDR = 18,	  /**< raw packet: L2 bytes inlined in
@@ -144,7 +147,7 @@ struct dpv_mlx5_sq {
 	uint32_t cur_post;     /**< 64-byte blocks posted */
 	uint32_t bb_tail;      /**< first block not yet completed */
 	uint32_t max_inline;   /**< actual inline capacity */
-	uint32_t max_wqe_bb;   /**< blocks of the largest WQE sized for */
+	uint32_t max_wqe_bb;   /**< blocks of the largest WQE (incl. UMR) */
 	uint32_t *wqe_head;    /**< per slot: value of head for that WR */
 	uint32_t *wqe_bbend;   /**< per slot: cur_post after that WQE */
 	uint32_t *wr_data;     /**< per slot: IBV_WC_BIND_MW/LOCAL_INV for
@@ -266,7 +269,9 @@ void dpv_mlx5_av_parse(const struct mlx5_wqe_av *av,
  * Each WQE slot is sized for max_sge data segments or max_inline inline
  * bytes after the largest fixed header (ctrl + 48 bytes: XRC + raddr +
  * atomic, or a UD datagram segment, or the Ethernet segment); the ring
- * holds at least max_wr such WQEs (sq->wq.max_post is the real count).
+ * holds at least max_wr WQEs of the largest kind the QP can post, memory
+ * window binds (DPV_MLX5_UMR_WQE_BB blocks) included (sq->wq.max_post is
+ * the real count).
  * @param sq         zeroed or uninitialised structure
  * @param max_wr     1..; the result may be larger
  * @param max_sge    0..DPV_MLX5_MAX_SEND_SGE
@@ -587,6 +592,23 @@ int dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci);
  * it from one thread at a time (the one that pushes to this CQ).
  */
 bool dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq);
+
+/**
+ * Remove from a CQ every CQE of one QP that was not polled yet, as mlx5
+ * does when a QP goes to RESET or is destroyed: the remaining CQEs keep
+ * their order and move towards the producer end (owner bits rewritten
+ * for their new slots), the consumer index advances by the number
+ * removed and is published in dbrec[0]. The engine's producer index is
+ * unchanged. Receive CQEs of an SRQ-attached QP give their SRQ WQE back
+ * to the SRQ's free list. Call with no poller on the CQ and the engine
+ * not pushing to it (the engine lock held).
+ * @param cq  the QP's send or receive CQ
+ * @param qpn QP number (24 bits)
+ * @param srq the QP's SRQ (for its receive CQ), or NULL
+ * @return number of CQEs removed
+ */
+unsigned int dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
+			       struct dpv_mlx5_rq *srq);
 
 /**
  * Complete every outstanding WQE of a queue with IBV_WC_WR_FLUSH_ERR:

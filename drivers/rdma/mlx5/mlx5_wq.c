@@ -68,7 +68,7 @@ dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 		 unsigned int max_sge, unsigned int max_inline, int socket)
 {
 	const uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + 48;
-	uint32_t data, bytes, nbb, cnt;
+	uint32_t data, bytes, nbb, ring_bb, cnt;
 	uint64_t total;
 	int rc;
 
@@ -82,7 +82,10 @@ dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	if (bytes > DPV_MLX5_MAX_WQE_BYTES)
 		return EINVAL;
 	nbb = (bytes + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
-	total = (uint64_t)max_wr * nbb;
+	/* max_wr WQEs of the largest kind must fit, and a memory-window bind
+	 * (UMR WQE, DPV_MLX5_UMR_WQE_BB blocks) may be larger than a slot */
+	ring_bb = RTE_MAX(nbb, (uint32_t)DPV_MLX5_UMR_WQE_BB);
+	total = (uint64_t)max_wr * ring_bb;
 	if (total > DPV_MLX5_MAX_SQ_BB)
 		return EINVAL;
 	cnt = rte_align32pow2((uint32_t)total);
@@ -97,8 +100,8 @@ dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 		return ENOMEM;
 	}
 	sq->wq.kind = DPV_MLX5_WQ_SQ;
-	sq->max_wqe_bb = nbb;
-	sq->wq.max_post = cnt / nbb;
+	sq->max_wqe_bb = ring_bb;
+	sq->wq.max_post = cnt / ring_bb;
 	sq->wq.max_gs = RTE_MIN((nbb * MLX5_SEND_WQE_BB - hdr) / 16,
 				(uint32_t)DPV_MLX5_MAX_SEND_SGE);
 	sq->max_inline = RTE_MIN(nbb * MLX5_SEND_WQE_BB - hdr - 4,

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_VERBS_DV_H
+#define DPV_VERBS_DV_H
+
+/**
+ * @file
+ * Private entry points of libibverbs.so.1 for the direct-verbs libraries
+ * (libmlx5.so.1): the mlx5 view of verbs objects, which only the verbs
+ * front end can see. Exported under the version node DPVERBS_PRIVATE_0.1;
+ * not an application API (no stability promise across dpverbs releases).
+ */
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+/**
+ * mlx5dv_init_obj() for objects of a dpverbs device: fill the mlx5dv view
+ * of each object named in obj_type from its mlx5-format rings.
+ *
+ * - MLX5DV_OBJ_QP: dbrec, sq/rq buf, wqe_cnt, stride (the SQ in 64-byte
+ *   blocks; rq.buf NULL for an SRQ-attached QP), bf.reg = a scratch word,
+ *   bf.size 0 (no BlueFlame: the engine reads the doorbell record);
+ *   comp_mask becomes 0 (no UAR mmap offset, no raw QP handles).
+ * - MLX5DV_OBJ_CQ: buf, dbrec, cqe_cnt, cqe_size 64, cq_uar (arm doorbell
+ *   at cq_uar + MLX5_CQ_DOORBELL), cqn; comp_mask 0.
+ * - MLX5DV_OBJ_SRQ: buf, dbrec, stride, head, tail; srqn too when
+ *   MLX5DV_SRQ_MASK_SRQN is asked for in comp_mask (kept there).
+ * - MLX5DV_OBJ_AH: av (struct mlx5_wqe_av); comp_mask 0.
+ * - MLX5DV_OBJ_PD: pdn (of the PD under a parent domain); comp_mask 0.
+ * - MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM: such objects cannot be created here.
+ * Other bits are ignored. Objects are handled in the order above; the
+ * first failure stops.
+ *
+ * The views stay valid until the object is destroyed; a QP's rings are
+ * replaced when it is moved to RESET (call again after that).
+ *
+ * @param obj      in/out pointers per object type
+ * @param obj_type bitmask of enum mlx5dv_obj_type
+ * @return 0; EINVAL obj NULL, or an in/out pointer NULL for a requested
+ *   type; EOPNOTSUPP MLX5DV_OBJ_RWQ or MLX5DV_OBJ_DM.
+ */
+int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
+
+#endif /* DPV_VERBS_DV_H */

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Verbs front end: the mlx5dv view of objects (dpv_mlx5dv_init_obj, the
+ * private entry behind libmlx5.so.1's mlx5dv_init_obj). What a verbs call
+ * writes must appear where the view says the ring is.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+#include "dpv_test.h"
+#include "verbs_int.h"
+#include "verbs_dv.h"
+
+static struct ibv_device **devs;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_mr *mr;
+static char buf[4096];
+
+static int
+dv_setup(void)
+{
+	int n = 0;
+
+	if (dpv_test_eal_init() != 0)
+		return TEST_FAILED;
+	devs = ibv_get_device_list(&n);
+	if (devs == NULL || n < 1)
+		return TEST_FAILED;
+	ctx = ibv_open_device(devs[0]);
+	if (ctx == NULL)
+		return TEST_FAILED;
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 10, NULL, NULL, 0) : NULL;
+	mr = cq ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE)
+		: NULL;
+	return mr ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static void
+dv_teardown(void)
+{
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+	ibv_free_device_list(devs);
+	mr = NULL;
+	cq = NULL;
+	pd = NULL;
+	ctx = NULL;
+}
+
+static struct ibv_qp *
+make_qp(struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.srq = srq,
+		.cap = {.max_send_wr = 4,
+			.max_recv_wr = 4,
+			.max_send_sge = 1,
+			.max_recv_sge = 2},
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = 1};
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	if (qp != NULL &&
+	    ibv_modify_qp(qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS) != 0) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+/* The 16-byte mlx5 data segment for (len, lkey, addr). */
+static void
+dseg(uint8_t out[16], uint32_t len, uint32_t lkey, void *addr)
+{
+	struct mlx5_wqe_data_seg d;
+
+	mlx5dv_set_data_seg(&d, len, lkey, (uintptr_t)addr);
+	memcpy(out, &d, 16);
+}
+
+static int
+test_cq_view(void)
+{
+	struct mlx5dv_cq dcq;
+	struct mlx5dv_obj o;
+
+	memset(&o, 0, sizeof(o));
+	memset(&dcq, 0xa5, sizeof(dcq));
+	o.cq.in = cq;
+	o.cq.out = &dcq;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ), 0, "cq");
+	TEST_ASSERT(dcq.buf == to_dcq(cq)->ring.buf, "buf");
+	TEST_ASSERT(dcq.dbrec == to_dcq(cq)->ring.dbrec, "dbrec");
+	TEST_ASSERT_EQUAL(dcq.cqe_size, 64, "cqe_size");
+	TEST_ASSERT((dcq.cqe_cnt & (dcq.cqe_cnt - 1)) == 0 &&
+			    dcq.cqe_cnt >= (uint32_t)cq->cqe + 1,
+		    "cqe_cnt %u for cqe %d", dcq.cqe_cnt, cq->cqe);
+	TEST_ASSERT(dcq.cqn != 0 && dcq.cqn == to_dcq(cq)->ring.cqn, "cqn %u",
+		    dcq.cqn);
+	TEST_ASSERT_NOT_NULL(dcq.cq_uar, "uar");
+	TEST_ASSERT_EQUAL(dcq.comp_mask, 0, "comp_mask");
+	/* every CQE starts invalid: what a dv poller checks first */
+	for (uint32_t i = 0; i < dcq.cqe_cnt; i++) {
+		struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)dcq.buf + i;
+
+		TEST_ASSERT_EQUAL(mlx5dv_get_cqe_opcode(c), MLX5_CQE_INVALID,
+				  "cqe %u", i);
+	}
+	/* an arm through verbs is visible in the dv doorbell record
+	 * (dbrec[0] set_ci, dbrec[1] the arm word) */
+	TEST_ASSERT_EQUAL(ibv_req_notify_cq(cq, 0), 0, "arm");
+	TEST_ASSERT((be32toh(dcq.dbrec[1]) & (0xfu << 24)) ==
+			    MLX5_CQ_DB_REQ_NOT,
+		    "arm word 0x%x", be32toh(dcq.dbrec[1]));
+	return TEST_SUCCESS;
+}
+
+static int
+test_qp_view(void)
+{
+	struct ibv_sge sg[2] = {
+		{(uintptr_t)buf, 100, mr->lkey},
+		{(uintptr_t)(buf + 512), 200, mr->lkey},
+	};
+	struct ibv_recv_wr wr = {.wr_id = 1, .sg_list = sg, .num_sge = 2};
+	struct ibv_recv_wr *bad = NULL;
+	struct mlx5dv_qp dqp;
+	struct mlx5dv_obj o;
+	uint8_t want[16];
+	struct ibv_qp *qp = make_qp(NULL);
+
+	TEST_ASSERT_NOT_NULL(qp, "qp: %s", strerror(errno));
+	memset(&o, 0, sizeof(o));
+	memset(&dqp, 0, sizeof(dqp));
+	dqp.comp_mask = MLX5DV_QP_MASK_UAR_MMAP_OFFSET;
+	o.qp.in = qp;
+	o.qp.out = &dqp;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), 0, "qp");
+	TEST_ASSERT_EQUAL(dqp.comp_mask, 0, "no optional field offered");
+	TEST_ASSERT_NOT_NULL(dqp.dbrec, "dbrec");
+	TEST_ASSERT(dqp.rq.buf != NULL && dqp.rq.wqe_cnt >= 4 &&
+			    (dqp.rq.wqe_cnt & (dqp.rq.wqe_cnt - 1)) == 0,
+		    "rq %u", dqp.rq.wqe_cnt);
+	TEST_ASSERT(dqp.rq.stride >= 32 &&
+			    (dqp.rq.stride & (dqp.rq.stride - 1)) == 0,
+		    "rq stride %u", dqp.rq.stride);
+	TEST_ASSERT(dqp.sq.buf != NULL && dqp.sq.stride == MLX5_SEND_WQE_BB &&
+			    dqp.sq.wqe_cnt >= 4,
+		    "sq %u x %u", dqp.sq.wqe_cnt, dqp.sq.stride);
+	TEST_ASSERT_NOT_NULL(dqp.bf.reg, "bf.reg writable scratch");
+	TEST_ASSERT_EQUAL(dqp.bf.size, 0, "no BlueFlame");
+	TEST_ASSERT_EQUAL(be32toh(dqp.dbrec[MLX5_RCV_DBR]), 0, "rq empty");
+
+	/* two receives through verbs: WQE 0 and 1 of the dv ring */
+	TEST_ASSERT_EQUAL(ibv_post_recv(qp, &wr, &bad), 0, "post_recv");
+	wr.wr_id = 2;
+	sg[0].length = 7;
+	wr.num_sge = 1;
+	TEST_ASSERT_EQUAL(ibv_post_recv(qp, &wr, &bad), 0, "post_recv");
+	TEST_ASSERT_EQUAL(be32toh(dqp.dbrec[MLX5_RCV_DBR]), 2, "rq counter");
+	dseg(want, 100, mr->lkey, buf);
+	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dqp.rq.buf, want, 16, "wqe 0 seg 0");
+	dseg(want, 200, mr->lkey, buf + 512);
+	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dqp.rq.buf + 16, want, 16,
+				  "wqe 0 seg 1");
+	dseg(want, 7, mr->lkey, buf);
+	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dqp.rq.buf + dqp.rq.stride, want,
+				  16, "wqe 1 seg 0");
+	/* a short list ends with the invalid-lkey terminator */
+	TEST_ASSERT_EQUAL(be32toh(((struct mlx5_wqe_data_seg *)
+					   ((uint8_t *)dqp.rq.buf +
+					    dqp.rq.stride))[1]
+					  .lkey),
+			  MLX5_INVALID_LKEY, "terminator");
+	TEST_ASSERT(mr->lkey != MLX5_INVALID_LKEY, "our key is not it");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "destroy");
+	return TEST_SUCCESS;
+}
+
+static int
+test_srq_view(void)
+{
+	struct ibv_srq_init_attr sa = {.attr = {.max_wr = 8, .max_sge = 1}};
+	struct ibv_sge sg = {(uintptr_t)buf, 64, mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = 5, .sg_list = &sg, .num_sge = 1};
+	struct ibv_recv_wr *bad = NULL;
+	struct mlx5dv_srq dsrq;
+	struct mlx5dv_qp dqp;
+	struct mlx5dv_obj o;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	uint32_t num = 0, head;
+	uint8_t want[16];
+
+	srq = ibv_create_srq(pd, &sa);
+	TEST_ASSERT_NOT_NULL(srq, "srq");
+	qp = make_qp(srq);
+	TEST_ASSERT_NOT_NULL(qp, "qp on srq");
+	memset(&o, 0, sizeof(o));
+	memset(&dsrq, 0, sizeof(dsrq));
+	memset(&dqp, 0, sizeof(dqp));
+	dsrq.comp_mask = MLX5DV_SRQ_MASK_SRQN;
+	o.srq.in = srq;
+	o.srq.out = &dsrq;
+	o.qp.in = qp;
+	o.qp.out = &dqp;
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_SRQ | MLX5DV_OBJ_QP), 0,
+		"srq + qp");
+	TEST_ASSERT(dqp.rq.buf == NULL && dqp.rq.wqe_cnt == 0,
+		    "SRQ-attached QP has no RQ");
+	TEST_ASSERT(dqp.sq.buf != NULL && dqp.dbrec != NULL, "sq");
+	/* basic SRQs have a number too (ibv_get_srq_num is XRC-only) */
+	num = to_dsrq(srq)->vsrq.srq_num;
+	TEST_ASSERT(num != 0, "srq num");
+	TEST_ASSERT_EQUAL(dsrq.comp_mask, MLX5DV_SRQ_MASK_SRQN, "mask kept");
+	TEST_ASSERT_EQUAL(dsrq.srqn, num, "srqn");
+	TEST_ASSERT(dsrq.buf != NULL && dsrq.dbrec != NULL &&
+			    dsrq.stride >= 32,
+		    "srq ring");
+	head = dsrq.head;
+	TEST_ASSERT_EQUAL(ibv_post_srq_recv(srq, &wr, &bad), 0, "post");
+	dseg(want, 64, mr->lkey, buf);
+	/* the WQE went to the old head: next segment, then the data */
+	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dsrq.buf + head * dsrq.stride +
+					  sizeof(struct mlx5_wqe_srq_next_seg),
+				  want, 16, "srq wqe");
+	TEST_ASSERT_EQUAL(be32toh(dsrq.dbrec[0]), 1, "srq counter");
+
+	/* without the mask bit no srqn is written */
+	dsrq.comp_mask = 0;
+	dsrq.srqn = 0xdead;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_SRQ), 0, "srq");
+	TEST_ASSERT_EQUAL(dsrq.srqn, 0xdead, "untouched");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "destroy qp");
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "destroy srq");
+	return TEST_SUCCESS;
+}
+
+static int
+test_pd_ah_errors(void)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.port_num = 1,
+		.grh = {.sgid_index = 0, .hop_limit = 64},
+	};
+	struct mlx5dv_pd dpd;
+	struct mlx5dv_ah dah;
+	struct mlx5dv_cq dcq;
+	struct mlx5dv_obj o;
+	struct ibv_ah *ah;
+
+	TEST_ASSERT_EQUAL(ibv_query_gid(ctx, 1, 0, &aa.grh.dgid), 0, "gid");
+	ah = ibv_create_ah(pd, &aa);
+	TEST_ASSERT_NOT_NULL(ah, "ah");
+	memset(&o, 0, sizeof(o));
+	o.pd.in = pd;
+	o.pd.out = &dpd;
+	o.ah.in = ah;
+	o.ah.out = &dah;
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_PD | MLX5DV_OBJ_AH), 0, "");
+	TEST_ASSERT_EQUAL(dpd.pdn, to_dpd(pd)->pdn, "pdn");
+	TEST_ASSERT(dah.av == &to_dah(ah)->mah.av, "av");
+	TEST_ASSERT_EQUAL(ibv_destroy_ah(ah), 0, "destroy ah");
+
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(NULL, MLX5DV_OBJ_CQ), EINVAL,
+			  "no obj");
+	memset(&o, 0, sizeof(o));
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), EINVAL,
+			  "no qp");
+	o.cq.in = cq;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ), EINVAL,
+			  "no output");
+	o.cq.out = &dcq;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ |
+						      MLX5DV_OBJ_RWQ),
+			  EOPNOTSUPP, "no WQs here");
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_DM), EOPNOTSUPP,
+			  "no device memory");
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, 0), 0, "nothing asked");
+	return TEST_SUCCESS;
+}
+
+static struct dpv_test_suite verbs_dv_suite = {
+	.name = "verbs_dv",
+	.setup = dv_setup,
+	.teardown = dv_teardown,
+	.cases =
+		{
+			TEST_CASE(test_cq_view),
+			TEST_CASE(test_qp_view),
+			TEST_CASE(test_srq_view),
+			TEST_CASE(test_pd_ah_errors),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+verbs_dv_autotest(void)
+{
+	return dpv_test_run_suite(&verbs_dv_suite);
+}
+
+DPV_TEST_REGISTER_FAST(verbs_dv_autotest, verbs_dv_autotest);
