@@ -38,7 +38,8 @@ map_defaults() {
 			s = $0
 			sub(/\/\*.*\*\//, "", s)
 			sub(/.*global:/, "", s)
-			if (s ~ /local:/ || s ~ /^[ \t]*\}/) next
+			if (s ~ /^[ \t]*\}/) { on = 0; next }
+			if (s ~ /local:/) next
 			n = split(s, a, ";")
 			for (i = 1; i <= n; i++) {
 				g = a[i]; gsub(/[ \t{}]/, "", g)

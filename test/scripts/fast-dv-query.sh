@@ -4,7 +4,8 @@
 # The implemented mlx5 direct-verbs entry points on a live dpverbs device
 # (through our libibverbs.so.1, as an unmodified program would):
 # mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device (plain and
-# DEVX), mlx5dv_create_cq with and without mlx5 attributes.
+# DEVX), mlx5dv_create_cq with and without mlx5 attributes, and
+# mlx5dv_init_obj on a CQ.
 #
 # Usage: fast-dv-query.sh <our lib dir>
 # Environment: DPV_DV_DEV (default: the first device named dpv*).
@@ -42,6 +43,7 @@ dv.mlx5dv_open_device.restype = P
 dv.mlx5dv_open_device.argtypes = [P, P]
 dv.mlx5dv_create_cq.restype = P
 dv.mlx5dv_create_cq.argtypes = [P, P, P]
+dv.mlx5dv_init_obj.argtypes = [P, C.c_uint64]
 
 
 class Mlx5dvContextHead(C.Structure):
@@ -60,6 +62,17 @@ class CqInitAttrEx(C.Structure):
                 ('comp_vector', C.c_uint32), ('wc_flags', C.c_uint64),
                 ('comp_mask', C.c_uint32), ('flags', C.c_uint32),
                 ('parent_domain', P)]
+
+
+class Mlx5dvObj(C.Structure):
+    # seven {in, out} pointer pairs: qp, cq, srq, rwq, dm, ah, pd
+    _fields_ = [('p', P * 14)]
+
+
+class Mlx5dvCq(C.Structure):
+    _fields_ = [('buf', P), ('dbrec', P), ('cqe_cnt', C.c_uint32),
+                ('cqe_size', C.c_uint32), ('cq_uar', P), ('cqn', C.c_uint32),
+                ('comp_mask', C.c_uint64)]
 
 
 class Mlx5dvCqInitAttr(C.Structure):
@@ -128,6 +141,27 @@ if ctx:
     check(bool(cq), 'mlx5dv_create_cq without mlx5 attributes (errno %d)'
           % C.get_errno())
     if cq:
+        # mlx5dv_init_obj (both versions resolve to the same code): the
+        # CQ's ring as an mlx5 program sees it
+        obj = Mlx5dvObj()
+        dcq = Mlx5dvCq(comp_mask=0xff)
+        obj.p[2] = cq
+        obj.p[3] = C.cast(C.byref(dcq), P)
+        rc = dv.mlx5dv_init_obj(C.byref(obj), 2)   # MLX5DV_OBJ_CQ
+        check(rc == 0, 'mlx5dv_init_obj(CQ) returns 0 (got %d)' % rc)
+        check(bool(dcq.buf) and bool(dcq.dbrec) and bool(dcq.cq_uar) and
+              dcq.cqe_size == 64 and dcq.cqe_cnt >= 17 and
+              dcq.cqe_cnt & (dcq.cqe_cnt - 1) == 0 and dcq.cqn != 0 and
+              dcq.comp_mask == 0,
+              'mlx5dv_cq: %d CQEs of %d bytes, cqn %d' %
+              (dcq.cqe_cnt, dcq.cqe_size, dcq.cqn))
+        # every CQE starts invalid (opcode nibble 0xf in op_own)
+        ring = C.string_at(dcq.buf, dcq.cqe_cnt * 64) if dcq.buf else b''
+        check(len(ring) > 0 and
+              all(ring[i * 64 + 63] >> 4 == 0xf for i in range(dcq.cqe_cnt)),
+              'CQEs in the dv buffer are all invalid')
+        rc = dv.mlx5dv_init_obj(None, 2)
+        check(rc == errno.EINVAL, 'mlx5dv_init_obj(NULL): EINVAL (%d)' % rc)
         rc = vb.ibv_destroy_cq(cq)
         check(rc == 0, 'ibv_destroy_cq of it (got %d)' % rc)
     vb.ibv_close_device(ctx)

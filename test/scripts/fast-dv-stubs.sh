@@ -34,6 +34,7 @@ EOPNOTSUPP = errno.EOPNOTSUPP
 REAL = {
     'mlx5dv_is_supported': 'false',
     'mlx5dv_query_device': 'EINVAL',
+    'mlx5dv_init_obj': 'EINVAL',
     'mlx5dv_open_device': 'NULL/EINVAL',
     'mlx5dv_create_qp': 'NULL/EINVAL',
     'mlx5dv_create_cq': 'NULL/EINVAL',
