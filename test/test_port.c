@@ -395,8 +395,9 @@ case_eal_args(void)
 		    "automatic file prefix");
 	TEST_ASSERT(has_arg(argc, argv, "--log-level=lib.eal:warning"), "");
 	TEST_ASSERT(has_arg(argc, argv, "--log-level=lib.telemetry:error"), "");
-	TEST_ASSERT(strncmp(argv[argc - 3], "--lcores=0@(", 12) == 0, "%s",
-		    argv[argc - 3]);
+	TEST_ASSERT(has_arg(argc, argv, "--log-level=lib.net:notice"), "");
+	TEST_ASSERT(strncmp(argv[argc - 4], "--lcores=0@(", 12) == 0, "%s",
+		    argv[argc - 4]);
 	/* given prefix, lcores and log level are kept as they are */
 	argc = dpv_eal_argv_build(
 		"--no-huge --file-prefix=p1 -l 0-1 --log-level=8", 2, 4242, buf,

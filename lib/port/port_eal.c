@@ -125,6 +125,8 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 	if (!loglevel) {
 		PUSH_STR("--log-level=lib.eal:warning");
 		PUSH_STR("--log-level=lib.telemetry:error");
+		/* rte_net_crc reports at INFO that AVX-512 is missing */
+		PUSH_STR("--log-level=lib.net:notice");
 	}
 	argv[argc] = NULL;
 	return argc;
