@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Install dependencies, build, and run every test: the fast, slow and perf
-# suites on a normal build, then the fast suite again on an
-# AddressSanitizer + UndefinedBehaviorSanitizer build. Ends with the line
+# suites on a normal build, then the fast unit tests (dpv-test; the script
+# tests run unmodified programs that cannot load sanitized libraries) again
+# on an AddressSanitizer + UndefinedBehaviorSanitizer build. Ends with the line
 # "N passed, N failed, N skipped" and exits non-zero if anything failed.
 #
 #   devtools/test.sh            everything
@@ -28,12 +29,10 @@ build() {
     ninja -C "$dir"
 }
 
-# run DIR SUITE...: meson test, then add its counts to the totals.
+# run DIR MESON-TEST-ARGS...: meson test, then add its counts to the totals.
 run() {
     local dir=$1; shift
-    local args=()
-    for s in "$@"; do args+=(--suite "$s"); done
-    meson test -C "$dir" "${args[@]}" --print-errorlogs --num-processes 2
+    meson test -C "$dir" "$@" --print-errorlogs --num-processes 2
     local counts
     counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
@@ -57,8 +56,9 @@ PY
 }
 
 if build build; then
-    # shellcheck disable=SC2086
-    run build $suites
+    args=()
+    for s in $suites; do args+=(--suite "$s"); done
+    run build "${args[@]}"
 else
     echo "build failed"; total_fail=$((total_fail + 1))
 fi
@@ -67,7 +67,7 @@ if [ -z "${DPV_NO_ASAN:-}" ]; then
     if build build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
         ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-            run build-asan fast
+            run build-asan --suite fast --no-suite script
     else
         echo "sanitizer build failed"; total_fail=$((total_fail + 1))
     fi

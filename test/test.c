@@ -79,6 +79,7 @@ dpv_test_eal_init(void)
 		argv[argc++] = "-m";
 		argv[argc++] = "256";
 		argv[argc++] = "--log-level=lib.eal:error";
+		argv[argc++] = "--log-level=lib.net:notice";
 		argv[argc++] = prefix;
 	}
 	argv[argc] = NULL;

@@ -31,10 +31,11 @@ is_local(struct dpv_engine *e, const uint8_t gid[16])
 static void
 learn(struct dpv_engine *e, const uint8_t gid[16], const uint8_t mac[6])
 {
+	static const uint8_t zero_mac[6];
 	struct dpv_eneigh *free_slot = NULL, *oldest = &e->neigh[0];
 
-	if (rte_is_zero_ether_addr((const struct rte_ether_addr *)mac) ||
-	    (mac[0] & 1))
+	/* mac points into a frame: no alignment, so compare bytes */
+	if (memcmp(mac, zero_mac, sizeof(zero_mac)) == 0 || (mac[0] & 1))
 		return;
 	for (unsigned i = 0; i < DPV_ENGINE_NEIGH; i++) {
 		struct dpv_eneigh *n = &e->neigh[i];
