@@ -94,16 +94,38 @@ hook_lookup(void *arg, uint32_t key, struct dpv_engine_key *out)
 }
 
 static int
-hook_invalidate(void *arg, uint32_t key, uint32_t pdn)
+hook_invalidate(void *arg, uint32_t key, uint32_t pdn, uint32_t qpn,
+		bool remote)
 {
 	struct dpv_engine_key *tbl = arg;
 	uint32_t i = dpv_engine_key_index(key);
 
-	if (i >= HOOK_KEYS || !tbl[i].valid || tbl[i].key != key ||
-	    tbl[i].pdn != pdn)
+	if (i >= HOOK_KEYS ||
+	    dpv_key_invalidate_check(&tbl[i], key, pdn, qpn, remote, true))
 		return -ENOENT;
-	tbl[i].valid = 0;
+	if (tbl[i].type == DPV_ENGINE_KEY_MR)
+		tbl[i].valid = 0;
+	else
+		tbl[i].bound = 0;
 	return 0;
+}
+
+/* multicast membership: QPN_A and QPN_B are in group 239.0.2.1 */
+#define MCAST_IP 0xef000201u
+static bool block_self; /* QPN_A with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
+
+static unsigned
+hook_mcast(void *arg, const uint8_t gid[16], uint32_t *qpns, unsigned max)
+{
+	uint8_t g[16];
+
+	RTE_SET_USED(arg);
+	dpv_roce_gid_from_ipv4(g, rte_cpu_to_be_32(MCAST_IP));
+	if (memcmp(g, gid, 16) != 0 || max < 2)
+		return 0;
+	qpns[0] = QPN_A;
+	qpns[1] = QPN_B;
+	return 2;
 }
 
 static uint32_t
@@ -144,6 +166,7 @@ tqp_init(struct tqp *t, uint32_t qpn, enum ibv_qp_type type)
 		.send_cq = &t->scq,
 		.recv_cq = &t->rcq,
 		.max_send_wr = 64,
+		.block_self_mcast = block_self && qpn == QPN_A,
 	};
 
 	memset(t, 0, sizeof(*t));
@@ -253,6 +276,7 @@ case_setup_mtu(enum ibv_qp_type type, enum ibv_mtu mtu, uint8_t rnr_retry)
 		conf.key_lookup_arg = hook_keys;
 	}
 
+	conf.mcast_lookup = hook_mcast;
 	memcpy(conf.mac, mac, 6);
 	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(0xc0000201));
 	next_key = 1;
@@ -348,6 +372,7 @@ teardown(void)
 		dpv_mlx5_rq_fini(&srq);
 	use_srq = false;
 	use_hook = false;
+	block_self = false;
 }
 
 static int
@@ -478,8 +503,9 @@ test_key_cmds(void)
 	in.qpn = 1u << 24;
 	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EINVAL, "24 bits");
 	in.qpn = 0x33;
-	in.type = IBV_QPT_XRC_SEND;
-	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EINVAL, "XRC");
+	in.type = IBV_QPT_DRIVER;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EINVAL,
+			  "unsupported type");
 	in.type = IBV_QPT_RC;
 	in.sq = &qa.sq;
 	TEST_ASSERT_EQUAL(dpv_engine_qp_create(eng, &in), -EINVAL, "no CQ");
@@ -870,6 +896,83 @@ post_wr(struct tqp *t, struct ibv_send_wr *wr)
 }
 
 static int
+setup_ud_block_self(void)
+{
+	block_self = true;
+	return case_setup_mtu(IBV_QPT_UD, IBV_MTU_1024, 7);
+}
+
+/* One UD send to a multicast group: every attached QP gets a copy (the
+ * sender too, unless it blocks its own multicast loopback). */
+static int
+test_ud_mcast(void)
+{
+	struct ibv_wc wc;
+	struct dpv_mlx5_ah ah;
+	struct dpv_mlx5_av_attr av = {.hop_limit = 1, .sgid_index = 1};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 100, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = 19,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	const uint8_t mmac[6] = {0x01, 0x00, 0x5e, 0x00, 0x02, 0x01};
+	struct dpv_engine_stats st0, st1;
+	int n;
+
+	memset(&ah, 0, sizeof(ah));
+	memcpy(av.dmac, mmac, 6);
+	dpv_roce_gid_from_ipv4(av.dgid, rte_cpu_to_be_32(MCAST_IP));
+	dpv_mlx5_av_build(&ah.av, &av);
+	wr.wr.ud.ah = &ah.ibv_ah;
+	wr.wr.ud.remote_qpn = DPV_ENGINE_QPN_MCAST;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	fill(qa.buf, 100, 21);
+	TEST_ASSERT_EQUAL(post_recv(&qa, 1, 4096, 40 + 100), 0, "");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 2, 0, 40 + 100), 0, "");
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qa.sq, IBV_QPT_UD, QPN_A, &wr, &bad), 0,
+		"");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "member B");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.src_qp, QPN_A, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 40 + 100, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 40, qa.buf, 100, "");
+	if (block_self) {
+		for (int i = 0; i < 50; i++)
+			dpv_engine_poll(eng, 32);
+		n = dpv_mlx5_cq_poll(&qa.rcq, 1, &wc, lookup, NULL);
+		TEST_ASSERT_EQUAL(n, 0, "own multicast blocked");
+	} else {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.rcq, &wc), 0,
+				  "sender is a member");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.src_qp, QPN_A, "");
+		TEST_ASSERT_BUFFERS_EQUAL(qa.buf + 4096 + 40, qa.buf, 100, "");
+	}
+	/* a group nobody joined: dropped */
+	dpv_roce_gid_from_ipv4(av.dgid, rte_cpu_to_be_32(MCAST_IP + 1));
+	dpv_mlx5_av_build(&ah.av, &av);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 3, 0, 40 + 100), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_stats_get(eng, &st0), 0, "");
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qa.sq, IBV_QPT_UD, QPN_A, &wr, &bad), 0,
+		"");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	for (int i = 0; i < 50; i++)
+		dpv_engine_poll(eng, 32);
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qb.rcq, 1, &wc, lookup, NULL), 0,
+			  "not a member");
+	TEST_ASSERT_EQUAL(dpv_engine_stats_get(eng, &st1), 0, "");
+	TEST_ASSERT(st1.rx_drop_noqp > st0.rx_drop_noqp, "counted");
+	return TEST_SUCCESS;
+}
+
+static int
 test_rc_imm_inline(void)
 {
 	uint8_t stackbuf[40];
@@ -1098,6 +1201,96 @@ test_rc_local_inv(void)
 	return TEST_SUCCESS;
 }
 
+/* Type 2 memory window: bound by a send WQE of the responder's QP,
+ * remote writes checked against the window, LOCAL_INV, then no access. */
+static int
+test_rc_mw(void)
+{
+	uint32_t mrk = reg(qb.buf, BUF_SIZE,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	uint32_t mwk = (next_key++ << 8) | 0x10;
+	struct dpv_engine_key wk = {.pdn = PDN, .type = DPV_ENGINE_KEY_MW2};
+	struct ibv_mr ibmr = {.lkey = mrk};
+	struct ibv_mw ibmw = {.rkey = mwk, .type = IBV_MW_TYPE_2};
+	struct ibv_send_wr wr = {.wr_id = 80,
+				 .opcode = IBV_WR_BIND_MW,
+				 .send_flags = IBV_SEND_SIGNALED};
+	uint32_t nk = ibv_inc_rkey(mwk);
+	struct ibv_wc wc;
+
+	TEST_ASSERT(mrk != 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, mwk, &wk), 0, "window");
+	wr.bind_mw.mw = &ibmw;
+	wr.bind_mw.rkey = nk;
+	wr.bind_mw.bind_info.mr = &ibmr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)qb.buf + 1024;
+	wr.bind_mw.bind_info.length = 512;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	TEST_ASSERT_EQUAL(post_wr(&qb, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "bind: %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_BIND_MW, "");
+	fill(qa.buf, 512, 9);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 81, 0, 512,
+				    (uintptr_t)qb.buf + 1024, nk),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "write: %d", wc.status);
+	TEST_ASSERT(memcmp(qa.buf, qb.buf + 1024, 512) == 0, "data");
+	/* a second bind of a bound type 2 window fails */
+	wr.wr_id = 82;
+	wr.bind_mw.rkey = ibv_inc_rkey(nk);
+	TEST_ASSERT_EQUAL(post_wr(&qb, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_MW_BIND_ERR, "rebind: %d",
+			  wc.status);
+	return TEST_SUCCESS;
+}
+
+/* Invalidated window: the requester's write fails with a remote access
+ * error; a write past the window's end as well. */
+static int
+test_rc_mw_inv(void)
+{
+	uint32_t mrk = reg(qb.buf, BUF_SIZE,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	uint32_t mwk = (next_key++ << 8) | 0x20;
+	struct dpv_engine_key wk = {.pdn = PDN, .type = DPV_ENGINE_KEY_MW2};
+	struct ibv_mr ibmr = {.lkey = mrk};
+	struct ibv_mw ibmw = {.rkey = mwk, .type = IBV_MW_TYPE_2};
+	struct ibv_send_wr wr = {.wr_id = 90,
+				 .opcode = IBV_WR_BIND_MW,
+				 .send_flags = IBV_SEND_SIGNALED};
+	uint32_t nk = ibv_inc_rkey(mwk);
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, mwk, &wk), 0, "window");
+	wr.bind_mw.mw = &ibmw;
+	wr.bind_mw.rkey = nk;
+	wr.bind_mw.bind_info.mr = &ibmr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)qb.buf;
+	wr.bind_mw.bind_info.length = 64;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	TEST_ASSERT_EQUAL(post_wr(&qb, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "bind: %d", wc.status);
+	wr = (struct ibv_send_wr){.wr_id = 91,
+				  .opcode = IBV_WR_LOCAL_INV,
+				  .send_flags = IBV_SEND_SIGNALED};
+	wr.invalidate_rkey = nk;
+	TEST_ASSERT_EQUAL(post_wr(&qb, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "inv: %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_LOCAL_INV, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 92, 0, 8,
+				    (uintptr_t)qb.buf, nk),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR, "after inv: %d",
+			  wc.status);
+	return TEST_SUCCESS;
+}
+
 /* Two messages into one SRQ. */
 static int
 test_rc_srq(void)
@@ -1312,12 +1505,17 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_qp_err_flush),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send_inv),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_local_inv),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_mw),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_mw_inv),
 			TEST_CASE_ST(setup_rc_srq, teardown, test_rc_srq),
 			TEST_CASE_ST(setup_rc_hook, teardown, test_rc_key_hook),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_thread),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_send_write),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_loss),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_send),
+			TEST_CASE_ST(setup_ud, teardown, test_ud_mcast),
+			TEST_CASE_ST(setup_ud_block_self, teardown,
+				     test_ud_mcast),
 			TEST_CASES_END(),
 		},
 };

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the engine's pure parts: PSN arithmetic, RNR timer codes,
  * ACK timeout, segmentation math, ACK coalescing, memory key checks. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "dpv_test.h"
 #include "dpv_engine.h"
+#include "dpv_wr.h"
 
 static int
 test_psn(void)
@@ -118,6 +120,7 @@ test_key_check(void)
 					 .pdn = 1,
 					 .valid = 1,
 					 .type = DPV_ENGINE_KEY_MW2,
+					 .bound = 1,
 					 .qpn = 77,
 					 .key = 5 << 8};
 	uint32_t k = 3 << 8 | 0x5a;
@@ -163,12 +166,157 @@ test_key_check(void)
 	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 5 << 8, 1, 78, a, 8,
 					IBV_ACCESS_REMOTE_WRITE, NULL),
 			  DPV_KEY_BAD_QP, "MW2 other QP");
+	tbl[5].bound = 0;
+	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, 5 << 8, 1, 77, a, 8,
+					IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_BAD_KEY, "unbound window");
 	tbl[3].valid = 0;
 	TEST_ASSERT_EQUAL(dpv_key_check(tbl, N, k, 1, 0, a, 8, 0, NULL),
 			  DPV_KEY_BAD_KEY, "invalidated");
 	TEST_ASSERT(strcmp(dpv_key_status_str(DPV_KEY_BAD_PD), "PD mismatch") ==
 			    0,
 		    "");
+	return TEST_SUCCESS;
+}
+
+/* Memory window bind and invalidation rules. */
+static int
+test_mw_rules(void)
+{
+	static uint8_t buf[4096];
+	uint64_t a = (uintptr_t)buf;
+	const struct dpv_engine_key mr = {.addr = a,
+					  .length = 4096,
+					  .iova = 0x100000,
+					  .access = IBV_ACCESS_LOCAL_WRITE |
+						    IBV_ACCESS_MW_BIND,
+					  .pdn = 1,
+					  .type = DPV_ENGINE_KEY_MR,
+					  .valid = 1,
+					  .key = 3 << 8 | 1};
+	const struct dpv_engine_key mw2_free = {.pdn = 1,
+						.type = DPV_ENGINE_KEY_MW2,
+						.valid = 1,
+						.key = 7 << 8};
+	struct dpv_engine_key mr_nobind = mr, w, w1;
+	struct dpv_wr_bind b = {.mw_rkey = 7 << 8,
+				.new_key = 5,
+				.mr_lkey = 3 << 8 | 1,
+				.addr = 0x100000 + 100,
+				.length = 200,
+				.access = IBV_ACCESS_REMOTE_WRITE,
+				.type2 = true};
+	struct dpv_wr_bind bb;
+	void *host;
+
+	w = mw2_free;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr, &b, 1, 42),
+			  IBV_WC_SUCCESS, "type 2 bind");
+	TEST_ASSERT(w.bound && w.key == (7u << 8 | 5) && w.qpn == 42 &&
+			    w.addr == a + 100 && w.iova == 0x100000 + 100 &&
+			    w.length == 200,
+		    "window state");
+	TEST_ASSERT_EQUAL(dpv_key_check_one(&w, 7 << 8 | 5, 1, 42,
+					    0x100000 + 150, 150,
+					    IBV_ACCESS_REMOTE_WRITE, &host),
+			  DPV_KEY_OK, "access through the window");
+	TEST_ASSERT(host == buf + 150, "translation");
+	TEST_ASSERT_EQUAL(dpv_key_check_one(&w, 7 << 8 | 5, 1, 42,
+					    0x100000 + 150, 151,
+					    IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_BAD_BOUNDS, "window bounds, not region's");
+	TEST_ASSERT_EQUAL(dpv_key_check_one(&w, 7 << 8 | 5, 1, 42,
+					    0x100000 + 150, 8,
+					    IBV_ACCESS_REMOTE_READ, NULL),
+			  DPV_KEY_BAD_ACCESS, "window access");
+	TEST_ASSERT_EQUAL(dpv_key_check_one(&w, 7 << 8 | 5, 1, 43,
+					    0x100000 + 150, 8,
+					    IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_BAD_QP, "bound to another QP");
+	TEST_ASSERT_EQUAL(dpv_key_check_one(&w, 7 << 8, 1, 42, 0x100000 + 150,
+					    8, IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_BAD_KEY, "old tag");
+	bb = b;
+	bb.new_key = 6;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr, &bb, 1, 42),
+			  IBV_WC_MW_BIND_ERR, "type 2 already bound");
+	TEST_ASSERT(w.key == (7u << 8 | 5), "untouched on error");
+	/* invalidation */
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&w, 7 << 8 | 5, 1, 43, true, false),
+		-EACCES, "remote invalidate through another QP");
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&w, 7 << 8 | 5, 2, 42, false, false),
+		-EACCES, "other PD");
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&w, 7 << 8 | 4, 1, 42, false, false),
+		-ENOENT, "other tag");
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&w, 7 << 8 | 5, 1, 42, true, false), 0,
+		"remote invalidate by the bound QP");
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&w, 7 << 8 | 5, 1, 99, false, false),
+		0, "local invalidate");
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&mr, mr.key, 1, 99, false, false),
+		-EACCES, "regions of reg_mr");
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&mr, mr.key, 1, 99, false, true), 0,
+		"fast-register regions");
+	/* rejected binds */
+	w = mw2_free;
+	bb = b;
+	bb.type2 = false;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr, &bb, 1, 42),
+			  IBV_WC_MW_BIND_ERR, "type mismatch");
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr, &b, 2, 42),
+			  IBV_WC_MW_BIND_ERR, "QP of another PD");
+	mr_nobind.access &= ~(uint32_t)IBV_ACCESS_MW_BIND;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr_nobind, &b, 1, 42),
+			  IBV_WC_MW_BIND_ERR, "region without MW_BIND");
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, NULL, &b, 1, 42),
+			  IBV_WC_MW_BIND_ERR, "no region");
+	bb = b;
+	bb.mr_lkey ^= 1;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr, &bb, 1, 42),
+			  IBV_WC_MW_BIND_ERR, "stale region key");
+	bb = b;
+	bb.addr = 0x100000 + 3900;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr, &bb, 1, 42),
+			  IBV_WC_MW_BIND_ERR, "beyond the region");
+	bb.addr = 0x100000 - 1;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr, &bb, 1, 42),
+			  IBV_WC_MW_BIND_ERR, "before the region");
+	mr_nobind = mr;
+	mr_nobind.access = IBV_ACCESS_MW_BIND;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w, &mr_nobind, &b, 1, 42),
+			  IBV_WC_MW_BIND_ERR,
+			  "remote write on a read-only region");
+	TEST_ASSERT(!w.bound && w.key == 7u << 8, "untouched");
+	/* type 1: rebind and zero-length bind; never invalidated */
+	w1 = mw2_free;
+	w1.type = DPV_ENGINE_KEY_MW1;
+	bb = b;
+	bb.type2 = false;
+	bb.zero_based = true;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w1, &mr, &bb, 1, 42),
+			  IBV_WC_SUCCESS, "type 1 bind");
+	TEST_ASSERT(w1.iova == 0 && w1.qpn == 0, "zero based, no QP");
+	TEST_ASSERT_EQUAL(dpv_key_check_one(&w1, w1.key, 1, 1000, 0, 200,
+					    IBV_ACCESS_REMOTE_WRITE, &host),
+			  DPV_KEY_OK, "any QP of the PD");
+	TEST_ASSERT(host == buf + 100, "zero-based translation");
+	TEST_ASSERT_EQUAL(
+		dpv_key_invalidate_check(&w1, w1.key, 1, 42, false, false),
+		-EACCES, "type 1 cannot be invalidated");
+	bb.new_key = 9;
+	bb.length = 0;
+	TEST_ASSERT_EQUAL(dpv_key_bind_apply(&w1, NULL, &bb, 1, 42),
+			  IBV_WC_SUCCESS, "zero-length bind");
+	TEST_ASSERT(!w1.bound && w1.key == (7u << 8 | 9), "unbound, new tag");
+	TEST_ASSERT_EQUAL(dpv_key_check_one(&w1, w1.key, 1, 42, 0, 1,
+					    IBV_ACCESS_REMOTE_WRITE, NULL),
+			  DPV_KEY_BAD_KEY, "grants nothing");
 	return TEST_SUCCESS;
 }
 
@@ -181,6 +329,7 @@ static const struct dpv_test_suite engine_unit_suite = {
 			TEST_CASE(test_timeout_mtu),
 			TEST_CASE(test_ack_coalesce),
 			TEST_CASE(test_key_check),
+			TEST_CASE(test_mw_rules),
 			TEST_CASES_END(),
 		},
 };

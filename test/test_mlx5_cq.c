@@ -541,7 +541,8 @@ test_cq_clean(void)
 	    wc[5].wr_id != 105)
 		goto out;
 	for (i = 0; i < 3; i++)
-		if (post_recv(&srq, 10 + i, 1) || !dpv_mlx5_rq_fetch(&srq, &r[i]))
+		if (post_recv(&srq, 10 + i, 1) ||
+		    !dpv_mlx5_rq_fetch(&srq, &r[i]))
 			goto out;
 	/* B, A(srq), B, A(srq), A(send), B */
 	push_recv(&c8, QPB, 0);
@@ -769,6 +770,151 @@ test_dv_views(void)
 	return TEST_SUCCESS;
 }
 
+/* Resize: pending CQEs move in order, owner bits follow the new size. */
+static struct dpv_mlx5_wq *
+lookup_rq_arg(void *arg, uint32_t qpn, bool recv)
+{
+	struct dpv_mlx5_rq *q = arg;
+
+	return (qpn == QPN && recv) ? &q->wq : NULL;
+}
+
+static int
+resize_push(struct dpv_mlx5_cq *c, struct dpv_mlx5_rq *q, uint32_t id)
+{
+	struct dpv_cqe_info ci = {.is_recv = true,
+				  .opcode = IBV_WC_RECV,
+				  .qpn = QPN,
+				  .byte_len = id};
+
+	if (post_recv(q, id, 1) != 0)
+		return -1;
+	return dpv_mlx5_cq_push(c, &ci);
+}
+
+/* Poll exactly n completions with ids first, first + 1, ... */
+static int
+resize_poll(struct dpv_mlx5_cq *c, struct dpv_mlx5_rq *q, uint32_t first, int n)
+{
+	struct ibv_wc wc[32];
+	int i, got = dpv_mlx5_cq_poll(c, 32, wc, lookup_rq_arg, q);
+
+	if (got != n) {
+		DPV_TEST_LOG("polled %d, expected %d", got, n);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS ||
+		    wc[i].wr_id != first + (uint32_t)i ||
+		    wc[i].byte_len != first + (uint32_t)i) {
+			DPV_TEST_LOG("wc %d: id %" PRIu64 " len %u, want %u", i,
+				     wc[i].wr_id, wc[i].byte_len, first + i);
+			return -1;
+		}
+	return 0;
+}
+
+/* Overrun check without posting a receive WQE. */
+static int
+resize_push_full(struct dpv_mlx5_cq *c)
+{
+	struct dpv_cqe_info ci = {
+		.is_recv = true, .opcode = IBV_WC_RECV, .qpn = QPN};
+
+	return dpv_mlx5_cq_push(c, &ci);
+}
+
+static int
+cq_resize(struct dpv_mlx5_cq *c, unsigned int n)
+{
+	struct dpv_mlx5_cq_resize r;
+	int rc = dpv_mlx5_cq_resize_prepare(c, n, &r);
+
+	if (rc == 0)
+		rc = dpv_mlx5_cq_resize_commit(c, &r);
+	dpv_mlx5_cq_resize_release(&r);
+	return rc;
+}
+
+static int
+test_cq_resize(void)
+{
+	struct dpv_mlx5_cq c;
+	struct dpv_mlx5_rq q;
+	struct mlx5_cqe64 *oldbuf;
+	__be32 *db;
+	uint32_t id = 0, i;
+	int rc = TEST_FAILED;
+
+	if (dpv_mlx5_rq_init(&q, 32, 1, SOCKET_ID_ANY) ||
+	    dpv_mlx5_cq_init(&c, 3, SOCKET_ID_ANY))
+		goto out;
+	db = c.dbrec;
+	/* 3 polled, 3 pending across the wrap of the 4-entry ring */
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_EQUAL(resize_push(&c, &q, id++), 0, "");
+	TEST_ASSERT_EQUAL(resize_poll(&c, &q, 0, 3), 0, "");
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_EQUAL(resize_push(&c, &q, id++), 0, "");
+
+	/* argument checks and too small for the pending CQEs: unchanged */
+	oldbuf = c.buf;
+	TEST_ASSERT_EQUAL(cq_resize(&c, 0), EINVAL, "");
+	TEST_ASSERT_EQUAL(cq_resize(&c, DPV_MLX5_MAX_CQE), EINVAL, "");
+	TEST_ASSERT_EQUAL(cq_resize(&c, 2), EINVAL, "3 pending");
+	TEST_ASSERT(c.buf == oldbuf && c.cqe_cnt == 4 && c.cqe == 3, "");
+
+	/* up: 4 -> 16 entries, then fill it completely */
+	TEST_ASSERT_EQUAL(cq_resize(&c, 9), 0, "");
+	TEST_ASSERT(c.buf != oldbuf, "");
+	TEST_ASSERT_EQUAL(c.cqe_cnt, 16, "");
+	TEST_ASSERT_EQUAL(c.cqe, 15, "");
+	TEST_ASSERT(c.dbrec == db, "doorbell record kept");
+	for (i = 3; i < 6; i++)
+		TEST_ASSERT_EQUAL(c.buf[i].op_own & MLX5_CQE_OWNER_MASK, 0,
+				  "slot %u", i);
+	TEST_ASSERT_EQUAL(c.buf[6].op_own >> 4, MLX5_CQE_INVALID, "");
+	for (i = 0; i < 13; i++)
+		TEST_ASSERT_EQUAL(resize_push(&c, &q, id++), 0, "");
+	TEST_ASSERT_EQUAL(resize_push_full(&c), ENOSPC, "16 pending");
+	TEST_ASSERT_EQUAL(resize_poll(&c, &q, 3, 16), 0, "in order");
+	TEST_ASSERT_EQUAL(resize_poll(&c, &q, 0, 0), 0, "nothing left");
+
+	/* down with pending CQEs: 16 -> 8 entries, owner bits of the new
+	 * lap (indexes 19..23 are in lap 2 of 8) */
+	for (i = 0; i < 5; i++)
+		TEST_ASSERT_EQUAL(resize_push(&c, &q, id++), 0, "");
+	TEST_ASSERT_EQUAL(cq_resize(&c, 4), EINVAL, "5 pending");
+	/* an arm made before the resize still fires after it */
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_arm(&c, 0), 0, "");
+	TEST_ASSERT_EQUAL(cq_resize(&c, 5), 0, "");
+	TEST_ASSERT_EQUAL(c.cqe_cnt, 8, "");
+	TEST_ASSERT_EQUAL(c.buf[19 & 7].op_own & MLX5_CQE_OWNER_MASK, 0, "");
+	TEST_ASSERT(dpv_mlx5_cq_should_notify(&c), "arm kept");
+	dpv_mlx5_cq_event(&c);
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_EQUAL(resize_push(&c, &q, id++), 0, "");
+	TEST_ASSERT_EQUAL(resize_push_full(&c), ENOSPC, "8 pending");
+	TEST_ASSERT_EQUAL(resize_poll(&c, &q, 19, 8), 0, "in order");
+
+	/* armed with nothing pending: the next CQE after a resize fires */
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_arm(&c, 0), 0, "");
+	TEST_ASSERT(!dpv_mlx5_cq_should_notify(&c), "no CQE yet");
+	TEST_ASSERT_EQUAL(cq_resize(&c, 1), 0, "");
+	TEST_ASSERT_EQUAL(c.cqe_cnt, 2, "");
+	TEST_ASSERT(!dpv_mlx5_cq_should_notify(&c), "still no CQE");
+	TEST_ASSERT_EQUAL(resize_push(&c, &q, id++), 0, "");
+	TEST_ASSERT(dpv_mlx5_cq_should_notify(&c), "fires in the new ring");
+	TEST_ASSERT_EQUAL(resize_push(&c, &q, id++), 0, "");
+	TEST_ASSERT_EQUAL(resize_poll(&c, &q, 27, 2), 0, "");
+	TEST_ASSERT_EQUAL(be32toh(c.dbrec[0]), 29, "consumer index kept");
+	rc = TEST_SUCCESS;
+out:
+	dpv_mlx5_cq_fini(&c);
+	dpv_mlx5_rq_fini(&q);
+	return rc;
+}
+
 static struct dpv_test_suite mlx5_cq_suite = {
 	.name = "mlx5 receive and completion rings",
 	.setup = suite_setup,
@@ -785,6 +931,7 @@ static struct dpv_test_suite mlx5_cq_suite = {
 			TEST_CASE_ST(setup, teardown, test_arm_notify),
 			TEST_CASE_ST(setup, teardown, test_arm_doorbell),
 			TEST_CASE_ST(setup, teardown, test_dv_views),
+			TEST_CASE(test_cq_resize),
 			TEST_CASES_END(),
 		},
 };

@@ -307,9 +307,9 @@ test_sq_umr_room(void)
 	wr.bind_mw.bind_info.length = 4096;
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
 	for (unsigned int t = 0; t < RTE_DIM(want); t++) {
-		TEST_ASSERT_EQUAL(dpv_mlx5_sq_init(&s, want[t], 1, 0,
-						   SOCKET_ID_ANY),
-				  0, "init %u", want[t]);
+		TEST_ASSERT_EQUAL(
+			dpv_mlx5_sq_init(&s, want[t], 1, 0, SOCKET_ID_ANY), 0,
+			"init %u", want[t]);
 		TEST_ASSERT(s.wq.max_post >= want[t], "max_post %u",
 			    s.wq.max_post);
 		for (unsigned int i = 0; i < s.wq.max_post; i++) {
@@ -318,8 +318,8 @@ test_sq_umr_room(void)
 
 			if (rc != 0) {
 				dpv_mlx5_sq_fini(&s);
-				TEST_ASSERT_EQUAL(rc, 0, "bind %u of %u: %d",
-						  i, want[t], rc);
+				TEST_ASSERT_EQUAL(rc, 0, "bind %u of %u: %d", i,
+						  want[t], rc);
 			}
 		}
 		dpv_mlx5_sq_fini(&s);

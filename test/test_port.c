@@ -77,6 +77,7 @@ case_defaults(void)
 	TEST_ASSERT_EQUAL(cfg.n_ports, 1, "one device by default");
 	TEST_ASSERT_EQUAL(cfg.port[0].kind, DPV_PORT_KIND_AUTO, "");
 	TEST_ASSERT_EQUAL(cfg.workers, 0, "application-driven by default");
+	TEST_ASSERT_EQUAL(cfg.progress, DPV_PROGRESS_AUTO, "");
 	TEST_ASSERT(strcmp(cfg.eal_args, DPV_EAL_DEFAULT_ARGS) == 0, "%s",
 		    cfg.eal_args);
 	TEST_ASSERT(strstr(cfg.eal_args, "--no-huge") != NULL, "");
@@ -118,6 +119,7 @@ case_good_file(void)
 		       "a.sock,socket-abstract=no\n"
 		       "[dpverbs]\n"
 		       "workers = 1\n"
+		       "progress = app\n"
 		       "[dpv0]\n"
 		       "port = net_memif0\n"
 		       "ip = 192.0.2.1/24, 2001:db8::1/64\n"
@@ -146,6 +148,7 @@ case_good_file(void)
 					 "/tmp/a.sock,socket-abstract=no") == 0,
 		    "args lines are joined: '%s'", cfg.eal_args);
 	TEST_ASSERT_EQUAL(cfg.workers, 1, "");
+	TEST_ASSERT_EQUAL(cfg.progress, DPV_PROGRESS_APP, "");
 	TEST_ASSERT_EQUAL(cfg.n_ports, 4, "");
 	TEST_ASSERT_EQUAL(cfg.port[0].kind, DPV_PORT_KIND_NAME, "");
 	TEST_ASSERT(strcmp(cfg.port[0].dev, "net_memif0") == 0, "");
@@ -211,6 +214,7 @@ case_bad_files(void)
 		{"[dpv0]\npromisc = maybe\n", "yes or no"},
 		{"[dpverbs]\nworkers = -1\n", "workers"},
 		{"[dpverbs]\nworkers = 65\n", "0..64"},
+		{"[dpverbs]\nprogress = spin\n", "thread, app or auto"},
 		{"[dpverbs]\nthreads = 2\n", "unknown key"},
 		{"[eal]\nargv = -m 1\n", "unknown key"},
 		{"[dpv8]\nport = loopback\n", "unknown section"},

@@ -157,7 +157,8 @@ test_query_device(void)
 	TEST_ASSERT_EQUAL(ax.phys_port_cnt_ex, ax.orig_attr.phys_port_cnt,
 			  "phys_port_cnt_ex");
 	TEST_ASSERT(memcmp(&ax.orig_attr, &a, sizeof(a)) == 0, "same attrs");
-	TEST_ASSERT_EQUAL(ax.rss_caps.supported_qpts, 0, "no RSS");
+	TEST_ASSERT_EQUAL(ax.rss_caps.supported_qpts,
+			  1u << IBV_QPT_RAW_PACKET, "RSS on raw QPs");
 	TEST_ASSERT_EQUAL(ax.raw_packet_caps, 0, "no raw caps");
 	TEST_ASSERT_EQUAL(ax.max_dm_size, 0, "no DM");
 	in.comp_mask = 1;

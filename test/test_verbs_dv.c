@@ -177,7 +177,8 @@ test_qp_view(void)
 	TEST_ASSERT_EQUAL(ibv_post_recv(qp, &wr, &bad), 0, "post_recv");
 	TEST_ASSERT_EQUAL(be32toh(dqp.dbrec[MLX5_RCV_DBR]), 2, "rq counter");
 	dseg(want, 100, mr->lkey, buf);
-	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dqp.rq.buf, want, 16, "wqe 0 seg 0");
+	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dqp.rq.buf, want, 16,
+				  "wqe 0 seg 0");
 	dseg(want, 200, mr->lkey, buf + 512);
 	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dqp.rq.buf + 16, want, 16,
 				  "wqe 0 seg 1");
@@ -185,11 +186,11 @@ test_qp_view(void)
 	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)dqp.rq.buf + dqp.rq.stride, want,
 				  16, "wqe 1 seg 0");
 	/* a short list ends with the invalid-lkey terminator */
-	TEST_ASSERT_EQUAL(be32toh(((struct mlx5_wqe_data_seg *)
-					   ((uint8_t *)dqp.rq.buf +
-					    dqp.rq.stride))[1]
-					  .lkey),
-			  MLX5_INVALID_LKEY, "terminator");
+	TEST_ASSERT_EQUAL(
+		be32toh(((struct mlx5_wqe_data_seg *)((uint8_t *)dqp.rq.buf +
+						      dqp.rq.stride))[1]
+				.lkey),
+		MLX5_INVALID_LKEY, "terminator");
 	TEST_ASSERT(mr->lkey != MLX5_INVALID_LKEY, "our key is not it");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "destroy");
 	return TEST_SUCCESS;
@@ -233,8 +234,7 @@ test_srq_view(void)
 	TEST_ASSERT(num != 0, "srq num");
 	TEST_ASSERT_EQUAL(dsrq.comp_mask, MLX5DV_SRQ_MASK_SRQN, "mask kept");
 	TEST_ASSERT_EQUAL(dsrq.srqn, num, "srqn");
-	TEST_ASSERT(dsrq.buf != NULL && dsrq.dbrec != NULL &&
-			    dsrq.stride >= 32,
+	TEST_ASSERT(dsrq.buf != NULL && dsrq.dbrec != NULL && dsrq.stride >= 32,
 		    "srq ring");
 	head = dsrq.head;
 	TEST_ASSERT_EQUAL(ibv_post_srq_recv(srq, &wr, &bad), 0, "post");
@@ -292,9 +292,9 @@ test_pd_ah_errors(void)
 	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ), EINVAL,
 			  "no output");
 	o.cq.out = &dcq;
-	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ |
-						      MLX5DV_OBJ_RWQ),
-			  EOPNOTSUPP, "no WQs here");
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ | MLX5DV_OBJ_RWQ),
+		EOPNOTSUPP, "no WQs here");
 	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_DM), EOPNOTSUPP,
 			  "no device memory");
 	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, 0), 0, "nothing asked");

@@ -12,6 +12,7 @@
 #include <infiniband/verbs.h>
 
 #include "dpv_test.h"
+#include "dpv_wr.h"
 #include "verbs_int.h"
 
 static struct ibv_device **devs;
@@ -318,6 +319,79 @@ push_recv(struct ibv_cq *cq, bool solicited)
 	};
 
 	return dpv_mlx5_cq_push(&to_dcq(cq)->ring, &ci);
+}
+
+/* The engine's bind / invalidate hooks on the device's key table. */
+static int
+test_mw_engine_hooks(void)
+{
+	struct dpv_device *dev = to_dctx(ctx)->dev;
+	uint32_t pdn = to_dpd(pd)->pdn;
+	struct ibv_mw *w1, *w2;
+	struct ibv_mr *mr, *ro;
+	struct dpv_wr_bind b;
+	struct dpv_mkey k;
+	uint32_t nk;
+
+	if (!DPV_CAP_MW)
+		return TEST_SKIPPED;
+	w1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	w2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	mr = ibv_reg_mr(pd, buf, 1024,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	ro = ibv_reg_mr(pd, buf, 1024, IBV_ACCESS_MW_BIND);
+	TEST_ASSERT(w1 && w2 && mr && ro, "objects");
+	TEST_ASSERT(dpv_mkey_get(dev, w2->rkey, &k) && !k.bound,
+		    "allocated unbound");
+	nk = ibv_inc_rkey(w2->rkey);
+	memset(&b, 0, sizeof(b));
+	b.mw_rkey = w2->rkey;
+	b.new_key = nk & 0xff;
+	b.mr_lkey = mr->lkey;
+	b.addr = (uintptr_t)buf + 128;
+	b.length = 256;
+	b.access = IBV_ACCESS_REMOTE_WRITE;
+	b.type2 = true;
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_bind(dev, &b, pdn + 1, 77),
+			  IBV_WC_MW_BIND_ERR, "QP of another PD");
+	b.mr_lkey = ro->lkey;
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_bind(dev, &b, pdn, 77),
+			  IBV_WC_MW_BIND_ERR, "remote write, read-only region");
+	b.mr_lkey = mr->lkey;
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_bind(dev, &b, pdn, 77),
+			  IBV_WC_SUCCESS, "bind");
+	TEST_ASSERT(dpv_mkey_get(dev, nk, &k), "new key live");
+	TEST_ASSERT(k.bound && k.qpn == 77 && k.length == 256 &&
+			    k.addr == (uintptr_t)buf + 128 &&
+			    k.access == IBV_ACCESS_REMOTE_WRITE,
+		    "window state");
+	TEST_ASSERT(!dpv_mkey_get(dev, w2->rkey, &k), "old key dead");
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_bind(dev, &b, pdn, 77),
+			  IBV_WC_MW_BIND_ERR, "type 2 bound already");
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_invalidate(dev, nk, pdn, 78, true),
+			  -EACCES, "remote invalidate via another QP");
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_invalidate(dev, mr->lkey, pdn, 77,
+						     false),
+			  -EACCES, "regions of reg_mr");
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_invalidate(dev, nk, pdn, 77, true),
+			  0, "remote invalidate");
+	TEST_ASSERT(dpv_mkey_get(dev, nk, &k) && !k.bound, "unbound");
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_invalidate(dev, nk, pdn, 77, false),
+			  -EACCES, "not bound");
+	/* type 1: bound by the engine, never invalidated */
+	b.mw_rkey = w1->rkey;
+	b.new_key = ibv_inc_rkey(w1->rkey) & 0xff;
+	b.type2 = false;
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_bind(dev, &b, pdn, 77),
+			  IBV_WC_SUCCESS, "type 1 bind");
+	TEST_ASSERT_EQUAL(dpv_mkey_engine_invalidate(
+				  dev, ibv_inc_rkey(w1->rkey), pdn, 77, false),
+			  -EACCES, "type 1");
+	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w1), 0, "");
+	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w2), 0, "");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(ro), 0, "");
+	return TEST_SUCCESS;
 }
 
 static int
@@ -687,8 +761,9 @@ test_unsupported_objects(void)
 	struct ibv_wq_init_attr wa = {0};
 	struct ibv_rwq_ind_table_init_attr ra = {0};
 
-	EXPECT_NULL_ERRNO(ibv_create_wq(ctx, &wa), EOPNOTSUPP, "WQ");
-	EXPECT_NULL_ERRNO(ibv_create_rwq_ind_table(ctx, &ra), EOPNOTSUPP,
+	/* WQs and tables exist now (test/test_raw.c): empty attributes */
+	EXPECT_NULL_ERRNO(ibv_create_wq(ctx, &wa), EINVAL, "WQ");
+	EXPECT_NULL_ERRNO(ibv_create_rwq_ind_table(ctx, &ra), EINVAL,
 			  "RWQ table");
 	return TEST_SUCCESS;
 }
@@ -781,6 +856,204 @@ test_srq_completion(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * ibv_resize_cq on the device's engine: UD traffic between two QPs of the
+ * device lands on one CQ; the CQ is resized with completions pending and
+ * again while the engine is producing, and every completion comes back
+ * in order.
+ */
+static uint32_t
+cq_pending(struct ibv_cq *c)
+{
+	const struct dpv_mlx5_cq *r = &to_dcq(c)->ring;
+
+	return __atomic_load_n(&r->prod_index, __ATOMIC_ACQUIRE) -
+	       r->cons_index;
+}
+
+static int
+resize_post_sends(struct ibv_qp *qa, struct ibv_ah *ah, uint32_t dqpn,
+		  uint32_t lkey, uint64_t first, int n)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf + 4096, .length = 64, .lkey = lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_send_wr *bad;
+	int i;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = dqpn;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	for (i = 0; i < n; i++) {
+		wr.wr_id = first + (uint64_t)i;
+		if (ibv_post_send(qa, &wr, &bad) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+test_cq_resize_traffic(void)
+{
+	struct ibv_qp_init_attr qia = {.qp_type = IBV_QPT_UD,
+				       .cap = {.max_send_wr = 16,
+					       .max_recv_wr = 16,
+					       .max_send_sge = 1,
+					       .max_recv_sge = 1}};
+	struct ibv_qp_attr qa_attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x11111111};
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1, .grh = {.hop_limit = 64}};
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge rsge;
+	struct ibv_wc wc[8];
+	struct ibv_qp *qa, *qb;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	struct ibv_cq *c;
+	uint64_t next_send = 1, next_recv = 100;
+	int i, k;
+
+	if (to_dctx(ctx)->dev->engine == NULL)
+		return TEST_SKIPPED;
+	TEST_ASSERT_EQUAL(ibv_query_gid(ctx, 1, 0, &aa.grh.dgid), 0, "gid");
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	c = ibv_create_cq(ctx, 7, NULL, NULL, 0);
+	TEST_ASSERT(mr && c, "setup");
+	TEST_ASSERT_EQUAL(c->cqe, 7, "");
+	qia.send_cq = qia.recv_cq = c;
+	qa = ibv_create_qp(pd, &qia);
+	qb = ibv_create_qp(pd, &qia);
+	ah = ibv_create_ah(pd, &aa);
+	TEST_ASSERT(qa && qb && ah, "QPs and AH: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		struct ibv_qp *q = i ? qb : qa;
+		int m = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			IBV_QP_QKEY;
+
+		qa_attr.qp_state = IBV_QPS_INIT;
+		TEST_ASSERT_EQUAL(ibv_modify_qp(q, &qa_attr, m), 0, "INIT");
+		qa_attr.qp_state = IBV_QPS_RTR;
+		TEST_ASSERT_EQUAL(ibv_modify_qp(q, &qa_attr, IBV_QP_STATE), 0,
+				  "RTR");
+		qa_attr.qp_state = IBV_QPS_RTS;
+		TEST_ASSERT_EQUAL(ibv_modify_qp(q, &qa_attr,
+						IBV_QP_STATE | IBV_QP_SQ_PSN),
+				  0, "RTS");
+	}
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	for (i = 0; i < 16; i++) {
+		rsge.addr = (uintptr_t)buf + (uint64_t)i * 256;
+		rsge.length = 256;
+		rsge.lkey = mr->lkey;
+		rwr.wr_id = 100 + (uint64_t)i;
+		TEST_ASSERT_EQUAL(ibv_post_recv(qb, &rwr, &rbad), 0, "recv");
+	}
+
+	/* 3 sends: 6 completions pending in a CQ of 7 */
+	TEST_ASSERT_EQUAL(resize_post_sends(qa, ah, qb->qp_num, mr->lkey, 1, 3),
+			  0, "");
+	for (i = 0; i < 2000 && cq_pending(c) < 6; i++) {
+		ibv_poll_cq(c, 0, wc); /* progress only */
+		usleep(1000);
+	}
+	TEST_ASSERT_EQUAL(cq_pending(c), 6, "completions pending");
+	TEST_ASSERT_EQUAL(ibv_resize_cq(c, 5), EINVAL, "fewer than pending");
+	TEST_ASSERT_EQUAL(c->cqe, 7, "unchanged");
+	TEST_ASSERT_EQUAL(ibv_resize_cq(c, 33), 0, "grow");
+	TEST_ASSERT_EQUAL(c->cqe, 63, "power of two minus one");
+	/* 8 more sends, resized while the engine completes them */
+	TEST_ASSERT_EQUAL(resize_post_sends(qa, ah, qb->qp_num, mr->lkey, 4, 8),
+			  0, "");
+	TEST_ASSERT_EQUAL(ibv_resize_cq(c, 31), 0, "shrink mid-traffic");
+	TEST_ASSERT_EQUAL(c->cqe, 31, "");
+	for (i = 0; i < 200000 && (next_send < 12 || next_recv < 111); i++) {
+		int n = ibv_poll_cq(c, 8, wc);
+
+		TEST_ASSERT(n >= 0, "poll %d", n);
+		for (k = 0; k < n; k++) {
+			TEST_ASSERT_EQUAL(wc[k].status, IBV_WC_SUCCESS, "");
+			if (wc[k].opcode == IBV_WC_SEND) {
+				TEST_ASSERT_EQUAL(wc[k].wr_id, next_send,
+						  "send order");
+				next_send++;
+			} else {
+				TEST_ASSERT_EQUAL(wc[k].opcode, IBV_WC_RECV,
+						  "");
+				TEST_ASSERT_EQUAL(wc[k].wr_id, next_recv,
+						  "receive order");
+				TEST_ASSERT_EQUAL(wc[k].byte_len, 64 + 40, "");
+				next_recv++;
+			}
+		}
+		if (i % 1000 == 999)
+			usleep(1000);
+	}
+	TEST_ASSERT_EQUAL(next_send, 12, "all send completions");
+	TEST_ASSERT_EQUAL(next_recv, 111, "all receive completions");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(c, 8, wc), 0, "nothing more");
+	TEST_ASSERT_EQUAL(ibv_resize_cq(c, 1), 0, "empty: any size");
+	TEST_ASSERT_EQUAL(c->cqe, 1, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_ah(ah), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qa), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qb), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(c), 0, "");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* Moderation and SRQ resize are not offered: the verbs say so, the
+ * capabilities agree, and nothing changes. */
+static int
+test_cq_srq_modify_unsupported(void)
+{
+	struct ibv_srq_init_attr ia = {.attr = {.max_wr = 8, .max_sge = 1}};
+	struct ibv_modify_cq_attr ma = {
+		.attr_mask = IBV_CQ_ATTR_MODERATE,
+		.moderate = {.cq_count = 4, .cq_period = 10}};
+	struct ibv_device_attr_ex dx;
+	struct ibv_srq_attr sa;
+	struct ibv_srq *srq;
+	struct ibv_cq *c;
+
+	TEST_ASSERT_EQUAL(ibv_query_device_ex(ctx, NULL, &dx), 0, "");
+	TEST_ASSERT(!(dx.orig_attr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE),
+		    "SRQ resize not advertised");
+	TEST_ASSERT(!(dx.orig_attr.device_cap_flags & IBV_DEVICE_RESIZE_MAX_WR),
+		    "QP resize not advertised");
+	TEST_ASSERT(dx.cq_mod_caps.max_cq_count == 0 &&
+			    dx.cq_mod_caps.max_cq_period == 0,
+		    "no moderation caps");
+	c = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(c, "");
+	TEST_ASSERT_EQUAL(ibv_modify_cq(c, &ma), EOPNOTSUPP, "moderation");
+	ma.attr_mask = IBV_CQ_ATTR_RESERVED;
+	TEST_ASSERT_EQUAL(ibv_modify_cq(c, &ma), EINVAL, "unknown mask");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(c), 0, "");
+
+	srq = ibv_create_srq(pd, &ia);
+	TEST_ASSERT_NOT_NULL(srq, "");
+	memset(&sa, 0, sizeof(sa));
+	sa.max_wr = 32;
+	sa.srq_limit = 2;
+	TEST_ASSERT_EQUAL(ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR), EOPNOTSUPP,
+			  "resize");
+	TEST_ASSERT_EQUAL(
+		ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT),
+		EOPNOTSUPP, "resize and limit");
+	memset(&sa, 0, sizeof(sa));
+	TEST_ASSERT_EQUAL(ibv_query_srq(srq, &sa), 0, "");
+	TEST_ASSERT_EQUAL(sa.max_wr, ia.attr.max_wr, "size unchanged");
+	TEST_ASSERT_EQUAL(sa.srq_limit, 0, "limit not armed");
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "");
+	return TEST_SUCCESS;
+}
+
 static struct dpv_test_suite verbs_objs_suite = {
 	.name = "verbs_objs",
 	.setup = objs_setup,
@@ -792,8 +1065,11 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_rereg_mr),
 			TEST_CASE(test_mr_key_space),
 			TEST_CASE(test_mw),
+			TEST_CASE(test_mw_engine_hooks),
 			TEST_CASE(test_cq),
 			TEST_CASE(test_cq_ex),
+			TEST_CASE(test_cq_resize_traffic),
+			TEST_CASE(test_cq_srq_modify_unsupported),
 			TEST_CASE(test_srq),
 			TEST_CASE(test_srq_completion),
 			TEST_CASE(test_xrc),

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * The software HCA ("engine"): the RoCEv2 transports (RC, UC, UD) behind
+ * The software HCA ("engine"): the RoCEv2 transports (RC, UC, UD, XRC) behind
  * the verbs front end, driven like a hardware device by commands.
  *
  * One engine per device (per dpv_port). The verbs layer talks to it the way
@@ -36,8 +36,10 @@
  *
  * Integration points for the verbs layer (lib/verbs):
  *   - device open:     dpv_engine_create(port, &conf) (one per device), with
- *                      conf.key_lookup/key_invalidate if the verbs layer
- *                      keeps the key table, conf.cq_event for channels;
+ *                      conf.key_lookup/key_invalidate/key_bind if the verbs
+ *                      layer keeps the key table, conf.cq_event for
+ *                      channels, conf.mcast_lookup for UD multicast,
+ *                      conf.srq_lookup for XRC targets;
  *                      dpv_engine_thread_start() unless a worker lcore runs
  *                      dpv_engine_poll() (the passive side of RDMA
  *                      WRITE/READ/atomics makes no verbs calls)
@@ -80,7 +82,17 @@ struct dpv_engine_key;
 struct dpv_mlx5_sq;
 struct dpv_mlx5_rq;
 struct dpv_mlx5_cq;
+struct dpv_wr_bind;
 struct rte_mempool;
+
+/** An XRC shared receive queue as the engine uses it. */
+struct dpv_engine_srq {
+	struct dpv_mlx5_rq *rq; /**< its receive ring */
+	struct dpv_mlx5_cq *cq; /**< its completion queue */
+	uint32_t pdn;		/**< its PD: keys of requests are checked
+				     against it */
+	uint32_t xrcdn;		/**< its XRC domain */
+};
 
 /** Engine creation options. All zero = defaults. */
 struct dpv_engine_conf {
@@ -102,19 +114,33 @@ struct dpv_engine_conf {
 	 * Optional key source: when set, the engine does not use its own key
 	 * table (dpv_engine_key_set() answers -EOPNOTSUPP) and asks this hook
 	 * for every key it checks; it must fill *out (valid = 1, key = the key)
-	 * and return true if the key is live, false otherwise. Lets the verbs
-	 * layer keep its own (seqlock protected) table.
+	 * and return true if the key is live, false otherwise (a window it
+	 * returns is taken as bound: answer false for an unbound window).
+	 * Lets the verbs layer keep its own (seqlock protected) table.
 	 */
 	bool (*key_lookup)(void *arg, uint32_t key, struct dpv_engine_key *out);
 	void *key_lookup_arg;
 	/**
-	 * With key_lookup: invalidate a key for IBV_WR_LOCAL_INV and for a
-	 * received SEND with invalidate (called with key_lookup_arg). Return
-	 * 0, or non-zero if the key is not live or not of PD pdn (the WQE then
-	 * completes with IBV_WC_MW_BIND_ERR / the SEND is still delivered).
-	 * NULL: LOCAL_INV fails and SEND with invalidate does not invalidate.
+	 * With key_lookup: invalidate a key for IBV_WR_LOCAL_INV (remote =
+	 * false) and for a received SEND with invalidate (remote = true),
+	 * called with key_lookup_arg by the QP qpn of PD pdn. The rules are
+	 * dpv_key_invalidate_check()'s. Return 0, or non-zero if the key may
+	 * not be invalidated (the WQE then completes with IBV_WC_MW_BIND_ERR /
+	 * the SEND is still delivered). NULL: LOCAL_INV fails and SEND with
+	 * invalidate does not invalidate.
 	 */
-	int (*key_invalidate)(void *arg, uint32_t key, uint32_t pdn);
+	int (*key_invalidate)(void *arg, uint32_t key, uint32_t pdn,
+			      uint32_t qpn, bool remote);
+	/**
+	 * With key_lookup: execute a memory window bind (IBV_WR_BIND_MW, type
+	 * 1 from ibv_bind_mw or type 2 from a send WQE) posted on QP qpn of PD
+	 * pdn, in send-queue order: apply the rules of dpv_key_bind_apply() to
+	 * the window and the region and store the result. Return
+	 * IBV_WC_SUCCESS (0) or the completion status (IBV_WC_MW_BIND_ERR).
+	 * NULL: binds complete with IBV_WC_MW_BIND_ERR.
+	 */
+	int (*key_bind)(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
+			uint32_t qpn);
 	/**
 	 * Optional completion-event hook: called (under the engine lock, from
 	 * the polling thread) when a CQ armed with ibv_req_notify_cq got a
@@ -123,7 +149,30 @@ struct dpv_engine_conf {
 	 */
 	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);
 	void *cq_event_arg;
+	/**
+	 * Optional multicast membership: fill qpns with up to max numbers of
+	 * the UD QPs attached to multicast GID gid (called with mcast_arg and
+	 * the engine lock held, for each UD packet to destination QP
+	 * DPV_ENGINE_QPN_MCAST) and return the number of members. NULL:
+	 * multicast packets are dropped.
+	 */
+	unsigned (*mcast_lookup)(void *arg, const uint8_t gid[16],
+				 uint32_t *qpns, unsigned max);
+	void *mcast_arg;
+	/**
+	 * XRC: find the shared receive queue named by the XRCETH of a request
+	 * to an XRC_RECV QP (called with srq_arg and the engine lock held).
+	 * Fill *out and return true if srqn is a live XRC SRQ; false
+	 * otherwise (the request is answered with a NAK). NULL: XRC_RECV QPs
+	 * refuse every request.
+	 */
+	bool (*srq_lookup)(void *arg, uint32_t srqn,
+			   struct dpv_engine_srq *out);
+	void *srq_arg;
 };
+
+/** Destination QP of UD multicast packets (IBA: the permissive QPN). */
+#define DPV_ENGINE_QPN_MCAST 0xffffffu
 
 /**
  * Create the engine of one device.
@@ -231,7 +280,10 @@ struct dpv_engine_key {
 	uint32_t qpn;	 /**< MW2 only: the QP it is bound to */
 	uint8_t type;	 /**< enum dpv_engine_key_type */
 	uint8_t valid;	 /**< set by dpv_engine_key_set() */
-	uint32_t key;	 /**< the full 32-bit key (index << 8 | variant) */
+	/** windows only: bound to a region (an unbound or invalidated
+	 *  window grants no access; a type 2 window binds only when not) */
+	uint8_t bound;
+	uint32_t key; /**< the full 32-bit key (index << 8 | variant) */
 };
 
 /** Key table index of a key: the 24 upper bits (mlx5 style). */
@@ -278,17 +330,24 @@ int dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index);
 
 /** What dpv_engine_qp_create() needs: the object and its rings. */
 struct dpv_engine_qp_init {
-	uint32_t qpn;		 /**< chosen by the verbs layer, < 1 << 24 */
-	enum ibv_qp_type type;	 /**< IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD */
-	uint32_t pdn;		 /**< protection domain number */
-	struct dpv_mlx5_sq *sq;	 /**< send ring (may be NULL: no sends) */
-	struct dpv_mlx5_rq *rq;	 /**< receive ring, NULL if srq is used */
-	struct dpv_mlx5_rq *srq; /**< shared receive ring, or NULL */
-	uint32_t srqn;		 /**< its number (reported in CQEs) */
+	uint32_t qpn; /**< chosen by the verbs layer, < 1 << 24 */
+	/** IBV_QPT_RC, UC, UD, RAW_PACKET, XRC_SEND (sq and send_cq only),
+	 *  XRC_RECV (no rings: the SRQ comes with each request) */
+	enum ibv_qp_type type;
+	uint32_t pdn;		     /**< protection domain number */
+	struct dpv_mlx5_sq *sq;	     /**< send ring (may be NULL: no sends) */
+	struct dpv_mlx5_rq *rq;	     /**< receive ring, NULL if srq is used */
+	struct dpv_mlx5_rq *srq;     /**< shared receive ring, or NULL */
+	uint32_t srqn;		     /**< its number (reported in CQEs) */
 	struct dpv_mlx5_cq *send_cq; /**< required if sq */
 	struct dpv_mlx5_cq *recv_cq; /**< required if rq or srq */
 	bool sq_sig_all;	     /**< every send WQE completes */
 	uint32_t max_send_wr;	     /**< in-flight depth (the SQ size) */
+	/** UD: do not receive the multicast packets this QP sent itself
+	 *  (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) */
+	bool block_self_mcast;
+	/** XRC_RECV: its XRC domain; requests name an SRQ of this domain */
+	uint32_t xrcdn;
 };
 
 /**
@@ -489,6 +548,42 @@ enum dpv_key_status dpv_key_check_one(const struct dpv_engine_key *k,
 				      uint32_t key, uint32_t pdn, uint32_t qpn,
 				      uint64_t va, uint64_t len, uint32_t need,
 				      void **host);
+
+/**
+ * Memory window bind rules (IBA 10.6.7): compute the new state of window
+ * *mw from the decoded bind b posted on QP qpn of PD pdn, with mr the
+ * region named by b->mr_lkey (NULL if none). Checked: mw is a live window
+ * of the bind's type and of PD pdn; a type 2 window is not bound already;
+ * for a non-zero length: mr is a live region of key b->mr_lkey and PD pdn
+ * with IBV_ACCESS_MW_BIND, [b->addr, b->addr + b->length) lies inside the
+ * region (in its iova space), remote write / atomic access needs a
+ * locally writable region. A zero length binds nothing (the window is
+ * left unbound with the new key). On success the window gets the key
+ * index(mw->key) << 8 | b->new_key, the remote access flags of the bind,
+ * the region's process address of b->addr, iova b->addr (0 with
+ * IBV_ACCESS_ZERO_BASED), and for type 2 qpn.
+ *
+ * @return IBV_WC_SUCCESS and *mw updated; IBV_WC_MW_BIND_ERR and *mw
+ *   untouched.
+ */
+enum ibv_wc_status dpv_key_bind_apply(struct dpv_engine_key *mw,
+				      const struct dpv_engine_key *mr,
+				      const struct dpv_wr_bind *b, uint32_t pdn,
+				      uint32_t qpn);
+
+/**
+ * Invalidation rules (IBA 10.6.7.2): may key (entry k, NULL if none) be
+ * invalidated by QP qpn of PD pdn? The key must be live and of PD pdn;
+ * type 1 windows cannot be invalidated; a type 2 window must be bound,
+ * and for a remote invalidation (SEND with invalidate) bound to qpn.
+ * Regions are accepted only if allow_mr (the engine's own table treats
+ * them as fast-register regions; the verbs layer has none).
+ *
+ * @return 0; -ENOENT (not live / other key); -EACCES (rules).
+ */
+int dpv_key_invalidate_check(const struct dpv_engine_key *k, uint32_t key,
+			     uint32_t pdn, uint32_t qpn, bool remote,
+			     bool allow_mr);
 
 /** Name of a key status, for logs. */
 const char *dpv_key_status_str(enum dpv_key_status s);

@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "engine_int.h"
+#include "dpv_engine_raw.h"
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
 #include "mlx5_ring.h"
@@ -58,8 +59,13 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->key_lookup = conf->key_lookup;
 	e->key_lookup_arg = conf->key_lookup_arg;
 	e->key_invalidate = conf->key_invalidate;
+	e->key_bind = conf->key_bind;
 	e->cq_event = conf->cq_event;
 	e->cq_event_arg = conf->cq_event_arg;
+	e->mcast_lookup = conf->mcast_lookup;
+	e->mcast_arg = conf->mcast_arg;
+	e->srq_lookup = conf->srq_lookup;
+	e->srq_arg = conf->srq_arg;
 	if (port != NULL) {
 		struct dpv_port_info info;
 
@@ -119,6 +125,7 @@ dpv_engine_destroy(struct dpv_engine *e)
 	if (e == NULL)
 		return;
 	dpv_engine_thread_stop(e);
+	dpv_engine_raw_fini(e);
 	for (uint32_t i = 0; i < e->nqps; i++) {
 		rte_free(e->qps[i]->swqe);
 		rte_free(e->qps[i]);
@@ -226,6 +233,8 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 	struct dpv_epkt pkt;
 	struct dpv_eqp *qp;
 
+	if (dpv_engine_raw_rx(e, m))
+		return; /* taken by a raw-packet flow */
 	memset(&pkt, 0, sizeof(pkt));
 	if (dpv_engine_parse(e, m, &pkt) != 0) {
 		if (!dpv_engine_rx_neigh(e, m))
@@ -236,6 +245,10 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 	if (e->port != NULL && !(pkt.dmac[0] & 1) &&
 	    memcmp(pkt.dmac, e->mac, 6) != 0) {
 		e->st.rx_drop_addr++;
+		return;
+	}
+	if (pkt.dqpn == DPV_ENGINE_QPN_MCAST) {
+		dpv_engine_rx_mcast(e, &pkt);
 		return;
 	}
 	qp = dpv_engine_qp_lookup(e, pkt.dqpn);
@@ -298,8 +311,13 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 			continue;
 		}
 		dpv_engine_comp_timers(qp, now);
-		if (qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD)
+		if (qp->type == IBV_QPT_RAW_PACKET) {
+			if (qp->state == IBV_QPS_RTS)
+				dpv_engine_raw_send(qp, &b);
+		} else if (qp->state == IBV_QPS_RTS ||
+			   qp->state == IBV_QPS_SQD) {
 			dpv_engine_requester(qp, &b);
+		}
 		dpv_engine_comp_drain(qp);
 	}
 
@@ -492,21 +510,49 @@ dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index)
 
 /* LOCAL_INV and SEND with invalidate (engine thread, lock held). */
 int
-dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn)
+dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn,
+			  uint32_t qpn, bool remote)
 {
 	struct dpv_engine_key *k;
+	int rc;
 
 	if (e->key_lookup != NULL)
 		return e->key_invalidate
-			       ? e->key_invalidate(e->key_lookup_arg, key, pdn)
+			       ? e->key_invalidate(e->key_lookup_arg, key, pdn,
+						   qpn, remote)
 			       : -EOPNOTSUPP;
 	if (dpv_engine_key_index(key) >= e->max_keys)
 		return -EINVAL;
 	k = &e->keys[dpv_engine_key_index(key)];
-	if (!k->valid || k->key != key || k->pdn != pdn)
-		return -ENOENT;
-	k->valid = 0;
+	rc = dpv_key_invalidate_check(k, key, pdn, qpn, remote, true);
+	if (rc != 0)
+		return rc;
+	if (k->type == DPV_ENGINE_KEY_MR)
+		k->valid = 0;
+	else
+		k->bound = 0;
 	return 0;
+}
+
+/* IBV_WR_BIND_MW in send-queue order (engine thread, lock held). */
+enum ibv_wc_status
+dpv_engine_key_bind(struct dpv_engine *e, struct dpv_eqp *qp,
+		    const struct dpv_wr_bind *b)
+{
+	uint32_t wi = dpv_engine_key_index(b->mw_rkey);
+	uint32_t ri = dpv_engine_key_index(b->mr_lkey);
+
+	if (e->key_lookup != NULL)
+		return e->key_bind
+			       ? (enum ibv_wc_status)e->key_bind(
+					 e->key_lookup_arg, b, qp->pdn, qp->qpn)
+			       : IBV_WC_MW_BIND_ERR;
+	if (wi >= e->max_keys)
+		return IBV_WC_MW_BIND_ERR;
+	return dpv_key_bind_apply(&e->keys[wi],
+				  b->length && ri < e->max_keys ? &e->keys[ri]
+								: NULL,
+				  b, qp->pdn, qp->qpn);
 }
 
 enum dpv_key_status
@@ -519,6 +565,8 @@ dpv_engine_key_access(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key,
 		struct dpv_engine_key k;
 		bool live =
 			len == 0 || e->key_lookup(e->key_lookup_arg, key, &k);
+
+		k.bound = 1; /* the hook answers false for unbound windows */
 
 		st = dpv_key_check_one(live && len ? &k : NULL, key, qp->pdn,
 				       qp->qpn, va, len, need, host);
@@ -561,7 +609,12 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	if (e == NULL || init == NULL || init->qpn > DPV_ROCE_QPN_MASK)
 		return -EINVAL;
 	if (init->type != IBV_QPT_RC && init->type != IBV_QPT_UC &&
-	    init->type != IBV_QPT_UD)
+	    init->type != IBV_QPT_UD && init->type != IBV_QPT_RAW_PACKET &&
+	    init->type != IBV_QPT_XRC_SEND && init->type != IBV_QPT_XRC_RECV)
+		return -EINVAL;
+	if ((init->type == IBV_QPT_XRC_SEND && (init->rq || init->srq)) ||
+	    (init->type == IBV_QPT_XRC_RECV &&
+	     (init->sq || init->rq || init->srq)))
 		return -EINVAL;
 	if ((init->sq && !init->send_cq) ||
 	    ((init->rq || init->srq) && !init->recv_cq) ||
@@ -591,6 +644,10 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	qp->scq = init->send_cq;
 	qp->rcq = init->recv_cq;
 	qp->sq_sig_all = init->sq_sig_all;
+	qp->block_self_mcast = init->block_self_mcast;
+	qp->xrcdn = init->xrcdn;
+	if (qp->type == IBV_QPT_XRC_RECV)
+		qp->has_srq = true; /* the SRQ of each request */
 	qp->mtu = 1024;
 	qp->max_rd_atomic = 1;
 
@@ -751,6 +808,7 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 		return -ENOENT;
 	}
 	rte_hash_del_key(e->qp_hash, &qpn);
+	dpv_engine_raw_qp_gone(e, qpn);
 	for (uint32_t i = 0; i < e->nqps; i++) {
 		if (e->qps[i] == qp) {
 			e->qps[i] = e->qps[--e->nqps];

@@ -195,7 +195,8 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	bool progress = false;
 	uint32_t idx = 0;
 
-	if (qp->type != IBV_QPT_RC || !(pkt->flags & DPV_OPF_RESP))
+	if (qp->sq == NULL || !eqp_reliable(qp) ||
+	    !(pkt->flags & DPV_OPF_RESP) || (pkt->opcode & 0xe0) != eqp_tr(qp))
 		return;
 	qp->e->st.acks_rcvd++;
 	for (;;) {

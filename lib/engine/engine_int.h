@@ -65,6 +65,7 @@ struct dpv_epkt {
 	/* ImmDt (network order, as the wire and ibv_wc carry it) / IETH */
 	uint32_t imm_be;
 	uint32_t ieth_rkey;
+	uint32_t xrc_srqn; /* XRCETH */
 	/* payload */
 	uint8_t *payload;
 	uint32_t paylen;
@@ -92,6 +93,7 @@ struct dpv_ehdr {
 	uint32_t qkey, src_qp;
 	uint32_t imm_be;
 	uint32_t ieth_rkey;
+	uint32_t xrc_srqn;
 };
 
 /* ------------------------------------------------- engine work requests */
@@ -138,6 +140,8 @@ struct dpv_eqp {
 	uint32_t srqn;
 	struct dpv_mlx5_cq *scq, *rcq;
 	bool sq_sig_all;
+	bool block_self_mcast;
+	uint32_t xrcdn; /* XRC_RECV */
 
 	/* attributes (modify_qp) */
 	struct dpv_engine_path path;
@@ -215,7 +219,10 @@ struct dpv_engine {
 	uint32_t max_keys;
 	bool (*key_lookup)(void *arg, uint32_t key, struct dpv_engine_key *out);
 	void *key_lookup_arg;
-	int (*key_invalidate)(void *arg, uint32_t key, uint32_t pdn);
+	int (*key_invalidate)(void *arg, uint32_t key, uint32_t pdn,
+			      uint32_t qpn, bool remote);
+	int (*key_bind)(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
+			uint32_t qpn);
 
 	struct rte_hash *qp_hash;
 	struct dpv_eqp **qps; /* owned QPs, for the send scan and timers */
@@ -233,6 +240,12 @@ struct dpv_engine {
 
 	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);
 	void *cq_event_arg;
+	unsigned (*mcast_lookup)(void *arg, const uint8_t gid[16],
+				 uint32_t *qpns, unsigned max);
+	void *mcast_arg;
+	bool (*srq_lookup)(void *arg, uint32_t srqn,
+			   struct dpv_engine_srq *out);
+	void *srq_arg;
 
 	struct dpv_eneigh neigh[DPV_ENGINE_NEIGH];
 	uint64_t neigh_next_query; /* UD: rate limit of ARP/ND queries */
@@ -250,7 +263,10 @@ enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,
 					  uint64_t va, uint64_t len,
 					  uint32_t need, void **host);
 void dpv_engine_qp_to_err(struct dpv_eqp *qp);
-int dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn);
+int dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn,
+			      uint32_t qpn, bool remote);
+enum ibv_wc_status dpv_engine_key_bind(struct dpv_engine *e, struct dpv_eqp *qp,
+				       const struct dpv_wr_bind *b);
 int dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		   enum ibv_wc_status status, enum ibv_wc_opcode opcode,
 		   uint32_t byte_len, uint32_t imm_be, uint32_t src_qp,
@@ -284,6 +300,9 @@ void dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_ack_flush(struct dpv_eqp *qp);
 void dpv_engine_resp_reset(struct dpv_eqp *qp);
 
+/* engine_mcast.c */
+void dpv_engine_rx_mcast(struct dpv_engine *e, struct dpv_epkt *pkt);
+
 /* engine_comp.c */
 void dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now);
@@ -305,6 +324,31 @@ dpv_engine_ack_cycles(const struct dpv_eqp *qp)
 	if (ns < DPV_ENGINE_MIN_ACK_TIMEOUT_NS)
 		ns = DPV_ENGINE_MIN_ACK_TIMEOUT_NS;
 	return ns * qp->e->hz / 1000000000ull;
+}
+
+/* Reliable transports: RC and both XRC halves. */
+static inline bool
+eqp_reliable(const struct dpv_eqp *qp)
+{
+	return qp->type == IBV_QPT_RC || qp->type == IBV_QPT_XRC_SEND ||
+	       qp->type == IBV_QPT_XRC_RECV;
+}
+
+/* Transport bits of the QP's opcodes. */
+static inline uint8_t
+eqp_tr(const struct dpv_eqp *qp)
+{
+	switch (qp->type) {
+	case IBV_QPT_UC:
+		return DPV_ROCE_TR_UC;
+	case IBV_QPT_UD:
+		return DPV_ROCE_TR_UD;
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		return DPV_ROCE_TR_XRC;
+	default:
+		return DPV_ROCE_TR_RC;
+	}
 }
 
 static inline struct dpv_eswqe *

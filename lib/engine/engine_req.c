@@ -182,7 +182,7 @@ op_allowed(enum ibv_qp_type t, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return t == IBV_QPT_RC;
+		return t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND;
 	default:
 		return false;
 	}
@@ -243,16 +243,14 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 
 	if (w->wr.opcode == IBV_WR_RDMA_READ)
 		k = w->rd_skip; /* the first response still wanted */
-	h.opcode = req_opcode(w, k);
-	if (qp->type == IBV_QPT_UC)
-		h.opcode |= DPV_ROCE_TR_UC;
-	else if (qp->type == IBV_QPT_UD)
-		h.opcode |= DPV_ROCE_TR_UD;
+	h.opcode = req_opcode(w, k) | eqp_tr(qp);
 	fl = OPF(h.opcode);
 	off = (uint64_t)k * qp->mtu;
 	h.psn = dpv_psn_add(w->first_psn, k);
 	h.dqpn = qp->dest_qpn;
-	h.ackreq = qp->type == IBV_QPT_RC && (fl & DPV_OPF_LAST);
+	h.ackreq = eqp_reliable(qp) && (fl & DPV_OPF_LAST);
+	if (fl & DPV_OPF_XRCETH)
+		h.xrc_srqn = w->wr.xrc_remote_srqn;
 	h.se = (w->wr.flags & DPV_WR_F_SOLICITED) && (fl & DPV_OPF_LAST);
 	if (fl & DPV_OPF_PAYLOAD)
 		paylen = (uint32_t)RTE_MIN((uint64_t)qp->mtu,
@@ -291,7 +289,7 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 		gather(w, off, payload, paylen);
 	dpv_engine_tx(e, m);
 	w->rewound = false;
-	if (qp->type == IBV_QPT_RC && qp->comp.deadline == 0 && qp->timeout)
+	if (eqp_reliable(qp) && qp->comp.deadline == 0 && qp->timeout)
 		qp->comp.deadline =
 			dpv_engine_now() + dpv_engine_ack_cycles(qp);
 	return 0;
@@ -342,8 +340,10 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			}
 			if ((w->wr.flags & DPV_WR_F_MALFORMED) ||
 			    !op_allowed(qp->type, w->wr.opcode)) {
-				if (w->wr.opcode == IBV_WR_LOCAL_INV &&
-				    !(w->wr.flags & DPV_WR_F_MALFORMED)) {
+				if (!(w->wr.flags & DPV_WR_F_MALFORMED) &&
+				    (w->wr.opcode == IBV_WR_LOCAL_INV ||
+				     (w->wr.opcode == IBV_WR_BIND_MW &&
+				      qp->type != IBV_QPT_UD))) {
 					state = REQ_LOCAL_OP;
 					break;
 				}
@@ -392,10 +392,17 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			state = REQ_SEND_PKT;
 			break;
 		case REQ_LOCAL_OP:
-			if (dpv_engine_key_invalidate(qp->e,
-						      w->wr.invalidate_rkey,
-						      qp->pdn) != 0) {
-				st = IBV_WC_MW_BIND_ERR;
+			/* memory operations run in send-queue order */
+			if (w->wr.opcode == IBV_WR_BIND_MW)
+				st = dpv_engine_key_bind(qp->e, qp,
+							 &w->wr.bind);
+			else
+				st = dpv_engine_key_invalidate(
+					     qp->e, w->wr.invalidate_rkey,
+					     qp->pdn, qp->qpn, false) != 0
+					     ? IBV_WC_MW_BIND_ERR
+					     : IBV_WC_SUCCESS;
+			if (st != IBV_WC_SUCCESS) {
 				state = REQ_ERROR;
 				break;
 			}
@@ -420,8 +427,7 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			if (is_rd_atomic(w->wr.opcode))
 				qp->req.rd_out++;
 			/* UC and UD complete when sent; RC waits for the ACK */
-			w->state =
-				qp->type == IBV_QPT_RC ? SWQE_SENT : SWQE_DONE;
+			w->state = eqp_reliable(qp) ? SWQE_SENT : SWQE_DONE;
 			qp->s_cur++;
 			state = REQ_NEXT_WQE;
 			break;

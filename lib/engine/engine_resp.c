@@ -59,7 +59,7 @@ static void
 send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 {
 	struct dpv_ehdr h = {
-		.opcode = DPV_ROCE_OP_ACK,
+		.opcode = DPV_ROCE_OP_ACK | eqp_tr(qp),
 		.dqpn = qp->dest_qpn,
 		.psn = psn,
 		.syndrome = syndrome,
@@ -190,6 +190,7 @@ read_responses(struct dpv_eqp *qp, const uint8_t *src, uint32_t len,
 			h.opcode = DPV_ROCE_OP_READ_RESP_LAST;
 		else
 			h.opcode = DPV_ROCE_OP_READ_RESP_MIDDLE;
+		h.opcode |= eqp_tr(qp);
 		m = dpv_engine_build(qp->e, &qp->path, qp->path.udp_sport, &h,
 				     pl, &p);
 		if (m == NULL)
@@ -203,7 +204,7 @@ static void
 atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint64_t orig)
 {
 	struct dpv_ehdr h = {
-		.opcode = DPV_ROCE_OP_ATOMIC_ACK,
+		.opcode = DPV_ROCE_OP_ATOMIC_ACK | eqp_tr(qp),
 		.dqpn = qp->dest_qpn,
 		.psn = psn,
 		.syndrome = AETH_ACK | AETH_CREDIT_INVALID,
@@ -249,11 +250,34 @@ ud_receive(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		      pkt->imm_be, pkt->src_qp, flags);
 }
 
+/*
+ * XRC target: the request names an XRC SRQ of the QP's domain; its ring,
+ * CQ and PD serve this request. false: no such SRQ (answered with a NAK).
+ */
+static bool
+xrc_select_srq(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
+{
+	struct dpv_engine_srq s;
+	struct dpv_engine *e = qp->e;
+
+	if (e->srq_lookup == NULL ||
+	    !e->srq_lookup(e->srq_arg, pkt->xrc_srqn, &s) ||
+	    s.xrcdn != qp->xrcdn || s.rq == NULL || s.cq == NULL)
+		return false;
+	if (qp->resp.have_rwqe && qp->rq != s.rq)
+		return false; /* a message continues in another SRQ */
+	qp->rq = s.rq;
+	qp->rcq = s.cq;
+	qp->srqn = pkt->xrc_srqn;
+	qp->pdn = s.pdn;
+	return true;
+}
+
 void
 dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 {
 	enum resp_state state = RESP_CHECK_PSN;
-	bool rc = qp->type == IBV_QPT_RC;
+	bool rc = eqp_reliable(qp);
 	uint32_t fl = pkt->flags;
 	uint32_t need = 0;
 	void *host = NULL;
@@ -264,8 +288,16 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		return;
 	}
 	/* the transport of the opcode must be the QP's */
-	if ((rc && !(fl & DPV_OPF_RC)) || (!rc && !(fl & DPV_OPF_UC)))
+	if (qp->type == IBV_QPT_XRC_SEND)
 		return;
+	if ((pkt->opcode & 0xe0) != eqp_tr(qp))
+		return;
+	if (qp->type == IBV_QPT_XRC_RECV && !xrc_select_srq(qp, pkt)) {
+		ENGINE_LOG(DEBUG, "qp %u: XRC SRQ %u not usable", qp->qpn,
+			   pkt->xrc_srqn);
+		state = dpv_psn_cmp(pkt->psn, qp->resp.epsn) == 0 ? RESP_NAK_INV
+								  : RESP_DONE;
+	}
 	for (;;) {
 		ENGINE_LOG(DEBUG, "qp %u resp %s op 0x%02x psn %u", qp->qpn,
 			   resp_state_name[state], pkt->opcode, pkt->psn);
@@ -409,7 +441,8 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				uint64_t *p = host, orig;
 				uint32_t i = qp->resp.atomic_next++ & 3;
 
-				if (pkt->opcode == DPV_ROCE_OP_CMP_SWAP) {
+				if ((pkt->opcode & 0x1f) ==
+				    DPV_ROCE_OP_CMP_SWAP) {
 					orig = pkt->compare;
 					__atomic_compare_exchange_n(
 						p, &orig, pkt->swap_add, false,
@@ -446,7 +479,8 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				if (fl & DPV_OPF_IETH) {
 					flags |= IBV_WC_WITH_INV;
 					dpv_engine_key_invalidate(
-						qp->e, pkt->ieth_rkey, qp->pdn);
+						qp->e, pkt->ieth_rkey, qp->pdn,
+						qp->qpn, true);
 				}
 				complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV,
 					      (uint32_t)qp->resp.rcv_off,

@@ -141,6 +141,9 @@ dpv_engine_parse(struct dpv_engine *e, struct rte_mbuf *m, struct dpv_epkt *p)
 	if (p->flags & DPV_OPF_IETH)
 		p->ieth_rkey = dpv_ieth_rkey(
 			(struct dpv_ieth *)(h + HOFF(info, IETH)));
+	if (p->flags & DPV_OPF_XRCETH)
+		p->xrc_srqn = dpv_xrceth_srqn(
+			(struct dpv_xrceth *)(h + HOFF(info, XRCETH)));
 	if (ulen - sizeof(*udp) - hlen - DPV_ROCE_ICRC_LEN < p->pad)
 		return -1;
 	p->payload = h + hlen;
@@ -297,6 +300,10 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 	if (info->mask & DPV_OPF_IETH)
 		dpv_ieth_set_rkey((struct dpv_ieth *)(h + HOFF(info, IETH)),
 				  hd->ieth_rkey);
+	if (info->mask & DPV_OPF_XRCETH)
+		dpv_xrceth_set_srqn(
+			(struct dpv_xrceth *)(h + HOFF(info, XRCETH)),
+			hd->xrc_srqn);
 	*payload = h + info->length;
 	memset(*payload + paylen, 0, pad);
 	return m;

@@ -239,6 +239,13 @@ uint16_t dpv_port_queue_base(const struct dpv_port *p);
  */
 unsigned dpv_port_workers(void);
 
+/**
+ * @return the configured progress mode ([dpverbs] progress, enum
+ *   dpv_progress_mode; DPV_PROGRESS_AUTO without one); valid after
+ *   dpv_port_init().
+ */
+int dpv_port_progress(void);
+
 /** @return true if this library started EAL (standalone mode). */
 bool dpv_port_eal_owned(void);
 

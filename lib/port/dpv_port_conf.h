@@ -93,10 +93,19 @@ struct dpv_port_conf {
 	uint16_t queue_base;
 };
 
+/** How a device's engine makes progress ([dpverbs] progress). */
+enum dpv_progress_mode {
+	DPV_PROGRESS_AUTO = 0, /**< a thread in standalone mode, else app */
+	DPV_PROGRESS_THREAD,   /**< a background progress thread */
+	DPV_PROGRESS_APP,      /**< only inside verbs calls */
+};
+
 /** The whole configuration. */
 struct dpv_config {
 	char eal_args[DPV_EAL_ARGS_LEN]; /**< whitespace-separated */
 	unsigned workers;		 /**< worker lcores, 0 = app-driven */
+	/** [dpverbs] progress: DPV_PROGRESS_AUTO (default), _THREAD, _APP */
+	int progress;
 	unsigned n_ports;		 /**< devices dpv0 .. dpv<n-1> */
 	struct dpv_port_conf port[DPV_PORT_MAX];
 	char source[256]; /**< file read, "" if none */

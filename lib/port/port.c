@@ -54,6 +54,7 @@ static unsigned n_ports; /* read without the lock: atomic accesses */
 static bool init_done;
 static int init_rc;
 static unsigned n_workers;
+static int progress_mode; /* enum dpv_progress_mode */
 static unsigned name_gen; /* keeps vdev/ring/mempool names unique */
 static struct dpv_config config;
 /* ports EAL probed for us and we configured: closed at exit */
@@ -519,6 +520,7 @@ dpv_port_init(void)
 		rc = port_eal_start(&config);
 	if (rc == 0) {
 		n_workers = config.workers;
+		progress_mode = config.progress;
 		/* devices attached by the application replace the config's */
 		attached = dpv_port_count() > 0;
 		for (i = 0; !attached && i < config.n_ports; i++) {
@@ -713,6 +715,12 @@ unsigned
 dpv_port_workers(void)
 {
 	return n_workers;
+}
+
+int
+dpv_port_progress(void)
+{
+	return progress_mode;
 }
 
 uint16_t

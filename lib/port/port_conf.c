@@ -522,9 +522,21 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 				} else {
 					cfg->workers = v;
 				}
+			} else if (strcmp(sec, "dpverbs") == 0 &&
+				   strcmp(e->name, "progress") == 0) {
+				if (strcmp(e->value, "thread") == 0) {
+					cfg->progress = DPV_PROGRESS_THREAD;
+				} else if (strcmp(e->value, "app") == 0) {
+					cfg->progress = DPV_PROGRESS_APP;
+				} else if (strcmp(e->value, "auto") == 0) {
+					cfg->progress = DPV_PROGRESS_AUTO;
+				} else {
+					KEY_ERR("want thread, app or auto");
+					rc = -EINVAL;
+				}
 			} else {
 				KEY_ERR("unknown key (known: [eal] args, "
-					"[dpverbs] workers)");
+					"[dpverbs] workers, progress)");
 				rc = -EINVAL;
 			}
 		}

@@ -12,6 +12,7 @@
 #include <rte_log.h>
 
 #include "qp.h"
+#include "verbs_raw.h"
 #include "verbs_port.h"
 
 #if __has_include("dpv_engine.h")
@@ -21,7 +22,7 @@
 
 RTE_LOG_REGISTER(dpv_logtype_qp, dpv.qp, NOTICE);
 
-bool dpv_qp_xrc_enabled;
+bool dpv_qp_xrc_enabled = true;
 
 /* ------------------------------------------------------------------ */
 /* QP number table: one per device.                                   */
@@ -402,22 +403,28 @@ eng_create(struct dpv_qp *qp)
 	int rc;
 
 	if (e == NULL ||
-	    (t != IBV_QPT_RC && t != IBV_QPT_UC && t != IBV_QPT_UD))
-		return 0; /* an object only: no traffic (XRC in the engine:
-			     later) */
+	    (t != IBV_QPT_RC && t != IBV_QPT_UC && t != IBV_QPT_UD &&
+	     t != IBV_QPT_RAW_PACKET && t != IBV_QPT_XRC_SEND &&
+	     t != IBV_QPT_XRC_RECV))
+		return 0; /* an object only: no traffic */
 	memset(&in, 0, sizeof(in));
 	in.qpn = qp->qpex.qp_base.qp_num;
 	in.type = t;
-	in.pdn = dpv_pd_base(qp->qpex.qp_base.pd)->pdn;
-	in.sq = &qp->sq;
+	if (t == IBV_QPT_XRC_RECV)
+		in.xrcdn = qp->xrcd->vxrcd.handle; /* PD: the SRQ's */
+	else
+		in.pdn = dpv_pd_base(qp->qpex.qp_base.pd)->pdn;
+	in.sq = qp->has_sq ? &qp->sq : NULL; /* RSS QPs: none */
 	in.rq = qp->has_rq ? &qp->rq : NULL;
 	if (qp->srq) {
 		in.srq = &qp->srq->ring;
 		in.srqn = qp->srq->vsrq.srq_num;
 	}
-	in.send_cq = &qp->scq->ring;
-	in.recv_cq = &qp->rcq->ring;
+	in.send_cq = qp->scq ? &qp->scq->ring : NULL;
+	in.recv_cq = qp->rcq ? &qp->rcq->ring : NULL;
 	in.sq_sig_all = qp->sq_sig_all != 0;
+	in.block_self_mcast =
+		(qp->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) != 0;
 	in.max_send_wr = qp->cap.max_send_wr;
 	rc = dpv_engine_qp_create(e, &in);
 	if (rc < 0)
@@ -670,7 +677,8 @@ static int
 qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 {
 	uint32_t cm = a->comp_mask;
-	bool sq, rq;
+	bool sq, rq, rss;
+	int rc;
 
 	if (cm & ~QP_COMP_MASK_KNOWN)
 		return EINVAL;
@@ -684,15 +692,20 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 		if (!dpv_qp_xrc_enabled)
 			return EOPNOTSUPP; /* no XRC transport in the engine */
 		break;
-	case IBV_QPT_RAW_PACKET: /* the engine has no raw-packet path yet */
-	case IBV_QPT_DRIVER:	 /* mlx5dv DC: not implemented */
+	case IBV_QPT_RAW_PACKET: /* frames through the device's engine */
+		if (!dpv_raw_supported(ctx))
+			return EOPNOTSUPP;
+		break;
+	case IBV_QPT_DRIVER: /* mlx5dv DC: not implemented */
 		return EOPNOTSUPP;
 	default:
 		return EINVAL;
 	}
-	if (cm & (IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_IND_TABLE |
-		  IBV_QP_INIT_ATTR_RX_HASH))
-		return EOPNOTSUPP; /* raw-packet (TSO, RSS) features */
+	if (cm & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
+		return EOPNOTSUPP; /* no TSO */
+	rss = cm & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH);
+	if (rss && (rc = dpv_rss_qp_check(ctx, a)) != 0)
+		return rc;
 
 	if (a->qp_type == IBV_QPT_XRC_RECV) {
 		if (!(cm & IBV_QP_INIT_ATTR_XRCD) || a->xrcd == NULL ||
@@ -727,9 +740,10 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 			return EOPNOTSUPP;
 	}
 
-	sq = a->qp_type != IBV_QPT_XRC_RECV;
-	rq = a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC ||
-	     a->qp_type == IBV_QPT_UD;
+	sq = a->qp_type != IBV_QPT_XRC_RECV && !rss;
+	rq = !rss && (a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC ||
+		      a->qp_type == IBV_QPT_UD ||
+		      a->qp_type == IBV_QPT_RAW_PACKET);
 	if (sq && !cq_ok(a->send_cq, ctx))
 		return EINVAL;
 	if (rq && !cq_ok(a->recv_cq, ctx))
@@ -775,6 +789,7 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	struct ibv_qp_cap req;
 	struct dpv_qp *qp;
 	struct ibv_qp *ibqp;
+	bool rss;
 	int rc;
 
 	if (ctx == NULL || a == NULL) {
@@ -802,9 +817,11 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	qp->ctx = dctx;
 	qp->dev = dctx->dev;
 	qp->qpex.qp_base.qp_type = a->qp_type;
-	qp->has_sq = a->qp_type != IBV_QPT_XRC_RECV;
+	rss = a->comp_mask & IBV_QP_INIT_ATTR_RX_HASH;
+	qp->has_sq = a->qp_type != IBV_QPT_XRC_RECV && !rss;
 	qp->has_rq = (a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC ||
-		      a->qp_type == IBV_QPT_UD) &&
+		      a->qp_type == IBV_QPT_UD ||
+		      a->qp_type == IBV_QPT_RAW_PACKET) && !rss &&
 		     a->srq == NULL;
 	qp->sq_sig_all = a->sq_sig_all;
 	if (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
@@ -872,6 +889,11 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		dpv_mlx5_sq_bind(&qp->sq, a->qp_type, ibqp->qp_num);
 #endif
 	rc = eng_create(qp);
+	if (rc == 0 && rss) {
+		rc = dpv_rss_qp_attach(qp, a);
+		if (rc)
+			eng_destroy(qp);
+	}
 	if (rc) {
 		qp_table_remove(t, qp);
 		goto err_ex;
@@ -958,11 +980,12 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 		return EINVAL;
 	qp = to_dqp(ibqp);
 	pthread_mutex_lock(&qp->lock);
-	if (qp->n_mcast) {
+	if (qp->n_mcast || dpv_ref_busy(&qp->flows)) {
 		pthread_mutex_unlock(&qp->lock);
 		return EBUSY;
 	}
 	eng_destroy(qp);
+	dpv_rss_qp_detach(qp);
 	qp_table_remove(qp->dev->qp_priv, qp);
 	pthread_mutex_unlock(&qp->lock);
 
@@ -1197,6 +1220,13 @@ dpv_qp_mcast_lookup(struct dpv_device *dev, const uint8_t gid[16],
 	}
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+unsigned int
+dpv_qp_mcast_hook(void *arg, const uint8_t gid[16], uint32_t *qpns,
+		  unsigned int max)
+{
+	return dpv_qp_mcast_lookup(arg, gid, qpns, max);
 }
 
 int

@@ -71,6 +71,9 @@ struct dpv_qp {
 	unsigned int n_mcast;
 	struct dpv_qp_mcast mcast[DPV_QP_MAX_MCAST];
 
+	void *rss;	   /**< RSS QP: its indirection table (verbs_wq.c) */
+	atomic_int flows;  /**< flows attached (verbs_flow.c): destroy EBUSY */
+
 	bool wr_active; /**< ibv_qp_ex: between wr_start and
 			     wr_complete/wr_abort (sq_lock held) */
 #ifdef DPV_HAVE_MLX5_RING
@@ -92,11 +95,9 @@ to_dqp_ex(struct ibv_qp_ex *qpex)
 }
 
 /**
- * Whether XRC_SEND / XRC_RECV QPs can be created. The engine does not carry
- * XRC traffic yet, so creating them answers EOPNOTSUPP (an XRC QP that
- * cannot move data would only make programs hang). The object model (create,
- * state machine, references) is complete: unit tests set this to true, and
- * so will the engine once it runs XRC. Default false.
+ * Whether XRC_SEND / XRC_RECV QPs can be created (default true: the
+ * engine carries XRC). Tests set it to false to check that XRC QPs then
+ * answer EOPNOTSUPP while the other types are unaffected.
  */
 extern bool dpv_qp_xrc_enabled;
 
@@ -134,6 +135,14 @@ struct dpv_qp *dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn);
  */
 unsigned int dpv_qp_mcast_lookup(struct dpv_device *dev, const uint8_t gid[16],
 				 uint32_t *qpns, unsigned int max);
+
+/**
+ * dpv_qp_mcast_lookup() in the shape of dpv_engine_conf::mcast_lookup
+ * (arg = the struct dpv_device *).
+ * @return Number of members of the group.
+ */
+unsigned int dpv_qp_mcast_hook(void *arg, const uint8_t gid[16],
+			       uint32_t *qpns, unsigned int max);
 
 /**
  * Complete every outstanding WQE of the QP's send queue and own receive

@@ -8,6 +8,7 @@
 
 #include <rte_byteorder.h>
 
+#include "dpv_engine.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 #include "verbs_port.h"
@@ -57,6 +58,21 @@ resolve_dmac(struct dpv_device *dev, const uint8_t g[16], uint8_t mac[6])
 	}
 }
 
+/* Unknown neighbour: the engine's cache may know it; otherwise send one
+ * ARP request / solicitation now (no wait), so that the answer is usually
+ * in when the first UD send needs it (the send waits for it otherwise). */
+static void
+kick_neigh(struct dpv_device *dev, const uint8_t g[16], uint8_t mac[6])
+{
+	static const uint8_t zero[6];
+	uint8_t m[6];
+
+	if (dev->engine == NULL || memcmp(mac, zero, 6) != 0)
+		return;
+	if (dpv_engine_neigh_resolve(dev->engine, g, m, 0) == 0)
+		memcpy(mac, m, 6);
+}
+
 struct ibv_ah *
 ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
@@ -86,6 +102,7 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	ah->attr = *attr;
 	memcpy(ah->sgid, sgid.raw, sizeof(ah->sgid));
 	resolve_dmac(dctx_dev(pd->context), attr->grh.dgid.raw, ah->dmac);
+	kick_neigh(dctx_dev(pd->context), attr->grh.dgid.raw, ah->dmac);
 #ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_av_attr av = {
 		.sgid_index = attr->grh.sgid_index,

@@ -55,19 +55,27 @@
 #define DPV_CAP_LOCAL_CA_ACK_DELAY  15
 
 /**
- * Memory windows: 0 while the engine cannot execute a bind (BIND_MW work
- * requests end in IBV_WC_LOC_QP_OP_ERR): ibv_alloc_mw answers EOPNOTSUPP,
- * max_mw is 0 and no MEM_WINDOW flag is reported. Set to 1 together with
- * the engine support (IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B
- * are then reported).
+ * Raw packet (lib/engine/engine_raw.c, doc/guides/raw.rst): RAW_PACKET
+ * QPs, receive WQs, RWQ indirection tables and RSS QPs (Toeplitz over
+ * IPv4/IPv6 addresses and TCP/UDP ports), flows. No TSO, no checksum or
+ * VLAN offloads.
  */
-#define DPV_CAP_MW 0
+#define DPV_CAP_RSS_MAX_TBLS	 64 /**< max_rwq_indirection_tables */
+#define DPV_CAP_RSS_LOG_TBL_SIZE 12 /**< log2 max_rwq_indirection_table_size */
+#define DPV_CAP_MAX_WQ_TYPE_RQ	 1024 /**< = DPV_WQ_MAX */
+
 /**
- * XRC: 0 while the engine has no XRC transport (XRC QPs answer
- * EOPNOTSUPP): ibv_open_xrcd answers EOPNOTSUPP, max_xrcds is 0 and
- * IBV_DEVICE_XRC is not reported.
+ * Memory windows: type 1 (ibv_bind_mw) and type 2B (IBV_WR_BIND_MW), bound
+ * and invalidated by the engine in send-queue order (dpv_key_bind_apply());
+ * IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B are reported.
  */
-#define DPV_CAP_XRC 0
+#define DPV_CAP_MW 1
+/**
+ * XRC: the engine carries XRC (XRC_SEND requesters, XRC_RECV targets
+ * delivering into the XRC SRQ named by each request): ibv_open_xrcd, XRC
+ * SRQs and XRC QPs work and IBV_DEVICE_XRC is reported.
+ */
+#define DPV_CAP_XRC 1
 
 /** device_cap_flags we really honour (no resize-max-wr, no APM). */
 #define DPV_CAP_DEVICE_FLAGS                                                   \

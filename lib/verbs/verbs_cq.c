@@ -11,7 +11,9 @@
 #include <sys/eventfd.h>
 
 #include "verbs_int.h"
+#include "verbs_raw.h"
 #include "verbs_ops.h"
+#include "dpv_engine.h"
 
 /* ---------------------------------------------------------------------- */
 /* Completion channel                                                      */
@@ -220,6 +222,12 @@ cq_wq_lookup(void *arg, uint32_t qpn, bool recv)
 		dpv_srq_check_limit(srq, posted - done);
 		return &srq->ring.wq;
 	}
+	if (recv && qpn >= DPV_WQN_BASE) {
+		struct dpv_mlx5_wq *w = dpv_wq_ring_lookup(ctx->dev, qpn);
+
+		if (w != NULL)
+			return w; /* a receive WQ of an RSS QP */
+	}
 	if (ctx->wq_lookup == NULL)
 		return NULL;
 	return ctx->wq_lookup(ctx->wq_lookup_arg, qpn, recv);
@@ -263,10 +271,14 @@ dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 #endif
 }
 
-/* CQ moderation (count / period) is not implemented. */
+/* CQ moderation (count / period) is not implemented: the engine raises
+ * one event per armed completion, cq_mod_caps reads zero. */
 int
 dpv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
 {
+	(void)cq;
+	if (attr == NULL || attr->attr_mask >= IBV_CQ_ATTR_RESERVED)
+		return EINVAL;
 	return EOPNOTSUPP;
 }
 
@@ -588,13 +600,46 @@ dpv_create_cq_ex_op(struct ibv_context *context,
 	return x;
 }
 
+/*
+ * A new ring is swapped in with the CQ's pollers (poll lock) and the
+ * device's engine (engine lock, it pushes CQEs) kept out. Lock order:
+ * poll lock first, so a thread inside an ibv_cq_ex poll session that
+ * takes the engine lock cannot deadlock with us.
+ */
 int
 ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	if (cqe < 1 || (unsigned int)cqe > DPV_CAP_MAX_CQE)
 		return EINVAL;
-	/* The ring cannot grow in place yet. */
+#ifdef DPV_HAVE_MLX5_RING
+	struct dpv_cq *cq = to_dcq(ibcq);
+	struct dpv_engine *e = dctx_dev(ibcq->context)->engine;
+	struct dpv_mlx5_cq_resize r;
+	int rc;
+
+	rc = dpv_mlx5_cq_resize_prepare(&cq->ring, (unsigned int)cqe, &r);
+	if (rc != 0)
+		return rc;
+	pthread_spin_lock(&cq->poll_lock);
+	if (e != NULL) {
+		dpv_engine_lock(e);
+		/* one iteration: completions of work already posted count as
+		 * pending, as they would on the hardware */
+		dpv_engine_poll(e, 0);
+	}
+	/* let a pending arm see the CQEs before they move */
+	dpv_cq_notify(cq);
+	rc = dpv_mlx5_cq_resize_commit(&cq->ring, &r);
+	if (rc == 0)
+		ibcq->cqe = (int)cq->ring.cqe;
+	if (e != NULL)
+		dpv_engine_unlock(e);
+	pthread_spin_unlock(&cq->poll_lock);
+	dpv_mlx5_cq_resize_release(&r);
+	return rc;
+#else
 	return EOPNOTSUPP;
+#endif
 }
 
 int

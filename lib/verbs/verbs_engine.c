@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -19,6 +20,7 @@
 
 #include "dpv_engine.h"
 #include "dpv_port.h"
+#include "qp.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 
@@ -98,6 +100,7 @@ struct dpv_progress_thr {
 static struct dpv_progress_thr *prog_threads[PROG_MAX_THREADS];
 static unsigned int prog_nthreads;
 static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t prog_pid; /* the process that registered the engines */
 
 static void
 prog_sleep_us(unsigned int us)
@@ -166,8 +169,8 @@ progress_main(void *arg)
  * leave and the peer reads them before the link goes down (a memif peer
  * drops what is still in the rings when we disconnect).
  */
-#define PROG_LINGER_QUIET_MS 5
-#define PROG_LINGER_MAX_MS 100
+#define PROG_LINGER_QUIET_MS 20
+#define PROG_LINGER_MAX_MS 250
 
 __attribute__((destructor)) static void
 progress_fini(void)
@@ -175,6 +178,9 @@ progress_fini(void)
 	uint64_t hz, start, quiet;
 	unsigned int i;
 
+	/* a forked child has neither the threads nor the ports */
+	if (prog_nthreads == 0 || getpid() != prog_pid)
+		return;
 	pthread_mutex_lock(&prog_lock);
 	for (i = 0; i < prog_nthreads; i++) {
 		if (!prog_threads[i]->running)
@@ -198,6 +204,7 @@ progress_fini(void)
 				prog_sleep_us(100);
 		}
 	}
+	dpv_verbs_pcap_close();
 	for (i = 0; i < prog_nthreads; i++) {
 		free(prog_threads[i]);
 		prog_threads[i] = NULL;
@@ -207,32 +214,38 @@ progress_fini(void)
 }
 
 /*
- * DPV_PROGRESS: "thread" or "app". Default: a thread when the library
- * started EAL (standalone); in embedded mode the application owns EAL and
- * tears it down (dpv_port_fini(), rte_eal_cleanup()) whenever it likes, so
- * only its own calls make progress there and "thread" is ignored.
+ * Progress mode: DPV_PROGRESS ("thread", "app" or "auto") wins over the
+ * configuration's [dpverbs] progress. "auto" (the default): a thread when
+ * the library started EAL (standalone). In embedded mode the application
+ * owns EAL and tears it down (dpv_port_fini(), rte_eal_cleanup()) whenever
+ * it likes, so only its own calls make progress there and "thread" is
+ * ignored.
  */
 static int
 progress_mode_thread(bool *thread)
 {
 	const char *v = getenv("DPV_PROGRESS");
 	bool owned = dpv_port_eal_owned();
+	int mode = dpv_port_progress();
 
-	*thread = owned;
-	if (v == NULL || *v == '\0')
-		return 0;
-	if (strcasecmp(v, "app") == 0) {
-		*thread = false;
-		return 0;
+	if (v != NULL && *v != '\0') {
+		if (strcasecmp(v, "thread") == 0) {
+			mode = DPV_PROGRESS_THREAD;
+		} else if (strcasecmp(v, "app") == 0) {
+			mode = DPV_PROGRESS_APP;
+		} else if (strcasecmp(v, "auto") == 0) {
+			mode = DPV_PROGRESS_AUTO;
+		} else {
+			VERBS_LOG(ERR, "DPV_PROGRESS=%s: want thread, app or "
+				  "auto", v);
+			return EINVAL;
+		}
 	}
-	if (strcasecmp(v, "thread") == 0) {
-		if (!owned)
-			VERBS_LOG(NOTICE, "DPV_PROGRESS=thread ignored: the "
-				  "application owns EAL (embedded mode)");
-		return 0;
-	}
-	VERBS_LOG(ERR, "DPV_PROGRESS=%s: want thread or app", v);
-	return EINVAL;
+	*thread = owned && mode != DPV_PROGRESS_APP;
+	if (!owned && mode == DPV_PROGRESS_THREAD)
+		VERBS_LOG(NOTICE, "progress thread not started: the "
+			  "application owns EAL (embedded mode)");
+	return 0;
 }
 
 /* Register the device's engine for the exit linger; start its thread. */
@@ -254,6 +267,7 @@ progress_register(struct dpv_device *dev, bool thread)
 		return ENOMEM;
 	}
 	t->e = dev->engine;
+	prog_pid = getpid();
 	atomic_init(&t->app_calls, 0);
 	atomic_init(&t->stop, false);
 	prog_threads[prog_nthreads++] = t;
@@ -334,6 +348,12 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	conf.max_qps = DPV_CAP_MAX_QP;
 	conf.key_lookup = engine_key_lookup;
 	conf.key_lookup_arg = dev;
+	conf.key_invalidate = dpv_mkey_engine_invalidate;
+	conf.key_bind = dpv_mkey_engine_bind;
+	conf.mcast_lookup = dpv_qp_mcast_hook;
+	conf.mcast_arg = dev;
+	conf.srq_lookup = dpv_srq_engine_lookup;
+	conf.srq_arg = dev;
 #ifdef DPV_HAVE_MLX5_RING
 	conf.cq_event = engine_cq_event;
 	conf.cq_event_arg = dev;
@@ -350,6 +370,10 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	/* embedded: the application tears EAL down, nothing may run after */
 	if (!dpv_port_eal_owned())
 		return 0;
+	rc = dpv_verbs_pcap_attach(dev);
+	if (rc != 0)
+		VERBS_LOG(WARNING, "%s: DPV_PCAP: no capture (%s)",
+			  dev->vdev.device.name, strerror(rc));
 	rc = progress_register(dev, thread);
 	if (rc != 0 && thread)
 		VERBS_LOG(WARNING,

@@ -127,6 +127,23 @@ bool dpv_mkey_get(struct dpv_device *dev, uint32_t key, struct dpv_mkey *out);
 int dpv_mkey_update(struct dpv_device *dev, uint32_t key,
 		    const struct dpv_mkey *val);
 
+struct dpv_wr_bind;
+/**
+ * Engine hook (dpv_engine_conf.key_bind, arg = the dpv_device): execute a
+ * memory window bind against the device's key table (rules of
+ * dpv_key_bind_apply()). @return IBV_WC_SUCCESS or IBV_WC_MW_BIND_ERR.
+ */
+int dpv_mkey_engine_bind(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
+			 uint32_t qpn);
+
+/**
+ * Engine hook (dpv_engine_conf.key_invalidate, arg = the dpv_device):
+ * LOCAL_INV / SEND with invalidate of a type 2 window (regions and type 1
+ * windows cannot be invalidated). @return 0, -ENOENT, -EACCES.
+ */
+int dpv_mkey_engine_invalidate(void *arg, uint32_t key, uint32_t pdn,
+			       uint32_t qpn, bool remote);
+
 /* ---------------------------------------------------------------------- */
 /* Device and context                                                      */
 
@@ -424,6 +441,15 @@ struct dpv_srq *dpv_srq_lookup(struct dpv_device *dev, uint32_t srqn);
  * when an armed limit is crossed (and disarms it).
  */
 void dpv_srq_check_limit(struct dpv_srq *srq, uint32_t remaining);
+
+struct dpv_engine_srq;
+/**
+ * Engine hook (dpv_engine_conf.srq_lookup, arg = the dpv_device): the
+ * XRC SRQ numbered srqn. @return true and *out filled; false if srqn is
+ * not a live XRC SRQ.
+ */
+bool dpv_srq_engine_lookup(void *arg, uint32_t srqn,
+			   struct dpv_engine_srq *out);
 
 /* ---------------------------------------------------------------------- */
 /* AH                                                                      */

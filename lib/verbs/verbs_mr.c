@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpv_engine.h"
+#include "dpv_wr.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 
@@ -499,5 +501,88 @@ dpv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
 	rc = qp->context->ops.post_send(qp, &wr, &bad);
 	if (rc == 0)
 		mw->rkey = rkey;
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Engine hooks: memory window bind and invalidation, run by the engine in */
+/* send-queue order (dpv_engine_conf key_bind / key_invalidate).           */
+
+static void
+mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->addr = m->addr;
+	k->length = m->length;
+	k->iova = m->iova;
+	k->access = m->access;
+	k->pdn = m->pdn;
+	k->qpn = m->qpn;
+	k->type = m->type == DPV_MKEY_MW1   ? DPV_ENGINE_KEY_MW1
+		  : m->type == DPV_MKEY_MW2 ? DPV_ENGINE_KEY_MW2
+					    : DPV_ENGINE_KEY_MR;
+	k->valid = m->type != DPV_MKEY_FREE;
+	k->bound = m->bound;
+	k->key = m->key;
+}
+
+int
+dpv_mkey_engine_bind(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
+		     uint32_t qpn)
+{
+	struct dpv_device *dev = arg;
+	uint32_t wi = mkey_index(b->mw_rkey);
+	struct dpv_engine_key ew, er;
+	struct dpv_mkey mr;
+	bool have_mr = false;
+	struct dpv_mkey_slot *s;
+	enum ibv_wc_status st;
+
+	if (wi < 2 || wi >= DPV_CAP_MAX_MR)
+		return IBV_WC_MW_BIND_ERR;
+	if (b->length) {
+		if (mkey_index(b->mr_lkey) == wi ||
+		    !dpv_mkey_get(dev, b->mr_lkey, &mr))
+			return IBV_WC_MW_BIND_ERR;
+		mkey_to_ekey(&mr, &er);
+		have_mr = true;
+	}
+	s = &dev->mkeys[wi];
+	rte_seqlock_write_lock(&s->lock);
+	mkey_to_ekey(&s->k, &ew);
+	st = dpv_key_bind_apply(&ew, have_mr ? &er : NULL, b, pdn, qpn);
+	if (st == IBV_WC_SUCCESS) {
+		s->k.key = ew.key;
+		s->k.bound = ew.bound;
+		s->k.addr = ew.addr;
+		s->k.iova = ew.iova;
+		s->k.length = ew.length;
+		s->k.access = ew.access;
+		s->k.qpn = ew.qpn;
+	}
+	rte_seqlock_write_unlock(&s->lock);
+	return st;
+}
+
+int
+dpv_mkey_engine_invalidate(void *arg, uint32_t key, uint32_t pdn, uint32_t qpn,
+			   bool remote)
+{
+	struct dpv_device *dev = arg;
+	uint32_t i = mkey_index(key);
+	struct dpv_engine_key k;
+	struct dpv_mkey_slot *s;
+	int rc;
+
+	if (i < 2 || i >= DPV_CAP_MAX_MR)
+		return -ENOENT;
+	s = &dev->mkeys[i];
+	rte_seqlock_write_lock(&s->lock);
+	mkey_to_ekey(&s->k, &k);
+	/* regions of ibv_reg_mr cannot be invalidated (no fast-register) */
+	rc = dpv_key_invalidate_check(&k, key, pdn, qpn, remote, false);
+	if (rc == 0)
+		s->k.bound = 0;
+	rte_seqlock_write_unlock(&s->lock);
 	return rc;
 }

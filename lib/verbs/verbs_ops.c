@@ -9,6 +9,7 @@
 
 #include "verbs_int.h"
 #include "verbs_ops.h"
+#include "verbs_raw.h"
 
 static int
 post_send_unsupported(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -59,4 +60,6 @@ dpv_verbs_fill_ops(struct verbs_context *vctx)
 	vctx->alloc_td = dpv_alloc_td;
 	vctx->dealloc_td = dpv_dealloc_td;
 	vctx->query_rt_values = query_rt_values_unsupported;
+	dpv_wq_ops_init(vctx);
+	dpv_flow_ops_init(vctx);
 }

@@ -23,6 +23,10 @@ struct dpv_device *dpv_verbs_device_lookup(const char *name);
  * verbs hot paths drive it. @return 0 or a positive errno.
  */
 int dpv_verbs_engine_attach(struct dpv_device *dev);
+/* DPV_PCAP capture (verbs_pcap.c): hook the device's port queue; 0 or a
+ * positive errno. dpv_verbs_pcap_close() ends the file (at exit). */
+int dpv_verbs_pcap_attach(struct dpv_device *dev);
+void dpv_verbs_pcap_close(void);
 
 int dpv_query_port_op(struct ibv_context *context, uint8_t port_num,
 		      struct ibv_port_attr *port_attr, size_t port_attr_len);

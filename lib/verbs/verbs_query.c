@@ -194,9 +194,24 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	fill_device_attr(dctx_dev(context), &a.orig_attr);
-	/* No ODP, timestamps, TSO, RSS, packet pacing, raw packet caps, tag
+	/* No ODP, timestamps, TSO, packet pacing, raw packet offloads, tag
 	 * matching, CQ moderation or device memory: all zero. */
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
+	if (dctx_dev(context)->engine != NULL) {
+		/* raw packet (verbs_wq.c, verbs_flow.c): RSS and WQs, no
+		 * offloads (raw_packet_caps stays 0), no TSO */
+		a.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		a.rss_caps.max_rwq_indirection_tables = DPV_CAP_RSS_MAX_TBLS;
+		a.rss_caps.max_rwq_indirection_table_size =
+			1u << DPV_CAP_RSS_LOG_TBL_SIZE;
+		a.rss_caps.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+		a.rss_caps.rx_hash_fields_mask =
+			IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
+			IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 |
+			IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |
+			IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
+		a.max_wq_type_rq = DPV_CAP_MAX_WQ_TYPE_RQ;
+	}
 	memset(attr, 0, attr_size);
 	memcpy(attr, &a, RTE_MIN(attr_size, sizeof(a)));
 	return 0;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "dpv_engine.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 
@@ -21,7 +22,11 @@ xrcd_new(struct ibv_context *context)
 
 	if (x == NULL)
 		return NULL;
+	static atomic_uint next_xrcdn;
+
 	x->vxrcd.xrcd.context = context;
+	/* the number the engine matches XRC SRQs and target QPs by */
+	x->vxrcd.handle = atomic_fetch_add(&next_xrcdn, 1) + 1;
 	x->opens = 1;
 	atomic_init(&x->refcnt, 0);
 	return x;
@@ -356,11 +361,36 @@ ibv_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct dpv_srq *srq = to_dsrq(ibsrq);
 
+	struct dpv_device *dev = dctx_dev(ibsrq->context);
+
 	if (dpv_ref_busy(&srq->refcnt))
 		return EBUSY;
-	srqn_free(dctx_dev(ibsrq->context), srq);
+	srqn_free(dev, srq);
+	/* XRC SRQs are found per request: let the engine finish with it */
+	if (srq->xrcd && dev->engine) {
+		dpv_engine_lock(dev->engine);
+		dpv_engine_unlock(dev->engine);
+	}
 	srq_release(srq);
 	return 0;
+}
+
+bool
+dpv_srq_engine_lookup(void *arg, uint32_t srqn, struct dpv_engine_srq *out)
+{
+	struct dpv_srq *srq = dpv_srq_lookup(arg, srqn);
+
+	if (srq == NULL || srq->xrcd == NULL || srq->cq == NULL)
+		return false;
+#ifdef DPV_HAVE_MLX5_RING
+	out->rq = &srq->ring;
+	out->cq = &srq->cq->ring;
+#else
+	return false;
+#endif
+	out->pdn = dpv_pd_base(&srq->pd->ibv)->pdn;
+	out->xrcdn = srq->xrcd->vxrcd.handle;
+	return true;
 }
 
 int

@@ -101,6 +101,68 @@ dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq)
 	cq->uar = NULL;
 }
 
+int
+dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+			   struct dpv_mlx5_cq_resize *r)
+{
+	uint32_t cnt, i;
+
+	memset(r, 0, sizeof(*r));
+	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
+		return EINVAL;
+	cnt = rte_align32pow2(min_cqe + 1);
+	r->buf = rte_zmalloc_socket("dpv_mlx5_cq", (size_t)cnt * 64,
+				    RTE_CACHE_LINE_SIZE, cq->socket);
+	if (r->buf == NULL)
+		return ENOMEM;
+	for (i = 0; i < cnt; i++)
+		r->buf[i].op_own = MLX5_CQE_INVALID << 4;
+	r->cqe_cnt = cnt;
+	r->min_cqe = min_cqe;
+	return 0;
+}
+
+int
+dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
+{
+	uint32_t ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
+	uint32_t pending = (cq->prod_index - ci) & 0xffffff;
+	uint32_t start = cq->prod_index - pending;
+	uint32_t omask = cq->cqe_cnt - 1, nmask = r->cqe_cnt - 1, i;
+	struct mlx5_cqe64 *old = cq->buf;
+
+	if (r->buf == NULL || pending > cq->cqe_cnt)
+		return EIO; /* not prepared, or dbrec[0] is corrupt */
+	if (pending > r->min_cqe)
+		return EINVAL;
+	dpv_barrier_after_owned_cqe();
+	for (i = start; i != cq->prod_index; i++) {
+		struct mlx5_cqe64 *d = &r->buf[i & nmask];
+		const struct mlx5_cqe64 *c = &old[i & omask];
+
+		memcpy(d, c, offsetof(struct mlx5_cqe64, op_own));
+		d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
+				      !!(i & r->cqe_cnt));
+	}
+	/* an arm's scan position before the pending CQEs has nothing left */
+	if ((uint32_t)(cq->prod_index - cq->eng_scan) > pending)
+		cq->eng_scan = start;
+	cq->cons_index = start;
+	cq->buf = r->buf;
+	cq->cqe_cnt = r->cqe_cnt;
+	cq->cqe = r->cqe_cnt - 1;
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+	r->buf = old;
+	return 0;
+}
+
+void
+dpv_mlx5_cq_resize_release(struct dpv_mlx5_cq_resize *r)
+{
+	rte_free(r->buf);
+	r->buf = NULL;
+}
+
 void
 dpv_mlx5_cq_to_dv(const struct dpv_mlx5_cq *cq, struct mlx5dv_cq *out)
 {
@@ -229,7 +291,16 @@ dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
 bool
 dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
 {
-	uint32_t req = atomic_load_explicit(&cq->arm_req, memory_order_acquire);
+	uint32_t req;
+
+	/*
+	 * The CQE just written must be visible before the arm request is
+	 * read: the arming thread stores its request, then polls (a locked
+	 * add, a full barrier); without a full barrier here both sides can
+	 * miss each other and the event is lost.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	req = atomic_load_explicit(&cq->arm_req, memory_order_acquire);
 	uint32_t uw = __atomic_load_n((uint32_t *)(cq->uar + MLX5_CQ_DOORBELL),
 				      __ATOMIC_ACQUIRE);
 	bool arm = false;
@@ -393,8 +464,9 @@ dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 			uint8_t own = !!((i + freed) & cq->cqe_cnt);
 
 			memcpy(d, c, offsetof(struct mlx5_cqe64, op_own));
-			d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
-					      own);
+			d->op_own =
+				(uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
+					  own);
 		}
 	}
 	if (freed != 0) {

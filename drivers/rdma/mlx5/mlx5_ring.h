@@ -334,6 +334,48 @@ int dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket);
 
 /** Free a CQ (safe on a zeroed or already freed structure). */
 void dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq);
+
+/** A CQ ring prepared by dpv_mlx5_cq_resize_prepare(). */
+struct dpv_mlx5_cq_resize {
+	struct mlx5_cqe64 *buf; /**< new ring; after a commit, the old one */
+	uint32_t cqe_cnt;	/**< its number of entries */
+	uint32_t min_cqe;	/**< the size asked for */
+};
+
+/**
+ * Resize, step 1 (no lock needed): allocate a ring of cqe_cnt = power of
+ * two >= min_cqe + 1 entries, all invalid.
+ * @param cq      the CQ (for its NUMA socket)
+ * @param min_cqe 1..DPV_MLX5_MAX_CQE - 1
+ * @param r       output; release it with dpv_mlx5_cq_resize_release()
+ * @return 0; EINVAL min_cqe out of range; ENOMEM.
+ */
+int dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq,
+			       unsigned int min_cqe,
+			       struct dpv_mlx5_cq_resize *r);
+
+/**
+ * Resize, step 2: move the CQEs not yet consumed (from the consumer index
+ * in dbrec[0] to the engine's producer index) into the new ring, in order,
+ * each in the slot of its unchanged 32-bit index with the owner bit of
+ * the new lap, and make the new ring current (cq->buf, cqe_cnt, cqe =
+ * cqe_cnt - 1). Consumer and producer indexes, the arm state and the
+ * doorbell record are kept, so pending arm requests stay valid. Call with
+ * no poller on the CQ and the engine not pushing to it (engine lock held),
+ * and preferably after dpv_mlx5_cq_should_notify() so that an armed
+ * request has seen every CQE. mlx5dv users must fetch the new buffer
+ * (mlx5dv_init_obj) afterwards.
+ * @param cq the CQ
+ * @param r  from dpv_mlx5_cq_resize_prepare(); on success it then holds
+ *           the old ring, to release after the locks are dropped
+ * @return 0; EINVAL if more CQEs are pending than r->min_cqe (nothing
+ *   changed).
+ */
+int dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq,
+			      struct dpv_mlx5_cq_resize *r);
+
+/** Resize, step 3: free the ring left in r (safe if empty). */
+void dpv_mlx5_cq_resize_release(struct dpv_mlx5_cq_resize *r);
 /** @} */
 
 /**

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_ENGINE_RAW_H
+#define DPV_ENGINE_RAW_H
+
+/**
+ * @file
+ * Raw-packet side of the engine: RAW_PACKET QPs send whole Ethernet
+ * frames as they are, flows steer received frames to RAW_PACKET QPs, and
+ * RSS QPs spread what their flows catch over receive work queues with a
+ * Toeplitz hash (rte_softrss) through an indirection table.
+ *
+ * Receive rules, for every frame the engine receives:
+ *   - SNIFFER flows get a copy of every frame (RoCE included).
+ *   - RoCE frames (UDP destination port 4791) go to the RoCE transport.
+ *   - Otherwise the NORMAL flows that match, at the best (lowest)
+ *     priority, take it (every such QP gets it); failing that the
+ *     MC_DEFAULT flows (multicast destination MAC), then the ALL_DEFAULT
+ *     flows. ARP and neighbour discovery frames are also handed to the
+ *     engine's own neighbour code. A frame nobody takes is dropped and
+ *     counted (the engine's rx_drop_parse).
+ *
+ * All functions take the engine lock themselves (not to be called with it
+ * held) and return 0 or a negative errno.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dpv_engine;
+struct dpv_mlx5_rq;
+struct dpv_mlx5_cq;
+struct rte_mbuf;
+
+/** Kind of a flow (enum ibv_flow_attr_type values). */
+enum dpv_engine_flow_type {
+	DPV_FLOW_NORMAL = 0,	  /**< IBV_FLOW_ATTR_NORMAL */
+	DPV_FLOW_ALL_DEFAULT = 1, /**< IBV_FLOW_ATTR_ALL_DEFAULT */
+	DPV_FLOW_MC_DEFAULT = 2,  /**< IBV_FLOW_ATTR_MC_DEFAULT */
+	DPV_FLOW_SNIFFER = 3,	  /**< IBV_FLOW_ATTR_SNIFFER */
+};
+
+/** Bits of dpv_engine_flow_match::has: which layers a frame must have. */
+#define DPV_FLOW_HAS_IPV4 0x1u
+#define DPV_FLOW_HAS_IPV6 0x2u
+#define DPV_FLOW_HAS_TCP  0x4u
+#define DPV_FLOW_HAS_UDP  0x8u
+#define DPV_FLOW_HAS_VLAN 0x10u
+
+/**
+ * What a flow matches: value and mask per field, compared as
+ * (frame & mask) == (value & mask). Multi-byte fields in network order,
+ * as in struct ibv_flow_spec_*. IPv4 addresses use the first 4 bytes.
+ */
+struct dpv_engine_flow_match {
+	uint32_t has; /**< DPV_FLOW_HAS_* */
+	uint8_t dmac[6], dmac_m[6];
+	uint8_t smac[6], smac_m[6];
+	uint16_t ether_type, ether_type_m;
+	uint16_t vlan, vlan_m; /**< TCI */
+	uint8_t sip[16], sip_m[16];
+	uint8_t dip[16], dip_m[16];
+	uint16_t sport, sport_m;
+	uint16_t dport, dport_m;
+	uint8_t proto, proto_m; /**< IPv4 protocol / IPv6 next header */
+};
+
+/** One flow rule. */
+struct dpv_engine_flow {
+	uint32_t qpn;	   /**< RAW_PACKET or RSS QP of the engine */
+	uint16_t priority; /**< lower is stronger */
+	uint8_t type;	   /**< enum dpv_engine_flow_type */
+	struct dpv_engine_flow_match m;
+};
+
+/**
+ * Attach a flow.
+ * @param e  engine; @param f  the rule; @param id  out: its handle.
+ * @return 0; -EINVAL (NULL, unknown type); -ENOENT (no such QP);
+ *   -ENOMEM.
+ */
+int dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
+			uint64_t *id);
+
+/**
+ * Detach a flow.
+ * @return 0; -ENOENT (unknown id, or its QP is gone); -EINVAL.
+ */
+int dpv_engine_flow_del(struct dpv_engine *e, uint64_t id);
+
+/** One receive work queue of an RSS indirection table. */
+struct dpv_engine_rss_wq {
+	uint32_t wqn;		   /**< reported as the CQE's QP number */
+	uint32_t pdn;		   /**< PD for the receive SGEs' keys */
+	struct dpv_mlx5_rq *rq;	   /**< the ring */
+	struct dpv_mlx5_cq *cq;	   /**< its CQ */
+	const volatile int *state; /**< enum ibv_wq_state; RDY takes frames */
+};
+
+/** Toeplitz key length the engine uses (bytes). */
+#define DPV_ENGINE_RSS_KEY_LEN 40
+
+/**
+ * Make QP qpn (already created, RAW_PACKET without rings) an RSS QP.
+ * @param fields  enum ibv_rx_hash_fields bits (IPv4/IPv6 addresses,
+ *   TCP or UDP ports).
+ * @param key  DPV_ENGINE_RSS_KEY_LEN bytes.
+ * @param log_size  log2 of the table size; tbl has 1 << log_size entries
+ *   (copied; the rings must outlive the QP).
+ * @return 0; -EINVAL; -ENOENT (no such QP); -ENOMEM.
+ */
+int dpv_engine_rss_set(struct dpv_engine *e, uint32_t qpn, uint64_t fields,
+		       const uint8_t *key, uint32_t log_size,
+		       const struct dpv_engine_rss_wq *tbl);
+
+/**
+ * Toeplitz hash the engine computes for a frame (for tests and tracing).
+ * @return the 32-bit hash (0 when no selected field is present).
+ */
+uint32_t dpv_engine_rss_hash(const void *frame, uint32_t len, uint64_t fields,
+			     const uint8_t *key);
+
+/** Raw-path counters. */
+struct dpv_engine_raw_stats {
+	uint64_t rx_delivered; /**< frames placed in a receive queue */
+	uint64_t rx_no_wqe;    /**< a QP/WQ took it but had no receive WQE */
+	uint64_t rx_too_long;  /**< did not fit the receive WQE */
+	uint64_t tx_frames;    /**< raw frames sent */
+	uint64_t tx_errors;    /**< raw send WQEs completed in error */
+};
+
+/** Copy the raw counters. @return 0 or -EINVAL. */
+int dpv_engine_raw_stats_get(struct dpv_engine *e,
+			     struct dpv_engine_raw_stats *out);
+
+/* ------------------------------------------------ engine.c hooks only */
+
+struct dpv_eqp;
+/** RX: offer a frame; true if it was consumed (not for the RoCE path). */
+bool dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m);
+/** Send the posted WQEs of a RAW_PACKET QP (RTS). */
+void dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget);
+/** A QP is being destroyed: drop its flows and RSS state. */
+void dpv_engine_raw_qp_gone(struct dpv_engine *e, uint32_t qpn);
+/** The engine is being destroyed. */
+void dpv_engine_raw_fini(struct dpv_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

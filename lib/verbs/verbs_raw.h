@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_VERBS_RAW_H
+#define DPV_VERBS_RAW_H
+
+/**
+ * @file
+ * Raw-packet objects of the verbs front end: receive work queues (WQ),
+ * RWQ indirection tables and RSS QPs (verbs_wq.c), flows (verbs_flow.c).
+ * The traffic itself is the engine's (lib/engine/dpv_engine_raw.h).
+ *
+ * WQ numbers come from their own range, DPV_WQN_BASE + index, so the
+ * completion path can tell a WQ's CQEs from a QP's.
+ *
+ * Error convention: 0 or a positive errno.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "verbs_int.h"
+
+struct dpv_qp;
+
+/** First WQ number. */
+#define DPV_WQN_BASE 0xff8000u
+/** Number of WQs the device can have. */
+#define DPV_WQ_MAX 1024u
+
+/** Raw-packet QPs work only on devices with an engine. */
+bool dpv_raw_supported(struct ibv_context *ctx);
+
+/**
+ * Check the RSS part (IBV_QP_INIT_ATTR_IND_TABLE / RX_HASH) of a QP
+ * creation. @return 0; EINVAL (not RAW_PACKET, one of the two masks
+ * missing, table of another context, hash function not Toeplitz, key
+ * length not 40, unknown or mixed hash fields, an SRQ); EOPNOTSUPP (no
+ * engine).
+ */
+int dpv_rss_qp_check(struct ibv_context *ctx,
+		     const struct ibv_qp_init_attr_ex *a);
+
+/**
+ * Attach a created RSS QP (already in the engine) to its table and hash.
+ * @return 0, or an errno (nothing attached).
+ */
+int dpv_rss_qp_attach(struct dpv_qp *qp, const struct ibv_qp_init_attr_ex *a);
+
+/** Drop the RSS QP's reference on its table (at destroy). */
+void dpv_rss_qp_detach(struct dpv_qp *qp);
+
+/**
+ * Receive ring of WQ number @p wqn (the CQ poll lookup).
+ * @return the ring, or NULL if wqn is no WQ of dev.
+ */
+struct dpv_mlx5_wq *dpv_wq_ring_lookup(struct dpv_device *dev, uint32_t wqn);
+
+/** Install the WQ / indirection table ops into a context. */
+void dpv_wq_ops_init(struct verbs_context *vctx);
+
+/** Install the flow ops into a context. */
+void dpv_flow_ops_init(struct verbs_context *vctx);
+
+#endif

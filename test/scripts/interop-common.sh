@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the interop scripts (sourced, not a test by itself): run an
+# unmodified verbs tool as a server and a client, two processes, each
+# with its own dpverbs device on one end of a memif pair or of a veth pair
+# between two network namespaces. Every process is bounded by timeout(1)
+# and killed on exit; sockets, namespaces and temporary files are removed.
+#
+# The caller sets LIBDIR and sources this file, then calls ic_init.
+
+IC_TMP=
+IC_PIDS=
+IC_NS1=
+IC_NS2=
+IC_FAILS=0
+IC_PASSES=0
+# TCP port of the tools' own connection set-up (unique per script run)
+IC_TCP=$((20000 + $$ % 20000))
+IC_EAL="--no-huge --no-pci -m 512 --no-shconf"
+# how long one tool may run (seconds)
+IC_TIMEOUT=${IC_TIMEOUT:-25}
+
+ic_cleanup() {
+	for p in $IC_PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $IC_PIDS; do
+		wait "$p" 2>/dev/null
+	done
+	[ -n "$IC_NS1" ] && ip netns del "$IC_NS1" 2>/dev/null
+	[ -n "$IC_NS2" ] && ip netns del "$IC_NS2" 2>/dev/null
+	[ -n "$IC_TMP" ] && rm -rf "$IC_TMP"
+}
+
+ic_init() {
+	command -v timeout >/dev/null 2>&1 || { echo "SKIP: no timeout"; exit 77; }
+	[ -e "$LIBDIR/libibverbs.so.1" ] ||
+		{ echo "FAIL: no $LIBDIR/libibverbs.so.1"; exit 1; }
+	IC_TMP=$(mktemp -d /tmp/dpv-interop.XXXXXX) || exit 1
+	trap ic_cleanup EXIT
+	trap 'exit 1' INT TERM
+}
+
+ic_need() {
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 ||
+			{ echo "SKIP: $t not installed"; exit 77; }
+	done
+}
+
+# Create two namespaces joined by a veth pair (needs root).
+ic_veth_init() {
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+	ic_need ip
+	IC_NS1=dpvic$$a
+	IC_NS2=dpvic$$b
+	IC_IF1=dpvica$$
+	IC_IF2=dpvicb$$
+	ip netns add "$IC_NS1" || { echo "SKIP: netns"; IC_NS1=; exit 77; }
+	ip netns add "$IC_NS2" || { echo "SKIP: netns"; IC_NS2=; exit 77; }
+	ip link add "$IC_IF1" type veth peer name "$IC_IF2" ||
+		{ echo "SKIP: veth"; exit 77; }
+	ip link set "$IC_IF1" netns "$IC_NS1"
+	ip link set "$IC_IF2" netns "$IC_NS2"
+	ip -n "$IC_NS1" link set "$IC_IF1" mtu "${1:-1500}" up
+	ip -n "$IC_NS2" link set "$IC_IF2" mtu "${1:-1500}" up
+	# the tools' TCP set-up goes over a second pair the kernel owns
+	# (af_xdp takes every frame of its interface)
+	ip link add "${IC_IF1}c" type veth peer name "${IC_IF2}c" ||
+		{ echo "SKIP: veth"; exit 77; }
+	ip link set "${IC_IF1}c" netns "$IC_NS1"
+	ip link set "${IC_IF2}c" netns "$IC_NS2"
+	ip -n "$IC_NS1" addr add 198.51.100.1/24 dev "${IC_IF1}c"
+	ip -n "$IC_NS2" addr add 198.51.100.2/24 dev "${IC_IF2}c"
+	ip -n "$IC_NS1" link set "${IC_IF1}c" up
+	ip -n "$IC_NS2" link set "${IC_IF2}c" up
+	ip -n "$IC_NS1" link set lo up
+	ip -n "$IC_NS2" link set lo up
+}
+
+# Environment of both ends. memif: ic_env_memif; veth: ic_env_veth KIND
+# (af_packet or af_xdp). Sets IC_SEAL / IC_CEAL (DPV_EAL of each end) and
+# IC_SPRE / IC_CPRE (command prefix: ip netns exec ...).
+ic_env_memif() {
+	local sock=$IC_TMP/memif.sock
+	IC_SOCK=$sock
+	IC_PEER=127.0.0.1
+	IC_CONF=/dev/null
+	IC_SEAL="$IC_EAL --vdev=net_memif0,role=server,socket=$sock,socket-abstract=no"
+	IC_CEAL="$IC_EAL --vdev=net_memif0,role=client,socket=$sock,socket-abstract=no"
+	IC_SPRE=
+	IC_CPRE=
+}
+
+ic_env_veth() {
+	local v1 v2
+	IC_CONF=/dev/null
+	case $1 in
+	af_packet)
+		# af_packet's 4224-byte frames need mbufs that large
+		IC_CONF=$IC_TMP/af_packet.conf
+		printf '[dpv0]\nmbuf_size = 4480\n' >"$IC_CONF"
+		v1="net_af_packet0,iface=$IC_IF1,blocksz=135168,framesz=4224,framecnt=2048"
+		v2="net_af_packet0,iface=$IC_IF2,blocksz=135168,framesz=4224,framecnt=2048"
+		;;
+	af_xdp)
+		v1="net_af_xdp0,iface=$IC_IF1,start_queue=0,queue_count=1"
+		v2="net_af_xdp0,iface=$IC_IF2,start_queue=0,queue_count=1"
+		;;
+	esac
+	IC_SOCK=
+	IC_PEER=198.51.100.1
+	IC_SEAL="$IC_EAL --vdev=$v1"
+	IC_CEAL="$IC_EAL --vdev=$v2"
+	IC_SPRE="ip netns exec $IC_NS1"
+	IC_CPRE="ip netns exec $IC_NS2"
+}
+
+# ic_pair NAME PATTERN EXTRA_ENV -- TOOL ARGS...
+# Runs TOOL ARGS as the server, then TOOL ARGS PEER as the client
+# (retried up to three times while the server is not listening yet).
+# Both must exit 0 and the client's output must match the extended regex
+# PATTERN (and the server's too when SPATTERN is set in the environment).
+# Output: $IC_TMP/NAME.server / .client.
+ic_pair() {
+	local name=$1 pat=$2 extra=$3 s c spid crc src try
+	shift 4
+	s=$IC_TMP/$name.server
+	c=$IC_TMP/$name.client
+	[ -n "$IC_SOCK" ] && rm -f "$IC_SOCK"
+	$IC_SPRE env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" \
+		DPV_IP=192.0.2.1/24 DPV_EAL="$IC_SEAL" $extra \
+		timeout "$IC_TIMEOUT" "$@" >"$s" 2>&1 &
+	spid=$!
+	IC_PIDS="$IC_PIDS $spid"
+	# the memif client can only start once the server made the socket
+	for _ in $(seq 100); do
+		[ -z "$IC_SOCK" ] || [ -S "$IC_SOCK" ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 0.3
+	[ -z "$IC_SOCK" ] && sleep 0.5
+	for try in 1 2 3; do
+		$IC_CPRE env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" \
+			DPV_IP=192.0.2.2/24 DPV_EAL="$IC_CEAL" $extra \
+			timeout "$IC_TIMEOUT" "$@" "$IC_PEER" >"$c" 2>&1
+		crc=$?
+		# the server does not listen yet (TCP, or memif between its
+		# bind() and listen())
+		grep -Eq "Couldn't connect to|Failed to connect socket" "$c" ||
+			break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.5
+	done
+	wait "$spid"
+	src=$?
+	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
+	if [ $crc = 0 ] && [ $src = 0 ] && grep -Eq "$pat" "$c" &&
+		{ [ -z "${SPATTERN:-}" ] || grep -Eq "$SPATTERN" "$s"; }; then
+		IC_PASSES=$((IC_PASSES + 1))
+		echo "PASS $name: $(grep -E "$pat" "$c" | tail -1 | tr -s ' \t' ' ')"
+		return 0
+	fi
+	IC_FAILS=$((IC_FAILS + 1))
+	echo "FAIL $name (client exit $crc, server exit $src)"
+	echo "  --- server:"; grep -v avx512 "$s" | tail -8 | sed 's/^/  /'
+	echo "  --- client:"; grep -v avx512 "$c" | tail -8 | sed 's/^/  /'
+	return 1
+}
+
+ic_summary() {
+	echo "$IC_PASSES passed, $IC_FAILS failed"
+	[ $IC_FAILS = 0 ] && [ $IC_PASSES -gt 0 ]
+}

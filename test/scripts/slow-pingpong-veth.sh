@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rdma-core's unmodified ibv_rc/uc/ud/srq_pingpong between two network
+# namespaces joined by a veth pair (192.0.2.1 / 192.0.2.2, GID index 1),
+# each process with a dpverbs device on af_packet, then on af_xdp (when
+# its PMD is installed): with and without completion events, messages of
+# 1 byte to 64 KiB (UD: up to the active MTU, 1024). Needs root.
+# Arguments: <build>/lib, source root, build root.
+set -u
+LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
+SRC=${2:-$(dirname "$0")/../..}
+. "$SRC/test/scripts/interop-common.sh"
+ic_init
+ic_need ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong
+ic_veth_init 1500
+
+PAT='[0-9]+ iters in [0-9.]+ seconds'
+export SPATTERN=$PAT
+N=${DPV_PP_ITERS:-20}
+kinds=af_packet
+if ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so* >/dev/null 2>&1; then
+	kinds="$kinds af_xdp"
+	# DPDK 22.11's af_xdp PMD leaks libxdp's umem handle at close
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+else
+	echo "af_xdp PMD not installed: af_packet only"
+fi
+for k in $kinds; do
+	ic_env_veth $k
+	for t in rc uc srq ud; do
+		sizes="1 4096 65536"
+		[ $t = ud ] && sizes="1 1024"
+		[ $k = af_xdp ] && sizes="4096"
+		[ $k = af_xdp ] && [ $t = ud ] && sizes="1024"
+		for s in $sizes; do
+			for e in "" -e; do
+				ic_pair "$k-$t-s$s${e:+-e}" "$PAT" "" -- \
+					ibv_${t}_pingpong -d dpv0 -g 1 \
+					-p $IC_TCP -n $N -s $s $e
+			done
+		done
+	done
+done
+ic_summary
