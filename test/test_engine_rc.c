@@ -13,6 +13,7 @@
 #include <rte_mempool.h>
 
 #include "dpv_test.h"
+#include "test_engine_util.h"
 #include "dpv_engine.h"
 #include "dpv_roce_gid.h"
 #include "mlx5_ring.h"
@@ -61,18 +62,13 @@ lookup(void *arg, uint32_t qpn, bool recv)
 static int
 suite_setup(void)
 {
-	if (dpv_test_eal_init() != 0)
-		return TEST_SKIPPED;
-	mp = rte_pktmbuf_pool_create("eng_test_mp", 1024, 0, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	return mp ? 0 : TEST_FAILED;
+	return test_engine_pool_setup(&mp, "eng_test_mp");
 }
 
 static void
 suite_teardown(void)
 {
-	rte_mempool_free(mp);
-	mp = NULL;
+	test_engine_pool_free(&mp);
 }
 
 #define HOOK_KEYS 16
@@ -223,45 +219,17 @@ connect_qp(struct tqp *t, uint32_t remote, enum ibv_mtu mtu, uint8_t rnr_retry,
 	   uint8_t timeout)
 {
 	struct dpv_engine_path path;
-	struct ibv_qp_attr a = {0};
-	int ret;
+	struct test_engine_conn c = {
+		.path = &path,
+		.mtu = mtu,
+		.dest_qpn = remote,
+		.psn = 0xfffffe, /* PSNs wrap during the tests */
+		.timeout = timeout,
+		.rnr_retry = rnr_retry,
+	};
 
 	loop_path(&path);
-	a.qp_state = IBV_QPS_INIT;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	ret = dpv_engine_qp_modify(eng, t->qpn, &a,
-				   IBV_QP_STATE | IBV_QP_ACCESS_FLAGS, NULL);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = remote;
-	a.rq_psn = 0xfffffe; /* PSNs wrap during the tests */
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1; /* 10 us */
-	ret = dpv_engine_qp_modify(eng, t->qpn, &a,
-				   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					   IBV_QP_MAX_DEST_RD_ATOMIC |
-					   IBV_QP_MIN_RNR_TIMER,
-				   &path);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0xfffffe;
-	a.timeout = timeout;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 4;
-	return dpv_engine_qp_modify(eng, t->qpn, &a,
-				    IBV_QP_STATE | IBV_QP_SQ_PSN |
-					    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					    IBV_QP_RNR_RETRY |
-					    IBV_QP_MAX_QP_RD_ATOMIC,
-				    NULL);
+	return test_engine_connect(eng, t->qpn, &c);
 }
 
 static int
@@ -448,20 +416,7 @@ post_recv(struct tqp *t, uint64_t wr_id, uint32_t off, uint32_t len)
 static int
 wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
 {
-	uint64_t end = rte_get_timer_cycles() + 3 * rte_get_timer_hz();
-
-	for (int i = 0; i < MAX_ITER || rte_get_timer_cycles() < end; i++) {
-		int n = dpv_mlx5_cq_poll(cq, 1, wc, lookup, NULL);
-
-		if (n < 0)
-			return n;
-		if (n == 1)
-			return 0;
-		if (i >= MAX_ITER && rte_get_timer_cycles() >= end)
-			break;
-		dpv_engine_poll(eng, 32);
-	}
-	return -1;
+	return test_engine_wait_wc(eng, cq, wc, lookup, MAX_ITER);
 }
 
 static void

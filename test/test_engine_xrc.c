@@ -14,6 +14,7 @@
 #include <rte_mempool.h>
 
 #include "dpv_test.h"
+#include "test_engine_util.h"
 #include "dpv_engine.h"
 #include "dpv_roce_gid.h"
 #include "mlx5_ring.h"
@@ -65,18 +66,13 @@ srq_lookup(void *arg, uint32_t srqn, struct dpv_engine_srq *out)
 static int
 suite_setup(void)
 {
-	if (dpv_test_eal_init() != 0)
-		return TEST_SKIPPED;
-	mp = rte_pktmbuf_pool_create("xrc_test_mp", 1024, 0, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	return mp ? 0 : TEST_FAILED;
+	return test_engine_pool_setup(&mp, "xrc_test_mp");
 }
 
 static void
 suite_teardown(void)
 {
-	rte_mempool_free(mp);
-	mp = NULL;
+	test_engine_pool_free(&mp);
 }
 
 static uint32_t
@@ -99,46 +95,21 @@ static int
 modify(uint32_t qpn, uint32_t dest)
 {
 	struct dpv_engine_path path;
-	struct ibv_qp_attr a = {0};
+	struct test_engine_conn c = {
+		.path = &path,
+		.mtu = IBV_MTU_1024,
+		.dest_qpn = dest,
+		.psn = 0x10,
+		.timeout = 14,
+		.rnr_retry = 7,
+	};
 
 	memset(&path, 0, sizeof(path));
 	memcpy(path.smac, mac, 6);
 	memcpy(path.dmac, mac, 6);
 	dpv_roce_gid_from_ipv4(path.sgid, rte_cpu_to_be_32(0xc0000202));
 	memcpy(path.dgid, path.sgid, 16);
-	a.qp_state = IBV_QPS_INIT;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	if (dpv_engine_qp_modify(eng, qpn, &a,
-				 IBV_QP_STATE | IBV_QP_ACCESS_FLAGS, NULL))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0x10;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	if (dpv_engine_qp_modify(eng, qpn, &a,
-				 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					 IBV_QP_MAX_DEST_RD_ATOMIC |
-					 IBV_QP_MIN_RNR_TIMER,
-				 &path))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x10;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return dpv_engine_qp_modify(eng, qpn, &a,
-				    IBV_QP_STATE | IBV_QP_SQ_PSN |
-					    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					    IBV_QP_RNR_RETRY |
-					    IBV_QP_MAX_QP_RD_ATOMIC,
-				    NULL);
+	return test_engine_connect(eng, qpn, &c);
 }
 
 static int
@@ -206,20 +177,7 @@ teardown(void)
 static int
 wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
 {
-	uint64_t end = rte_get_timer_cycles() + 3 * rte_get_timer_hz();
-
-	for (int i = 0; i < MAX_ITER || rte_get_timer_cycles() < end; i++) {
-		int n = dpv_mlx5_cq_poll(cq, 1, wc, lookup, NULL);
-
-		if (n < 0)
-			return n;
-		if (n == 1)
-			return 0;
-		if (i >= MAX_ITER && rte_get_timer_cycles() >= end)
-			break;
-		dpv_engine_poll(eng, 32);
-	}
-	return -1;
+	return test_engine_wait_wc(eng, cq, wc, lookup, MAX_ITER);
 }
 
 static int

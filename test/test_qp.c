@@ -1255,35 +1255,18 @@ mcast_loopback(bool block_self)
 	return TEST_SUCCESS;
 }
 
-static int
-case_ud_mcast(void)
-{
-	return mcast_loopback(false);
-}
+/* Test cases that run a parametrized case with one argument. */
+#define QP_CASE_WITH(name, fn, arg)                                            \
+	static int name(void)                                                  \
+	{                                                                      \
+		return fn(arg);                                                \
+	}
 
-static int
-case_ud_mcast_block_self(void)
-{
-	return mcast_loopback(true);
-}
-
-static int
-case_rc_loopback(void)
-{
-	return loopback(IBV_QPT_RC);
-}
-
-static int
-case_uc_loopback(void)
-{
-	return loopback(IBV_QPT_UC);
-}
-
-static int
-case_ud_loopback(void)
-{
-	return loopback(IBV_QPT_UD);
-}
+QP_CASE_WITH(case_ud_mcast, mcast_loopback, false)
+QP_CASE_WITH(case_ud_mcast_block_self, mcast_loopback, true)
+QP_CASE_WITH(case_rc_loopback, loopback, IBV_QPT_RC)
+QP_CASE_WITH(case_uc_loopback, loopback, IBV_QPT_UC)
+QP_CASE_WITH(case_ud_loopback, loopback, IBV_QPT_UD)
 
 /* The engine moves a QP to ERR on its own (retries exhausted towards a QP
  * number nobody has): ibv_query_qp reports it, later posts are flushed. */

@@ -13,6 +13,7 @@
 #include <rte_thash.h>
 
 #include "dpv_test.h"
+#include "test_verbs_util.h"
 
 static struct ibv_device **devs;
 static struct ibv_context *ctx;
@@ -291,17 +292,9 @@ teardown(void)
 {
 	if (mr)
 		ibv_dereg_mr(mr);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	if (ctx)
-		ibv_close_device(ctx);
-	if (devs)
-		ibv_free_device_list(devs);
+	test_verbs_release(&devs, &ctx, &pd);
 	free(buf);
 	mr = NULL;
-	pd = NULL;
-	ctx = NULL;
-	devs = NULL;
 	buf = NULL;
 }
 

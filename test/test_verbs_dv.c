@@ -12,6 +12,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "dpv_test.h"
+#include "test_verbs_util.h"
 #include "verbs_int.h"
 #include "verbs_dv.h"
 
@@ -25,15 +26,7 @@ static char buf[4096];
 static int
 dv_setup(void)
 {
-	int n = 0;
-
-	if (dpv_test_eal_init() != 0)
-		return TEST_FAILED;
-	devs = ibv_get_device_list(&n);
-	if (devs == NULL || n < 1)
-		return TEST_FAILED;
-	ctx = ibv_open_device(devs[0]);
-	if (ctx == NULL)
+	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
 		return TEST_FAILED;
 	pd = ibv_alloc_pd(ctx);
 	cq = pd ? ibv_create_cq(ctx, 10, NULL, NULL, 0) : NULL;
@@ -49,15 +42,9 @@ dv_teardown(void)
 		ibv_dereg_mr(mr);
 	if (cq)
 		ibv_destroy_cq(cq);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	if (ctx)
-		ibv_close_device(ctx);
-	ibv_free_device_list(devs);
+	test_verbs_release(&devs, &ctx, &pd);
 	mr = NULL;
 	cq = NULL;
-	pd = NULL;
-	ctx = NULL;
 }
 
 static struct ibv_qp *

@@ -12,6 +12,7 @@
 #include <infiniband/verbs.h>
 
 #include "dpv_test.h"
+#include "test_verbs_util.h"
 #include "dpv_wr.h"
 #include "verbs_int.h"
 
@@ -23,15 +24,7 @@ static char buf[8192];
 static int
 objs_setup(void)
 {
-	int n = 0;
-
-	if (dpv_test_eal_init() != 0)
-		return TEST_FAILED;
-	devs = ibv_get_device_list(&n);
-	if (devs == NULL || n < 1)
-		return TEST_FAILED;
-	ctx = ibv_open_device(devs[0]);
-	if (ctx == NULL)
+	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
 		return TEST_FAILED;
 	/* tests read expected events: never block if one is missing */
 	fcntl(ctx->async_fd, F_SETFL,
@@ -43,13 +36,7 @@ objs_setup(void)
 static void
 objs_teardown(void)
 {
-	if (pd)
-		ibv_dealloc_pd(pd);
-	if (ctx)
-		ibv_close_device(ctx);
-	ibv_free_device_list(devs);
-	pd = NULL;
-	ctx = NULL;
+	test_verbs_release(&devs, &ctx, &pd);
 }
 
 #define EXPECT_NULL_ERRNO(expr, err, what)                                     \
@@ -391,6 +378,89 @@ test_mw_engine_hooks(void)
 	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w2), 0, "");
 	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "");
 	TEST_ASSERT_EQUAL(ibv_dereg_mr(ro), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* Run a bind of the window with key *rkey through the engine hook (QP 5):
+ * 64 bytes at addr of mr, or an unbind if mr is NULL. The new key goes to
+ * *rkey on success. Returns the hook's status. */
+static int
+hook_bind(uint32_t *rkey, bool type2, struct ibv_mr *mr, void *addr)
+{
+	struct dpv_wr_bind b = {
+		.mw_rkey = *rkey,
+		.new_key = ibv_inc_rkey(*rkey) & 0xff,
+		.mr_lkey = mr ? mr->lkey : 0,
+		.addr = (uintptr_t)addr,
+		.length = mr ? 64 : 0,
+		.access = IBV_ACCESS_REMOTE_READ,
+		.type2 = type2,
+	};
+	int st =
+		dpv_mkey_engine_bind(to_dctx(ctx)->dev, &b, to_dpd(pd)->pdn, 5);
+
+	if (st == IBV_WC_SUCCESS)
+		*rkey = ibv_inc_rkey(*rkey);
+	return st;
+}
+
+/* ibv_dereg_mr: EBUSY while windows (type 1 or 2) are bound to the
+ * region; unbind, invalidation, rebind elsewhere and dealloc release it. */
+static int
+test_mr_dereg_bound(void)
+{
+	struct dpv_device *dev = to_dctx(ctx)->dev;
+	struct ibv_mw *w1, *w2;
+	struct ibv_mr *m1, *m2;
+	struct dpv_mkey k;
+	uint32_t k1, k2;
+
+	if (!DPV_CAP_MW)
+		return TEST_SKIPPED;
+	w1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	w2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	m1 = ibv_reg_mr(pd, buf, 1024,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	m2 = ibv_reg_mr(pd, buf + 1024, 1024,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	TEST_ASSERT(w1 && w2 && m1 && m2, "objects");
+	k1 = w1->rkey;
+	k2 = w2->rkey;
+
+	/* type 2 bound to m1: busy until invalidated */
+	TEST_ASSERT_EQUAL(hook_bind(&k2, true, m1, buf), IBV_WC_SUCCESS,
+			  "type 2 bind");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(m1), EBUSY, "type 2 window bound");
+	TEST_ASSERT(dpv_mkey_get(dev, m1->lkey, &k) && k.type == DPV_MKEY_MR,
+		    "region still live after EBUSY");
+	TEST_ASSERT_EQUAL(
+		dpv_mkey_engine_invalidate(dev, k2, to_dpd(pd)->pdn, 5, false),
+		0, "invalidate");
+
+	/* type 1 bound to m1, then rebound to m2: m1 free, m2 busy */
+	TEST_ASSERT_EQUAL(hook_bind(&k1, false, m1, buf), IBV_WC_SUCCESS,
+			  "type 1 bind");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(m1), EBUSY, "type 1 window bound");
+	TEST_ASSERT_EQUAL(hook_bind(&k1, false, m2, buf + 1024), IBV_WC_SUCCESS,
+			  "type 1 rebind");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(m2), EBUSY, "rebound here");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(m1), 0, "released by the rebind");
+
+	/* a zero-length bind unbinds */
+	TEST_ASSERT_EQUAL(hook_bind(&k1, false, NULL, NULL), IBV_WC_SUCCESS,
+			  "type 1 unbind");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(m2), 0, "released by the unbind");
+
+	/* freeing a bound window releases its region */
+	m1 = ibv_reg_mr(pd, buf, 1024,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	TEST_ASSERT(m1, "reg");
+	TEST_ASSERT_EQUAL(hook_bind(&k1, false, m1, buf), IBV_WC_SUCCESS,
+			  "type 1 bind again");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(m1), EBUSY, "bound again");
+	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w1), 0, "dealloc bound window");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(m1), 0, "released by the dealloc");
+	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w2), 0, "");
 	return TEST_SUCCESS;
 }
 
@@ -1066,6 +1136,7 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_mr_key_space),
 			TEST_CASE(test_mw),
 			TEST_CASE(test_mw_engine_hooks),
+			TEST_CASE(test_mr_dereg_bound),
 			TEST_CASE(test_cq),
 			TEST_CASE(test_cq_ex),
 			TEST_CASE(test_cq_resize_traffic),

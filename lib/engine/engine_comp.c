@@ -154,20 +154,8 @@ restart_timer(struct dpv_eqp *qp)
 static void
 scatter(struct dpv_eswqe *w, uint64_t off, const uint8_t *src, uint32_t len)
 {
-	for (uint32_t i = 0; i < w->wr.num_sge && len; i++) {
-		uint32_t l = w->wr.sg_list[i].length;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		uint32_t n = RTE_MIN(len, (uint32_t)(l - off));
-
-		memcpy(w->host[i] + off, src, n);
-		src += n;
-		len -= n;
-		off = 0;
-	}
+	dpv_esge_copy(w->wr.sg_list, w->host, w->wr.num_sge, off,
+		      (uint8_t *)(uintptr_t)src, len, true);
 }
 
 static enum ibv_wc_status

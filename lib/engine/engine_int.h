@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <pthread.h>
 
 #include <rte_log.h>
@@ -125,6 +126,34 @@ struct dpv_erwqe {
 	struct dpv_recv_wr wr;
 	uint8_t *host[DPV_WR_MAX_SGE];
 };
+
+/*
+ * Copy len bytes between buf and the scatter list sge[0..nsge) mapped at
+ * host[], from byte off of the list on: into the list if to_list (buf is
+ * only read then), else out of it. Nothing past the list's end is copied.
+ */
+static inline void
+dpv_esge_copy(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
+	      uint64_t off, uint8_t *buf, uint32_t len, bool to_list)
+{
+	for (uint32_t i = 0; i < nsge && len; i++) {
+		uint32_t l = sge[i].length;
+		uint32_t n;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		n = RTE_MIN(len, (uint32_t)(l - off));
+		if (to_list)
+			memcpy(host[i] + off, buf, n);
+		else
+			memcpy(buf, host[i] + off, n);
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+}
 
 /* ---------------------------------------------------------- QP context */
 

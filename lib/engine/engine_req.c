@@ -109,20 +109,8 @@ gather(const struct dpv_eswqe *w, uint64_t off, uint8_t *dst, uint32_t len)
 		}
 		return;
 	}
-	for (uint32_t i = 0; i < w->wr.num_sge && len; i++) {
-		uint32_t l = w->wr.sg_list[i].length;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		uint32_t n = RTE_MIN(len, (uint32_t)(l - off));
-
-		memcpy(dst, w->host[i] + off, n);
-		dst += n;
-		len -= n;
-		off = 0;
-	}
+	dpv_esge_copy(w->wr.sg_list, w->host, w->wr.num_sge, off, dst, len,
+		      false);
 }
 
 /* Opcode of packet k of the WQE (RC numbering; UC/UD add their base). */

@@ -132,20 +132,8 @@ place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 		return -1;
 	}
 	qp->resp.rcv_off += len;
-	for (uint32_t i = 0; i < r->wr.num_sge && len; i++) {
-		uint32_t l = r->wr.sg_list[i].length;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		uint32_t n = RTE_MIN(len, (uint32_t)(l - off));
-
-		memcpy(r->host[i] + off, src, n);
-		src += n;
-		len -= n;
-		off = 0;
-	}
+	dpv_esge_copy(r->wr.sg_list, r->host, r->wr.num_sge, off,
+		      (uint8_t *)(uintptr_t)src, len, true);
 	return 0;
 }
 

@@ -160,22 +160,40 @@ static void eng_lock(struct dpv_qp *qp);
 static void eng_unlock(struct dpv_qp *qp);
 static void ring_cq_clean(struct dpv_qp *qp);
 
+/*
+ * Keep the pollers of the QP's CQs out while its CQEs are removed. Lock
+ * order: poll locks (lower address first, a shared CQ once), then the
+ * QP's queue locks, then the engine lock, as in ibv_resize_cq.
+ */
+static void
+cq_poll_lock(struct dpv_qp *qp)
+{
+	struct dpv_cq *a = qp->scq, *b = qp->rcq;
+
+	if (a == b)
+		b = NULL;
+	if (a && b && (uintptr_t)b < (uintptr_t)a)
+		RTE_SWAP(a, b);
+	if (a)
+		pthread_spin_lock(&a->poll_lock);
+	if (b)
+		pthread_spin_lock(&b->poll_lock);
+}
+
+static void
+cq_poll_unlock(struct dpv_qp *qp)
+{
+	if (qp->rcq)
+		pthread_spin_unlock(&qp->rcq->poll_lock);
+	if (qp->scq && qp->scq != qp->rcq)
+		pthread_spin_unlock(&qp->scq->poll_lock);
+}
+
 /* ------------------------------------------------------------------ */
 /* Ring glue (drivers/rdma/mlx5, CONTRACTS section 5).                */
 
 #ifdef DPV_HAVE_MLX5_RING
 #include <rte_memory.h>
-
-/*
- * RC, UC and XRC send queues also carry memory-window binds and local
- * invalidations: a UMR WQE (control 16 + UMR control 48 + mkey context 64
- * + KLM 64 bytes) must fit one WQE slot, as on mlx5. The ring sizes slots
- * from max_sge / max_inline after a 64-byte header, so those QPs ask for
- * at least this much inline room (the reported caps grow accordingly).
- */
-#define QP_UMR_WQE_BYTES  192u
-#define QP_SQ_HDR_BYTES	  64u
-#define QP_UMR_MIN_INLINE (QP_UMR_WQE_BYTES - QP_SQ_HDR_BYTES - 4u)
 
 /* Allocate rings for qp->has_sq / qp->has_rq and report their sizes. */
 static int
@@ -189,13 +207,10 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 	memset(rq, 0, sizeof(*rq));
 	memset(cap, 0, sizeof(*cap));
 	if (qp->has_sq) {
-		enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
-		unsigned int inl = req->max_inline_data;
-
-		if (t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_XRC_SEND)
-			inl = RTE_MAX(inl, QP_UMR_MIN_INLINE);
+		/* memory-window binds: the ring sizes for UMR WQEs itself */
 		rc = dpv_mlx5_sq_init(sq, RTE_MAX(req->max_send_wr, 1u),
-				      req->max_send_sge, inl, SOCKET_ID_ANY);
+				      req->max_send_sge, req->max_inline_data,
+				      SOCKET_ID_ANY);
 		if (rc)
 			return rc;
 		cap->max_send_wr = sq->wq.max_post;
@@ -250,6 +265,7 @@ ring_reset(struct dpv_qp *qp)
 	rc = ring_alloc(qp, &qp->req_cap, &sq, &rq, &cap);
 	if (rc)
 		return rc;
+	cq_poll_lock(qp);
 	pthread_spin_lock(&qp->sq_lock);
 	pthread_spin_lock(&qp->rq_lock);
 	eng_lock(qp);
@@ -263,6 +279,7 @@ ring_reset(struct dpv_qp *qp)
 	eng_unlock(qp);
 	pthread_spin_unlock(&qp->rq_lock);
 	pthread_spin_unlock(&qp->sq_lock);
+	cq_poll_unlock(qp);
 	return 0;
 }
 
@@ -440,13 +457,17 @@ eng_destroy(struct dpv_qp *qp)
 	struct dpv_engine *e = qp->engine;
 
 	if (e == NULL) {
+		cq_poll_lock(qp);
 		ring_cq_clean(qp);
+		cq_poll_unlock(qp);
 		return;
 	}
 	dpv_engine_qp_destroy(e, qp->qpex.qp_base.qp_num);
+	cq_poll_lock(qp);
 	dpv_engine_lock(e);
 	ring_cq_clean(qp);
 	dpv_engine_unlock(e);
+	cq_poll_unlock(qp);
 	qp->engine = NULL;
 }
 
@@ -541,7 +562,9 @@ eng_create(struct dpv_qp *qp)
 static void
 eng_destroy(struct dpv_qp *qp)
 {
+	cq_poll_lock(qp);
 	ring_cq_clean(qp);
+	cq_poll_unlock(qp);
 }
 
 static int

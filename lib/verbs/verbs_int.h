@@ -102,6 +102,7 @@ struct dpv_mkey {
 	unsigned int access; /**< IBV_ACCESS_* */
 	uint32_t qpn;	     /**< MW type 2: QP it is bound to */
 	void *obj;	     /**< struct dpv_mr * or struct dpv_mw * */
+	struct dpv_mr *bound_mr; /**< MW: the region it is bound to */
 };
 
 struct dpv_mkey_slot {
@@ -282,6 +283,7 @@ struct dpv_mr {
 	uint64_t iova;
 	unsigned int access;
 	struct dpv_pd *pd;
+	atomic_uint mw_binds; /**< windows bound to it: dereg gives EBUSY */
 };
 
 static inline struct dpv_mr *

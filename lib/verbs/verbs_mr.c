@@ -54,16 +54,30 @@ mkey_alloc(struct dpv_device *dev, const struct dpv_mkey *val, uint32_t *key)
 	return 0;
 }
 
-static void
+/*
+ * Release a slot. A region with memory windows bound to it stays (EBUSY);
+ * a bound window gives its region back. Atomic against the engine's bind
+ * hook, which counts binds under the region's slot lock.
+ */
+static int
 mkey_free(struct dpv_device *dev, uint32_t key)
 {
 	struct dpv_mkey_slot *s = &dev->mkeys[mkey_index(key)];
+	int rc = 0;
 
 	pthread_mutex_lock(&dev->lock);
 	rte_seqlock_write_lock(&s->lock);
-	memset(&s->k, 0, sizeof(s->k));
+	if (s->k.type == DPV_MKEY_MR &&
+	    atomic_load(&((struct dpv_mr *)s->k.obj)->mw_binds) != 0) {
+		rc = EBUSY;
+	} else {
+		if (s->k.bound && s->k.bound_mr)
+			atomic_fetch_sub(&s->k.bound_mr->mw_binds, 1);
+		memset(&s->k, 0, sizeof(s->k));
+	}
 	rte_seqlock_write_unlock(&s->lock);
 	pthread_mutex_unlock(&dev->lock);
+	return rc;
 }
 
 bool
@@ -390,12 +404,17 @@ einval:
 	return IBV_REREG_MR_ERR_INPUT;
 }
 
+/* Refused (EBUSY) while memory windows are bound to the region, as on
+ * IBTA devices. */
 int
 ibv_dereg_mr(struct ibv_mr *ibmr)
 {
 	struct dpv_mr *mr = to_dmr(ibmr);
+	int rc;
 
-	mkey_free(dctx_dev(ibmr->context), ibmr->lkey);
+	rc = mkey_free(dctx_dev(ibmr->context), ibmr->lkey);
+	if (rc != 0)
+		return rc;
 	dpv_ref_put(&to_dpd(ibmr->pd)->refcnt);
 	free(mr);
 	return 0;
@@ -449,6 +468,7 @@ dpv_dealloc_mw(struct ibv_mw *ibmw)
 {
 	struct dpv_mw *mw = to_dmw(ibmw);
 
+	/* a bound window is unbound by its release */
 	mkey_free(dctx_dev(ibmw->context), ibmw->handle);
 	dpv_ref_put(&to_dpd(ibmw->pd)->refcnt);
 	free(mw);
@@ -532,26 +552,40 @@ dpv_mkey_engine_bind(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
 {
 	struct dpv_device *dev = arg;
 	uint32_t wi = mkey_index(b->mw_rkey);
+	uint32_t ri = mkey_index(b->mr_lkey);
+	struct dpv_mkey_slot *s, *rs = NULL;
 	struct dpv_engine_key ew, er;
-	struct dpv_mkey mr;
-	bool have_mr = false;
-	struct dpv_mkey_slot *s;
+	struct dpv_mr *to = NULL;
 	enum ibv_wc_status st;
 
 	if (wi < 2 || wi >= DPV_CAP_MAX_MR)
 		return IBV_WC_MW_BIND_ERR;
-	if (b->length) {
-		if (mkey_index(b->mr_lkey) == wi ||
-		    !dpv_mkey_get(dev, b->mr_lkey, &mr))
-			return IBV_WC_MW_BIND_ERR;
-		mkey_to_ekey(&mr, &er);
-		have_mr = true;
-	}
+	if (b->length && (ri == wi || ri == 0 || ri >= DPV_CAP_MAX_MR))
+		return IBV_WC_MW_BIND_ERR;
 	s = &dev->mkeys[wi];
 	rte_seqlock_write_lock(&s->lock);
+	if (b->length) {
+		/* held to the end: the region cannot go away meanwhile
+		 * (lock order: window slot, then region slot) */
+		rs = &dev->mkeys[ri];
+		rte_seqlock_write_lock(&rs->lock);
+		if (rs->k.type != DPV_MKEY_MR || rs->k.key != b->mr_lkey) {
+			rte_seqlock_write_unlock(&rs->lock);
+			rte_seqlock_write_unlock(&s->lock);
+			return IBV_WC_MW_BIND_ERR;
+		}
+		mkey_to_ekey(&rs->k, &er);
+		to = rs->k.obj;
+	}
 	mkey_to_ekey(&s->k, &ew);
-	st = dpv_key_bind_apply(&ew, have_mr ? &er : NULL, b, pdn, qpn);
+	st = dpv_key_bind_apply(&ew, rs ? &er : NULL, b, pdn, qpn);
 	if (st == IBV_WC_SUCCESS) {
+		/* a type 1 rebind or unbind releases the previous region */
+		if (s->k.bound && s->k.bound_mr)
+			atomic_fetch_sub(&s->k.bound_mr->mw_binds, 1);
+		s->k.bound_mr = ew.bound ? to : NULL;
+		if (s->k.bound_mr)
+			atomic_fetch_add(&s->k.bound_mr->mw_binds, 1);
 		s->k.key = ew.key;
 		s->k.bound = ew.bound;
 		s->k.addr = ew.addr;
@@ -560,6 +594,8 @@ dpv_mkey_engine_bind(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
 		s->k.access = ew.access;
 		s->k.qpn = ew.qpn;
 	}
+	if (rs)
+		rte_seqlock_write_unlock(&rs->lock);
 	rte_seqlock_write_unlock(&s->lock);
 	return st;
 }
@@ -581,8 +617,12 @@ dpv_mkey_engine_invalidate(void *arg, uint32_t key, uint32_t pdn, uint32_t qpn,
 	mkey_to_ekey(&s->k, &k);
 	/* regions of ibv_reg_mr cannot be invalidated (no fast-register) */
 	rc = dpv_key_invalidate_check(&k, key, pdn, qpn, remote, false);
-	if (rc == 0)
+	if (rc == 0 && s->k.bound) {
+		if (s->k.bound_mr)
+			atomic_fetch_sub(&s->k.bound_mr->mw_binds, 1);
+		s->k.bound_mr = NULL;
 		s->k.bound = 0;
+	}
 	rte_seqlock_write_unlock(&s->lock);
 	return rc;
 }

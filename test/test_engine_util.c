@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Engine test helpers (see test_engine_util.h); registers no tests. */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "dpv_test.h"
+#include "test_engine_util.h"
+
+int
+test_engine_pool_setup(struct rte_mempool **mp, const char *name)
+{
+	if (dpv_test_eal_init() != 0)
+		return TEST_SKIPPED;
+	*mp = rte_pktmbuf_pool_create(name, 1024, 0, 0,
+				      RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	return *mp ? 0 : TEST_FAILED;
+}
+
+void
+test_engine_pool_free(struct rte_mempool **mp)
+{
+	rte_mempool_free(*mp);
+	*mp = NULL;
+}
+
+int
+test_engine_connect(struct dpv_engine *e, uint32_t qpn,
+		    const struct test_engine_conn *c)
+{
+	struct ibv_qp_attr a = {0};
+	int ret;
+
+	a.qp_state = IBV_QPS_INIT;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	ret = dpv_engine_qp_modify(e, qpn, &a,
+				   IBV_QP_STATE | IBV_QP_ACCESS_FLAGS, NULL);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = c->mtu;
+	a.dest_qp_num = c->dest_qpn;
+	a.rq_psn = c->psn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1; /* 10 us */
+	ret = dpv_engine_qp_modify(e, qpn, &a,
+				   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					   IBV_QP_MAX_DEST_RD_ATOMIC |
+					   IBV_QP_MIN_RNR_TIMER,
+				   c->path);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = c->psn;
+	a.timeout = c->timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = c->rnr_retry;
+	a.max_rd_atomic = 4;
+	return dpv_engine_qp_modify(e, qpn, &a,
+				    IBV_QP_STATE | IBV_QP_SQ_PSN |
+					    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					    IBV_QP_RNR_RETRY |
+					    IBV_QP_MAX_QP_RD_ATOMIC,
+				    NULL);
+}
+
+int
+test_engine_wait_wc(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
+		    struct ibv_wc *wc, dpv_mlx5_wq_lookup_t lookup,
+		    unsigned int max_iter)
+{
+	uint64_t end = rte_get_timer_cycles() + 3 * rte_get_timer_hz();
+
+	for (unsigned int i = 0; i < max_iter || rte_get_timer_cycles() < end;
+	     i++) {
+		int n = dpv_mlx5_cq_poll(cq, 1, wc, lookup, NULL);
+
+		if (n < 0)
+			return n;
+		if (n == 1)
+			return 0;
+		if (i >= max_iter && rte_get_timer_cycles() >= end)
+			break;
+		dpv_engine_poll(e, 32);
+	}
+	return -1;
+}

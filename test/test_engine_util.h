@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef TEST_ENGINE_UTIL_H
+#define TEST_ENGINE_UTIL_H
+
+/* Helpers shared by the engine tests that drive dpv_engine directly
+ * (rings of drivers/rdma/mlx5, no verbs layer). */
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "dpv_engine.h"
+#include "mlx5_ring.h"
+
+struct rte_mempool;
+
+/* Suite set-up: EAL and a packet pool called name. 0, TEST_SKIPPED (no
+ * EAL) or TEST_FAILED. */
+int test_engine_pool_setup(struct rte_mempool **mp, const char *name);
+/* Free the pool of test_engine_pool_setup() and clear *mp. */
+void test_engine_pool_free(struct rte_mempool **mp);
+
+/* How test_engine_connect() brings a QP to RTS. */
+struct test_engine_conn {
+	const struct dpv_engine_path *path; /* RTR address vector */
+	enum ibv_mtu mtu;
+	uint32_t dest_qpn;
+	uint32_t psn; /* first PSN, both directions */
+	uint8_t timeout;
+	uint8_t rnr_retry;
+};
+
+/* RESET -> INIT -> RTR -> RTS with remote access, 4 RDMA reads/atomics
+ * each way, 7 retries, RNR timer 1. 0 or the first failing
+ * dpv_engine_qp_modify() result. */
+int test_engine_connect(struct dpv_engine *e, uint32_t qpn,
+			const struct test_engine_conn *c);
+
+/* Run e until one completion is on cq, for at least max_iter iterations
+ * and 3 s. 0 (*wc filled), a negative poll error, or -1 on timeout. */
+int test_engine_wait_wc(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
+			struct ibv_wc *wc, dpv_mlx5_wq_lookup_t lookup,
+			unsigned int max_iter);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Verbs test helpers (see test_verbs_util.h); registers no tests. */
+#include <stddef.h>
+
+#include "dpv_test.h"
+#include "test_verbs_util.h"
+
+int
+test_verbs_open_first(struct ibv_device ***devs, struct ibv_context **ctx)
+{
+	int n = 0;
+
+	if (dpv_test_eal_init() != 0)
+		return TEST_FAILED;
+	*devs = ibv_get_device_list(&n);
+	if (*devs == NULL || n < 1)
+		return TEST_FAILED;
+	*ctx = ibv_open_device((*devs)[0]);
+	return *ctx ? TEST_SUCCESS : TEST_FAILED;
+}
+
+void
+test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
+		   struct ibv_pd **pd)
+{
+	if (*pd)
+		ibv_dealloc_pd(*pd);
+	if (*ctx)
+		ibv_close_device(*ctx);
+	if (*devs)
+		ibv_free_device_list(*devs);
+	*pd = NULL;
+	*ctx = NULL;
+	*devs = NULL;
+}

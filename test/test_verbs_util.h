@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef TEST_VERBS_UTIL_H
+#define TEST_VERBS_UTIL_H
+
+/* Helpers shared by the tests of the verbs front end. */
+#include <infiniband/verbs.h>
+
+/* Start EAL and open the first verbs device; *devs keeps the device list.
+ * TEST_SUCCESS or TEST_FAILED. */
+int test_verbs_open_first(struct ibv_device ***devs, struct ibv_context **ctx);
+
+/* Suite tear-down: deallocate *pd, close *ctx (each if set), free the
+ * device list and clear all three. */
+void test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
+			struct ibv_pd **pd);
+
+#endif
