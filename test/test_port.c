@@ -11,6 +11,7 @@
 #include "dpv_build_config.h"
 #include "dpv_port.h"
 #include "dpv_test.h"
+#include "test_port_util.h"
 
 static char tmp_path[64];
 
@@ -18,19 +19,8 @@ static char tmp_path[64];
 static int
 write_tmp(const char *text)
 {
-	int fd;
-	ssize_t len = strlen(text);
-
-	snprintf(tmp_path, sizeof(tmp_path), "/tmp/dpv-port-conf-XXXXXX");
-	fd = mkstemp(tmp_path);
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, len) != len) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
+	return test_port_write_tmp(tmp_path, sizeof(tmp_path),
+				   "/tmp/dpv-port-conf-", text);
 }
 
 static int
@@ -214,7 +204,7 @@ case_bad_files(void)
 		{"[dpv0]\npromisc = maybe\n", "yes or no"},
 		{"[dpverbs]\nworkers = -1\n", "workers"},
 		{"[dpverbs]\nworkers = 65\n", "0..64"},
-		{"[dpverbs]\nprogress = spin\n", "thread, app or auto"},
+		{"[dpverbs]\nprogress = spin\n", "thread, app, workers or auto"},
 		{"[dpverbs]\nthreads = 2\n", "unknown key"},
 		{"[eal]\nargv = -m 1\n", "unknown key"},
 		{"[dpv8]\nport = loopback\n", "unknown section"},

@@ -21,6 +21,7 @@
 
 #include "dpv_port.h"
 #include "dpv_test.h"
+#include "test_port_util.h"
 
 #define CHILD_ENV      "DPV_PORT_TEST_CHILD"
 #define TEST_ETHERTYPE 0x88b5 /* IEEE local experimental */
@@ -30,20 +31,11 @@ static char conf_path[64];
 static int
 use_conf(const char *text)
 {
-	int fd;
-	ssize_t len = strlen(text);
-
 	if (conf_path[0] != '\0')
 		unlink(conf_path); /* the previous one */
-	snprintf(conf_path, sizeof(conf_path), "/tmp/dpv-port-dev-XXXXXX");
-	fd = mkstemp(conf_path);
-	if (fd < 0)
+	if (test_port_write_tmp(conf_path, sizeof(conf_path),
+				"/tmp/dpv-port-dev-", text) != 0)
 		return -1;
-	if (write(fd, text, len) != len) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
 	setenv("DPV_CONF", conf_path, 1);
 	unsetenv("DPV_EAL");
 	unsetenv("DPV_IP");

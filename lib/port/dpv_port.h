@@ -268,6 +268,26 @@ uint16_t dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 		     uint16_t n);
 
 /**
+ * Hand the device frames that arrived on a queue the application polls
+ * (embedded mode: its own RX loop got RoCE, ARP or ND frames for the
+ * device). They wait in a per-device ring (1024 frames) and are returned
+ * by the next dpv_port_rx() of the device, before the frames of its own
+ * queue. Safe from several threads at once.
+ *
+ * @param p
+ *   Device.
+ * @param pkts
+ *   Frames, Ethernet header first. Those taken belong to the stack.
+ * @param n
+ *   Number of frames.
+ * @return
+ *   The number of frames taken (pkts[0 .. ret-1]; fewer than n when the
+ *   ring is full: the caller still owns the rest), or -EINVAL if p is
+ *   NULL or pkts is NULL with n > 0.
+ */
+int dpv_port_rx_inject(struct dpv_port *p, struct rte_mbuf **pkts, uint16_t n);
+
+/**
  * Send frames (rte_eth_tx_burst on the device's port).
  *
  * @param p

@@ -98,13 +98,15 @@ enum dpv_progress_mode {
 	DPV_PROGRESS_AUTO = 0, /**< a thread in standalone mode, else app */
 	DPV_PROGRESS_THREAD,   /**< a background progress thread */
 	DPV_PROGRESS_APP,      /**< only inside verbs calls */
+	DPV_PROGRESS_WORKERS,  /**< worker lcores ([dpverbs] workers > 0) */
 };
 
 /** The whole configuration. */
 struct dpv_config {
 	char eal_args[DPV_EAL_ARGS_LEN]; /**< whitespace-separated */
 	unsigned workers;		 /**< worker lcores, 0 = app-driven */
-	/** [dpverbs] progress: DPV_PROGRESS_AUTO (default), _THREAD, _APP */
+	/** [dpverbs] progress: DPV_PROGRESS_AUTO (default), _THREAD, _APP,
+	 *  _WORKERS */
 	int progress;
 	unsigned n_ports;		 /**< devices dpv0 .. dpv<n-1> */
 	struct dpv_port_conf port[DPV_PORT_MAX];

@@ -24,6 +24,7 @@
 #define DEFAULT_DESC	   1024
 #define DEFAULT_MBUFS	   8191
 #define LOOPBACK_RING_SIZE 2048
+#define INJECT_RING_SIZE   1024 /* frames handed over by dpv_port_rx_inject */
 #define MEMPOOL_CACHE	   256
 /* af_xdp: an mbuf must fit one 4 KiB UMEM chunk (PLATFORM.md) */
 #define AF_XDP_MAX_DATAROOM 3840
@@ -39,6 +40,7 @@ struct dpv_port {
 	bool started; /* started here: stopped on release */
 	char vdev_name[RTE_DEV_NAME_MAX_LEN];
 	struct rte_ring *lo_rings[RTE_PMD_RING_MAX_RX_RINGS];
+	struct rte_ring *inject; /* frames an application's RX loop got */
 	struct rte_mempool *mp;
 	uint8_t mac[6];
 	uint32_t mtu;
@@ -366,6 +368,13 @@ port_release(struct dpv_port *p)
 		rte_vdev_uninit(p->vdev_name);
 	for (i = 0; i < RTE_DIM(p->lo_rings); i++)
 		rte_ring_free(p->lo_rings[i]);
+	if (p->inject != NULL) {
+		struct rte_mbuf *m;
+
+		while (rte_ring_dequeue(p->inject, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(p->inject);
+	}
 	rte_mempool_free(p->mp);
 	free(p);
 }
@@ -415,6 +424,19 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	if (nq == 0)
 		nq = 1;
 	p->nb_q = nq;
+	{
+		char rname[RTE_RING_NAMESIZE];
+
+		snprintf(rname, sizeof(rname), "dpv_inj%u", name_gen++);
+		p->inject = rte_ring_create(rname, INJECT_RING_SIZE,
+					    p->socket_id, RING_F_SC_DEQ);
+		if (p->inject == NULL) {
+			PORT_LOG(ERR, "%s: injection ring: %s", p->name,
+				 rte_strerror(rte_errno));
+			rc = -rte_errno;
+			goto fail;
+		}
+	}
 	p->mtu = pc->mtu;
 	if (p->mtu == 0)
 		p->mtu = rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16
@@ -727,9 +749,26 @@ uint16_t
 dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n)
 {
+	uint16_t got = 0;
+
 	if (unlikely(queue >= p->nb_q))
 		return 0;
-	return rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts, n);
+	/* frames the application received for us come first */
+	if (unlikely(!rte_ring_empty(p->inject)))
+		got = (uint16_t)rte_ring_dequeue_burst(p->inject, (void **)pkts,
+						       n, NULL);
+	if (got < n)
+		got += rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts + got,
+					n - got);
+	return got;
+}
+
+int
+dpv_port_rx_inject(struct dpv_port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (p == NULL || (pkts == NULL && n != 0))
+		return -EINVAL;
+	return (int)rte_ring_enqueue_burst(p->inject, (void **)pkts, n, NULL);
 }
 
 uint16_t

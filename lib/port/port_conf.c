@@ -530,8 +530,11 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 					cfg->progress = DPV_PROGRESS_APP;
 				} else if (strcmp(e->value, "auto") == 0) {
 					cfg->progress = DPV_PROGRESS_AUTO;
+				} else if (strcmp(e->value, "workers") == 0) {
+					cfg->progress = DPV_PROGRESS_WORKERS;
 				} else {
-					KEY_ERR("want thread, app or auto");
+					KEY_ERR("want thread, app, workers or "
+						"auto");
 					rc = -EINVAL;
 				}
 			} else {

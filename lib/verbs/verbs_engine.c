@@ -5,6 +5,7 @@
  * table and raises completion events through the verbs CQ objects.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +17,13 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include "dpv_engine.h"
 #include "dpv_port.h"
+#include "dpv_verbs.h"
 #include "qp.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
@@ -93,9 +97,41 @@ struct dpv_progress_thr {
 	struct dpv_engine *e;
 	pthread_t tid;
 	atomic_uint_fast64_t app_calls; /* application progress calls */
+	atomic_uint_fast64_t worker_polls; /* engine polls by a worker lcore */
 	atomic_bool stop;
 	bool running; /* the thread exists */
+	int mode;	  /* DPV_DEVICE_PROGRESS_* */
+	unsigned lcore; /* worker lcore (mode WORKER) */
 };
+
+/*
+ * Worker lcores ([dpverbs] workers = N, standalone only): device i is
+ * owned by worker i % N. A worker loops over its devices: engine lock,
+ * dpv_engine_poll(), unlock, so control commands (which take the lock)
+ * get in between two iterations. Devices attach at their first
+ * ibv_open_device, after the worker may already run: the list only grows
+ * (slots written before the count is published).
+ */
+#define WORKER_MAX_DEVS PROG_MAX_THREADS
+
+struct dpv_worker {
+	unsigned lcore;
+	bool launched;
+	atomic_bool stop;
+	atomic_uint ndevs;
+	struct dpv_progress_thr *devs[WORKER_MAX_DEVS];
+};
+
+static struct dpv_worker *workers; /* n_workers entries */
+static unsigned n_workers;
+/* a forked child has no worker lcores: its verbs calls drive the engine */
+static bool prog_forked;
+
+static void
+prog_atfork_child(void)
+{
+	prog_forked = true;
+}
 
 static struct dpv_progress_thr *prog_threads[PROG_MAX_THREADS];
 static unsigned int prog_nthreads;
@@ -162,6 +198,109 @@ progress_main(void *arg)
 	return NULL;
 }
 
+static int
+worker_main(void *arg)
+{
+	struct dpv_worker *w = arg;
+
+	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
+		unsigned n = atomic_load_explicit(&w->ndevs,
+						  memory_order_acquire);
+		unsigned work = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			struct dpv_progress_thr *t = w->devs[i];
+
+			dpv_engine_lock(t->e);
+			work += dpv_engine_poll(t->e, 0);
+			dpv_engine_unlock(t->e);
+			atomic_fetch_add_explicit(&t->worker_polls, 1,
+						  memory_order_relaxed);
+		}
+		/* leaves a window for a control command waiting on a lock */
+		rte_pause();
+		if (work == 0)
+			rte_pause();
+	}
+	return 0;
+}
+
+/* The worker lcores EAL has (lcores other than the main one), at most n. */
+static unsigned
+workers_setup(unsigned n)
+{
+	unsigned lcore, i = 0;
+
+	if (workers != NULL)
+		return n_workers;
+	workers = calloc(n, sizeof(*workers));
+	if (workers == NULL)
+		return 0;
+	pthread_atfork(NULL, NULL, prog_atfork_child);
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (i == n)
+			break;
+		if (rte_eal_get_lcore_state(lcore) != WAIT)
+			continue;
+		workers[i].lcore = lcore;
+		atomic_init(&workers[i].stop, false);
+		atomic_init(&workers[i].ndevs, 0);
+		i++;
+	}
+	n_workers = i;
+	return i;
+}
+
+/* Hand the device to its worker (prog_lock held); launch it if needed. */
+static int
+worker_assign(struct dpv_device *dev, struct dpv_progress_thr *t)
+{
+	struct dpv_worker *w = &workers[dev->index % n_workers];
+	unsigned n = atomic_load(&w->ndevs);
+	int rc;
+
+	if (n == WORKER_MAX_DEVS)
+		return ENOSPC;
+	w->devs[n] = t;
+	t->mode = DPV_DEVICE_PROGRESS_WORKER;
+	t->lcore = w->lcore;
+	atomic_store_explicit(&w->ndevs, n + 1, memory_order_release);
+	if (!w->launched) {
+		rc = rte_eal_remote_launch(worker_main, w, w->lcore);
+		if (rc != 0) {
+			atomic_store(&w->ndevs, n);
+			return -rc;
+		}
+		w->launched = true;
+	}
+	VERBS_LOG(INFO, "%s: engine runs on worker lcore %u",
+		  dev->vdev.device.name, w->lcore);
+	return 0;
+}
+
+static void
+workers_stop(void)
+{
+	for (unsigned i = 0; i < n_workers; i++) {
+		if (!workers[i].launched)
+			continue;
+		atomic_store(&workers[i].stop, true);
+		rte_eal_wait_lcore(workers[i].lcore);
+		workers[i].launched = false;
+		for (unsigned j = 0; j < atomic_load(&workers[i].ndevs); j++) {
+			struct dpv_progress_thr *t = workers[i].devs[j];
+
+			VERBS_LOG(INFO,
+				  "worker lcore %u stopped: %" PRIu64
+				  " engine polls, %" PRIu64
+				  " application progress calls (not polled)",
+				  workers[i].lcore,
+				  (uint64_t)atomic_load(&t->worker_polls),
+				  (uint64_t)atomic_load(&t->app_calls));
+		}
+	}
+}
+
 /*
  * At exit, before the port's destructor closes the ports: stop the
  * threads, then keep every engine running until it has been quiet for
@@ -182,6 +321,8 @@ progress_fini(void)
 	if (prog_nthreads == 0 || getpid() != prog_pid)
 		return;
 	pthread_mutex_lock(&prog_lock);
+	/* worker lcores first: EAL must find them waiting at cleanup */
+	workers_stop();
 	for (i = 0; i < prog_nthreads; i++) {
 		if (!prog_threads[i]->running)
 			continue;
@@ -214,15 +355,16 @@ progress_fini(void)
 }
 
 /*
- * Progress mode: DPV_PROGRESS ("thread", "app" or "auto") wins over the
- * configuration's [dpverbs] progress. "auto" (the default): a thread when
- * the library started EAL (standalone). In embedded mode the application
- * owns EAL and tears it down (dpv_port_fini(), rte_eal_cleanup()) whenever
- * it likes, so only its own calls make progress there and "thread" is
- * ignored.
+ * Progress mode: DPV_PROGRESS ("thread", "app", "workers" or "auto") wins
+ * over the configuration's [dpverbs] progress. "auto" (the default):
+ * worker lcores when [dpverbs] workers > 0, else a thread, when the
+ * library started EAL (standalone). In embedded mode the application owns
+ * EAL, its lcores, and tears it down (dpv_port_fini(), rte_eal_cleanup())
+ * whenever it likes, so only its own calls (verbs calls, dpv_device_poll())
+ * make progress there and "thread"/"workers" are ignored.
  */
 static int
-progress_mode_thread(bool *thread)
+progress_mode(int *out)
 {
 	const char *v = getenv("DPV_PROGRESS");
 	bool owned = dpv_port_eal_owned();
@@ -233,24 +375,44 @@ progress_mode_thread(bool *thread)
 			mode = DPV_PROGRESS_THREAD;
 		} else if (strcasecmp(v, "app") == 0) {
 			mode = DPV_PROGRESS_APP;
+		} else if (strcasecmp(v, "workers") == 0) {
+			mode = DPV_PROGRESS_WORKERS;
 		} else if (strcasecmp(v, "auto") == 0) {
 			mode = DPV_PROGRESS_AUTO;
 		} else {
-			VERBS_LOG(ERR, "DPV_PROGRESS=%s: want thread, app or "
-				  "auto", v);
+			VERBS_LOG(ERR, "DPV_PROGRESS=%s: want thread, app, "
+				  "workers or auto", v);
 			return EINVAL;
 		}
 	}
-	*thread = owned && mode != DPV_PROGRESS_APP;
-	if (!owned && mode == DPV_PROGRESS_THREAD)
-		VERBS_LOG(NOTICE, "progress thread not started: the "
-			  "application owns EAL (embedded mode)");
+	if (!owned) {
+		if (mode == DPV_PROGRESS_THREAD || mode == DPV_PROGRESS_WORKERS)
+			VERBS_LOG(NOTICE, "no progress thread or worker lcore: "
+				  "the application owns EAL (embedded mode)");
+		*out = DPV_DEVICE_PROGRESS_APP;
+		return 0;
+	}
+	if (mode == DPV_PROGRESS_APP) {
+		*out = DPV_DEVICE_PROGRESS_APP;
+		return 0;
+	}
+	if (mode != DPV_PROGRESS_THREAD && dpv_port_workers() > 0) {
+		*out = DPV_DEVICE_PROGRESS_WORKER;
+		return 0;
+	}
+	if (mode == DPV_PROGRESS_WORKERS)
+		VERBS_LOG(WARNING, "progress = workers but [dpverbs] workers "
+			  "is 0: using a progress thread");
+	*out = DPV_DEVICE_PROGRESS_THREAD;
 	return 0;
 }
 
-/* Register the device's engine for the exit linger; start its thread. */
+/*
+ * Register the device's engine for the exit linger; start its thread or
+ * hand it to its worker lcore (a thread if no worker lcore is available).
+ */
 static int
-progress_register(struct dpv_device *dev, bool thread)
+progress_register(struct dpv_device *dev, int mode)
 {
 	struct dpv_progress_thr *t;
 	char name[16];
@@ -267,20 +429,46 @@ progress_register(struct dpv_device *dev, bool thread)
 		return ENOMEM;
 	}
 	t->e = dev->engine;
+	t->mode = DPV_DEVICE_PROGRESS_APP;
 	prog_pid = getpid();
 	atomic_init(&t->app_calls, 0);
+	atomic_init(&t->worker_polls, 0);
 	atomic_init(&t->stop, false);
 	prog_threads[prog_nthreads++] = t;
-	if (thread) {
+	/* progress_thr is also where dpv_device_progress_get() looks */
+	dev->progress_thr = t;
+	if (mode == DPV_DEVICE_PROGRESS_WORKER) {
+		if (workers_setup(dpv_port_workers()) == 0) {
+			VERBS_LOG(WARNING, "%s: [dpverbs] workers = %u but EAL "
+				  "has no free worker lcore: using a progress "
+				  "thread", dev->vdev.device.name,
+				  dpv_port_workers());
+			mode = DPV_DEVICE_PROGRESS_THREAD;
+		} else {
+			rc = worker_assign(dev, t);
+			if (rc == 0) {
+				pthread_mutex_unlock(&prog_lock);
+				return 0;
+			}
+			VERBS_LOG(WARNING, "%s: no worker lcore (%s): using a "
+				  "progress thread", dev->vdev.device.name,
+				  strerror(rc));
+			mode = DPV_DEVICE_PROGRESS_THREAD;
+		}
+	}
+	if (mode == DPV_DEVICE_PROGRESS_THREAD) {
 		rc = pthread_create(&t->tid, NULL, progress_main, t);
 		if (rc != 0) {
+			dev->progress_thr = NULL;
 			pthread_mutex_unlock(&prog_lock);
 			return rc;
 		}
 		snprintf(name, sizeof(name), "dpv-prog-%u", dev->index);
 		pthread_setname_np(t->tid, name);
 		t->running = true;
-		dev->progress_thr = t;
+		t->mode = DPV_DEVICE_PROGRESS_THREAD;
+	} else {
+		dev->progress_thr = NULL;
 	}
 	pthread_mutex_unlock(&prog_lock);
 	return 0;
@@ -291,9 +479,13 @@ engine_progress(struct dpv_device *dev)
 {
 	struct dpv_progress_thr *t = dev->progress_thr;
 
-	if (t != NULL)
+	if (t != NULL) {
 		atomic_fetch_add_explicit(&t->app_calls, 1,
 					  memory_order_relaxed);
+		/* a worker lcore owns the engine: nothing to do here */
+		if (t->mode == DPV_DEVICE_PROGRESS_WORKER && !prog_forked)
+			return;
+	}
 	dpv_engine_progress(dev->engine);
 }
 
@@ -334,13 +526,12 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 {
 	struct dpv_engine_conf conf;
 	struct dpv_engine *e;
-	bool thread;
-	int rc;
+	int mode, rc;
 
 	if (dev->engine != NULL)
 		return 0;
 	link_wait(dev);
-	rc = progress_mode_thread(&thread);
+	rc = progress_mode(&mode);
 	if (rc != 0)
 		return rc;
 	memset(&conf, 0, sizeof(conf));
@@ -374,11 +565,66 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	if (rc != 0)
 		VERBS_LOG(WARNING, "%s: DPV_PCAP: no capture (%s)",
 			  dev->vdev.device.name, strerror(rc));
-	rc = progress_register(dev, thread);
-	if (rc != 0 && thread)
+	rc = progress_register(dev, mode);
+	if (rc != 0 && mode != DPV_DEVICE_PROGRESS_APP)
 		VERBS_LOG(WARNING,
 			  "%s: no progress thread (%s): progress only inside "
 			  "verbs calls",
 			  dev->vdev.device.name, strerror(rc));
 	return 0;
+}
+
+int
+dpv_device_poll(struct ibv_context *ctx, unsigned budget)
+{
+	struct dpv_device *dev;
+	unsigned r;
+
+	if (ctx == NULL)
+		return -EINVAL;
+	dev = dctx_dev(ctx);
+	if (dev->engine == NULL)
+		return -ENODEV;
+	dpv_engine_lock(dev->engine);
+	r = dpv_engine_poll(dev->engine, budget);
+	dpv_engine_unlock(dev->engine);
+	return r > INT32_MAX ? INT32_MAX : (int)r;
+}
+
+int
+dpv_device_progress_get(struct ibv_context *ctx,
+			struct dpv_device_progress *out)
+{
+	struct dpv_progress_thr *t;
+	struct dpv_device *dev;
+
+	if (ctx == NULL || out == NULL)
+		return -EINVAL;
+	dev = dctx_dev(ctx);
+	if (dev->engine == NULL)
+		return -ENODEV;
+	memset(out, 0, sizeof(*out));
+	t = dev->progress_thr;
+	if (t == NULL)
+		return 0;
+	out->mode = t->mode;
+	out->lcore = t->mode == DPV_DEVICE_PROGRESS_WORKER ? t->lcore : 0;
+	out->worker_polls = atomic_load_explicit(&t->worker_polls,
+						 memory_order_relaxed);
+	out->app_calls = atomic_load_explicit(&t->app_calls,
+					      memory_order_relaxed);
+	return 0;
+}
+
+int
+dpv_device_rx(struct ibv_context *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dpv_device *dev;
+
+	if (ctx == NULL || (pkts == NULL && n != 0))
+		return -EINVAL;
+	dev = dctx_dev(ctx);
+	if (dev->engine == NULL || dev->port == NULL)
+		return -ENODEV;
+	return dpv_port_rx_inject(dev->port, pkts, n);
 }

@@ -175,8 +175,8 @@ struct dpv_device {
 	void (*progress)(struct dpv_device *dev);
 	void *engine;  /**< struct dpv_engine * of the device */
 	/**
-	 * Background progress thread state (verbs_engine.c), NULL in
-	 * application-driven mode (DPV_PROGRESS=app).
+	 * Background progress thread or worker lcore state (verbs_engine.c),
+	 * NULL in application-driven mode (DPV_PROGRESS=app, embedded).
 	 */
 	struct dpv_progress_thr *progress_thr;
 	int socket_id; /**< NUMA socket for rings */
