@@ -382,6 +382,10 @@ int dpv_engine_qp_create(struct dpv_engine *e,
  * path_mtu, qkey, rq_psn, sq_psn, dest_qp_num, qp_access_flags, timeout,
  * retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic, max_dest_rd_atomic,
  * and with IBV_QP_AV the path.
+ * max_dest_rd_atomic (default 16 until set, at most 16) sizes the ring of
+ * saved READ/atomic responses answering duplicates; 0: READ/atomic
+ * requests are answered with NAK Invalid Request. max_rd_atomic 0 counts
+ * as 1 (as mlx5 does).
  *
  * @param path
  *   Required when mask has IBV_QP_AV (RC/UC); ignored otherwise.
@@ -456,6 +460,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(seq_naks_sent)                                                       \
 	X(seq_naks_rcvd)                                                       \
 	X(dup_requests)                                                        \
+	X(dup_rd_atomic_dropped)                                               \
+	X(rd_atomic_recycled)                                                  \
 	X(acks_sent)                                                           \
 	X(acks_rcvd)                                                           \
 	X(key_errors)                                                          \

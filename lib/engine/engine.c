@@ -650,6 +650,7 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		qp->has_srq = true; /* the SRQ of each request */
 	qp->mtu = 1024;
 	qp->max_rd_atomic = 1;
+	qp->max_dest_rd_atomic = DPV_ENGINE_MAX_RD_ATOMIC;
 
 	rte_spinlock_lock(&e->lock);
 	if (dpv_engine_qp_lookup(e, qp->qpn) != NULL)

@@ -157,6 +157,16 @@ dpv_esge_copy(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
 
 /* ---------------------------------------------------------- QP context */
 
+/* Responder resources per QP: the device's max_qp_rd_atom. */
+#define DPV_ENGINE_MAX_RD_ATOMIC 16
+
+/* One executed READ or atomic, kept to answer its duplicates. */
+struct dpv_eres {
+	uint8_t kind;	      /* 0 free, 1 READ, 2 atomic */
+	uint32_t first, last; /* PSN range of the request's responses */
+	uint64_t orig;	      /* atomic: the original value returned */
+};
+
 struct dpv_eqp {
 	struct dpv_engine *e;
 	uint32_t qpn;
@@ -213,11 +223,11 @@ struct dpv_eqp {
 		uint8_t cur_op;	 /* message in progress: 1 SEND, 2 WRITE */
 		struct dpv_ack_state ack;
 		uint8_t ack_syndrome; /* of the owed ACK */
-		/* last atomic results, for duplicate atomics */
-		uint32_t atomic_psn[4];
-		uint64_t atomic_orig[4];
-		bool atomic_valid[4];
-		uint32_t atomic_next;
+		/* READ/atomic responder resources: a ring of
+		 * max_dest_rd_atomic entries answering duplicates */
+		struct dpv_eres res[DPV_ENGINE_MAX_RD_ATOMIC];
+		uint8_t res_n;	  /* ring size in use (0: not built yet) */
+		uint8_t res_head; /* next entry to (re)use */
 	} resp;
 };
 

@@ -207,6 +207,53 @@ atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint64_t orig)
 		dpv_engine_tx(qp->e, m);
 }
 
+/*
+ * Responder resources (IBA 9.5/9.7.5.1): the last max_dest_rd_atomic READ and
+ * atomic requests are kept in a ring so that their duplicates can be
+ * answered; when the ring is full the oldest entry is recycled, since a
+ * requester may not have more than that outstanding. The ring is rebuilt
+ * (emptied) when its size changes through modify_qp.
+ */
+static uint8_t
+res_size(struct dpv_eqp *qp)
+{
+	uint8_t n = RTE_MIN(qp->max_dest_rd_atomic, DPV_ENGINE_MAX_RD_ATOMIC);
+
+	if (qp->resp.res_n != n) {
+		memset(qp->resp.res, 0, sizeof(qp->resp.res));
+		qp->resp.res_n = n;
+		qp->resp.res_head = 0;
+	}
+	return n;
+}
+
+static struct dpv_eres *
+res_new(struct dpv_eqp *qp)
+{
+	struct dpv_eres *r = &qp->resp.res[qp->resp.res_head];
+
+	if (r->kind != 0)
+		qp->e->st.rd_atomic_recycled++;
+	qp->resp.res_head = (qp->resp.res_head + 1) % res_size(qp);
+	return r;
+}
+
+/* The saved entry whose responses include psn, or NULL. */
+static struct dpv_eres *
+res_find(struct dpv_eqp *qp, uint8_t kind, uint32_t psn)
+{
+	uint8_t n = res_size(qp);
+
+	for (uint8_t i = 0; i < n; i++) {
+		struct dpv_eres *r = &qp->resp.res[i];
+
+		if (r->kind == kind && dpv_psn_cmp(psn, r->first) >= 0 &&
+		    dpv_psn_cmp(psn, r->last) <= 0)
+			return r;
+	}
+	return NULL;
+}
+
 /* UD: Q_Key, receive WQE, GRH + payload, completion. */
 static void
 ud_receive(struct dpv_eqp *qp, struct dpv_epkt *pkt)
@@ -370,6 +417,16 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 					break;
 				}
 			}
+			/* no responder resources: READ/atomic not accepted */
+			if ((fl & (DPV_OPF_READ | DPV_OPF_ATOMIC)) &&
+			    res_size(qp) == 0) {
+				ENGINE_LOG(DEBUG,
+					   "qp %u: READ/atomic with "
+					   "max_dest_rd_atomic 0",
+					   qp->qpn);
+				state = RESP_NAK_INV;
+				break;
+			}
 			state = RESP_CHECK_RKEY;
 			break;
 		case RESP_CHECK_RKEY:
@@ -417,6 +474,14 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				qp->resp.wr_host += pkt->paylen;
 				qp->resp.wr_left -= pkt->paylen;
 			} else if (fl & DPV_OPF_READ) {
+				struct dpv_eres *rs = res_new(qp);
+
+				rs->kind = 1;
+				rs->first = pkt->psn;
+				rs->last = dpv_psn_add(
+					pkt->psn,
+					dpv_pkt_count(pkt->dmalen, qp->mtu) -
+						1);
 				qp->resp.msn++;
 				qp->resp.ack.pending = false;
 				read_responses(qp, host, pkt->dmalen, pkt->psn);
@@ -427,7 +492,7 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				break;
 			} else if (fl & DPV_OPF_ATOMIC) {
 				uint64_t *p = host, orig;
-				uint32_t i = qp->resp.atomic_next++ & 3;
+				struct dpv_eres *rs = res_new(qp);
 
 				if ((pkt->opcode & 0x1f) ==
 				    DPV_ROCE_OP_CMP_SWAP) {
@@ -441,9 +506,9 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 						p, pkt->swap_add,
 						__ATOMIC_SEQ_CST);
 				}
-				qp->resp.atomic_psn[i] = pkt->psn;
-				qp->resp.atomic_orig[i] = orig;
-				qp->resp.atomic_valid[i] = true;
+				rs->kind = 2;
+				rs->first = rs->last = pkt->psn;
+				rs->orig = orig;
 				qp->resp.msn++;
 				qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
 				qp->resp.ack.pending = false;
@@ -493,26 +558,29 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case RESP_DUPLICATE:
 			qp->e->st.dup_requests++;
 			if (fl & DPV_OPF_READ) {
-				/* re-execute: READs are idempotent */
-				if (dpv_engine_key_access(
-					    qp->e, qp, pkt->rkey, pkt->va,
-					    pkt->dmalen, IBV_ACCESS_REMOTE_READ,
-					    &host) == DPV_KEY_OK) {
+				/* a READ still held: re-execute it with the
+				 * duplicate's RETH (it may resume mid-way) */
+				if (res_find(qp, 1, pkt->psn) == NULL) {
+					qp->e->st.dup_rd_atomic_dropped++;
+				} else if (dpv_engine_key_access(
+						   qp->e, qp, pkt->rkey,
+						   pkt->va, pkt->dmalen,
+						   IBV_ACCESS_REMOTE_READ,
+						   &host) == DPV_KEY_OK) {
 					ack_now(qp);
 					read_responses(qp, host, pkt->dmalen,
 						       pkt->psn);
 				}
 			} else if (fl & DPV_OPF_ATOMIC) {
-				for (int i = 0; i < 4; i++) {
-					if (qp->resp.atomic_valid[i] &&
-					    qp->resp.atomic_psn[i] ==
-						    pkt->psn) {
-						ack_now(qp);
-						atomic_ack(qp, pkt->psn,
-							   qp->resp.atomic_orig
-								   [i]);
-						break;
-					}
+				/* never re-executed: the saved result or
+				 * nothing (older than the ring) */
+				struct dpv_eres *rs = res_find(qp, 2, pkt->psn);
+
+				if (rs == NULL) {
+					qp->e->st.dup_rd_atomic_dropped++;
+				} else {
+					ack_now(qp);
+					atomic_ack(qp, pkt->psn, rs->orig);
 				}
 			} else if (pkt->ackreq) {
 				/* re-acknowledge everything received */

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engine RC: READ/atomic credits. The responder keeps max_dest_rd_atomic
+ * saved READ/atomic entries (0: no READ/atomic accepted), answers
+ * duplicates from them and never executes an atomic twice.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include "dpv_engine.h"
+#include "dpv_roce.h"
+#include "dpv_test.h"
+#include "engine_int.h" /* white-box: the responder's ring, dpv_ehdr */
+#include "mlx5_ring.h"
+#include "test_engine_util.h"
+
+#define PDN	 1
+#define QPN_A	 0x21
+#define QPN_B	 0x22
+#define BUF_SIZE 16384
+#define MAX_ITER 20000
+
+struct rqp {
+	uint32_t qpn;
+	struct dpv_mlx5_sq sq;
+	struct dpv_mlx5_rq rq;
+	struct dpv_mlx5_cq scq, rcq;
+	uint8_t *buf;
+	uint32_t key;
+};
+
+static struct rte_mempool *mp;
+static struct dpv_engine *eng;
+static struct rqp qa, qb;
+static uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x03};
+
+static struct dpv_mlx5_wq *
+lookup(void *arg, uint32_t qpn, bool recv)
+{
+	struct rqp *t = qpn == QPN_A ? &qa : qpn == QPN_B ? &qb : NULL;
+
+	RTE_SET_USED(arg);
+	if (t == NULL)
+		return NULL;
+	return recv ? &t->rq.wq : &t->sq.wq;
+}
+
+static int
+suite_setup(void)
+{
+	return test_engine_pool_setup(&mp, "eng_rda_mp");
+}
+
+static void
+suite_teardown(void)
+{
+	test_engine_pool_free(&mp);
+}
+
+static int
+rqp_init(struct rqp *t, uint32_t qpn, uint32_t key)
+{
+	struct dpv_engine_qp_init init = {
+		.qpn = qpn,
+		.type = IBV_QPT_RC,
+		.pdn = PDN,
+		.sq = &t->sq,
+		.rq = &t->rq,
+		.send_cq = &t->scq,
+		.recv_cq = &t->rcq,
+		.max_send_wr = 64,
+	};
+	struct dpv_engine_key k = {
+		.length = BUF_SIZE,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+		.pdn = PDN,
+	};
+
+	memset(t, 0, sizeof(*t));
+	t->qpn = qpn;
+	if (dpv_mlx5_cq_init(&t->scq, 128, SOCKET_ID_ANY) ||
+	    dpv_mlx5_cq_init(&t->rcq, 128, SOCKET_ID_ANY) ||
+	    dpv_mlx5_sq_init(&t->sq, 64, 4, 64, SOCKET_ID_ANY) ||
+	    dpv_mlx5_rq_init(&t->rq, 64, 4, SOCKET_ID_ANY))
+		return -1;
+	dpv_mlx5_qp_link_dbrec(&t->sq, &t->rq);
+	dpv_mlx5_sq_bind(&t->sq, IBV_QPT_RC, qpn);
+	t->buf = aligned_alloc(64, BUF_SIZE);
+	if (t->buf == NULL)
+		return -1;
+	memset(t->buf, 0, BUF_SIZE);
+	k.addr = k.iova = (uintptr_t)t->buf;
+	t->key = key;
+	if (dpv_engine_key_set(eng, key, &k) != 0)
+		return -1;
+	return dpv_engine_qp_create(eng, &init);
+}
+
+static void
+rqp_fini(struct rqp *t)
+{
+	dpv_engine_qp_destroy(eng, t->qpn);
+	dpv_mlx5_sq_fini(&t->sq);
+	dpv_mlx5_rq_fini(&t->rq);
+	dpv_mlx5_cq_fini(&t->scq);
+	dpv_mlx5_cq_fini(&t->rcq);
+	free(t->buf);
+	t->buf = NULL;
+}
+
+/* Connect A <-> B, then set A's max_rd_atomic and B's max_dest_rd_atomic. */
+static int
+setup_credits(uint8_t rd, uint8_t dest)
+{
+	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 256};
+	struct dpv_engine_path path;
+	struct test_engine_conn c = {
+		.path = &path,
+		.mtu = IBV_MTU_1024,
+		.psn = 0xfffff8, /* PSNs wrap during the tests */
+		.timeout = 4,	 /* 65 us */
+		.rnr_retry = 7,
+	};
+	struct ibv_qp_attr a = {0};
+
+	memcpy(conf.mac, mac, 6);
+	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(0xc0000203));
+	eng = dpv_engine_create(NULL, &conf);
+	if (eng == NULL)
+		return -1;
+	if (rqp_init(&qa, QPN_A, 0x142) || rqp_init(&qb, QPN_B, 0x242))
+		return -1;
+	memset(&path, 0, sizeof(path));
+	memcpy(path.smac, mac, 6);
+	memcpy(path.dmac, mac, 6);
+	dpv_roce_gid_from_ipv4(path.sgid, rte_cpu_to_be_32(0xc0000203));
+	dpv_roce_gid_from_ipv4(path.dgid, rte_cpu_to_be_32(0xc0000203));
+	c.dest_qpn = QPN_B;
+	if (test_engine_connect(eng, QPN_A, &c))
+		return -1;
+	c.dest_qpn = QPN_A;
+	if (test_engine_connect(eng, QPN_B, &c))
+		return -1;
+	a.max_rd_atomic = rd;
+	a.max_dest_rd_atomic = dest;
+	if (dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_MAX_QP_RD_ATOMIC,
+				 NULL) ||
+	    dpv_engine_qp_modify(eng, QPN_B, &a, IBV_QP_MAX_DEST_RD_ATOMIC,
+				 NULL))
+		return -1;
+	return 0;
+}
+
+static int
+setup_dest0(void)
+{
+	return setup_credits(1, 0);
+}
+
+static int
+setup_2_2(void)
+{
+	return setup_credits(2, 2);
+}
+
+static void
+teardown(void)
+{
+	if (eng == NULL)
+		return;
+	rqp_fini(&qa);
+	rqp_fini(&qb);
+	dpv_engine_destroy(eng);
+	eng = NULL;
+}
+
+static int
+post(enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off, uint32_t len,
+     uint64_t raddr, uint64_t add)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf + off, .length = len, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = wr_id,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = op,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = qb.key;
+		wr.wr.atomic.compare_add = add;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = qb.key;
+	}
+	return dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad);
+}
+
+static int
+wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
+{
+	return test_engine_wait_wc(eng, cq, wc, lookup, MAX_ITER);
+}
+
+/* max_dest_rd_atomic = 0: the responder answers NAK Invalid Request. */
+static int
+check_dest0(enum ibv_wr_opcode op)
+{
+	struct ibv_wc wc;
+	uint64_t v = 5;
+
+	memcpy(qb.buf, &v, 8);
+	TEST_ASSERT_EQUAL(post(op, 9, 0, 8, (uintptr_t)qb.buf, 1), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "no completion");
+	TEST_ASSERT_EQUAL(wc.wr_id, 9, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_INV_REQ_ERR, "status %d",
+			  wc.status);
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 5, "not executed");
+	return TEST_SUCCESS;
+}
+
+static int
+test_dest0_read(void)
+{
+	return check_dest0(IBV_WR_RDMA_READ);
+}
+
+static int
+test_dest0_atomic(void)
+{
+	return check_dest0(IBV_WR_ATOMIC_FETCH_AND_ADD);
+}
+
+/*
+ * 16 READs and atomics pipelined with 2 credits through a wire losing every
+ * 5th frame: each atomic adds its own bit, so a second execution would show
+ * in the final value and in the originals returned.
+ */
+static int
+test_loss_pipeline(void)
+{
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+	uint64_t sum = 0, v;
+
+	for (uint32_t i = 0; i < 8 * 1500; i++)
+		qb.buf[4096 + i] = (uint8_t)(i * 7 + 3);
+	dpv_engine_inject_tx_loss(eng, 5);
+	for (int m = 0; m < 16; m++) {
+		if (m & 1)
+			TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, m,
+					       m * 8, 8, (uintptr_t)qb.buf,
+					       1ull << m),
+					  0, "");
+		else
+			TEST_ASSERT_EQUAL(
+				post(IBV_WR_RDMA_READ, m, 4096 + m * 750, 1500,
+				     (uintptr_t)qb.buf + 4096 + m * 750, 0),
+				0, "");
+	}
+	for (int m = 0; m < 16; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "op %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "op %d status %d",
+				  m, wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)m, "in order");
+	}
+	for (int m = 1; m < 16; m += 2) {
+		memcpy(&v, qa.buf + m * 8, 8);
+		TEST_ASSERT_EQUAL(v, sum, "atomic %d original", m);
+		sum += 1ull << m;
+	}
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, sum, "each atomic executed once");
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf + 4096, qb.buf + 4096, 16 * 750,
+				  "reads");
+	dpv_engine_stats_get(eng, &st);
+	DPV_TEST_LOG("lost %" PRIu64 ", retransmits %" PRIu64 ", dup %" PRIu64
+		     ", recycled %" PRIu64 ", dup dropped %" PRIu64,
+		     st.tx_drop_injected, st.retransmits, st.dup_requests,
+		     st.rd_atomic_recycled, st.dup_rd_atomic_dropped);
+	TEST_ASSERT(st.tx_drop_injected > 0, "the wire lost frames");
+	TEST_ASSERT(st.rd_atomic_recycled > 0, "the ring was recycled");
+	return TEST_SUCCESS;
+}
+
+/* Send a duplicate FETCH_ADD (as QP A would) and run the engine; the
+ * number of frames the engine sent. */
+static int
+dup_atomic(uint32_t psn, uint64_t *frames)
+{
+	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
+	struct dpv_engine_stats s0, s1;
+	struct dpv_ehdr h = {
+		.opcode = DPV_ROCE_OP_FETCH_ADD,
+		.ackreq = true,
+		.dqpn = QPN_B,
+		.psn = psn,
+		.va = (uintptr_t)qb.buf,
+		.rkey = qb.key,
+		.dmalen = 8,
+		.swap_add = 1000,
+	};
+	struct rte_mbuf *m;
+	uint8_t *pl;
+
+	if (a == NULL)
+		return -1;
+	dpv_engine_stats_get(eng, &s0);
+	m = dpv_engine_build(eng, &a->path, a->path.udp_sport, &h, 0, &pl);
+	if (m == NULL)
+		return -1;
+	dpv_engine_tx(eng, m);
+	dpv_engine_tx_flush(eng);
+	for (int i = 0; i < 64; i++)
+		dpv_engine_poll(eng, 32);
+	dpv_engine_stats_get(eng, &s1);
+	*frames = s1.tx_pkts - s0.tx_pkts;
+	return 0;
+}
+
+/*
+ * Three atomics through a ring of 2: the first entry is recycled. A
+ * duplicate of the second is answered from the ring without executing; a
+ * duplicate of the first (no longer held) is dropped, not executed.
+ */
+static int
+test_dup_after_recycle(void)
+{
+	struct dpv_eqp *b = dpv_engine_qp_lookup(eng, QPN_B);
+	struct dpv_engine_stats st0, st1;
+	struct ibv_wc wc;
+	uint32_t psn[3] = {0};
+	uint64_t v, frames;
+	bool found[3] = {false};
+
+	TEST_ASSERT_NOT_NULL(b, "");
+	for (int m = 0; m < 3; m++)
+		TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, m, m * 8, 8,
+				       (uintptr_t)qb.buf, 1),
+				  0, "");
+	for (int m = 0; m < 3; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "atomic %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		memcpy(&v, qa.buf + m * 8, 8);
+		TEST_ASSERT_EQUAL(v, (uint64_t)m, "original %d", m);
+	}
+	TEST_ASSERT_EQUAL(b->resp.res_n, 2, "ring of max_dest_rd_atomic");
+	/* the two entries held are the atomics returning 1 and 2 */
+	for (int i = 0; i < 2; i++) {
+		struct dpv_eres *r = &b->resp.res[i];
+
+		TEST_ASSERT_EQUAL(r->kind, 2, "atomic entry");
+		TEST_ASSERT(r->orig == 1 || r->orig == 2, "orig %" PRIu64,
+			    r->orig);
+		psn[r->orig] = r->first;
+		found[r->orig] = true;
+	}
+	TEST_ASSERT(found[1] && found[2], "");
+	psn[0] = dpv_psn_add(psn[1], DPV_ROCE_PSN_MASK); /* psn[1] - 1 */
+
+	dpv_engine_stats_get(eng, &st0);
+	TEST_ASSERT(st0.rd_atomic_recycled >= 1, "recycled");
+	TEST_ASSERT_EQUAL(dup_atomic(psn[1], &frames), 0, "");
+	dpv_engine_stats_get(eng, &st1);
+	TEST_ASSERT_EQUAL(st1.dup_requests, st0.dup_requests + 1, "");
+	TEST_ASSERT_EQUAL(st1.dup_rd_atomic_dropped, st0.dup_rd_atomic_dropped,
+			  "answered from the ring");
+	TEST_ASSERT_EQUAL(frames, 2, "request + atomic ACK, got %" PRIu64,
+			  frames);
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 3, "not executed again");
+
+	TEST_ASSERT_EQUAL(dup_atomic(psn[0], &frames), 0, "");
+	dpv_engine_stats_get(eng, &st0);
+	TEST_ASSERT_EQUAL(st0.dup_rd_atomic_dropped,
+			  st1.dup_rd_atomic_dropped + 1, "recycled: dropped");
+	TEST_ASSERT_EQUAL(frames, 1, "no answer, got %" PRIu64, frames);
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 3, "not executed again");
+
+	/* the QPs still work */
+	TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, 7, 64, 8,
+			       (uintptr_t)qb.buf, 1),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 4, "");
+	return TEST_SUCCESS;
+}
+
+static int
+setup_rd0(void)
+{
+	return setup_credits(0, 2);
+}
+
+/* max_rd_atomic = 0 counts as 1 (mlx5 keeps its minimum of 1): READs and
+ * atomics still complete, one at a time. */
+static int
+test_rd0(void)
+{
+	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
+	struct ibv_wc wc;
+	uint64_t v;
+
+	TEST_ASSERT_NOT_NULL(a, "");
+	TEST_ASSERT_EQUAL(a->max_rd_atomic, 1, "");
+	for (uint32_t i = 0; i < 2000; i++)
+		qb.buf[4096 + i] = (uint8_t)(i + 9);
+	TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_READ, 1, 4096, 2000,
+			       (uintptr_t)qb.buf + 4096, 0),
+			  0, "");
+	TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, 2, 0, 8,
+			       (uintptr_t)qb.buf, 5),
+			  0, "");
+	for (uint64_t m = 1; m <= 2; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, m, "");
+	}
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf + 4096, qb.buf + 4096, 2000, "");
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 5, "");
+	return TEST_SUCCESS;
+}
+
+static const struct dpv_test_suite engine_rdatomic_suite = {
+	.name = "engine_rdatomic",
+	.setup = suite_setup,
+	.teardown = suite_teardown,
+	.cases =
+		{
+			TEST_CASE_ST(setup_dest0, teardown, test_dest0_read),
+			TEST_CASE_ST(setup_dest0, teardown, test_dest0_atomic),
+			TEST_CASE_ST(setup_2_2, teardown, test_loss_pipeline),
+			TEST_CASE_ST(setup_2_2, teardown,
+				     test_dup_after_recycle),
+			TEST_CASE_ST(setup_rd0, teardown, test_rd0),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+engine_rdatomic(void)
+{
+	return dpv_test_run_suite(&engine_rdatomic_suite);
+}
+
+DPV_TEST_REGISTER_FAST(engine_rdatomic, engine_rdatomic);
