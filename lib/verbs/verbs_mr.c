@@ -389,6 +389,7 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 		nmr.pd = dpv_pd_base(pd);
 	}
 	mr_to_mkey(&nmr, &k);
+	k.obj = mr; /* the key names the region, not this working copy */
 	if (mkey_set(dctx_dev(ibmr->context), ibmr->lkey, &k) != 0) {
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_CMD;
@@ -397,7 +398,13 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 		dpv_ref_get(&to_dpd(nmr.ibv.pd)->refcnt);
 		dpv_ref_put(&to_dpd(old_pd)->refcnt);
 	}
-	*mr = nmr;
+	/* field by field: mw_binds is counted concurrently by the engine */
+	mr->ibv.addr = nmr.ibv.addr;
+	mr->ibv.length = nmr.ibv.length;
+	mr->ibv.pd = nmr.ibv.pd;
+	mr->pd = nmr.pd;
+	mr->iova = nmr.iova;
+	mr->access = nmr.access;
 	return 0;
 einval:
 	errno = EINVAL;
