@@ -1323,6 +1323,144 @@ case_engine_err(void)
 	return TEST_SUCCESS;
 }
 
+/* Next async event of ctx within about ms milliseconds (polling the CQs
+ * meanwhile, which runs the engine). 0 with *ev filled, else -1. */
+static int
+async_wait(struct ibv_cq *c1, struct ibv_cq *c2, struct ibv_async_event *ev,
+	   int ms)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < ms * 10; i++) {
+		if (ibv_get_async_event(ctx, ev) == 0)
+			return 0;
+		/* CQEs are left for the test: peek with a zero-length poll */
+		ibv_poll_cq(c1, 0, &wc);
+		ibv_poll_cq(c2, 0, &wc);
+		usleep(100);
+	}
+	return -1;
+}
+
+/* Completions on c within about ms milliseconds (at most max), into wc. */
+static int
+wait_cqes(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
+{
+	int got = 0, i, r;
+
+	for (i = 0; i < ms * 10 && got < max; i++) {
+		r = ibv_poll_cq(c, max - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+		if (r == 0)
+			usleep(100);
+	}
+	return got;
+}
+
+/*
+ * RTS -> SQD with en_sqd_async_notify while two RC SENDs are in flight
+ * (RNR: the peer has no receive WQE yet): sq_draining is 1 and no event
+ * comes; once the peer posts receives, the SENDs complete and
+ * IBV_EVENT_SQ_DRAINED arrives, once. A SEND posted in SQD is not started
+ * before SQD -> RTS, then it goes. SQD without notify raises nothing.
+ */
+static int
+case_sqd_drained(void)
+{
+	struct ibv_qp_init_attr_ex ia;
+	struct ibv_qp_init_attr qi;
+	struct ibv_async_event ev;
+	struct ibv_qp_attr a;
+	struct ibv_wc wc[4];
+	struct ibv_cq *ca, *cb;
+	struct ibv_qp *qa, *qb;
+	int fl, i, n, rc = TEST_FAILED;
+
+	if (gid_index < 0 || to_dctx(ctx)->dev->engine == NULL)
+		return TEST_SKIPPED;
+	fl = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	while (ibv_get_async_event(ctx, &ev) == 0) /* left by other cases */
+		ibv_ack_async_event(&ev);
+	ca = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	cb = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	TEST_ASSERT(ca && cb, "");
+	init_attr(&ia, IBV_QPT_RC);
+	ia.send_cq = ia.recv_cq = ca;
+	TEST_ASSERT_EQUAL(create_ex(&ia, &qa), 0, "");
+	ia.send_cq = ia.recv_cq = cb;
+	TEST_ASSERT_EQUAL(create_ex(&ia, &qb), 0, "");
+	TEST_ASSERT_EQUAL(to_init(qa), 0, "");
+	TEST_ASSERT_EQUAL(to_init(qb), 0, "");
+	TEST_ASSERT_EQUAL(to_rtr(qa, qb->qp_num), 0, "");
+	TEST_ASSERT_EQUAL(to_rtr(qb, qa->qp_num), 0, "");
+	TEST_ASSERT_EQUAL(to_rts(qa), 0, "");
+	TEST_ASSERT_EQUAL(to_rts(qb), 0, "");
+
+	TEST_ASSERT_EQUAL(post1(qa, 1), 0, "");
+	TEST_ASSERT_EQUAL(post1(qa, 2), 0, "");
+	/* let the engine fetch and send them (RNR NAKed, retried forever) */
+	TEST_ASSERT_EQUAL(wait_cqes(ca, wc, 1, 20), 0, "no receive yet");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	TEST_ASSERT_EQUAL(
+		modify(qa, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY), 0,
+		"");
+	TEST_ASSERT_EQUAL(ibv_query_qp(qa, &a, IBV_QP_STATE, &qi), 0, "");
+	TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_SQD, "");
+	TEST_ASSERT_EQUAL(a.sq_draining, 1, "SENDs still in flight");
+	TEST_ASSERT_EQUAL(post1(qa, 3), 0, "posting in SQD is allowed");
+	if (async_wait(ca, cb, &ev, 20) == 0) {
+		DPV_TEST_LOG("event %d before the SQ drained", ev.event_type);
+		ibv_ack_async_event(&ev);
+		goto out;
+	}
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_EQUAL(recv1(qb, 10 + i), 0, "");
+	TEST_ASSERT_EQUAL(async_wait(ca, cb, &ev, 3000), 0, "no SQ_DRAINED");
+	TEST_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SQ_DRAINED, "");
+	TEST_ASSERT(ev.element.qp == qa, "event names the QP");
+	ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(ibv_query_qp(qa, &a, IBV_QP_STATE, &qi), 0, "");
+	TEST_ASSERT_EQUAL(a.sq_draining, 0, "");
+	n = wait_cqes(ca, wc, 4, 200);
+	TEST_ASSERT_EQUAL(n, 2, "the two SENDs fetched before SQD");
+	TEST_ASSERT(wc[0].wr_id == 1 && wc[1].wr_id == 2 &&
+			    wc[0].status == IBV_WC_SUCCESS &&
+			    wc[1].status == IBV_WC_SUCCESS,
+		    "");
+	TEST_ASSERT_EQUAL(wait_cqes(cb, wc, 4, 50), 2, "");
+	TEST_ASSERT_EQUAL(async_wait(ca, cb, &ev, 20), -1, "one event only");
+
+	/* back to RTS: the SEND posted in SQD goes */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	TEST_ASSERT_EQUAL(modify(qa, &a, IBV_QP_STATE), 0, "SQD -> RTS");
+	n = wait_cqes(ca, wc, 1, 3000);
+	TEST_ASSERT(n == 1 && wc[0].wr_id == 3 &&
+			    wc[0].status == IBV_WC_SUCCESS,
+		    "SEND after RTS");
+	TEST_ASSERT_EQUAL(wait_cqes(cb, wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(wc[0].wr_id, 12, "");
+
+	/* SQD without notify: no event */
+	a.qp_state = IBV_QPS_SQD;
+	TEST_ASSERT_EQUAL(modify(qa, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(async_wait(ca, cb, &ev, 20), -1, "no notify asked");
+	rc = TEST_SUCCESS;
+out:
+	fcntl(ctx->async_fd, F_SETFL, fl);
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qa), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qb), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ca), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cb), 0, "");
+	return rc;
+}
+
 static const struct dpv_test_suite qp_suite = {
 	.name = "qp",
 	.setup = suite_setup,
@@ -1349,6 +1487,7 @@ static const struct dpv_test_suite qp_suite = {
 		TEST_CASE(case_ud_mcast),
 		TEST_CASE(case_ud_mcast_block_self),
 		TEST_CASE(case_engine_err),
+		TEST_CASE(case_sqd_drained),
 		TEST_CASES_END(),
 	},
 };

@@ -2,7 +2,8 @@
 /*
  * Verbs front end: the mlx5dv view of objects (dpv_mlx5dv_init_obj, the
  * private entry behind libmlx5.so.1's mlx5dv_init_obj). What a verbs call
- * writes must appear where the view says the ring is.
+ * writes must appear where the view says the ring is. And the
+ * mlx5dv_qp_ex view (dpv_mlx5dv_qp_ex): its builders fail the batch.
  */
 #include <endian.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "test_verbs_util.h"
 #include "verbs_int.h"
 #include "verbs_dv.h"
+#include "dv_mlx5.h"
 
 static struct ibv_device **devs;
 static struct ibv_context *ctx;
@@ -242,6 +244,44 @@ test_srq_view(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * mlx5dv_query_device reports the CQE version of DV_MLX5_CQE_VERSION: a
+ * receive CQE of version 0 carries the SRQ number in srqn_uidx.
+ */
+static int
+test_cqe_version(void)
+{
+	struct dpv_cqe_info ci = {
+		.status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV,
+		.is_recv = true,
+		.qpn = 0x000abc,
+		.srqn = 0x123456,
+		.byte_len = 5,
+	};
+	struct mlx5_cqe64 *cqe;
+	struct mlx5dv_cq dcq;
+	struct mlx5dv_obj o;
+	struct ibv_cq *c = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+
+	TEST_ASSERT_NOT_NULL(c, "cq");
+	memset(&o, 0, sizeof(o));
+	o.cq.in = c;
+	o.cq.out = &dcq;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ), 0, "view");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_push(&to_dcq(c)->ring, &ci), 0, "push");
+	cqe = dcq.buf;
+	TEST_ASSERT_EQUAL(mlx5dv_get_cqe_opcode(cqe), MLX5_CQE_RESP_SEND,
+			  "receive CQE");
+	TEST_ASSERT_EQUAL(be32toh(cqe->sop_drop_qpn) & 0xffffff, ci.qpn, "qpn");
+	TEST_ASSERT_EQUAL(be32toh(cqe->srqn_uidx) & 0xffffff, ci.srqn,
+			  "srqn_uidx carries the SRQ number");
+	TEST_ASSERT_EQUAL(DV_MLX5_CQE_VERSION, 0,
+			  "CQEs are version 0: CQE_V1 must not be reported");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(c), 0, "destroy cq");
+	return TEST_SUCCESS;
+}
+
 static int
 test_pd_ah_errors(void)
 {
@@ -288,6 +328,185 @@ test_pd_ah_errors(void)
 	return TEST_SUCCESS;
 }
 
+/* A UD QP with the ibv_qp_ex builders, moved to RTS (no peer needed). */
+static struct ibv_qp *
+make_ud_ex(void)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = {.max_send_wr = 4,
+			.max_recv_wr = 4,
+			.max_send_sge = 1,
+			.max_recv_sge = 1},
+		.qp_type = IBV_QPT_UD,
+		.comp_mask =
+			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x11111111};
+	struct ibv_qp *qp = ibv_create_qp_ex(ctx, &ia);
+
+	if (qp == NULL)
+		return NULL;
+	if (ibv_modify_qp(qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_QKEY) != 0)
+		goto fail;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE) != 0)
+		goto fail;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) != 0)
+		goto fail;
+	return qp;
+fail:
+	ibv_destroy_qp(qp);
+	return NULL;
+}
+
+/* One batch: a UD send, then (with dv) one mlx5-only builder number n. */
+static int
+dv_batch(struct ibv_qp_ex *x, struct mlx5dv_qp_ex *m, struct ibv_ah *ah, int n)
+{
+	struct mlx5dv_mr_interleaved il = {0};
+	struct ibv_sge sge = {(uintptr_t)buf, 8, mr->lkey};
+	static const char raw[64];
+
+	ibv_wr_start(x);
+	x->wr_id = 7;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, x->qp_base.qp_num, 0x11111111);
+	ibv_wr_set_sge(x, mr->lkey, (uintptr_t)buf, 8);
+	switch (n) {
+	case 0:
+		mlx5dv_wr_set_dc_addr(m, ah, 1, 2);
+		break;
+	case 1:
+		m->wr_mr_interleaved(m, NULL, 0, 1, 1, &il);
+		break;
+	case 2:
+		m->wr_mr_list(m, NULL, 0, 1, &sge);
+		break;
+	case 3:
+		m->wr_mkey_configure(m, NULL, 0, NULL);
+		break;
+	case 4:
+		m->wr_set_mkey_access_flags(m, 0);
+		break;
+	case 5:
+		m->wr_set_mkey_layout_list(m, 1, &sge);
+		break;
+	case 6:
+		m->wr_set_mkey_layout_interleaved(m, 1, 1, &il);
+		break;
+	case 7:
+		m->wr_set_mkey_sig_block(m, NULL);
+		break;
+	case 8:
+		m->wr_raw_wqe(m, raw);
+		break;
+	case 9:
+		m->wr_set_dc_addr_stream(m, ah, 1, 2, 0);
+		break;
+	case 10:
+		m->wr_memcpy(m, mr->lkey, (uintptr_t)buf, mr->lkey,
+			     (uintptr_t)buf + 64, 8);
+		break;
+	case 11:
+		m->wr_set_mkey_crypto(m, NULL);
+		break;
+	default:
+		break; /* no dv builder: a valid batch */
+	}
+	return ibv_wr_complete(x);
+}
+
+static int
+test_qp_ex_view(void)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.port_num = 1,
+		.grh = {.sgid_index = 0, .hop_limit = 64},
+	};
+	struct mlx5dv_qp dqp;
+	struct mlx5dv_obj o;
+	struct mlx5dv_qp_ex *m;
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp, *plain;
+	struct ibv_ah *ah;
+	uint32_t sq_db;
+	int n;
+
+	/* not an ibv_qp_ex QP, or none at all: EINVAL */
+	errno = 0;
+	TEST_ASSERT_NULL(dpv_mlx5dv_qp_ex(NULL), "NULL qp");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "NULL qp errno");
+	plain = make_qp(NULL);
+	TEST_ASSERT_NOT_NULL(plain, "plain qp");
+	errno = 0;
+	TEST_ASSERT_NULL(dpv_mlx5dv_qp_ex((struct ibv_qp_ex *)plain),
+			 "plain qp has no mlx5dv_qp_ex");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "plain qp errno");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(plain), 0, "destroy plain");
+
+	TEST_ASSERT_EQUAL(ibv_query_gid(ctx, 1, 0, &aa.grh.dgid), 0, "gid");
+	ah = ibv_create_ah(pd, &aa);
+	TEST_ASSERT_NOT_NULL(ah, "ah");
+	qp = make_ud_ex();
+	TEST_ASSERT_NOT_NULL(qp, "ud ex qp: %s", strerror(errno));
+	x = ibv_qp_to_qp_ex(qp);
+	TEST_ASSERT_NOT_NULL(x, "qp_ex");
+	m = dpv_mlx5dv_qp_ex(x);
+	TEST_ASSERT_NOT_NULL(m, "mlx5dv_qp_ex: %s", strerror(errno));
+	TEST_ASSERT(dpv_mlx5dv_qp_ex(x) == m, "same view each time");
+	TEST_ASSERT_EQUAL(m->comp_mask, 0, "comp_mask");
+	TEST_ASSERT(m->wr_set_dc_addr && m->wr_mr_interleaved &&
+			    m->wr_mr_list && m->wr_mkey_configure &&
+			    m->wr_set_mkey_access_flags &&
+			    m->wr_set_mkey_layout_list &&
+			    m->wr_set_mkey_layout_interleaved &&
+			    m->wr_set_mkey_sig_block && m->wr_raw_wqe &&
+			    m->wr_set_dc_addr_stream && m->wr_memcpy &&
+			    m->wr_set_mkey_crypto,
+		    "every builder set");
+
+	memset(&o, 0, sizeof(o));
+	o.qp.in = qp;
+	o.qp.out = &dqp;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), 0, "view");
+	sq_db = be32toh(dqp.dbrec[MLX5_SND_DBR]);
+
+	/* outside a batch: no effect */
+	mlx5dv_wr_set_dc_addr(m, ah, 1, 2);
+	for (n = 0; n < 12; n++) {
+		TEST_ASSERT_EQUAL(dv_batch(x, m, ah, n), EOPNOTSUPP,
+				  "builder %d", n);
+		TEST_ASSERT_EQUAL(be32toh(dqp.dbrec[MLX5_SND_DBR]), sq_db,
+				  "builder %d: nothing posted", n);
+	}
+	/* the same batch without the mlx5 builder posts one send */
+	TEST_ASSERT_EQUAL(dv_batch(x, m, ah, -1), 0, "valid batch");
+	TEST_ASSERT(be32toh(dqp.dbrec[MLX5_SND_DBR]) != sq_db, "posted");
+
+	/* abort after a failing builder drops the batch; the next is fine */
+	ibv_wr_start(x);
+	mlx5dv_wr_set_dc_addr(m, ah, 1, 2);
+	ibv_wr_abort(x);
+	sq_db = be32toh(dqp.dbrec[MLX5_SND_DBR]);
+	TEST_ASSERT_EQUAL(dv_batch(x, m, ah, -1), 0, "after abort");
+	TEST_ASSERT(be32toh(dqp.dbrec[MLX5_SND_DBR]) != sq_db, "posted");
+
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "destroy qp");
+	TEST_ASSERT_EQUAL(ibv_destroy_ah(ah), 0, "destroy ah");
+	return TEST_SUCCESS;
+}
+
 static struct dpv_test_suite verbs_dv_suite = {
 	.name = "verbs_dv",
 	.setup = dv_setup,
@@ -298,6 +517,8 @@ static struct dpv_test_suite verbs_dv_suite = {
 			TEST_CASE(test_qp_view),
 			TEST_CASE(test_srq_view),
 			TEST_CASE(test_pd_ah_errors),
+			TEST_CASE(test_qp_ex_view),
+			TEST_CASE(test_cqe_version),
 			TEST_CASES_END(),
 		},
 };

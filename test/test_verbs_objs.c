@@ -1077,6 +1077,322 @@ test_cq_resize_traffic(void)
 	return TEST_SUCCESS;
 }
 
+/* Wait (about ms milliseconds, running the engine through c) until the
+ * engine wrote n completions to cq. @return the completions pending. */
+static uint32_t
+wait_pending(struct ibv_cq *c, struct ibv_cq *cq, uint32_t n, int ms)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < ms * 10 && cq_pending(cq) < n; i++) {
+		ibv_poll_cq(c, 0, &wc); /* progress only */
+		usleep(100);
+	}
+	return cq_pending(cq);
+}
+
+/*
+ * The SRQ limit fires when the engine consumes WQEs, not when their
+ * completions are polled: 10 WQEs posted, limit 8, UD SENDs into the SRQ
+ * while its CQ is never polled. 2 SENDs (8 left): nothing; the third (7
+ * left): IBV_EVENT_SRQ_LIMIT_REACHED, the limit disarms; 2 more: no
+ * second event, also not when the completions are polled.
+ */
+static int
+test_srq_limit_traffic(void)
+{
+	struct ibv_srq_init_attr sia = {.attr = {.max_wr = 16, .max_sge = 1}};
+	struct ibv_qp_init_attr qia = {.qp_type = IBV_QPT_UD,
+				       .cap = {.max_send_wr = 16,
+					       .max_recv_wr = 16,
+					       .max_send_sge = 1,
+					       .max_recv_sge = 1}};
+	struct ibv_qp_attr qattr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x11111111};
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1, .grh = {.hop_limit = 64}};
+	struct ibv_srq_attr lim = {.srq_limit = 8};
+	struct ibv_async_event ev;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge rsge;
+	struct ibv_wc wc[8];
+	struct ibv_qp *qa, *qb;
+	struct ibv_cq *ca, *cb;
+	struct ibv_srq *srq;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	int i, n;
+
+	if (to_dctx(ctx)->dev->engine == NULL)
+		return TEST_SKIPPED;
+	while (ibv_get_async_event(ctx, &ev) == 0) /* left by other cases */
+		ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(ibv_query_gid(ctx, 1, 0, &aa.grh.dgid), 0, "gid");
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ca = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	cb = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	srq = ibv_create_srq(pd, &sia);
+	TEST_ASSERT(mr && ca && cb && srq, "setup: %s", strerror(errno));
+	qia.send_cq = qia.recv_cq = ca;
+	qa = ibv_create_qp(pd, &qia);
+	qia.send_cq = qia.recv_cq = cb;
+	qia.srq = srq;
+	qb = ibv_create_qp(pd, &qia);
+	ah = ibv_create_ah(pd, &aa);
+	TEST_ASSERT(qa && qb && ah, "QPs and AH: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		struct ibv_qp *q = i ? qb : qa;
+
+		qattr.qp_state = IBV_QPS_INIT;
+		TEST_ASSERT_EQUAL(
+			ibv_modify_qp(q, &qattr,
+				      IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					      IBV_QP_PORT | IBV_QP_QKEY),
+			0, "INIT");
+		qattr.qp_state = IBV_QPS_RTR;
+		TEST_ASSERT_EQUAL(ibv_modify_qp(q, &qattr, IBV_QP_STATE), 0,
+				  "RTR");
+		qattr.qp_state = IBV_QPS_RTS;
+		TEST_ASSERT_EQUAL(
+			ibv_modify_qp(q, &qattr, IBV_QP_STATE | IBV_QP_SQ_PSN),
+			0, "RTS");
+	}
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	for (i = 0; i < 10; i++) {
+		rsge.addr = (uintptr_t)buf + (uint64_t)i * 256;
+		rsge.length = 256;
+		rsge.lkey = mr->lkey;
+		rwr.wr_id = 100 + (uint64_t)i;
+		TEST_ASSERT_EQUAL(ibv_post_srq_recv(srq, &rwr, &rbad), 0, "");
+	}
+	TEST_ASSERT_EQUAL(ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT), 0, "arm");
+
+	TEST_ASSERT_EQUAL(resize_post_sends(qa, ah, qb->qp_num, mr->lkey, 1, 2),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_pending(ca, cb, 2, 2000), 2, "2 consumed");
+	TEST_ASSERT(ibv_get_async_event(ctx, &ev) != 0, "8 left: no event");
+	TEST_ASSERT_EQUAL(ibv_query_srq(srq, &lim), 0, "");
+	TEST_ASSERT_EQUAL(lim.srq_limit, 8, "still armed");
+
+	TEST_ASSERT_EQUAL(resize_post_sends(qa, ah, qb->qp_num, mr->lkey, 3, 1),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_pending(ca, cb, 3, 2000), 3, "3 consumed");
+	TEST_ASSERT_EQUAL(ibv_get_async_event(ctx, &ev), 0,
+			  "7 left, CQ not polled: limit event");
+	TEST_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED, "");
+	TEST_ASSERT(ev.element.srq == srq, "element");
+	ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(ibv_query_srq(srq, &lim), 0, "");
+	TEST_ASSERT_EQUAL(lim.srq_limit, 0, "disarmed");
+
+	TEST_ASSERT_EQUAL(resize_post_sends(qa, ah, qb->qp_num, mr->lkey, 4, 2),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_pending(ca, cb, 5, 2000), 5, "5 consumed");
+	n = 0;
+	for (i = 0; i < 100 && n < 5; i++)
+		n += ibv_poll_cq(cb, 5 - n, wc + n);
+	TEST_ASSERT_EQUAL(n, 5, "receive completions");
+	for (i = 0; i < 5; i++) {
+		TEST_ASSERT_EQUAL(wc[i].status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc[i].wr_id, 100 + (uint64_t)i, "SRQ order");
+	}
+	TEST_ASSERT(ibv_get_async_event(ctx, &ev) != 0, "fired once only");
+	while (ibv_poll_cq(ca, 8, wc) > 0) /* the send completions */
+		;
+	TEST_ASSERT_EQUAL(ibv_destroy_ah(ah), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qa), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qb), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ca), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cb), 0, "");
+	TEST_ASSERT_EQUAL(ibv_dereg_mr(mr), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* Next async event of c within about ms milliseconds (the fd is
+ * non-blocking; polling cq runs the engine). 0 or -1. */
+static int
+wait_async(struct ibv_context *c, struct ibv_cq *cq, struct ibv_async_event *ev,
+	   int ms)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < ms * 10; i++) {
+		if (ibv_get_async_event(c, ev) == 0)
+			return 0;
+		ibv_poll_cq(cq, 0, &wc);
+		usleep(100);
+	}
+	return -1;
+}
+
+static int
+modify_state(struct ibv_qp *q, struct ibv_qp_attr *a, enum ibv_qp_state s,
+	     int mask)
+{
+	a->qp_state = s;
+	return ibv_modify_qp(q, a, IBV_QP_STATE | mask);
+}
+
+/*
+ * ibv_open_qp: a second handle (another context) to an XRC_RECV QP of a
+ * domain shared through a file. Refused requests give EINVAL; both
+ * handles modify and query the one QP; the SQ drained event reaches each
+ * handle; the QP lives until its last handle is destroyed.
+ */
+static int
+test_open_qp(void)
+{
+	struct ibv_xrcd_init_attr xa = {.comp_mask = IBV_XRCD_INIT_ATTR_FD |
+						     IBV_XRCD_INIT_ATTR_OFLAGS,
+					.oflags = O_CREAT};
+	struct ibv_qp_init_attr uia = {.qp_type = IBV_QPT_UD,
+				       .cap = {.max_send_wr = 1,
+					       .max_recv_wr = 1,
+					       .max_send_sge = 1,
+					       .max_recv_sge = 1}};
+	struct ibv_qp_init_attr_ex qia = {.qp_type = IBV_QPT_XRC_RECV,
+					  .comp_mask = IBV_QP_INIT_ATTR_XRCD};
+	struct ibv_qp_open_attr oa, o;
+	struct ibv_qp_init_attr init;
+	struct ibv_async_event ev;
+	struct ibv_qp_attr a;
+	struct ibv_context *ctx2;
+	struct ibv_xrcd *x1, *x2, *xo;
+	struct ibv_qp *q, *h, *h2, *ud;
+	struct ibv_cq *c;
+	char path[] = "/tmp/dpv-openqp-XXXXXX";
+	int marker, fd, k;
+
+	if (!DPV_CAP_XRC || to_dctx(ctx)->dev->engine == NULL)
+		return TEST_SKIPPED;
+	ctx2 = ibv_open_device(devs[0]);
+	TEST_ASSERT_NOT_NULL(ctx2, "second context");
+	fcntl(ctx2->async_fd, F_SETFL,
+	      fcntl(ctx2->async_fd, F_GETFL) | O_NONBLOCK);
+	while (ibv_get_async_event(ctx, &ev) == 0) /* left by other cases */
+		ibv_ack_async_event(&ev);
+	fd = mkstemp(path);
+	TEST_ASSERT(fd >= 0, "tmp file");
+	unlink(path);
+	xa.fd = fd;
+	x1 = ibv_open_xrcd(ctx, &xa);
+	x2 = ibv_open_xrcd(ctx2, &xa);
+	xa.fd = -1;
+	xo = ibv_open_xrcd(ctx, &xa);
+	c = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	TEST_ASSERT(x1 && x2 && xo && c, "setup: %s", strerror(errno));
+	qia.xrcd = x1;
+	q = ibv_create_qp_ex(ctx, &qia);
+	uia.send_cq = uia.recv_cq = c;
+	ud = ibv_create_qp(pd, &uia);
+	TEST_ASSERT(q && ud, "QPs: %s", strerror(errno));
+
+	oa = (struct ibv_qp_open_attr){
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_TYPE | IBV_QP_OPEN_ATTR_CONTEXT,
+		.qp_num = q->qp_num,
+		.xrcd = x2,
+		.qp_context = &marker,
+		.qp_type = IBV_QPT_XRC_RECV};
+	o = oa;
+	o.comp_mask &= ~(uint32_t)IBV_QP_OPEN_ATTR_NUM;
+	EXPECT_NULL_ERRNO(ibv_open_qp(ctx2, &o), EINVAL, "no number");
+	o = oa;
+	o.comp_mask |= IBV_QP_OPEN_ATTR_RESERVED;
+	EXPECT_NULL_ERRNO(ibv_open_qp(ctx2, &o), EINVAL, "unknown bit");
+	o = oa;
+	o.qp_type = IBV_QPT_RC;
+	EXPECT_NULL_ERRNO(ibv_open_qp(ctx2, &o), EINVAL, "type RC");
+	o = oa;
+	o.qp_num = ud->qp_num;
+	EXPECT_NULL_ERRNO(ibv_open_qp(ctx2, &o), EINVAL, "a UD QP");
+	o.qp_num = 0xffffff;
+	EXPECT_NULL_ERRNO(ibv_open_qp(ctx2, &o), EINVAL, "no such QP");
+	o = oa;
+	o.xrcd = xo;
+	EXPECT_NULL_ERRNO(ibv_open_qp(ctx2, &o), EINVAL, "other domain");
+
+	h = ibv_open_qp(ctx2, &oa);
+	TEST_ASSERT_NOT_NULL(h, "open: %s", strerror(errno));
+	TEST_ASSERT(h != q && h->qp_num == q->qp_num && h->context == ctx2 &&
+			    h->qp_context == &marker &&
+			    h->qp_type == IBV_QPT_XRC_RECV &&
+			    h->state == IBV_QPS_RESET,
+		    "the new handle");
+	/* each handle drives the one QP */
+	memset(&a, 0, sizeof(a));
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	TEST_ASSERT_EQUAL(modify_state(h, &a, IBV_QPS_INIT,
+				       IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					       IBV_QP_ACCESS_FLAGS),
+			  0, "INIT through the opened handle");
+	TEST_ASSERT_EQUAL(ibv_query_qp(q, &a, IBV_QP_STATE, &init), 0, "");
+	TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_INIT, "seen by the creator");
+	memset(&a, 0, sizeof(a));
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	TEST_ASSERT_EQUAL(ibv_query_gid(ctx, 1, 0, &a.ah_attr.grh.dgid), 0, "");
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = ud->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	TEST_ASSERT_EQUAL(modify_state(q, &a, IBV_QPS_RTR,
+				       IBV_QP_AV | IBV_QP_PATH_MTU |
+					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					       IBV_QP_MAX_DEST_RD_ATOMIC |
+					       IBV_QP_MIN_RNR_TIMER),
+			  0, "RTR through the creator");
+	TEST_ASSERT_EQUAL(ibv_query_qp(h, &a, IBV_QP_STATE, &init), 0, "");
+	TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_RTR, "seen by the opener");
+	TEST_ASSERT(init.qp_context == &marker, "the opener's context");
+	TEST_ASSERT_EQUAL(h->state, IBV_QPS_RTR, "");
+	memset(&a, 0, sizeof(a));
+	a.timeout = 14;
+	TEST_ASSERT_EQUAL(modify_state(h, &a, IBV_QPS_RTS,
+				       IBV_QP_SQ_PSN | IBV_QP_TIMEOUT),
+			  0, "RTS");
+	/* SQD with notify: nothing to drain, each handle gets the event */
+	a.en_sqd_async_notify = 1;
+	TEST_ASSERT_EQUAL(
+		modify_state(h, &a, IBV_QPS_SQD, IBV_QP_EN_SQD_ASYNC_NOTIFY), 0,
+		"SQD");
+	for (k = 0; k < 2; k++) {
+		TEST_ASSERT_EQUAL(wait_async(k ? ctx2 : ctx, c, &ev, 2000), 0,
+				  "SQ drained event, handle %d", k);
+		TEST_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SQ_DRAINED, "");
+		TEST_ASSERT(ev.element.qp == (k ? h : q), "element");
+		ibv_ack_async_event(&ev);
+	}
+
+	/* the QP outlives its creator's handle */
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(q), 0, "destroy the creator's");
+	TEST_ASSERT_EQUAL(ibv_query_qp(h, &a, IBV_QP_STATE, &init), 0, "");
+	TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_SQD, "still there");
+	oa.xrcd = x1;
+	h2 = ibv_open_qp(ctx, &oa);
+	TEST_ASSERT_NOT_NULL(h2, "reopen: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(ibv_close_xrcd(xo), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(h), 0, "");
+	TEST_ASSERT_EQUAL(ibv_query_qp(h2, &a, IBV_QP_STATE, &init), 0, "");
+	TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_SQD, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(h2), 0, "the last handle");
+	EXPECT_NULL_ERRNO(ibv_open_qp(ctx2, &oa), EINVAL, "destroyed");
+	TEST_ASSERT_EQUAL(ibv_close_xrcd(x2), 0, "");
+	TEST_ASSERT_EQUAL(ibv_close_xrcd(x1), 0, "domain released");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(ud), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(c), 0, "");
+	TEST_ASSERT_EQUAL(ibv_close_device(ctx2), 0, "");
+	close(fd);
+	return TEST_SUCCESS;
+}
+
 /* Moderation and SRQ resize are not offered: the verbs say so, the
  * capabilities agree, and nothing changes. */
 static int
@@ -1143,7 +1459,9 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_cq_srq_modify_unsupported),
 			TEST_CASE(test_srq),
 			TEST_CASE(test_srq_completion),
+			TEST_CASE(test_srq_limit_traffic),
 			TEST_CASE(test_xrc),
+			TEST_CASE(test_open_qp),
 			TEST_CASE(test_ah),
 			TEST_CASE(test_parent_domain),
 			TEST_CASE(test_unsupported_objects),

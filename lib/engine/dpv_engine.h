@@ -169,6 +169,20 @@ struct dpv_engine_conf {
 	bool (*srq_lookup)(void *arg, uint32_t srqn,
 			   struct dpv_engine_srq *out);
 	void *srq_arg;
+	/**
+	 * Optional: called (with event_arg and the engine lock held) each
+	 * time the responder takes a receive WQE from a shared receive queue
+	 * (basic or XRC SRQ); the verbs layer checks the SRQ limit here.
+	 */
+	void (*srq_fetched)(void *arg, struct dpv_mlx5_rq *srq);
+	/**
+	 * Optional: called (with event_arg and the engine lock held) once
+	 * when a QP moved to SQD with en_sqd_async_notify has no fetched
+	 * WQE left outstanding (the send queue is drained); the verbs layer
+	 * raises IBV_EVENT_SQ_DRAINED.
+	 */
+	void (*sq_drained)(void *arg, uint32_t qpn);
+	void *event_arg;
 };
 
 /** Destination QP of UD multicast packets (IBA: the permissive QPN). */
@@ -404,6 +418,13 @@ int dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
  * @return the state (>= 0), or -ENOENT.
  */
 int dpv_engine_qp_state(struct dpv_engine *e, uint32_t qpn);
+
+/**
+ * Whether a QP has send WQEs fetched by the engine but not yet completed
+ * (in SQD: the send queue is still draining).
+ * @return 1 (draining), 0 (nothing outstanding), or -ENOENT.
+ */
+int dpv_engine_qp_sq_busy(struct dpv_engine *e, uint32_t qpn);
 
 /**
  * Destroy a QP context. Nothing is flushed (the verbs layer destroys the

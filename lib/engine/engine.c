@@ -66,6 +66,9 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->mcast_arg = conf->mcast_arg;
 	e->srq_lookup = conf->srq_lookup;
 	e->srq_arg = conf->srq_arg;
+	e->srq_fetched = conf->srq_fetched;
+	e->sq_drained = conf->sq_drained;
+	e->event_arg = conf->event_arg;
 	if (port != NULL) {
 		struct dpv_port_info info;
 
@@ -319,6 +322,12 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 			dpv_engine_requester(qp, &b);
 		}
 		dpv_engine_comp_drain(qp);
+		if (qp->sqd_notify && qp->state == IBV_QPS_SQD &&
+		    qp->s_tail == qp->s_head) {
+			qp->sqd_notify = false;
+			if (e->sq_drained)
+				e->sq_drained(e->event_arg, qp->qpn);
+		}
 	}
 
 	/* 3. send */
@@ -772,6 +781,12 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 				qp->comp.retry_left = qp->retry_cnt;
 				qp->comp.rnr_left = qp->rnr_retry;
 			}
+			if (next == IBV_QPS_SQD && qp->state != IBV_QPS_SQD)
+				qp->sqd_notify =
+					(mask & IBV_QP_EN_SQD_ASYNC_NOTIFY) &&
+					attr->en_sqd_async_notify;
+			else if (next != IBV_QPS_SQD)
+				qp->sqd_notify = false;
 			qp->state = next;
 		}
 	}
@@ -791,6 +806,21 @@ dpv_engine_qp_state(struct dpv_engine *e, uint32_t qpn)
 	rte_spinlock_lock(&e->lock);
 	qp = dpv_engine_qp_lookup(e, qpn);
 	ret = qp ? (int)qp->state : -ENOENT;
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}
+
+int
+dpv_engine_qp_sq_busy(struct dpv_engine *e, uint32_t qpn)
+{
+	struct dpv_eqp *qp;
+	int ret;
+
+	if (e == NULL)
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	ret = qp ? qp->s_tail != qp->s_head : -ENOENT;
 	rte_spinlock_unlock(&e->lock);
 	return ret;
 }

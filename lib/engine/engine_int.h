@@ -181,6 +181,7 @@ struct dpv_eqp {
 	bool sq_sig_all;
 	bool block_self_mcast;
 	uint32_t xrcdn; /* XRC_RECV */
+	bool sqd_notify; /* SQD: raise sq_drained once drained */
 
 	/* attributes (modify_qp) */
 	struct dpv_engine_path path;
@@ -285,6 +286,9 @@ struct dpv_engine {
 	bool (*srq_lookup)(void *arg, uint32_t srqn,
 			   struct dpv_engine_srq *out);
 	void *srq_arg;
+	void (*srq_fetched)(void *arg, struct dpv_mlx5_rq *srq);
+	void (*sq_drained)(void *arg, uint32_t qpn);
+	void *event_arg;
 
 	struct dpv_eneigh neigh[DPV_ENGINE_NEIGH];
 	uint64_t neigh_next_query; /* UD: rate limit of ARP/ND queries */

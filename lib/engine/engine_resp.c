@@ -102,6 +102,8 @@ get_rwqe(struct dpv_eqp *qp)
 		return 0;
 	if (qp->rq == NULL || !dpv_mlx5_rq_fetch(qp->rq, &r->wr))
 		return -1;
+	if (qp->has_srq && qp->e->srq_fetched)
+		qp->e->srq_fetched(qp->e->event_arg, qp->rq);
 	qp->resp.have_rwqe = true;
 	qp->resp.rcv_off = 0;
 	for (uint32_t i = 0; i < r->wr.num_sge; i++) {

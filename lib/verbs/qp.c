@@ -156,6 +156,22 @@ dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn)
 	return qp;
 }
 
+/*
+ * Shared XRC_RECV QPs: the handle lists and counts, and the removal of
+ * QPs from the number table (so that a QP found by number under it stays
+ * valid). Lock order: engine lock, then share_lock, then the table lock.
+ */
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The QP a handle names: itself, or the QP an opened handle shares. */
+static struct dpv_qp *
+qp_real(struct ibv_qp *ibqp)
+{
+	struct dpv_qp *qp = to_dqp(ibqp);
+
+	return qp->real ? qp->real : qp;
+}
+
 static void eng_lock(struct dpv_qp *qp);
 static void eng_unlock(struct dpv_qp *qp);
 static void ring_cq_clean(struct dpv_qp *qp);
@@ -535,6 +551,14 @@ eng_state(struct dpv_qp *qp)
 	return (enum ibv_qp_state)s;
 }
 
+/* SQD: fetched send WQEs still outstanding in the engine. */
+static bool
+eng_sq_busy(struct dpv_qp *qp)
+{
+	return qp->engine != NULL &&
+	       dpv_engine_qp_sq_busy(qp->engine, qp->qpex.qp_base.qp_num) == 1;
+}
+
 static void
 eng_lock(struct dpv_qp *qp)
 {
@@ -585,6 +609,12 @@ static enum ibv_qp_state
 eng_state(struct dpv_qp *qp)
 {
 	return dpv_qp_state(qp);
+}
+
+static bool
+eng_sq_busy(struct dpv_qp *qp)
+{
+	return false;
 }
 
 static void
@@ -992,6 +1022,100 @@ ibv_qp_to_qp_ex(struct ibv_qp *qp)
 }
 
 /* ------------------------------------------------------------------ */
+/* Shared XRC_RECV QPs (ibv_open_qp), destroy                         */
+
+/* A QP nobody can open any more: its last handle is being destroyed. */
+static bool
+qp_share_dead(const struct dpv_qp *qp)
+{
+	return qp->creator_gone && qp->n_open == 0;
+}
+
+static struct ibv_qp *
+qp_open_op(struct ibv_context *context, struct ibv_qp_open_attr *a)
+{
+	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			      IBV_QP_OPEN_ATTR_TYPE;
+	struct dpv_qp *real, *h;
+	struct ibv_qp *q;
+
+	if (context == NULL || a == NULL ||
+	    (a->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT)) ||
+	    (a->comp_mask & need) != need || a->xrcd == NULL ||
+	    a->qp_type != IBV_QPT_XRC_RECV ||
+	    dctx_dev(a->xrcd->context) != dctx_dev(context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&share_lock);
+	real = dpv_qp_lookup(dctx_dev(context), a->qp_num);
+	if (real == NULL || real->real != NULL ||
+	    real->qpex.qp_base.qp_type != IBV_QPT_XRC_RECV ||
+	    real->xrcd == NULL ||
+	    real->xrcd->vxrcd.handle != to_dxrcd(a->xrcd)->vxrcd.handle ||
+	    qp_share_dead(real)) {
+		pthread_mutex_unlock(&share_lock);
+		free(h);
+		errno = EINVAL; /* no XRC_RECV QP of this number and domain */
+		return NULL;
+	}
+	h->real = real;
+	h->ctx = to_dctx(context);
+	h->dev = real->dev;
+	q = &h->qpex.qp_base;
+	q->context = context;
+	q->qp_context = (a->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT)
+				? a->qp_context
+				: NULL;
+	q->qp_num = a->qp_num;
+	q->qp_type = IBV_QPT_XRC_RECV;
+	q->state = dpv_qp_state(real);
+	pthread_mutex_init(&q->mutex, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	h->next_open = real->next_open;
+	real->next_open = h;
+	real->n_open++;
+	pthread_mutex_unlock(&share_lock);
+	return q;
+}
+
+/*
+ * ibv_destroy_qp of an XRC_RECV handle: drop it (an opened handle is freed
+ * here). @return true if it was the last handle: destroy the QP itself.
+ */
+static bool
+qp_share_release(struct dpv_qp *h)
+{
+	struct dpv_qp *real = h->real ? h->real : h, **pp;
+	bool last;
+
+	pthread_mutex_lock(&share_lock);
+	if (h->real) {
+		for (pp = &real->next_open; *pp != NULL; pp = &(*pp)->next_open)
+			if (*pp == h) {
+				*pp = h->next_open;
+				break;
+			}
+		real->n_open--;
+	} else {
+		real->creator_gone = true;
+	}
+	last = qp_share_dead(real);
+	pthread_mutex_unlock(&share_lock);
+	if (h->real) {
+		pthread_cond_destroy(&h->qpex.qp_base.cond);
+		pthread_mutex_destroy(&h->qpex.qp_base.mutex);
+		free(h);
+	}
+	return last;
+}
+
+/* ------------------------------------------------------------------ */
 /* Destroy                                                            */
 
 int
@@ -1001,7 +1125,11 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 
 	if (ibqp == NULL)
 		return EINVAL;
-	qp = to_dqp(ibqp);
+	qp = qp_real(ibqp); /* before an opened handle is freed */
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV &&
+	    !qp_share_release(to_dqp(ibqp)))
+		return 0; /* other handles keep the QP */
+	ibqp = &qp->qpex.qp_base;
 	pthread_mutex_lock(&qp->lock);
 	if (qp->n_mcast || dpv_ref_busy(&qp->flows)) {
 		pthread_mutex_unlock(&qp->lock);
@@ -1009,7 +1137,9 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 	}
 	eng_destroy(qp);
 	dpv_rss_qp_detach(qp);
+	pthread_mutex_lock(&share_lock);
 	qp_table_remove(qp->dev->qp_priv, qp);
+	pthread_mutex_unlock(&share_lock);
 	pthread_mutex_unlock(&qp->lock);
 
 	ring_fini(qp);
@@ -1055,12 +1185,14 @@ ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	struct dpv_engine_path path;
 	struct dpv_qp_limits lim;
 	enum ibv_qp_state cur, next;
+	struct ibv_qp *uh = ibqp; /* an opened handle acts on its QP */
 	struct dpv_qp *qp;
 	int rc;
 
 	if (ibqp == NULL || (attr == NULL && mask != 0))
 		return EINVAL;
-	qp = to_dqp(ibqp);
+	qp = qp_real(ibqp);
+	ibqp = &qp->qpex.qp_base;
 	pthread_mutex_lock(&qp->lock);
 	cur = eng_state(qp);
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
@@ -1098,6 +1230,8 @@ ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 		qp->attr.qp_state = next;
 		qp->attr.cur_qp_state = next;
 		__atomic_store_n(&ibqp->state, next, __ATOMIC_RELEASE);
+		if (uh != ibqp)
+			__atomic_store_n(&uh->state, next, __ATOMIC_RELEASE);
 	}
 out:
 	pthread_mutex_unlock(&qp->lock);
@@ -1115,13 +1249,18 @@ ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 
 	if (ibqp == NULL || attr == NULL || init == NULL)
 		return EINVAL;
-	qp = to_dqp(ibqp);
+	qp = qp_real(ibqp);
 	pthread_mutex_lock(&qp->lock);
 	*attr = qp->attr;
 	attr->qp_state = eng_state(qp);
 	attr->cur_qp_state = attr->qp_state;
+	if (ibqp != &qp->qpex.qp_base)
+		__atomic_store_n(&ibqp->state, attr->qp_state,
+				 __ATOMIC_RELEASE);
 	attr->cap = qp->cap;
-	attr->sq_draining = 0; /* nothing in flight: SQD is reached at once */
+	attr->sq_draining = 0;
+	if (attr->qp_state == IBV_QPS_SQD && eng_sq_busy(qp))
+		attr->sq_draining = 1; /* fetched WQEs still outstanding */
 	memset(init, 0, sizeof(*init));
 	init->qp_context = ibqp->qp_context;
 	init->send_cq = ibqp->send_cq;
@@ -1252,6 +1391,36 @@ dpv_qp_mcast_hook(void *arg, const uint8_t gid[16], uint32_t *qpns,
 	return dpv_qp_mcast_lookup(arg, gid, qpns, max);
 }
 
+static void
+post_qp_event(struct dpv_qp *h, enum ibv_event_type type)
+{
+	struct ibv_async_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event_type = type;
+	ev.element.qp = &h->qpex.qp_base;
+	if (dpv_async_event_post(h->ctx, &ev) != 0)
+		QP_LOG(WARNING, "qp %u: event %d lost (no memory)",
+		       h->qpex.qp_base.qp_num, type);
+}
+
+void
+dpv_qp_sq_drained_hook(void *arg, uint32_t qpn)
+{
+	struct dpv_qp *qp, *h;
+
+	/* every live handle of a shared XRC_RECV QP gets the event */
+	pthread_mutex_lock(&share_lock);
+	qp = dpv_qp_lookup(arg, qpn);
+	if (qp != NULL) {
+		if (!qp->creator_gone)
+			post_qp_event(qp, IBV_EVENT_SQ_DRAINED);
+		for (h = qp->next_open; h != NULL; h = h->next_open)
+			post_qp_event(h, IBV_EVENT_SQ_DRAINED);
+	}
+	pthread_mutex_unlock(&share_lock);
+}
+
 int
 ibv_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
 {
@@ -1366,6 +1535,7 @@ dpv_qp_ops_init(struct verbs_context *vctx)
 	struct dpv_context *dctx = to_dctx(&vctx->context);
 
 	vctx->create_qp_ex = qp_create_ex_op;
+	vctx->open_qp = qp_open_op;
 	vctx->context.ops.post_send = dpv_qp_post_send;
 	vctx->context.ops.post_recv = dpv_qp_post_recv;
 	dctx->wq_lookup = ring_wq_lookup;

@@ -13,6 +13,10 @@
  * section 5); the application side posts into them (ibv_post_send,
  * ibv_post_recv, the ibv_qp_ex wr_* builders), the engine consumes them.
  *
+ * An XRC_RECV QP can have more handles (ibv_open_qp): each is a struct
+ * dpv_qp of its own whose `real` names the QP; modify, query and destroy
+ * act through it, and the QP goes with its last handle.
+ *
  * Locking: qp->lock serializes the control path of one QP (modify, query,
  * multicast attach, destroy); qp->sq_lock / qp->rq_lock serialize posters
  * of one queue. The device's QP number table has its own lock; lookups by
@@ -76,9 +80,21 @@ struct dpv_qp {
 
 	bool wr_active; /**< ibv_qp_ex: between wr_start and
 			     wr_complete/wr_abort (sq_lock held) */
+
+	/* XRC_RECV sharing (ibv_open_qp); qp.c's share lock */
+	struct dpv_qp *real;	  /**< opened handle: the QP it names (the
+				       handle has no state of its own);
+				       NULL for the QP itself */
+	struct dpv_qp *next_open; /**< QP: its opened handles, linked */
+	unsigned int n_open;	  /**< QP: opened handles alive */
+	bool creator_gone;	  /**< QP: the creating handle is destroyed
+				       (the QP lives while n_open > 0) */
 #ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_sq sq;
 	struct dpv_mlx5_rq rq;
+	/** mlx5dv_qp_ex_from_ibv_qp_ex() view, filled on first use
+	 *  (verbs_dv.c) */
+	struct mlx5dv_qp_ex dv_qpex;
 #endif
 };
 
@@ -143,6 +159,21 @@ unsigned int dpv_qp_mcast_lookup(struct dpv_device *dev, const uint8_t gid[16],
  */
 unsigned int dpv_qp_mcast_hook(void *arg, const uint8_t gid[16],
 			       uint32_t *qpns, unsigned int max);
+
+/**
+ * Engine hook (dpv_engine_conf.sq_drained, arg = the struct dpv_device *):
+ * the QP numbered qpn, moved to SQD with en_sqd_async_notify, has no
+ * fetched send WQE left outstanding. Queues IBV_EVENT_SQ_DRAINED on the
+ * QP's context (ibv_get_async_event); for a shared XRC_RECV QP on the
+ * context of every live handle (ibv_open_qp). Called with the engine lock
+ * held.
+ *
+ * @param arg
+ *   Device.
+ * @param qpn
+ *   QP number (an unknown number is ignored).
+ */
+void dpv_qp_sq_drained_hook(void *arg, uint32_t qpn);
 
 /**
  * Complete every outstanding WQE of the QP's send queue and own receive

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mlx5dv_init_obj for libmlx5.so.1: the mlx5 view of QPs, CQs, SRQs, AHs
- * and PDs, read from their mlx5-format rings (verbs_dv.h).
+ * and PDs, read from their mlx5-format rings; and the struct mlx5dv_qp_ex
+ * of an ibv_qp_ex QP, whose mlx5-only builders all fail (verbs_dv.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -96,11 +97,191 @@ dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 		rc = dv_pd(obj->pd.in, obj->pd.out);
 	return rc;
 }
+
+/*
+ * The mlx5-specific builders of struct mlx5dv_qp_ex: none is supported.
+ * Each records EOPNOTSUPP in the open wr_start batch, the way the ring's
+ * own builders record an error: the WQE being built is dropped and
+ * wr_complete returns the first error with nothing posted.
+ */
+static void
+dvx_fail(struct mlx5dv_qp_ex *mqp)
+{
+	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
+	struct dpv_mlx5_sq *sq = &qp->sq;
+
+	/* outside wr_start ... wr_complete there is no batch to fail */
+	if (!qp->wr_active || !sq->bld.active)
+		return;
+	if (sq->bld.err == 0)
+		sq->bld.err = EOPNOTSUPP;
+	sq->bld.open = false;
+}
+
+static void
+dvx_set_dc_addr(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
+		uint32_t remote_dctn, uint64_t remote_dc_key)
+{
+	RTE_SET_USED(ah);
+	RTE_SET_USED(remote_dctn);
+	RTE_SET_USED(remote_dc_key);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_mr_interleaved(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
+		   uint32_t access_flags, uint32_t repeat_count,
+		   uint16_t num_interleaved, struct mlx5dv_mr_interleaved *data)
+{
+	RTE_SET_USED(mkey);
+	RTE_SET_USED(access_flags);
+	RTE_SET_USED(repeat_count);
+	RTE_SET_USED(num_interleaved);
+	RTE_SET_USED(data);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
+	    uint32_t access_flags, uint16_t num_sges, struct ibv_sge *sge)
+{
+	RTE_SET_USED(mkey);
+	RTE_SET_USED(access_flags);
+	RTE_SET_USED(num_sges);
+	RTE_SET_USED(sge);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_mkey_configure(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
+		   uint8_t num_setters, struct mlx5dv_mkey_conf_attr *attr)
+{
+	RTE_SET_USED(mkey);
+	RTE_SET_USED(num_setters);
+	RTE_SET_USED(attr);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_set_mkey_access_flags(struct mlx5dv_qp_ex *mqp, uint32_t access_flags)
+{
+	RTE_SET_USED(access_flags);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_set_mkey_layout_list(struct mlx5dv_qp_ex *mqp, uint16_t num_sges,
+			 const struct ibv_sge *sge)
+{
+	RTE_SET_USED(num_sges);
+	RTE_SET_USED(sge);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_set_mkey_layout_interleaved(struct mlx5dv_qp_ex *mqp, uint32_t repeat_count,
+				uint16_t num_interleaved,
+				const struct mlx5dv_mr_interleaved *data)
+{
+	RTE_SET_USED(repeat_count);
+	RTE_SET_USED(num_interleaved);
+	RTE_SET_USED(data);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_set_mkey_sig_block(struct mlx5dv_qp_ex *mqp,
+		       const struct mlx5dv_sig_block_attr *attr)
+{
+	RTE_SET_USED(attr);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_raw_wqe(struct mlx5dv_qp_ex *mqp, const void *wqe)
+{
+	RTE_SET_USED(wqe);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_set_dc_addr_stream(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
+		       uint32_t remote_dctn, uint64_t remote_dc_key,
+		       uint16_t stream_id)
+{
+	RTE_SET_USED(ah);
+	RTE_SET_USED(remote_dctn);
+	RTE_SET_USED(remote_dc_key);
+	RTE_SET_USED(stream_id);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_memcpy(struct mlx5dv_qp_ex *mqp, uint32_t dest_lkey, uint64_t dest_addr,
+	   uint32_t src_lkey, uint64_t src_addr, size_t length)
+{
+	RTE_SET_USED(dest_lkey);
+	RTE_SET_USED(dest_addr);
+	RTE_SET_USED(src_lkey);
+	RTE_SET_USED(src_addr);
+	RTE_SET_USED(length);
+	dvx_fail(mqp);
+}
+
+static void
+dvx_set_mkey_crypto(struct mlx5dv_qp_ex *mqp,
+		    const struct mlx5dv_crypto_attr *attr)
+{
+	RTE_SET_USED(attr);
+	dvx_fail(mqp);
+}
+
+struct mlx5dv_qp_ex *
+dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex)
+{
+	struct mlx5dv_qp_ex *m;
+	struct dpv_qp *qp;
+
+	if (qpex == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = to_dqp_ex(qpex);
+	/* only QPs with the wr_* builders (and a send queue) have one */
+	if (!qp->is_ex || !qp->has_sq) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = &qp->dv_qpex;
+	pthread_mutex_lock(&qp->lock);
+	m->comp_mask = 0;
+	m->wr_set_dc_addr = dvx_set_dc_addr;
+	m->wr_mr_interleaved = dvx_mr_interleaved;
+	m->wr_mr_list = dvx_mr_list;
+	m->wr_mkey_configure = dvx_mkey_configure;
+	m->wr_set_mkey_access_flags = dvx_set_mkey_access_flags;
+	m->wr_set_mkey_layout_list = dvx_set_mkey_layout_list;
+	m->wr_set_mkey_layout_interleaved = dvx_set_mkey_layout_interleaved;
+	m->wr_set_mkey_sig_block = dvx_set_mkey_sig_block;
+	m->wr_raw_wqe = dvx_raw_wqe;
+	m->wr_set_dc_addr_stream = dvx_set_dc_addr_stream;
+	m->wr_memcpy = dvx_memcpy;
+	m->wr_set_mkey_crypto = dvx_set_mkey_crypto;
+	pthread_mutex_unlock(&qp->lock);
+	return m;
+}
 #else
 int
 dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
 	RTE_SET_USED(obj_type);
 	return obj == NULL ? EINVAL : EOPNOTSUPP;
+}
+
+struct mlx5dv_qp_ex *
+dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex)
+{
+	errno = qpex == NULL ? EINVAL : EOPNOTSUPP;
+	return NULL;
 }
 #endif

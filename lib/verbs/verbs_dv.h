@@ -6,8 +6,9 @@
  * @file
  * Private entry points of libibverbs.so.1 for the direct-verbs libraries
  * (libmlx5.so.1): the mlx5 view of verbs objects, which only the verbs
- * front end can see. Exported under the version node DPVERBS_PRIVATE_0.1;
- * not an application API (no stability promise across dpverbs releases).
+ * front end can see, and the mlx5dv_qp_ex of an ibv_qp_ex QP. Exported under
+ * the version node DPVERBS_PRIVATE_0.1; not an application API (no stability
+ * promise across dpverbs releases).
  */
 
 #include <stdint.h>
@@ -42,5 +43,23 @@
  *   type; EOPNOTSUPP MLX5DV_OBJ_RWQ or MLX5DV_OBJ_DM.
  */
 int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
+
+/**
+ * mlx5dv_qp_ex_from_ibv_qp_ex() for a QP of a dpverbs device: the QP's
+ * struct mlx5dv_qp_ex (kept inside the QP, valid until it is destroyed).
+ * comp_mask is 0 and every builder pointer is set, but none of the
+ * mlx5-specific builders is supported (DC addressing, mkeys, signature,
+ * crypto, memcpy, raw WQEs): each one called between ibv_wr_start() and
+ * ibv_wr_complete() drops the work request being built and makes
+ * ibv_wr_complete() fail with EOPNOTSUPP, posting nothing of the batch
+ * (ibv_wr_abort() discards it as usual). Called outside such a batch they
+ * do nothing.
+ *
+ * @param qpex the QP, as returned by ibv_qp_to_qp_ex()
+ * @return the view; NULL with errno EINVAL if qpex is NULL or the QP was
+ *   not created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS or has no send
+ *   queue; NULL with errno EOPNOTSUPP in a build without mlx5 rings.
+ */
+struct mlx5dv_qp_ex *dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex);
 
 #endif /* DPV_VERBS_DV_H */

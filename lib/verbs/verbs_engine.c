@@ -545,6 +545,9 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	conf.mcast_arg = dev;
 	conf.srq_lookup = dpv_srq_engine_lookup;
 	conf.srq_arg = dev;
+	conf.srq_fetched = dpv_srq_engine_fetched;
+	conf.sq_drained = dpv_qp_sq_drained_hook;
+	conf.event_arg = dev;
 #ifdef DPV_HAVE_MLX5_RING
 	conf.cq_event = engine_cq_event;
 	conf.cq_event_arg = dev;

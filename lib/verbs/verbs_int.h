@@ -444,6 +444,14 @@ struct dpv_srq *dpv_srq_lookup(struct dpv_device *dev, uint32_t srqn);
  */
 void dpv_srq_check_limit(struct dpv_srq *srq, uint32_t remaining);
 
+struct dpv_mlx5_rq;
+/**
+ * Engine hook (dpv_engine_conf.srq_fetched, arg = the dpv_device): the
+ * engine took a receive WQE from the SRQ ring @p ring; checks the armed
+ * limit against the WQEs still posted (dpv_srq_check_limit()).
+ */
+void dpv_srq_engine_fetched(void *arg, struct dpv_mlx5_rq *ring);
+
 struct dpv_engine_srq;
 /**
  * Engine hook (dpv_engine_conf.srq_lookup, arg = the dpv_device): the

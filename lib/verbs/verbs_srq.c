@@ -426,3 +426,17 @@ dpv_srq_check_limit(struct dpv_srq *srq, uint32_t remaining)
 	ev.element.srq = &srq->vsrq.srq;
 	dpv_async_event_post(to_dctx(srq->vsrq.srq.context), &ev);
 }
+
+void
+dpv_srq_engine_fetched(void *arg, struct dpv_mlx5_rq *ring)
+{
+	RTE_SET_USED(arg);
+#ifdef DPV_HAVE_MLX5_RING
+	struct dpv_srq *srq = container_of(ring, struct dpv_srq, ring);
+	uint32_t posted = __atomic_load_n(&ring->srq_counter, __ATOMIC_ACQUIRE);
+
+	dpv_srq_check_limit(srq, posted - ring->wq.eng_pi);
+#else
+	RTE_SET_USED(ring);
+#endif
+}

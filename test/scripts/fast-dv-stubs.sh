@@ -39,6 +39,7 @@ REAL = {
     'mlx5dv_create_qp': 'NULL/EINVAL',
     'mlx5dv_create_cq': 'NULL/EINVAL',
     'mlx5dv_create_wq': 'NULL/EINVAL',
+    'mlx5dv_qp_ex_from_ibv_qp_ex': 'NULL/EINVAL',
 }
 # Documented exceptions to "0 or errno value".
 NEG_ERRNO = {'mlx5dv_qp_cancel_posted_send_wrs'}

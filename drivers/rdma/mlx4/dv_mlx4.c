@@ -2,9 +2,11 @@
 /*
  * libmlx4.so.1: the mlx4 direct-verbs entry points (<infiniband/mlx4dv.h>).
  *
- * No dpverbs device exposes mlx4-format rings yet, so every entry point
- * answers EOPNOTSUPP in the convention its man page documents (0 or an
- * errno value; NULL with errno set for mlx4dv_create_qp). The library
+ * No dpverbs device exposes mlx4-format rings yet (its rings are mlx5
+ * format, which no struct mlx4dv_* can describe: doc/guides/dv.rst), so
+ * every entry point answers EOPNOTSUPP in the convention its man page
+ * documents (0 or an errno value; NULL with errno set for
+ * mlx4dv_create_qp). The library
  * exists so that programs and DPDK's mlx4 PMD, which import these symbols
  * with immediate binding, load with dpverbs.
  */

@@ -4,7 +4,8 @@
  * creation entry points of <infiniband/mlx5dv.h>.
  *
  * Real: mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device
- * (without DEVX), mlx5dv_init_obj (QP, CQ, SRQ, AH, PD), and
+ * (without DEVX), mlx5dv_init_obj (QP, CQ, SRQ, AH, PD),
+ * mlx5dv_qp_ex_from_ibv_qp_ex (builders all EOPNOTSUPP), and
  * mlx5dv_create_qp / _cq / _wq when no mlx5-specific
  * attribute is requested (they are then the plain verbs). Everything else
  * here answers EOPNOTSUPP.
@@ -65,7 +66,10 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 	 * struct mlx5dv_context may end before the newer fields. */
 	want = attrs_out->comp_mask;
 	attrs_out->version = 0;
-	attrs_out->flags = 0;
+	/* No multi-packet WQEs, 64-byte CQEs only (no 128-byte compression or
+	 * padding), no packet-based credits, no real-time clock. */
+	attrs_out->flags =
+		DV_MLX5_CQE_VERSION == 1 ? MLX5DV_CONTEXT_FLAGS_CQE_V1 : 0;
 	if (want & MLX5DV_CONTEXT_MASK_CQE_COMPRESION)
 		memset(&attrs_out->cqe_comp_caps, 0,
 		       sizeof(attrs_out->cqe_comp_caps));
@@ -227,11 +231,24 @@ mlx5dv_create_wq(struct ibv_context *context,
 	return ibv_create_wq(context, wq_init_attr);
 }
 
+/* The view lives in libibverbs.so.1's QP object (verbs_dv.h): its
+ * mlx5-only builders make the batch fail with EOPNOTSUPP. rdma-core does
+ * not check its argument; here a NULL or non-ibv_qp_ex QP gets EINVAL. */
 struct mlx5dv_qp_ex *
 mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 {
-	/* Needs a struct mlx5dv_qp_ex inside our QP (helper "qp"). */
-	DV_MLX5_NOTSUP_NULL();
+	struct mlx5dv_qp_ex *m;
+
+	if (qp == NULL || qp->qp_base.context == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dv_mlx5_is_dpv_device(qp->qp_base.context->device))
+		DV_MLX5_NOTSUP_NULL();
+	m = dpv_mlx5dv_qp_ex(qp);
+	if (m == NULL)
+		DV_MLX5_LOG(DEBUG, "%s: %s", __func__, strerror(errno));
+	return m;
 }
 
 int

@@ -53,6 +53,15 @@ extern int dpv_logtype_dv_mlx5;
 		return;                                                        \
 	} while (0)
 
+/**
+ * Version of the CQEs our rings write (drivers/rdma/mlx5/mlx5_cq.c): 0, a
+ * receive CQE carries the SRQ number in srqn_uidx (version 1 would carry
+ * the user index of the QP / SRQ there). mlx5dv_query_device() reports
+ * MLX5DV_CONTEXT_FLAGS_CQE_V1 from it; test_verbs_dv.c checks the ring
+ * against it.
+ */
+#define DV_MLX5_CQE_VERSION 0
+
 /** Name prefix of every dpverbs device ("dpv0", "dpv1", ...). */
 #define DV_MLX5_DEV_PREFIX "dpv"
 
