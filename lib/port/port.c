@@ -36,6 +36,10 @@ struct dpv_port {
 	uint16_t nb_q;	/* queues the library uses */
 	uint16_t qbase; /* first of them */
 	bool loopback;
+	/* DPDK 22.11's memif unmaps its rings when the peer leaves without
+	 * waiting for bursts in progress: do not start one on a link that
+	 * is down (narrows the window; see doc/guides/status.rst) */
+	bool link_gated;
 	bool created; /* vdev made here: rte_vdev_uninit on release */
 	bool started; /* started here: stopped on release */
 	char vdev_name[RTE_DEV_NAME_MAX_LEN];
@@ -414,6 +418,8 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	rc = rte_eth_dev_info_get(p->ethdev, &di);
 	if (rc != 0)
 		goto fail;
+	p->link_gated = di.driver_name != NULL &&
+			strcmp(di.driver_name, "net_memif") == 0;
 	p->socket_id = rte_eth_dev_socket_id(p->ethdev);
 	if (p->socket_id < 0)
 		p->socket_id = 0;
@@ -745,6 +751,15 @@ dpv_port_progress(void)
 	return progress_mode;
 }
 
+static inline bool
+port_link_down(const struct dpv_port *p)
+{
+	struct rte_eth_link l;
+
+	return p->link_gated && (rte_eth_link_get_nowait(p->ethdev, &l) != 0 ||
+				 l.link_status == RTE_ETH_LINK_DOWN);
+}
+
 uint16_t
 dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n)
@@ -757,7 +772,7 @@ dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	if (unlikely(!rte_ring_empty(p->inject)))
 		got = (uint16_t)rte_ring_dequeue_burst(p->inject, (void **)pkts,
 						       n, NULL);
-	if (got < n)
+	if (got < n && !port_link_down(p))
 		got += rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts + got,
 					n - got);
 	return got;
@@ -775,7 +790,7 @@ uint16_t
 dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n)
 {
-	if (unlikely(queue >= p->nb_q))
+	if (unlikely(queue >= p->nb_q) || port_link_down(p))
 		return 0;
 	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
 }
