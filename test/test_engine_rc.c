@@ -26,18 +26,9 @@
 #define BUF_SIZE 8192
 #define MAX_ITER 20000
 
-struct tqp {
-	uint32_t qpn;
-	struct dpv_mlx5_sq sq;
-	struct dpv_mlx5_rq rq;
-	struct dpv_mlx5_cq scq, rcq;
-	uint8_t *buf; /* registered, BUF_SIZE */
-	uint32_t key;
-};
-
 static struct rte_mempool *mp;
 static struct dpv_engine *eng;
-static struct tqp qa, qb;
+static struct test_engine_qp qa, qb;
 static uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x01};
 static struct dpv_port *port; /* NULL: the engine's internal loopback */
 static uint32_t next_key = 1;
@@ -51,7 +42,9 @@ lookup(void *arg, uint32_t qpn, bool recv)
 {
 	if (recv && qpn == (DPV_MLX5_LOOKUP_SRQ | SRQN))
 		return &srq.wq;
-	struct tqp *t = qpn == QPN_A ? &qa : qpn == QPN_B ? &qb : NULL;
+	struct test_engine_qp *t = qpn == QPN_A	  ? &qa
+				   : qpn == QPN_B ? &qb
+						  : NULL;
 
 	RTE_SET_USED(arg);
 	if (t == NULL)
@@ -151,7 +144,7 @@ reg(void *addr, size_t len, uint32_t access)
 }
 
 static int
-tqp_init(struct tqp *t, uint32_t qpn, enum ibv_qp_type type)
+tqp_init(struct test_engine_qp *t, uint32_t qpn, enum ibv_qp_type type)
 {
 	struct dpv_engine_qp_init init = {
 		.qpn = qpn,
@@ -165,24 +158,13 @@ tqp_init(struct tqp *t, uint32_t qpn, enum ibv_qp_type type)
 		.block_self_mcast = block_self && qpn == QPN_A,
 	};
 
-	memset(t, 0, sizeof(*t));
-	t->qpn = qpn;
 	if (use_srq && qpn == QPN_B) {
 		init.rq = NULL;
 		init.srq = &srq;
 		init.srqn = SRQN;
 	}
-	if (dpv_mlx5_cq_init(&t->scq, 128, SOCKET_ID_ANY) ||
-	    dpv_mlx5_cq_init(&t->rcq, 128, SOCKET_ID_ANY) ||
-	    dpv_mlx5_sq_init(&t->sq, 64, 4, 64, SOCKET_ID_ANY) ||
-	    dpv_mlx5_rq_init(&t->rq, 64, 4, SOCKET_ID_ANY))
+	if (test_engine_qp_rings_init(t, qpn, type, BUF_SIZE))
 		return -1;
-	dpv_mlx5_qp_link_dbrec(&t->sq, &t->rq);
-	dpv_mlx5_sq_bind(&t->sq, type, qpn);
-	t->buf = aligned_alloc(64, BUF_SIZE);
-	if (t->buf == NULL)
-		return -1;
-	memset(t->buf, 0, BUF_SIZE);
 	t->key = reg(t->buf, BUF_SIZE,
 		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
@@ -191,32 +173,10 @@ tqp_init(struct tqp *t, uint32_t qpn, enum ibv_qp_type type)
 	return dpv_engine_qp_create(eng, &init);
 }
 
-static void
-tqp_fini(struct tqp *t)
-{
-	dpv_engine_qp_destroy(eng, t->qpn);
-	dpv_mlx5_sq_fini(&t->sq);
-	dpv_mlx5_rq_fini(&t->rq);
-	dpv_mlx5_cq_fini(&t->scq);
-	dpv_mlx5_cq_fini(&t->rcq);
-	free(t->buf);
-	t->buf = NULL;
-}
-
-static void
-loop_path(struct dpv_engine_path *p)
-{
-	memset(p, 0, sizeof(*p));
-	memcpy(p->smac, mac, 6);
-	memcpy(p->dmac, mac, 6);
-	dpv_roce_gid_from_ipv4(p->sgid, rte_cpu_to_be_32(0xc0000201));
-	dpv_roce_gid_from_ipv4(p->dgid, rte_cpu_to_be_32(0xc0000201));
-}
-
 /* RESET -> INIT -> RTR -> RTS, connected to remote. */
 static int
-connect_qp(struct tqp *t, uint32_t remote, enum ibv_mtu mtu, uint8_t rnr_retry,
-	   uint8_t timeout)
+connect_qp(struct test_engine_qp *t, uint32_t remote, enum ibv_mtu mtu,
+	   uint8_t rnr_retry, uint8_t timeout)
 {
 	struct dpv_engine_path path;
 	struct test_engine_conn c = {
@@ -228,7 +188,7 @@ connect_qp(struct tqp *t, uint32_t remote, enum ibv_mtu mtu, uint8_t rnr_retry,
 		.rnr_retry = rnr_retry,
 	};
 
-	loop_path(&path);
+	test_engine_loop_path(&path, mac, 0xc0000201);
 	return test_engine_connect(eng, t->qpn, &c);
 }
 
@@ -332,8 +292,8 @@ teardown(void)
 {
 	if (eng == NULL)
 		return;
-	tqp_fini(&qa);
-	tqp_fini(&qb);
+	test_engine_qp_fini(eng, &qa);
+	test_engine_qp_fini(eng, &qb);
 	dpv_engine_destroy(eng);
 	eng = NULL;
 	if (use_srq)
@@ -381,8 +341,8 @@ setup_rc_srq(void)
 }
 
 static int
-post_send(struct tqp *t, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off,
-	  uint32_t len, uint64_t raddr, uint32_t rkey)
+post_send(struct test_engine_qp *t, enum ibv_wr_opcode op, uint64_t wr_id,
+	  uint32_t off, uint32_t len, uint64_t raddr, uint32_t rkey)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)t->buf + off, .length = len, .lkey = t->key};
@@ -402,7 +362,7 @@ post_send(struct tqp *t, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off,
 }
 
 static int
-post_recv(struct tqp *t, uint64_t wr_id, uint32_t off, uint32_t len)
+post_recv(struct test_engine_qp *t, uint64_t wr_id, uint32_t off, uint32_t len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)t->buf + off, .length = len, .lkey = t->key};
@@ -843,7 +803,7 @@ test_ud_send(void)
 }
 
 static int
-post_wr(struct tqp *t, struct ibv_send_wr *wr)
+post_wr(struct test_engine_qp *t, struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad;
 

@@ -24,24 +24,17 @@
 #define BUF_SIZE 16384
 #define MAX_ITER 20000
 
-struct rqp {
-	uint32_t qpn;
-	struct dpv_mlx5_sq sq;
-	struct dpv_mlx5_rq rq;
-	struct dpv_mlx5_cq scq, rcq;
-	uint8_t *buf;
-	uint32_t key;
-};
-
 static struct rte_mempool *mp;
 static struct dpv_engine *eng;
-static struct rqp qa, qb;
+static struct test_engine_qp qa, qb;
 static uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x03};
 
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct rqp *t = qpn == QPN_A ? &qa : qpn == QPN_B ? &qb : NULL;
+	struct test_engine_qp *t = qpn == QPN_A	  ? &qa
+				   : qpn == QPN_B ? &qb
+						  : NULL;
 
 	RTE_SET_USED(arg);
 	if (t == NULL)
@@ -62,7 +55,7 @@ suite_teardown(void)
 }
 
 static int
-rqp_init(struct rqp *t, uint32_t qpn, uint32_t key)
+rqp_init(struct test_engine_qp *t, uint32_t qpn, uint32_t key)
 {
 	struct dpv_engine_qp_init init = {
 		.qpn = qpn,
@@ -81,36 +74,13 @@ rqp_init(struct rqp *t, uint32_t qpn, uint32_t key)
 		.pdn = PDN,
 	};
 
-	memset(t, 0, sizeof(*t));
-	t->qpn = qpn;
-	if (dpv_mlx5_cq_init(&t->scq, 128, SOCKET_ID_ANY) ||
-	    dpv_mlx5_cq_init(&t->rcq, 128, SOCKET_ID_ANY) ||
-	    dpv_mlx5_sq_init(&t->sq, 64, 4, 64, SOCKET_ID_ANY) ||
-	    dpv_mlx5_rq_init(&t->rq, 64, 4, SOCKET_ID_ANY))
+	if (test_engine_qp_rings_init(t, qpn, IBV_QPT_RC, BUF_SIZE))
 		return -1;
-	dpv_mlx5_qp_link_dbrec(&t->sq, &t->rq);
-	dpv_mlx5_sq_bind(&t->sq, IBV_QPT_RC, qpn);
-	t->buf = aligned_alloc(64, BUF_SIZE);
-	if (t->buf == NULL)
-		return -1;
-	memset(t->buf, 0, BUF_SIZE);
 	k.addr = k.iova = (uintptr_t)t->buf;
 	t->key = key;
 	if (dpv_engine_key_set(eng, key, &k) != 0)
 		return -1;
 	return dpv_engine_qp_create(eng, &init);
-}
-
-static void
-rqp_fini(struct rqp *t)
-{
-	dpv_engine_qp_destroy(eng, t->qpn);
-	dpv_mlx5_sq_fini(&t->sq);
-	dpv_mlx5_rq_fini(&t->rq);
-	dpv_mlx5_cq_fini(&t->scq);
-	dpv_mlx5_cq_fini(&t->rcq);
-	free(t->buf);
-	t->buf = NULL;
 }
 
 /* Connect A <-> B, then set A's max_rd_atomic and B's max_dest_rd_atomic. */
@@ -135,11 +105,7 @@ setup_credits(uint8_t rd, uint8_t dest)
 		return -1;
 	if (rqp_init(&qa, QPN_A, 0x142) || rqp_init(&qb, QPN_B, 0x242))
 		return -1;
-	memset(&path, 0, sizeof(path));
-	memcpy(path.smac, mac, 6);
-	memcpy(path.dmac, mac, 6);
-	dpv_roce_gid_from_ipv4(path.sgid, rte_cpu_to_be_32(0xc0000203));
-	dpv_roce_gid_from_ipv4(path.dgid, rte_cpu_to_be_32(0xc0000203));
+	test_engine_loop_path(&path, mac, 0xc0000203);
 	c.dest_qpn = QPN_B;
 	if (test_engine_connect(eng, QPN_A, &c))
 		return -1;
@@ -173,8 +139,8 @@ teardown(void)
 {
 	if (eng == NULL)
 		return;
-	rqp_fini(&qa);
-	rqp_fini(&qb);
+	test_engine_qp_fini(eng, &qa);
+	test_engine_qp_fini(eng, &qb);
 	dpv_engine_destroy(eng);
 	eng = NULL;
 }

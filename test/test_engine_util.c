@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Engine test helpers (see test_engine_util.h); registers no tests. */
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "dpv_roce_gid.h"
 #include "dpv_test.h"
 #include "test_engine_util.h"
 
@@ -24,6 +27,49 @@ test_engine_pool_free(struct rte_mempool **mp)
 {
 	rte_mempool_free(*mp);
 	*mp = NULL;
+}
+
+int
+test_engine_qp_rings_init(struct test_engine_qp *t, uint32_t qpn,
+			  enum ibv_qp_type type, size_t buf_size)
+{
+	memset(t, 0, sizeof(*t));
+	t->qpn = qpn;
+	if (dpv_mlx5_cq_init(&t->scq, 128, SOCKET_ID_ANY) ||
+	    dpv_mlx5_cq_init(&t->rcq, 128, SOCKET_ID_ANY) ||
+	    dpv_mlx5_sq_init(&t->sq, 64, 4, 64, SOCKET_ID_ANY) ||
+	    dpv_mlx5_rq_init(&t->rq, 64, 4, SOCKET_ID_ANY))
+		return -1;
+	dpv_mlx5_qp_link_dbrec(&t->sq, &t->rq);
+	dpv_mlx5_sq_bind(&t->sq, type, qpn);
+	t->buf = aligned_alloc(64, buf_size);
+	if (t->buf == NULL)
+		return -1;
+	memset(t->buf, 0, buf_size);
+	return 0;
+}
+
+void
+test_engine_qp_fini(struct dpv_engine *e, struct test_engine_qp *t)
+{
+	dpv_engine_qp_destroy(e, t->qpn);
+	dpv_mlx5_sq_fini(&t->sq);
+	dpv_mlx5_rq_fini(&t->rq);
+	dpv_mlx5_cq_fini(&t->scq);
+	dpv_mlx5_cq_fini(&t->rcq);
+	free(t->buf);
+	t->buf = NULL;
+}
+
+void
+test_engine_loop_path(struct dpv_engine_path *p, const uint8_t mac[6],
+		      uint32_t ipv4)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->smac, mac, 6);
+	memcpy(p->dmac, mac, 6);
+	dpv_roce_gid_from_ipv4(p->sgid, rte_cpu_to_be_32(ipv4));
+	dpv_roce_gid_from_ipv4(p->dgid, rte_cpu_to_be_32(ipv4));
 }
 
 int

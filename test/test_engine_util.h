@@ -4,6 +4,7 @@
 
 /* Helpers shared by the engine tests that drive dpv_engine directly
  * (rings of drivers/rdma/mlx5, no verbs layer). */
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -18,6 +19,28 @@ struct rte_mempool;
 int test_engine_pool_setup(struct rte_mempool **mp, const char *name);
 /* Free the pool of test_engine_pool_setup() and clear *mp. */
 void test_engine_pool_free(struct rte_mempool **mp);
+
+/* One QP's mlx5 rings and its registered buffer. */
+struct test_engine_qp {
+	uint32_t qpn;
+	struct dpv_mlx5_sq sq;
+	struct dpv_mlx5_rq rq;
+	struct dpv_mlx5_cq scq, rcq;
+	uint8_t *buf; /* zeroed, buf_size bytes */
+	uint32_t key;
+};
+
+/* Clear *t and set up its rings (CQs of 128, SQ/RQ of 64 with 4 SGEs,
+ * SQ bound to type/qpn) and a 64-byte aligned zeroed buffer of buf_size.
+ * 0 or -1. */
+int test_engine_qp_rings_init(struct test_engine_qp *t, uint32_t qpn,
+			      enum ibv_qp_type type, size_t buf_size);
+/* Destroy QP t->qpn of e, its rings and its buffer. */
+void test_engine_qp_fini(struct dpv_engine *e, struct test_engine_qp *t);
+/* Loopback address vector: both MACs mac, both GIDs the IPv4-mapped
+ * ipv4 (host order). */
+void test_engine_loop_path(struct dpv_engine_path *p, const uint8_t mac[6],
+			   uint32_t ipv4);
 
 /* How test_engine_connect() brings a QP to RTS. */
 struct test_engine_conn {

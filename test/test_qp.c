@@ -151,6 +151,17 @@ create_ex(struct ibv_qp_init_attr_ex *a, struct ibv_qp **out)
 	return qp ? 0 : errno;
 }
 
+/* create_ex() of init_attr(t) with extra bits in comp_mask */
+static int
+create_masked(enum ibv_qp_type t, uint32_t extra_mask)
+{
+	struct ibv_qp_init_attr_ex a;
+
+	init_attr(&a, t);
+	a.comp_mask |= extra_mask;
+	return create_ex(&a, NULL);
+}
+
 static int
 case_create_caps(void)
 {
@@ -246,35 +257,31 @@ case_create_types_and_mask(void)
 {
 	struct ibv_qp_init_attr_ex a;
 
-	init_attr(&a, IBV_QPT_RAW_PACKET);
 	/* raw packet QPs run on the device's engine (test/test_raw.c) */
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), 0, "raw packet");
-	init_attr(&a, IBV_QPT_DRIVER);
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "driver");
-	init_attr(&a, (enum ibv_qp_type)99);
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "unknown type");
-	init_attr(&a, (enum ibv_qp_type)0);
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "type 0");
+	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_RAW_PACKET, 0), 0,
+			  "raw packet");
+	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_DRIVER, 0), EOPNOTSUPP,
+			  "driver");
+	TEST_ASSERT_EQUAL(create_masked((enum ibv_qp_type)99, 0), EINVAL,
+			  "unknown type");
+	TEST_ASSERT_EQUAL(create_masked((enum ibv_qp_type)0, 0), EINVAL,
+			  "type 0");
 
-	init_attr(&a, IBV_QPT_RC);
-	a.comp_mask |= 1u << 20;
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "unknown comp_mask bit");
+	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_RC, 1u << 20), EINVAL,
+			  "unknown comp_mask bit");
 	init_attr(&a, IBV_QPT_RC);
 	a.comp_mask |= IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
 	a.max_tso_header = 64;
 	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "TSO");
-	init_attr(&a, IBV_QPT_RC);
-	a.comp_mask |= IBV_QP_INIT_ATTR_RX_HASH;
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "RSS: raw QPs only");
-	init_attr(&a, IBV_QPT_RC);
-	a.comp_mask |= IBV_QP_INIT_ATTR_IND_TABLE;
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "ind table: raw only");
+	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_RC, IBV_QP_INIT_ATTR_RX_HASH),
+			  EINVAL, "RSS: raw QPs only");
+	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_RC, IBV_QP_INIT_ATTR_IND_TABLE),
+			  EINVAL, "ind table: raw only");
 	init_attr(&a, IBV_QPT_RC);
 	a.comp_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS; /* no PD */
 	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "no PD");
-	init_attr(&a, IBV_QPT_RC);
-	a.comp_mask |= IBV_QP_INIT_ATTR_XRCD;
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "XRCD on RC");
+	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_RC, IBV_QP_INIT_ATTR_XRCD),
+			  EINVAL, "XRCD on RC");
 	init_attr(&a, IBV_QPT_XRC_RECV);
 	a.comp_mask = IBV_QP_INIT_ATTR_PD;
 	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EINVAL, "XRC_RECV needs an XRCD");

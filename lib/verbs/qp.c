@@ -156,13 +156,6 @@ dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn)
 	return qp;
 }
 
-/*
- * Shared XRC_RECV QPs: the handle lists and counts, and the removal of
- * QPs from the number table (so that a QP found by number under it stays
- * valid). Lock order: engine lock, then share_lock, then the table lock.
- */
-static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* The QP a handle names: itself, or the QP an opened handle shares. */
 static struct dpv_qp *
 qp_real(struct ibv_qp *ibqp)
@@ -1022,100 +1015,6 @@ ibv_qp_to_qp_ex(struct ibv_qp *qp)
 }
 
 /* ------------------------------------------------------------------ */
-/* Shared XRC_RECV QPs (ibv_open_qp), destroy                         */
-
-/* A QP nobody can open any more: its last handle is being destroyed. */
-static bool
-qp_share_dead(const struct dpv_qp *qp)
-{
-	return qp->creator_gone && qp->n_open == 0;
-}
-
-static struct ibv_qp *
-qp_open_op(struct ibv_context *context, struct ibv_qp_open_attr *a)
-{
-	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
-			      IBV_QP_OPEN_ATTR_TYPE;
-	struct dpv_qp *real, *h;
-	struct ibv_qp *q;
-
-	if (context == NULL || a == NULL ||
-	    (a->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT)) ||
-	    (a->comp_mask & need) != need || a->xrcd == NULL ||
-	    a->qp_type != IBV_QPT_XRC_RECV ||
-	    dctx_dev(a->xrcd->context) != dctx_dev(context)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	h = calloc(1, sizeof(*h));
-	if (h == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	pthread_mutex_lock(&share_lock);
-	real = dpv_qp_lookup(dctx_dev(context), a->qp_num);
-	if (real == NULL || real->real != NULL ||
-	    real->qpex.qp_base.qp_type != IBV_QPT_XRC_RECV ||
-	    real->xrcd == NULL ||
-	    real->xrcd->vxrcd.handle != to_dxrcd(a->xrcd)->vxrcd.handle ||
-	    qp_share_dead(real)) {
-		pthread_mutex_unlock(&share_lock);
-		free(h);
-		errno = EINVAL; /* no XRC_RECV QP of this number and domain */
-		return NULL;
-	}
-	h->real = real;
-	h->ctx = to_dctx(context);
-	h->dev = real->dev;
-	q = &h->qpex.qp_base;
-	q->context = context;
-	q->qp_context = (a->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT)
-				? a->qp_context
-				: NULL;
-	q->qp_num = a->qp_num;
-	q->qp_type = IBV_QPT_XRC_RECV;
-	q->state = dpv_qp_state(real);
-	pthread_mutex_init(&q->mutex, NULL);
-	pthread_cond_init(&q->cond, NULL);
-	h->next_open = real->next_open;
-	real->next_open = h;
-	real->n_open++;
-	pthread_mutex_unlock(&share_lock);
-	return q;
-}
-
-/*
- * ibv_destroy_qp of an XRC_RECV handle: drop it (an opened handle is freed
- * here). @return true if it was the last handle: destroy the QP itself.
- */
-static bool
-qp_share_release(struct dpv_qp *h)
-{
-	struct dpv_qp *real = h->real ? h->real : h, **pp;
-	bool last;
-
-	pthread_mutex_lock(&share_lock);
-	if (h->real) {
-		for (pp = &real->next_open; *pp != NULL; pp = &(*pp)->next_open)
-			if (*pp == h) {
-				*pp = h->next_open;
-				break;
-			}
-		real->n_open--;
-	} else {
-		real->creator_gone = true;
-	}
-	last = qp_share_dead(real);
-	pthread_mutex_unlock(&share_lock);
-	if (h->real) {
-		pthread_cond_destroy(&h->qpex.qp_base.cond);
-		pthread_mutex_destroy(&h->qpex.qp_base.mutex);
-		free(h);
-	}
-	return last;
-}
-
-/* ------------------------------------------------------------------ */
 /* Destroy                                                            */
 
 int
@@ -1127,7 +1026,7 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 		return EINVAL;
 	qp = qp_real(ibqp); /* before an opened handle is freed */
 	if (ibqp->qp_type == IBV_QPT_XRC_RECV &&
-	    !qp_share_release(to_dqp(ibqp)))
+	    !dpv_qp_share_release(to_dqp(ibqp)))
 		return 0; /* other handles keep the QP */
 	ibqp = &qp->qpex.qp_base;
 	pthread_mutex_lock(&qp->lock);
@@ -1137,9 +1036,9 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 	}
 	eng_destroy(qp);
 	dpv_rss_qp_detach(qp);
-	pthread_mutex_lock(&share_lock);
+	pthread_mutex_lock(&dpv_qp_share_lock);
 	qp_table_remove(qp->dev->qp_priv, qp);
-	pthread_mutex_unlock(&share_lock);
+	pthread_mutex_unlock(&dpv_qp_share_lock);
 	pthread_mutex_unlock(&qp->lock);
 
 	ring_fini(qp);
@@ -1410,7 +1309,7 @@ dpv_qp_sq_drained_hook(void *arg, uint32_t qpn)
 	struct dpv_qp *qp, *h;
 
 	/* every live handle of a shared XRC_RECV QP gets the event */
-	pthread_mutex_lock(&share_lock);
+	pthread_mutex_lock(&dpv_qp_share_lock);
 	qp = dpv_qp_lookup(arg, qpn);
 	if (qp != NULL) {
 		if (!qp->creator_gone)
@@ -1418,7 +1317,7 @@ dpv_qp_sq_drained_hook(void *arg, uint32_t qpn)
 		for (h = qp->next_open; h != NULL; h = h->next_open)
 			post_qp_event(h, IBV_EVENT_SQ_DRAINED);
 	}
-	pthread_mutex_unlock(&share_lock);
+	pthread_mutex_unlock(&dpv_qp_share_lock);
 }
 
 int
@@ -1535,7 +1434,7 @@ dpv_qp_ops_init(struct verbs_context *vctx)
 	struct dpv_context *dctx = to_dctx(&vctx->context);
 
 	vctx->create_qp_ex = qp_create_ex_op;
-	vctx->open_qp = qp_open_op;
+	vctx->open_qp = dpv_qp_open_op;
 	vctx->context.ops.post_send = dpv_qp_post_send;
 	vctx->context.ops.post_recv = dpv_qp_post_recv;
 	dctx->wq_lookup = ring_wq_lookup;

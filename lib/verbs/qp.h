@@ -81,7 +81,7 @@ struct dpv_qp {
 	bool wr_active; /**< ibv_qp_ex: between wr_start and
 			     wr_complete/wr_abort (sq_lock held) */
 
-	/* XRC_RECV sharing (ibv_open_qp); qp.c's share lock */
+	/* XRC_RECV sharing (ibv_open_qp); dpv_qp_share_lock */
 	struct dpv_qp *real;	  /**< opened handle: the QP it names (the
 				       handle has no state of its own);
 				       NULL for the QP itself */
@@ -223,6 +223,39 @@ dpv_qp_state(const struct dpv_qp *qp)
  *   0.
  */
 int dpv_qp_ex_init(struct dpv_qp *qp);
+
+/**
+ * Guards the shared XRC_RECV handle lists and counts (dpv_qp.real,
+ * next_open, n_open, creator_gone) and the removal of QPs from the number
+ * table, so that a QP found by number under it stays valid. Lock order:
+ * engine lock, then this lock, then the table lock.
+ */
+extern pthread_mutex_t dpv_qp_share_lock;
+
+/**
+ * Open a handle on an existing XRC_RECV QP (the ibv_context open_qp op).
+ *
+ * @param context
+ *   Context of the new handle (same device as attr->xrcd).
+ * @param attr
+ *   QP number, XRC domain, type (IBV_QPT_XRC_RECV), optional qp_context.
+ * @return
+ *   The new handle; NULL with errno EINVAL (bad attributes, no XRC_RECV QP
+ *   of that number and XRC domain, or one being destroyed) or ENOMEM.
+ */
+struct ibv_qp *dpv_qp_open_op(struct ibv_context *context,
+			      struct ibv_qp_open_attr *attr);
+
+/**
+ * ibv_destroy_qp of an XRC_RECV handle: drop it (an opened handle is
+ * freed here).
+ *
+ * @param h
+ *   The handle being destroyed: the creating QP or an opened handle.
+ * @return
+ *   true if it was the last handle: the caller destroys the QP itself.
+ */
+bool dpv_qp_share_release(struct dpv_qp *h);
 
 /**
  * Post a chain of send work requests (the ibv_context post_send op).
