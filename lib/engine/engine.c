@@ -56,19 +56,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->txq = conf->tx_queue;
 	e->mp = conf->mp;
 	e->hz = rte_get_timer_hz();
-	e->key_lookup = conf->key_lookup;
-	e->key_lookup_arg = conf->key_lookup_arg;
-	e->key_invalidate = conf->key_invalidate;
-	e->key_bind = conf->key_bind;
-	e->cq_event = conf->cq_event;
-	e->cq_event_arg = conf->cq_event_arg;
-	e->mcast_lookup = conf->mcast_lookup;
-	e->mcast_arg = conf->mcast_arg;
-	e->srq_lookup = conf->srq_lookup;
-	e->srq_arg = conf->srq_arg;
-	e->srq_fetched = conf->srq_fetched;
-	e->sq_drained = conf->sq_drained;
-	e->event_arg = conf->event_arg;
+	e->conf = *conf; /* the verbs layer's hooks, called as they are */
 	if (port != NULL) {
 		struct dpv_port_info info;
 
@@ -92,7 +80,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->mbuf_room = rte_pktmbuf_data_room_size(e->mp) - RTE_PKTMBUF_HEADROOM;
 
 	e->max_keys = conf->max_keys ? conf->max_keys : 4096;
-	if (e->key_lookup == NULL) {
+	if (e->conf.key_lookup == NULL) {
 		e->keys = rte_zmalloc("dpv_engine_keys",
 				      sizeof(*e->keys) * e->max_keys, 0);
 		if (e->keys == NULL)
@@ -325,8 +313,8 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 		if (qp->sqd_notify && qp->state == IBV_QPS_SQD &&
 		    qp->s_tail == qp->s_head) {
 			qp->sqd_notify = false;
-			if (e->sq_drained)
-				e->sq_drained(e->event_arg, qp->qpn);
+			if (e->conf.sq_drained)
+				e->conf.sq_drained(e->conf.event_arg, qp->qpn);
 		}
 	}
 
@@ -525,9 +513,9 @@ dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn,
 	struct dpv_engine_key *k;
 	int rc;
 
-	if (e->key_lookup != NULL)
-		return e->key_invalidate
-			       ? e->key_invalidate(e->key_lookup_arg, key, pdn,
+	if (e->conf.key_lookup != NULL)
+		return e->conf.key_invalidate
+			       ? e->conf.key_invalidate(e->conf.key_lookup_arg, key, pdn,
 						   qpn, remote)
 			       : -EOPNOTSUPP;
 	if (dpv_engine_key_index(key) >= e->max_keys)
@@ -551,10 +539,10 @@ dpv_engine_key_bind(struct dpv_engine *e, struct dpv_eqp *qp,
 	uint32_t wi = dpv_engine_key_index(b->mw_rkey);
 	uint32_t ri = dpv_engine_key_index(b->mr_lkey);
 
-	if (e->key_lookup != NULL)
-		return e->key_bind
-			       ? (enum ibv_wc_status)e->key_bind(
-					 e->key_lookup_arg, b, qp->pdn, qp->qpn)
+	if (e->conf.key_lookup != NULL)
+		return e->conf.key_bind
+			       ? (enum ibv_wc_status)e->conf.key_bind(
+					 e->conf.key_lookup_arg, b, qp->pdn, qp->qpn)
 			       : IBV_WC_MW_BIND_ERR;
 	if (wi >= e->max_keys)
 		return IBV_WC_MW_BIND_ERR;
@@ -570,10 +558,10 @@ dpv_engine_key_access(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key,
 {
 	enum dpv_key_status st;
 
-	if (e->key_lookup != NULL) {
+	if (e->conf.key_lookup != NULL) {
 		struct dpv_engine_key k;
 		bool live =
-			len == 0 || e->key_lookup(e->key_lookup_arg, key, &k);
+			len == 0 || e->conf.key_lookup(e->conf.key_lookup_arg, key, &k);
 
 		k.bound = 1; /* the hook answers false for unbound windows */
 
@@ -886,7 +874,7 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 	}
 	qp->e->st.cqes++;
 	qp->e->work++;
-	if (qp->e->cq_event != NULL && dpv_mlx5_cq_should_notify(cq))
-		qp->e->cq_event(qp->e->cq_event_arg, cq);
+	if (qp->e->conf.cq_event != NULL && dpv_mlx5_cq_should_notify(cq))
+		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
 	return 0;
 }

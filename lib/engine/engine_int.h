@@ -257,12 +257,6 @@ struct dpv_engine {
 
 	struct dpv_engine_key *keys;
 	uint32_t max_keys;
-	bool (*key_lookup)(void *arg, uint32_t key, struct dpv_engine_key *out);
-	void *key_lookup_arg;
-	int (*key_invalidate)(void *arg, uint32_t key, uint32_t pdn,
-			      uint32_t qpn, bool remote);
-	int (*key_bind)(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
-			uint32_t qpn);
 
 	struct rte_hash *qp_hash;
 	struct dpv_eqp **qps; /* owned QPs, for the send scan and timers */
@@ -278,17 +272,8 @@ struct dpv_engine {
 	unsigned idle_us;
 	uint64_t hz;
 
-	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);
-	void *cq_event_arg;
-	unsigned (*mcast_lookup)(void *arg, const uint8_t gid[16],
-				 uint32_t *qpns, unsigned max);
-	void *mcast_arg;
-	bool (*srq_lookup)(void *arg, uint32_t srqn,
-			   struct dpv_engine_srq *out);
-	void *srq_arg;
-	void (*srq_fetched)(void *arg, struct dpv_mlx5_rq *srq);
-	void (*sq_drained)(void *arg, uint32_t qpn);
-	void *event_arg;
+	/* as given to dpv_engine_create(): its key, event and lookup hooks */
+	struct dpv_engine_conf conf;
 
 	struct dpv_eneigh neigh[DPV_ENGINE_NEIGH];
 	uint64_t neigh_next_query; /* UD: rate limit of ARP/ND queries */

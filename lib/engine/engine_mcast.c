@@ -29,12 +29,12 @@ dpv_engine_rx_mcast(struct dpv_engine *e, struct dpv_epkt *pkt)
 	unsigned n, delivered = 0;
 	bool self_mac;
 
-	if (e->mcast_lookup == NULL || !(pkt->flags & DPV_OPF_UD) ||
+	if (e->conf.mcast_lookup == NULL || !(pkt->flags & DPV_OPF_UD) ||
 	    !gid_is_mcast(pkt->dgid)) {
 		e->st.rx_drop_noqp++;
 		return;
 	}
-	n = e->mcast_lookup(e->mcast_arg, pkt->dgid, qpns, MCAST_MAX_MEMBERS);
+	n = e->conf.mcast_lookup(e->conf.mcast_arg, pkt->dgid, qpns, MCAST_MAX_MEMBERS);
 	if (n > MCAST_MAX_MEMBERS)
 		n = MCAST_MAX_MEMBERS;
 	self_mac = memcmp(pkt->smac, e->mac, 6) == 0;

@@ -520,8 +520,8 @@ deliver_rss(struct raw_state *r, struct raw_rss *rs, const struct raw_pkt *p,
 		return;
 	r->e->st.cqes++;
 	r->e->work++;
-	if (r->e->cq_event != NULL && dpv_mlx5_cq_should_notify(w->cq))
-		r->e->cq_event(r->e->cq_event_arg, w->cq);
+	if (r->e->conf.cq_event != NULL && dpv_mlx5_cq_should_notify(w->cq))
+		r->e->conf.cq_event(r->e->conf.cq_event_arg, w->cq);
 }
 
 static void

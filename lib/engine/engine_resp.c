@@ -102,8 +102,8 @@ get_rwqe(struct dpv_eqp *qp)
 		return 0;
 	if (qp->rq == NULL || !dpv_mlx5_rq_fetch(qp->rq, &r->wr))
 		return -1;
-	if (qp->has_srq && qp->e->srq_fetched)
-		qp->e->srq_fetched(qp->e->event_arg, qp->rq);
+	if (qp->has_srq && qp->e->conf.srq_fetched)
+		qp->e->conf.srq_fetched(qp->e->conf.event_arg, qp->rq);
 	qp->resp.have_rwqe = true;
 	qp->resp.rcv_off = 0;
 	for (uint32_t i = 0; i < r->wr.num_sge; i++) {
@@ -297,8 +297,8 @@ xrc_select_srq(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 	struct dpv_engine_srq s;
 	struct dpv_engine *e = qp->e;
 
-	if (e->srq_lookup == NULL ||
-	    !e->srq_lookup(e->srq_arg, pkt->xrc_srqn, &s) ||
+	if (e->conf.srq_lookup == NULL ||
+	    !e->conf.srq_lookup(e->conf.srq_arg, pkt->xrc_srqn, &s) ||
 	    s.xrcdn != qp->xrcdn || s.rq == NULL || s.cq == NULL)
 		return false;
 	if (qp->resp.have_rwqe && qp->rq != s.rq)
