@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpv-floor: what a DPDK port does with no RDMA on top, so that dpverbs'
+ * figures have a floor to be compared with. Two processes, one polling
+ * thread each, first ethdev of each:
+ *   lat:    the client sends one frame, the server echoes it back (MACs
+ *           swapped, same mbuf); round-trip time per frame, reported as
+ *           one-way (half the round trip) percentiles.
+ *   stream: the client sends frames of --size bytes in bursts for --secs
+ *           seconds; the server counts what arrives and reports the rate.
+ * Ends with one "RESULT key=value ..." line (devtools/bench.sh reads it).
+ *
+ *   dpv-floor [EAL args] -- --role server|client [--mode lat|stream]
+ *             [--size BYTES] [--iters N] [--secs S] [--burst N]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#define ETHER_TYPE_FLOOR 0x88b5 /* IEEE local experimental */
+#define MAGIC_DATA 0x464c4f4fu	/* "FLOO" */
+#define MAGIC_STOP 0x53544f50u	/* "STOP" */
+#define RING_SIZE 1024
+#define MAX_BURST 64
+#define WARMUP 1000
+#define LINK_WAIT_S 20
+#define IDLE_EXIT_S 10 /* the server gives up after this long with nothing */
+
+struct hdr {
+	struct rte_ether_hdr eth;
+	uint32_t magic;
+	uint32_t pad;
+	uint64_t seq;
+};
+
+static struct {
+	bool server;
+	bool stream;
+	uint32_t size;
+	uint32_t iters;
+	double secs;
+	uint16_t burst;
+} opt = {.size = 64, .iters = 100000, .secs = 3, .burst = 32};
+
+static uint16_t port;
+static struct rte_mempool *mp;
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [EAL args] -- --role server|client "
+		"[--mode lat|stream] [--size BYTES] [--iters N] [--secs S] "
+		"[--burst N]\n",
+		prog);
+	exit(2);
+}
+
+static void
+parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"role", required_argument, NULL, 'r'},
+		{"mode", required_argument, NULL, 'm'},
+		{"size", required_argument, NULL, 's'},
+		{"iters", required_argument, NULL, 'n'},
+		{"secs", required_argument, NULL, 't'},
+		{"burst", required_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool role = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			role = true;
+			if (strcmp(optarg, "server") == 0)
+				opt.server = true;
+			else if (strcmp(optarg, "client") != 0)
+				usage(argv[0]);
+			break;
+		case 'm':
+			if (strcmp(optarg, "stream") == 0)
+				opt.stream = true;
+			else if (strcmp(optarg, "lat") != 0)
+				usage(argv[0]);
+			break;
+		case 's':
+			opt.size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			opt.iters = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			opt.secs = strtod(optarg, NULL);
+			break;
+		case 'b':
+			opt.burst = (uint16_t)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (!role || opt.size < sizeof(struct hdr) || opt.size > 9000 ||
+	    opt.burst == 0 || opt.burst > MAX_BURST || opt.iters == 0 ||
+	    opt.secs <= 0)
+		usage(argv[0]);
+}
+
+static int
+port_setup(void)
+{
+	struct rte_eth_conf conf = {0};
+	uint32_t room = RTE_ALIGN_CEIL(opt.size + RTE_PKTMBUF_HEADROOM, 64);
+	struct rte_eth_link link;
+	uint64_t end;
+
+	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
+		room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	if (rte_eth_dev_count_avail() == 0) {
+		fprintf(stderr, "no DPDK port: give one with --vdev\n");
+		return -1;
+	}
+	RTE_ETH_FOREACH_DEV(port)
+		break;
+	mp = rte_pktmbuf_pool_create("floor", 8191, 256, 0, (uint16_t)room,
+				     rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(port, 0, RING_SIZE, rte_socket_id(), NULL,
+				   mp) != 0 ||
+	    rte_eth_tx_queue_setup(port, 0, RING_SIZE, rte_socket_id(),
+				   NULL) != 0 ||
+	    rte_eth_dev_start(port) != 0) {
+		fprintf(stderr, "port %u set-up failed\n", port);
+		return -1;
+	}
+	end = rte_get_timer_cycles() + LINK_WAIT_S * rte_get_timer_hz();
+	do {
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			return 0;
+		rte_delay_ms(10);
+	} while (rte_get_timer_cycles() < end);
+	fprintf(stderr, "link of port %u still down after %d s\n", port,
+		LINK_WAIT_S);
+	return -1;
+}
+
+static struct rte_mbuf *
+frame(uint32_t magic, uint64_t seq)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct hdr *h;
+
+	if (m == NULL)
+		return NULL;
+	h = (struct hdr *)rte_pktmbuf_append(m, (uint16_t)opt.size);
+	memset(&h->eth.dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	rte_eth_macaddr_get(port, &h->eth.src_addr);
+	h->eth.ether_type = rte_cpu_to_be_16(ETHER_TYPE_FLOOR);
+	h->magic = magic;
+	h->seq = seq;
+	return m;
+}
+
+static const struct hdr *
+hdr_of(struct rte_mbuf *m)
+{
+	if (rte_pktmbuf_data_len(m) < sizeof(struct hdr))
+		return NULL;
+	return rte_pktmbuf_mtod(m, const struct hdr *);
+}
+
+static void
+send_stop(void)
+{
+	for (int i = 0; i < 16; i++) {
+		struct rte_mbuf *m = frame(MAGIC_STOP, 0);
+
+		if (m != NULL && rte_eth_tx_burst(port, 0, &m, 1) == 0)
+			rte_pktmbuf_free(m);
+		rte_delay_us(100);
+	}
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+client_lat(void)
+{
+	uint64_t hz = rte_get_timer_hz(), *rtt;
+	uint64_t limit = hz * (uint64_t)(opt.secs + 10);
+	uint32_t total = opt.iters + WARMUP;
+	double us = 1e6 / (double)hz / 2; /* one-way */
+
+	rtt = calloc(opt.iters, sizeof(*rtt));
+	if (rtt == NULL)
+		return -1;
+	for (uint32_t i = 0; i < total; i++) {
+		struct rte_mbuf *m = frame(MAGIC_DATA, i), *rx[MAX_BURST];
+		uint64_t t0 = rte_rdtsc(), t;
+		bool back = false;
+
+		if (m == NULL || rte_eth_tx_burst(port, 0, &m, 1) != 1) {
+			fprintf(stderr, "send failed at %u\n", i);
+			return -1;
+		}
+		do {
+			uint16_t n = rte_eth_rx_burst(port, 0, rx, MAX_BURST);
+
+			t = rte_rdtsc();
+			for (uint16_t k = 0; k < n; k++) {
+				const struct hdr *h = hdr_of(rx[k]);
+
+				if (h && h->magic == MAGIC_DATA && h->seq == i)
+					back = true;
+				rte_pktmbuf_free(rx[k]);
+			}
+			if (t - t0 > limit) {
+				fprintf(stderr, "no echo of frame %u\n", i);
+				return -1;
+			}
+		} while (!back);
+		if (i >= WARMUP)
+			rtt[i - WARMUP] = t - t0;
+	}
+	send_stop();
+	qsort(rtt, opt.iters, sizeof(*rtt), cmp_u64);
+	printf("RESULT mode=lat size=%u iters=%u min_us=%.3f p50_us=%.3f "
+	       "p99_us=%.3f p999_us=%.3f max_us=%.3f\n",
+	       opt.size, opt.iters, rtt[0] * us, rtt[opt.iters / 2] * us,
+	       rtt[(uint64_t)opt.iters * 99 / 100] * us,
+	       rtt[(uint64_t)opt.iters * 999 / 1000] * us,
+	       rtt[opt.iters - 1] * us);
+	free(rtt);
+	return 0;
+}
+
+static int
+client_stream(void)
+{
+	uint64_t hz = rte_get_timer_hz(), start = rte_get_timer_cycles();
+	uint64_t end = start + (uint64_t)(opt.secs * (double)hz), sent = 0;
+	struct rte_mbuf *b[MAX_BURST];
+
+	while (rte_get_timer_cycles() < end) {
+		uint16_t n;
+
+		if (rte_pktmbuf_alloc_bulk(mp, b, opt.burst) != 0)
+			continue;
+		for (uint16_t k = 0; k < opt.burst; k++) {
+			struct hdr *h = rte_pktmbuf_mtod(b[k], struct hdr *);
+
+			b[k]->data_len = b[k]->pkt_len = opt.size;
+			h->eth.ether_type = rte_cpu_to_be_16(ETHER_TYPE_FLOOR);
+			h->magic = MAGIC_DATA;
+		}
+		n = rte_eth_tx_burst(port, 0, b, opt.burst);
+		sent += n;
+		if (n < opt.burst)
+			rte_pktmbuf_free_bulk(b + n, opt.burst - n);
+	}
+	rte_delay_ms(50);
+	send_stop();
+	printf("RESULT mode=stream-tx size=%u pkts=%" PRIu64 " mpps=%.3f\n",
+	       opt.size, sent,
+	       (double)sent / ((double)(end - start) / (double)hz) / 1e6);
+	return 0;
+}
+
+static int
+server(void)
+{
+	uint64_t hz = rte_get_timer_hz(), last = rte_get_timer_cycles();
+	uint64_t first_rx = 0, last_rx = 0, pkts = 0, bytes = 0;
+	struct rte_mbuf *rx[MAX_BURST];
+	bool stop = false;
+
+	while (!stop) {
+		uint16_t n = rte_eth_rx_burst(port, 0, rx, MAX_BURST), keep = 0;
+		uint64_t now = n ? rte_rdtsc() : rte_get_timer_cycles();
+
+		if (n == 0) {
+			if (now - last > IDLE_EXIT_S * hz) {
+				fprintf(stderr, "idle for %d s: giving up\n",
+					IDLE_EXIT_S);
+				return -1;
+			}
+			continue;
+		}
+		last = now;
+		for (uint16_t k = 0; k < n; k++) {
+			const struct hdr *h = hdr_of(rx[k]);
+
+			if (h == NULL || h->magic == MAGIC_STOP) {
+				stop |= h != NULL;
+				rte_pktmbuf_free(rx[k]);
+				continue;
+			}
+			pkts++;
+			bytes += rte_pktmbuf_pkt_len(rx[k]);
+			if (opt.stream) {
+				rte_pktmbuf_free(rx[k]);
+				continue;
+			}
+			/* echo: same mbuf, addresses swapped */
+			struct rte_ether_hdr *e =
+				rte_pktmbuf_mtod(rx[k], struct rte_ether_hdr *);
+			struct rte_ether_addr a = e->dst_addr;
+
+			e->dst_addr = e->src_addr;
+			e->src_addr = a;
+			rx[keep++] = rx[k];
+		}
+		if (keep) {
+			uint16_t s = rte_eth_tx_burst(port, 0, rx, keep);
+
+			if (s < keep)
+				rte_pktmbuf_free_bulk(rx + s, keep - s);
+		}
+		if (pkts && first_rx == 0)
+			first_rx = now;
+		last_rx = now;
+	}
+	if (opt.stream && last_rx > first_rx) {
+		double s = (double)(last_rx - first_rx) / (double)hz;
+
+		printf("RESULT mode=stream size=%u pkts=%" PRIu64
+		       " mpps=%.3f gbps=%.3f\n",
+		       opt.size, pkts, (double)pkts / s / 1e6,
+		       (double)bytes * 8 / s / 1e9);
+	} else {
+		printf("RESULT mode=echo pkts=%" PRIu64 "\n", pkts);
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int n = rte_eal_init(argc, argv), rc;
+
+	if (n < 0) {
+		fprintf(stderr, "EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	parse_args(argc - n, argv + n);
+	if (port_setup() != 0)
+		return 1;
+	if (opt.server)
+		rc = server();
+	else
+		rc = opt.stream ? client_stream() : client_lat();
+	rte_eth_dev_stop(port);
+	rte_eth_dev_close(port);
+	rte_eal_cleanup();
+	return rc ? 1 : 0;
+}
