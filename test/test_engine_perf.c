@@ -2,12 +2,15 @@
 /*
  * Engine throughput on its internal loopback (one thread runs both QPs, so
  * every byte is built, checked, copied and acknowledged by the same core):
- * RC WRITE bandwidth and RC SEND message rate. Prints numbers.
+ * RC WRITE bandwidth, and RC SEND message rate over 1 to 4,096 QPs
+ * (DPV_PERF_QPS=1,16,... picks the counts) with the DPDK memory each QP
+ * takes. Prints RESULT lines (devtools/bench.py reads them).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "dpv_test.h"
@@ -15,29 +18,30 @@
 #include "dpv_roce_gid.h"
 #include "mlx5_ring.h"
 
-#define QA 0x21
-#define QB 0x22
+#define QBASE 0x100 /* requester i: QBASE + 2i, its responder + 1 */
 #define SZ (64 * 1024)
+#define WR_DEPTH 64
 
 struct pq {
 	struct dpv_mlx5_sq sq;
 	struct dpv_mlx5_rq rq;
-	struct dpv_mlx5_cq cq;
 };
 
-static struct pq pa, pb;
+static struct pq *pqs;		 /* 2 * nqp entries, by (qpn - QBASE) */
+static struct dpv_mlx5_cq cq[2]; /* requesters', responders' */
 
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct pq *p = qpn == QA ? &pa : &pb;
+	struct pq *p = &pqs[qpn - QBASE];
 
 	RTE_SET_USED(arg);
 	return recv ? &p->rq.wq : &p->sq.wq;
 }
 
 static int
-mkqp(struct dpv_engine *e, struct pq *p, uint32_t qpn, uint32_t peer)
+mkqp(struct dpv_engine *e, struct pq *p, uint32_t qpn, uint32_t peer,
+     struct dpv_mlx5_cq *c)
 {
 	struct dpv_engine_qp_init in = {
 		.qpn = qpn,
@@ -45,16 +49,15 @@ mkqp(struct dpv_engine *e, struct pq *p, uint32_t qpn, uint32_t peer)
 		.pdn = 1,
 		.sq = &p->sq,
 		.rq = &p->rq,
-		.send_cq = &p->cq,
-		.recv_cq = &p->cq,
-		.max_send_wr = 256,
+		.send_cq = c,
+		.recv_cq = c,
+		.max_send_wr = WR_DEPTH,
 	};
 	struct dpv_engine_path path = {0};
 	struct ibv_qp_attr a = {0};
 
-	if (dpv_mlx5_cq_init(&p->cq, 1024, SOCKET_ID_ANY) ||
-	    dpv_mlx5_sq_init(&p->sq, 256, 1, 0, SOCKET_ID_ANY) ||
-	    dpv_mlx5_rq_init(&p->rq, 256, 1, SOCKET_ID_ANY))
+	if (dpv_mlx5_sq_init(&p->sq, WR_DEPTH, 1, 0, SOCKET_ID_ANY) ||
+	    dpv_mlx5_rq_init(&p->rq, WR_DEPTH, 1, SOCKET_ID_ANY))
 		return -1;
 	dpv_mlx5_qp_link_dbrec(&p->sq, &p->rq);
 	dpv_mlx5_sq_bind(&p->sq, IBV_QPT_RC, qpn);
@@ -86,18 +89,34 @@ mkqp(struct dpv_engine *e, struct pq *p, uint32_t qpn, uint32_t peer)
 }
 
 static void
-rmqp(struct dpv_engine *e, struct pq *p, uint32_t qpn)
+rmqps(struct dpv_engine *e, unsigned int n)
 {
-	dpv_engine_qp_destroy(e, qpn);
-	dpv_mlx5_sq_fini(&p->sq);
-	dpv_mlx5_rq_fini(&p->rq);
-	dpv_mlx5_cq_fini(&p->cq);
+	for (unsigned int i = 0; i < n; i++) {
+		dpv_engine_qp_destroy(e, QBASE + i);
+		dpv_mlx5_sq_fini(&pqs[i].sq);
+		dpv_mlx5_rq_fini(&pqs[i].rq);
+	}
 }
 
-/* Keep depth operations in flight for about a second. */
+static size_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t used = 0;
+
+	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			used += st.heap_allocsz_bytes;
+	return used;
+}
+
+/*
+ * Keep depth operations in flight on each of nqp requesters (posted round
+ * robin) for about secs seconds; ops/s of all of them.
+ */
 static int
-run(struct dpv_engine *e, enum ibv_wr_opcode op, uint32_t len, uint8_t *buf,
-    uint32_t key, double *ops_s)
+run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
+    uint32_t len, uint8_t *buf, uint32_t key, double secs, double *ops_s)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)buf, .length = len, .lkey = key};
@@ -108,70 +127,126 @@ run(struct dpv_engine *e, enum ibv_wr_opcode op, uint32_t len, uint8_t *buf,
 			   *bad;
 	struct ibv_recv_wr rwr = {.sg_list = &sge, .num_sge = 1}, *rbad;
 	uint64_t hz = rte_get_timer_hz(), t0 = rte_get_timer_cycles();
-	uint64_t done = 0, posted = 0, end = t0 + hz;
+	uint64_t done = 0, posted = 0, end = t0 + (uint64_t)(secs * hz);
+	unsigned int depth = nqp * 16 < 64 ? 64 : nqp * 16, next = 0;
+	unsigned int per_qp = depth / nqp;
+	uint32_t *out = calloc(nqp, sizeof(*out));
 	struct ibv_wc wc[32];
-	const unsigned depth = 64;
 
+	if (out == NULL)
+		return -1;
 	wr.wr.rdma.remote_addr = (uintptr_t)buf + SZ;
 	wr.wr.rdma.rkey = key;
 	while (rte_get_timer_cycles() < end || done < posted) {
-		if (rte_get_timer_cycles() < end) {
-			while (posted - done < depth) {
-				if (op == IBV_WR_SEND &&
-				    dpv_mlx5_post_recv(&pb.rq, &rwr, &rbad)) {
-					DPV_TEST_LOG("post_recv");
-					return -1;
-				}
-				if (dpv_mlx5_post_send(&pa.sq, IBV_QPT_RC, QA,
-						       &wr, &bad)) {
-					DPV_TEST_LOG("post_send");
-					return -1;
-				}
-				posted++;
+		for (unsigned int k = 0; k < nqp && posted - done < depth &&
+					 rte_get_timer_cycles() < end;
+		     k++, next = (next + 1) % nqp) {
+			struct pq *a = &pqs[2 * next], *b = a + 1;
+
+			if (out[next] >= per_qp)
+				continue;
+			if (op == IBV_WR_SEND &&
+			    dpv_mlx5_post_recv(&b->rq, &rwr, &rbad)) {
+				DPV_TEST_LOG("post_recv");
+				goto fail;
 			}
+			wr.wr_id = next;
+			if (dpv_mlx5_post_send(&a->sq, IBV_QPT_RC,
+					       QBASE + 2 * next, &wr, &bad)) {
+				DPV_TEST_LOG("post_send");
+				goto fail;
+			}
+			out[next]++;
+			posted++;
 		}
 		dpv_engine_poll(e, 64);
-		int n = dpv_mlx5_cq_poll(&pa.cq, 32, wc, lookup, NULL);
+		int n = dpv_mlx5_cq_poll(&cq[0], 32, wc, lookup, NULL);
 
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				DPV_TEST_LOG("status %d", wc[i].status);
-				return -1;
+				goto fail;
 			}
+			out[wc[i].wr_id]--;
 			done++;
 		}
 		/* the receiver's completions free its receive queue */
-		while (dpv_mlx5_cq_poll(&pb.cq, 32, wc, lookup, NULL) > 0)
+		while (dpv_mlx5_cq_poll(&cq[1], 32, wc, lookup, NULL) > 0)
 			;
 		if (rte_get_timer_cycles() > end + 5 * hz) {
 			DPV_TEST_LOG("stuck: %" PRIu64 " of %" PRIu64, done,
 				     posted);
-			return -1;
+			goto fail;
 		}
 	}
+	free(out);
 	*ops_s = (double)done * hz / (double)(rte_get_timer_cycles() - t0);
 	return 0;
+fail:
+	free(out);
+	return -1;
+}
+
+/* Builds nqp requester/responder pairs; runs op; tears them down. */
+static int
+run_qps(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
+	uint32_t len, uint8_t *buf, uint32_t key, double secs, double *ops_s,
+	size_t *bytes_per_qp)
+{
+	size_t heap0 = heap_used();
+	unsigned int made = 0;
+	int ret = -1;
+
+	pqs = calloc(2 * nqp, sizeof(*pqs));
+	if (pqs == NULL)
+		return -1;
+	for (; made < 2 * nqp; made++) {
+		uint32_t qpn = QBASE + made, peer = qpn ^ 1;
+
+		if (mkqp(e, &pqs[made], qpn, peer, &cq[made & 1])) {
+			DPV_TEST_LOG("QP %u of %u", made, 2 * nqp);
+			made++;
+			goto out;
+		}
+	}
+	*bytes_per_qp = (heap_used() - heap0) / (2 * nqp);
+	ret = run(e, nqp, op, len, buf, key, secs, ops_s);
+out:
+	rmqps(e, made);
+	free(pqs);
+	pqs = NULL;
+	return ret;
 }
 
 static int
 engine_perf(void)
 {
-	struct dpv_engine_conf conf = {.max_keys = 16};
+	const char *qenv = getenv("DPV_PERF_QPS");
+	double secs = getenv("DPV_PERF_QUICK") ? 0.3 : 1.0;
+	struct dpv_engine_conf conf = {.max_keys = 16, .max_qps = 8192 + 64};
+	char list[128], *tok, *save;
 	struct rte_mempool *mp;
 	struct dpv_engine *e;
 	struct dpv_engine_key k = {0};
+	uint32_t key = 1 << 8 | 0x11;
+	size_t per_qp;
 	uint8_t *buf;
 	double w, s;
 	int ret;
 
 	if (dpv_test_eal_init() != 0)
 		return TEST_SKIPPED;
-	mp = rte_pktmbuf_pool_create("eng_perf_mp", 4095, 256, 0,
+	snprintf(list, sizeof(list), "%s", qenv ? qenv : "1,16,256,4096");
+	mp = rte_pktmbuf_pool_create("eng_perf_mp", 8191, 256, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	TEST_ASSERT_NOT_NULL(mp, "");
 	conf.mp = mp;
 	e = dpv_engine_create(NULL, &conf);
 	TEST_ASSERT_NOT_NULL(e, "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_init(&cq[0], 1 << 16, SOCKET_ID_ANY), 0,
+			  "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_init(&cq[1], 1 << 16, SOCKET_ID_ANY), 0,
+			  "");
 	buf = aligned_alloc(4096, 2 * SZ);
 	TEST_ASSERT_NOT_NULL(buf, "");
 	memset(buf, 1, 2 * SZ);
@@ -179,22 +254,36 @@ engine_perf(void)
 	k.length = 2 * SZ;
 	k.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	k.pdn = 1;
-	TEST_ASSERT_EQUAL(dpv_engine_key_set(e, (1 << 8 | 0x11), &k), 0, "");
-	TEST_ASSERT_EQUAL(mkqp(e, &pa, QA, QB), 0, "");
-	TEST_ASSERT_EQUAL(mkqp(e, &pb, QB, QA), 0, "");
-	ret = run(e, IBV_WR_RDMA_WRITE, SZ, buf, (1 << 8 | 0x11), &w);
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(e, key, &k), 0, "");
+	ret = run_qps(e, 1, IBV_WR_RDMA_WRITE, SZ, buf, key, secs, &w,
+		      &per_qp);
 	if (ret == 0)
-		ret = run(e, IBV_WR_SEND, 64, buf, (1 << 8 | 0x11), &s);
-	rmqp(e, &pa, QA);
-	rmqp(e, &pb, QB);
+		printf("RESULT engine_perf op=write size=%u qps=1 gbps=%.3f "
+		       "msg_mps=%.4f\n",
+		       SZ, w * SZ * 8 / 1e9, w / 1e6);
+	for (tok = strtok_r(list, ",", &save); ret == 0 && tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned int n = (unsigned int)strtoul(tok, NULL, 0);
+
+		if (n == 0 || n > 4096) {
+			DPV_TEST_LOG("DPV_PERF_QPS: %s not in 1..4096", tok);
+			ret = -1;
+			break;
+		}
+		ret = run_qps(e, n, IBV_WR_SEND, 64, buf, key, secs, &s,
+			      &per_qp);
+		if (ret == 0)
+			printf("RESULT engine_perf op=send size=64 qps=%u "
+			       "msg_mps=%.4f bytes_per_qp=%zu\n",
+			       n, s / 1e6, per_qp);
+		fflush(stdout);
+	}
+	dpv_mlx5_cq_fini(&cq[0]);
+	dpv_mlx5_cq_fini(&cq[1]);
 	dpv_engine_destroy(e);
 	free(buf);
 	rte_mempool_free(mp);
 	TEST_ASSERT_EQUAL(ret, 0, "a completion failed or timed out");
-	printf("engine loopback, one core: RC WRITE 64 KiB %.2f Gbit/s (%.0f "
-	       "ops/s); "
-	       "RC SEND 64 B %.0f msg/s\n",
-	       w * SZ * 8 / 1e9, w, s);
 	return TEST_SUCCESS;
 }
 

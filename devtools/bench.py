@@ -1,0 +1,432 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""dpverbs benchmark: the contenders side by side, interleaved in one sitting.
+
+Contenders, each run as two processes on this machine:
+  floor   app/dpv-floor, raw rte_eth_rx_burst/tx_burst over the same port
+  dpv     dpverbs through the unmodified perftest binaries (ib_*_lat/_bw)
+  tcp     kernel TCP over loopback with qperf (tcp_lat, tcp_bw)
+  perf    dpv-test's in-process engine_perf (QP counts), when built
+
+Every case runs once per round and rounds repeat (A B C A B C ...), so slow
+phases of a shared machine hit every contender alike. Medians with min-max,
+the ratios the data-path issue asks for, results.json and PNG plots (when
+gnuplot is installed) go to --out. Called by devtools/bench.sh.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EAL = "--no-huge --no-pci -m 512 --no-shconf --log-level=error"
+
+
+def sh(cmd, env=None, timeout=120):
+    """Runs cmd (a list); returns (rc, combined output)."""
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout,
+                           text=True, errors="replace")
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or ""
+        if isinstance(out, bytes):
+            out = out.decode(errors="replace")
+        return 124, out + "\n[timeout]"
+
+
+class Pair:
+    """A server and a client process over one port type."""
+
+    def __init__(self, args, tmp):
+        self.args = args
+        self.tmp = tmp
+        self.seq = 0
+
+    def ports(self, name):
+        """(server EAL vdev, client EAL vdev, cleanup path)."""
+        self.seq += 1
+        if self.args.port == "memif":
+            sock = os.path.join(self.tmp, "m%d.sock" % self.seq)
+            common = "socket=%s,socket-abstract=no" % sock
+            return ("--vdev=net_memif0,role=server," + common,
+                    "--vdev=net_memif0,role=client," + common, sock)
+        raise SystemExit("unknown port " + self.args.port)
+
+    def run(self, server_cmd, client_cmd, env_s, env_c, sock, timeout):
+        srv = subprocess.Popen(server_cmd, env=env_s, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True,
+                               errors="replace")
+        for _ in range(100):
+            if sock is None or os.path.exists(sock) or srv.poll() is not None:
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)
+        rc, cout = sh(client_cmd, env=env_c, timeout=timeout)
+        try:
+            sout, _ = srv.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            sout, _ = srv.communicate()
+        if sock and os.path.exists(sock):
+            os.unlink(sock)
+        return rc, cout, srv.returncode, sout
+
+
+def kv(line):
+    return {k: v for k, v in re.findall(r"(\w+)=([-\w.]+)", line)}
+
+
+# ---- contenders ----------------------------------------------------------
+
+def floor_case(pair, mode, size, quick):
+    exe = os.path.join(pair.args.build, "app/dpv-floor/dpv-floor")
+    vs, vc, sock = pair.ports("floor")
+    lc = "--lcores=0@(0-1)"
+    extra = ["--iters", "20000" if quick else "200000"] if mode == "lat" \
+        else ["--secs", "0.5" if quick else "2"]
+    base = ["--mode", mode, "--size", str(size)]
+    s = [exe] + EAL.split() + [lc, "--file-prefix=fls%d" % os.getpid(), vs,
+                              "--", "--role", "server"] + base
+    c = [exe] + EAL.split() + [lc, "--file-prefix=flc%d" % os.getpid(), vc,
+                              "--", "--role", "client"] + base + extra
+    rc, cout, src, sout = pair.run(s, c, None, None, sock, 60)
+    out = cout + sout
+    res = [kv(l) for l in out.splitlines() if l.startswith("RESULT")]
+    if mode == "lat":
+        r = next((x for x in res if x.get("mode") == "lat"), None)
+        if r is None:
+            return None, out
+        return {"p50_us": float(r["p50_us"]), "p99_us": float(r["p99_us"]),
+                "p999_us": float(r["p999_us"])}, out
+    r = next((x for x in res if x.get("mode") == "stream"), None)
+    if r is None:
+        return None, out
+    return {"mpps": float(r["mpps"]), "gbps": float(r["gbps"])}, out
+
+
+LAT_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
+                    r"\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
+BW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
+
+
+def perftest_case(pair, tool, size, quick):
+    vs, vc, sock = pair.ports(tool)
+    lat = tool.endswith("_lat")
+    if lat:
+        n = 20000 if size <= 4096 else (2000 if size <= 65536 else 200)
+    else:
+        n = {64: 200000, 4096: 50000, 65536: 5000}.get(size, 300)
+    if quick:
+        n = max(100, n // 50)
+    port = 20000 + (os.getpid() + pair.seq) % 20000
+    args = [tool, "-d", "dpv0", "-x", "1", "-p", str(port), "-s", str(size),
+            "-n", str(n)]
+    if not lat:
+        args.append("--report_gbits")
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(pair.args.build,
+                                                          "lib"),
+               DPV_LINK_WAIT_MS="15000", DPV_CONF="/dev/null")
+    if pair.args.progress:
+        env["DPV_PROGRESS"] = pair.args.progress
+    es = dict(env, DPV_EAL=EAL + " " + vs, DPV_IP="192.0.2.1/24")
+    ec = dict(env, DPV_EAL=EAL + " " + vc, DPV_IP="192.0.2.2/24")
+    c = ["timeout", "60"] + args + ["127.0.0.1"]
+    rc, cout, src, sout = pair.run(["timeout", "60"] + args, c, es, ec, sock,
+                                   70)
+    for line in cout.splitlines():
+        m = LAT_RE.match(line) if lat else BW_RE.match(line)
+        if m and int(m.group(1)) == size:
+            if lat:
+                return {"p50_us": float(m.group(5)),
+                        "avg_us": float(m.group(6)),
+                        "p99_us": float(m.group(8)),
+                        "p999_us": float(m.group(9))}, cout
+            return {"gbps": float(m.group(4)),
+                    "mpps": float(m.group(5))}, cout
+    return None, cout + sout
+
+
+UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "sec": 1e6,
+         "bytes/sec": 8e-9, "KB/sec": 8e-6, "MB/sec": 8e-3, "GB/sec": 8.0,
+         "Kb/sec": 1e-6, "Mb/sec": 1e-3, "Gb/sec": 1.0}
+
+
+def qperf_case(pair, test, size, quick):
+    port = 19000 + os.getpid() % 1000
+    srv = subprocess.Popen(["qperf", "-lp", str(port)],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    rc, out = sh(["qperf", "-lp", str(port), "-t", "1" if quick else "2",
+                  "-m", str(size), "127.0.0.1", test], timeout=30)
+    srv.kill()
+    srv.wait()
+    m = re.search(r"(latency|bw)\s*=\s*([\d.]+)\s*(\S+)", out)
+    if not m or m.group(3) not in UNITS:
+        return None, out
+    v = float(m.group(2)) * UNITS[m.group(3)]
+    if m.group(1) == "latency":
+        return {"p50_us": v}, out
+    return {"gbps": v}, out
+
+
+def engine_perf_case(pair, qps, quick):
+    exe = os.path.join(pair.args.build, "test/dpv-test")
+    env = dict(os.environ, DPV_PERF_QPS=str(qps),
+               DPV_TEST_EAL="--no-huge --no-pci --no-shconf -m 2048 "
+               "--log-level=lib.eal:error --file-prefix=dpvb%d" % os.getpid())
+    if quick:
+        env["DPV_PERF_QUICK"] = "1"
+    rc, out = sh([exe, "engine_perf"], env=env, timeout=300)
+    res = [kv(l) for l in out.splitlines() if l.startswith("RESULT")]
+    r = next((x for x in res if x.get("op") == "send"), None)
+    if r is None:
+        return None, out
+    d = {"mmsgs": float(r["msg_mps"])}
+    if "bytes_per_qp" in r:
+        d["bytes_per_qp"] = float(r["bytes_per_qp"])
+    return d, out
+
+
+# ---- the plan --------------------------------------------------------------
+
+def plan(args):
+    cases = []
+    sizes_lat = [64, 4096] if args.quick else [64, 4096, 65536, 1048576]
+    sizes_bw = [64, 65536] if args.quick else [64, 4096, 65536, 1048576]
+    for s in ([64] if args.quick else [64, 1100, 4096]):
+        cases.append(("floor", "lat", s))
+        cases.append(("floor", "stream", s))
+    for t in ["ib_send_lat", "ib_write_lat", "ib_read_lat"]:
+        for s in sizes_lat:
+            if t == "ib_send_lat" and s > 65536:
+                continue
+            cases.append(("dpv", t, s))
+    for t in ["ib_write_bw", "ib_read_bw", "ib_send_bw"]:
+        for s in sizes_bw:
+            cases.append(("dpv", t, s))
+    if shutil.which("qperf"):
+        for s in ([64] if args.quick else [64, 4096, 65536]):
+            cases.append(("tcp", "tcp_lat", s))
+            cases.append(("tcp", "tcp_bw", s))
+    if os.path.exists(os.path.join(args.build, "test/dpv-test")):
+        for q in ([1, 256] if args.quick else [1, 16, 256, 4096]):
+            cases.append(("perf", "engine_perf", q))
+    if args.only:
+        cases = [c for c in cases if re.search(args.only, "%s/%s/%d" % c)]
+    return cases
+
+
+def run_case(pair, case, quick):
+    kind, what, size = case
+    if kind == "floor":
+        return floor_case(pair, what, size, quick)
+    if kind == "dpv":
+        return perftest_case(pair, what, size, quick)
+    if kind == "tcp":
+        return qperf_case(pair, what, size, quick)
+    return engine_perf_case(pair, size, quick)
+
+
+def summary(vals):
+    return {"median": statistics.median(vals), "min": min(vals),
+            "max": max(vals), "runs": vals}
+
+
+def med(results, kind, what, size, metric):
+    r = results.get("%s/%s/%d" % (kind, what, size), {}).get(metric)
+    return r["median"] if r else None
+
+
+def ratios(res):
+    """The figures of the data-path issue, as ratios of medians."""
+    out = []
+
+    def add(name, a, b, goal, higher_better):
+        if a is None or b is None or b == 0:
+            return
+        r = a / b
+        ok = r >= goal if higher_better else r <= goal
+        out.append({"ratio": name, "value": r, "goal": goal,
+                    "goal_met": ok,
+                    "sense": ">=" if higher_better else "<="})
+
+    add("send_lat 64B / floor one-way 64B",
+        med(res, "dpv", "ib_send_lat", 64, "p50_us"),
+        med(res, "floor", "lat", 64, "p50_us"), 1.5, False)
+    add("send_lat p99 / its median",
+        med(res, "dpv", "ib_send_lat", 64, "p99_us"),
+        med(res, "dpv", "ib_send_lat", 64, "p50_us"), 3.0, False)
+    fl = med(res, "floor", "stream", 4096, "gbps") or \
+        med(res, "floor", "stream", 1100, "gbps")
+    tcp = max([v for v in (med(res, "tcp", "tcp_bw", s, "gbps")
+                           for s in (64, 4096, 65536)) if v] or [0]) or None
+    for t in ("ib_write_bw", "ib_read_bw"):
+        add("%s 64KiB / floor stream" % t,
+            med(res, "dpv", t, 65536, "gbps"), fl, 0.5, True)
+        add("%s 64KiB / best tcp_bw" % t,
+            med(res, "dpv", t, 65536, "gbps"), tcp, 3.0, True)
+    for t in ("ib_write_bw", "ib_send_bw"):
+        add("%s 64B rate / floor 64B rate" % t,
+            med(res, "dpv", t, 64, "mpps"),
+            med(res, "floor", "stream", 64, "mpps"), 0.5, True)
+    add("engine 4096 QPs / 1 QP",
+        med(res, "perf", "engine_perf", 4096, "mmsgs"),
+        med(res, "perf", "engine_perf", 1, "mmsgs"), 0.7, True)
+    return out
+
+
+def fmt_metric(m, s):
+    return "%.3g [%.3g-%.3g]" % (s["median"], s["min"], s["max"])
+
+
+def table(res, rat):
+    lines = ["%-32s %-8s %s" % ("case", "metric", "median [min-max]")]
+    for key in sorted(res):
+        for m, s in sorted(res[key].items()):
+            lines.append("%-32s %-8s %s" % (key, m, fmt_metric(m, s)))
+    lines.append("")
+    lines.append("%-42s %8s %8s %s" % ("ratio", "value", "goal", "met"))
+    for r in rat:
+        lines.append("%-42s %8.3f %s%-6g %s" % (
+            r["ratio"], r["value"], r["sense"], r["goal"],
+            "yes" if r["goal_met"] else "no"))
+    return "\n".join(lines)
+
+
+def plots(res, out):
+    if not shutil.which("gnuplot"):
+        print("(no gnuplot: no plots; apt-get install gnuplot-nox)")
+        return
+
+    def series(kind, what, metric):
+        pts = []
+        for key, v in res.items():
+            k, w, s = key.split("/")
+            if k == kind and w == what and metric in v:
+                pts.append((int(s), v[metric]["median"], v[metric]["min"],
+                            v[metric]["max"]))
+        return sorted(pts)
+
+    figs = [
+        ("latency.png", "one-way latency (median, min-max over runs)",
+         "us", [("floor raw DPDK", series("floor", "lat", "p50_us")),
+                ("dpverbs ib_send_lat", series("dpv", "ib_send_lat",
+                                               "p50_us")),
+                ("dpverbs ib_write_lat", series("dpv", "ib_write_lat",
+                                                "p50_us")),
+                ("dpverbs ib_read_lat", series("dpv", "ib_read_lat",
+                                               "p50_us")),
+                ("dpverbs ib_send_lat p99", series("dpv", "ib_send_lat",
+                                                   "p99_us")),
+                ("kernel TCP qperf", series("tcp", "tcp_lat", "p50_us"))]),
+        ("bandwidth.png", "bandwidth (median, min-max over runs)", "Gb/s",
+         [("floor raw DPDK", series("floor", "stream", "gbps")),
+          ("dpverbs ib_write_bw", series("dpv", "ib_write_bw", "gbps")),
+          ("dpverbs ib_read_bw", series("dpv", "ib_read_bw", "gbps")),
+          ("dpverbs ib_send_bw", series("dpv", "ib_send_bw", "gbps")),
+          ("kernel TCP qperf", series("tcp", "tcp_bw", "gbps"))]),
+    ]
+    for name, title, unit, ss in figs:
+        ss = [(t, p) for t, p in ss if p]
+        if not ss:
+            continue
+        gp = ["set terminal pngcairo size 900,560" if
+              "pngcairo" in sh(["gnuplot", "-e", "set terminal"])[1]
+              else "set terminal png size 900,560",
+              "set output '%s'" % os.path.join(out, name),
+              "set title '%s'" % title, "set logscale xy",
+              "set xlabel 'message / frame size (bytes)'",
+              "set ylabel '%s'" % unit, "set key left top", "set grid"]
+        plot = []
+        data = []
+        for t, p in ss:
+            plot.append("'-' using 1:2:3:4 with yerrorlines title '%s'" % t)
+            data.append("\n".join("%d %g %g %g" % x for x in p) + "\ne")
+        gp.append("plot " + ", ".join(plot))
+        subprocess.run(["gnuplot"], input="\n".join(gp + data) + "\n",
+                       text=True, check=False)
+        print("wrote", os.path.join(out, name))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "build/bench"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true",
+                    help="seconds-long version (proves the bench runs)")
+    ap.add_argument("--port", default="memif", choices=["memif"])
+    ap.add_argument("--progress", default="",
+                    help="DPV_PROGRESS for the dpverbs processes")
+    ap.add_argument("--only", help="regex over kind/what/size")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    cases = plan(args)
+    raw = {}
+    fails = []
+    with tempfile.TemporaryDirectory(prefix="dpv-bench.") as tmp:
+        pair = Pair(args, tmp)
+        for rnd in range(args.runs):
+            for case in cases:
+                key = "%s/%s/%d" % case
+                t0 = time.time()
+                r, out = run_case(pair, case, args.quick)
+                dt = time.time() - t0
+                if r is None:
+                    fails.append(key)
+                    tail = "\n  ".join(out.strip().splitlines()[-6:])
+                    print("run %d %-30s FAILED (%.1fs)\n  %s" %
+                          (rnd + 1, key, dt, tail), flush=True)
+                    continue
+                print("run %d %-30s %s (%.1fs)" % (
+                    rnd + 1, key, " ".join("%s=%g" % kv_ for kv_ in
+                                           r.items()), dt), flush=True)
+                for m, v in r.items():
+                    raw.setdefault(key, {}).setdefault(m, []).append(v)
+    res = {k: {m: summary(v) for m, v in ms.items()} for k, ms in raw.items()}
+    rat = ratios(res)
+    txt = table(res, rat)
+    print()
+    print(txt)
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "host": platform.node(), "cpu": cpu_model(),
+            "cpus": os.cpu_count(), "kernel": platform.release(),
+            "runs": args.runs, "quick": args.quick, "port": args.port,
+            "commit": sh(["git", "-C", ROOT, "rev-parse", "--short",
+                          "HEAD"])[1].strip()}
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump({"meta": meta, "results": res, "ratios": rat,
+                   "failed": fails}, f, indent=1)
+    with open(os.path.join(args.out, "table.txt"), "w") as f:
+        f.write(txt + "\n")
+    print("wrote", os.path.join(args.out, "results.json"))
+    plots(res, args.out)
+    if fails:
+        print("%d case runs failed: %s" % (len(fails), " ".join(fails)))
+        return 1
+    return 0
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
