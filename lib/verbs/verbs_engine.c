@@ -72,31 +72,35 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 
 /*
  * Background progress (DPV_PROGRESS=thread, the default). One plain
- * pthread per device keeps the engine running while the application
- * sleeps (ibv_get_cq_event, a TCP exchange, ...), so the stack answers ARP
- * and acknowledges traffic at any time. It is adaptive:
- *   - while the application busy-polls (many dpv_poll_cq / post calls in a
- *     window) it leaves the engine to that thread and sleeps, so a process
- *     never spins two threads;
- *   - otherwise it polls hot as long as there was work in the last
- *     PROG_HOT_US, then sleeps with an exponential back-off up to
- *     PROG_IDLE_MAX_US, and PROG_DEEP_US once idle for PROG_DEEP_AFTER_MS
- *     (an idle process costs about nothing: ~0.3 % of a core).
- * Both sides use the engine's try-lock: whoever gets it polls.
+ * pthread per device keeps the engine running while the application does
+ * not (ibv_get_cq_event, a TCP exchange, spinning on memory as
+ * ib_write_lat does), so the stack answers ARP and moves and acknowledges
+ * traffic at any time. It is adaptive:
+ *   - while the application drives the engine itself (a verbs call that
+ *     progresses it within the last PROG_APP_GAP_US) it stays away from the
+ *     engine and naps PROG_APP_NAP_US, so a process spins one thread, not
+ *     two, and never takes the engine lock from under the application;
+ *   - as soon as the application stops calling, it polls: hot as long as
+ *     there was work in the last PROG_HOT_US, then with an exponential
+ *     back-off up to PROG_IDLE_MAX_US, and PROG_DEEP_US once idle for
+ *     PROG_DEEP_AFTER_MS (an idle process costs about nothing).
+ * No sleep is longer than the gap a message in flight can wait for: the
+ * longest nap while the application drives is PROG_APP_NAP_US.
  */
 #define PROG_HOT_US 2000      /* keep polling this long after work */
 #define PROG_IDLE_MAX_US 1000 /* longest idle sleep */
 #define PROG_DEEP_AFTER_MS 1000 /* idle this long: */
 #define PROG_DEEP_US 10000	/* sleep this long */
-#define PROG_WIN_US 100	      /* window that measures application polling */
-#define PROG_APP_CALLS 16     /* calls per window that mean "app polls" */
-#define PROG_APP_SLEEP_US 500 /* sleep while the application polls */
+#define PROG_APP_GAP_US 20    /* the application drove the engine this
+				 recently: leave it the engine */
+#define PROG_APP_NAP_US 10    /* nap while the application drives */
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
 	struct dpv_engine *e;
 	pthread_t tid;
 	atomic_uint_fast64_t app_calls; /* application progress calls */
+	atomic_uint_fast64_t app_tsc;	/* TSC of the last of them */
 	atomic_uint_fast64_t worker_polls; /* engine polls by a worker lcore */
 	atomic_bool stop;
 	bool running; /* the thread exists */
@@ -146,36 +150,44 @@ prog_sleep_us(unsigned int us)
 	nanosleep(&ts, NULL);
 }
 
+/* DPV_STATS=1: the engine's non-zero counters on stderr at exit. */
+static void
+stats_print(struct dpv_engine *e)
+{
+	struct dpv_engine_stats st;
+
+	if (dpv_engine_stats_get(e, &st) != 0)
+		return;
+	fprintf(stderr, "dpverbs engine %p:", (void *)e);
+#define STAT_PRINT(n)                                                          \
+	if (st.n != 0)                                                         \
+		fprintf(stderr, " " #n "=%" PRIu64, st.n);
+	DPV_ENGINE_COUNTERS(STAT_PRINT)
+#undef STAT_PRINT
+	fprintf(stderr, "\n");
+}
+
 static void *
 progress_main(void *arg)
 {
 	struct dpv_progress_thr *t = arg;
 	uint64_t hz = rte_get_tsc_hz();
 	uint64_t hot = hz / 1000000 * PROG_HOT_US;
-	uint64_t win = hz / 1000000 * PROG_WIN_US;
+	uint64_t gap = hz / 1000000 * PROG_APP_GAP_US;
 	uint64_t deep = hz / 1000 * PROG_DEEP_AFTER_MS;
-	uint64_t idle_since = 0;
-	uint64_t last_work = 0, win_start = rte_rdtsc(), win_calls = 0;
+	uint64_t idle_since = 0, last_work = 0;
 	unsigned int sleep_us = 0;
-	bool app_busy = false;
 
 	/* short sleeps should be short: 10 us of timer slack */
 	prctl(PR_SET_TIMERSLACK, 10000UL, 0, 0, 0);
 	while (!atomic_load_explicit(&t->stop, memory_order_relaxed)) {
 		uint64_t now = rte_rdtsc();
 
-		if (now - win_start >= win) {
-			uint64_t c = atomic_load_explicit(
-				&t->app_calls, memory_order_relaxed);
-
-			app_busy = c - win_calls >= PROG_APP_CALLS;
-			win_calls = c;
-			win_start = now;
-		}
-		if (app_busy) {
+		if (now - atomic_load_explicit(&t->app_tsc,
+					       memory_order_relaxed) < gap) {
 			sleep_us = 0;
 			last_work = 0;
-			prog_sleep_us(PROG_APP_SLEEP_US);
+			prog_sleep_us(PROG_APP_NAP_US);
 			continue;
 		}
 		if (dpv_engine_progress(t->e) != 0) {
@@ -347,6 +359,8 @@ progress_fini(void)
 	}
 	dpv_verbs_pcap_close();
 	for (i = 0; i < prog_nthreads; i++) {
+		if (getenv("DPV_STATS") != NULL)
+			stats_print(prog_threads[i]->e);
 		free(prog_threads[i]);
 		prog_threads[i] = NULL;
 	}
@@ -432,6 +446,7 @@ progress_register(struct dpv_device *dev, int mode)
 	t->mode = DPV_DEVICE_PROGRESS_APP;
 	prog_pid = getpid();
 	atomic_init(&t->app_calls, 0);
+	atomic_init(&t->app_tsc, 0);
 	atomic_init(&t->worker_polls, 0);
 	atomic_init(&t->stop, false);
 	prog_threads[prog_nthreads++] = t;
@@ -480,8 +495,15 @@ engine_progress(struct dpv_device *dev)
 	struct dpv_progress_thr *t = dev->progress_thr;
 
 	if (t != NULL) {
-		atomic_fetch_add_explicit(&t->app_calls, 1,
-					  memory_order_relaxed);
+		/* one application thread at a time in the usual case: a
+		 * relaxed read-modify-write is enough for these hints */
+		atomic_store_explicit(
+			&t->app_calls,
+			atomic_load_explicit(&t->app_calls,
+					     memory_order_relaxed) + 1,
+			memory_order_relaxed);
+		atomic_store_explicit(&t->app_tsc, rte_rdtsc(),
+				      memory_order_relaxed);
 		/* a worker lcore owns the engine: nothing to do here */
 		if (t->mode == DPV_DEVICE_PROGRESS_WORKER && !prog_forked)
 			return;
