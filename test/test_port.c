@@ -417,6 +417,18 @@ case_eal_args(void)
 				  err, sizeof(err));
 	TEST_ASSERT(arg_with_prefix(argc, argv, "--lcores=(0-2)@(")[0] != '\0',
 		    "workers get lcores");
+	/* a memif vdev gets a buffer that holds a 4096 path MTU frame */
+	argc = dpv_eal_argv_build(
+		"--vdev=net_memif0,role=server --vdev net_memif1 "
+		"--vdev=net_memif2,bsize=1024 --vdev=net_tap0",
+		0, 7, buf, sizeof(buf), argv, 64, err, sizeof(err));
+	TEST_ASSERT(argc > 0, "%s", err);
+	TEST_ASSERT(has_arg(argc, argv,
+			    "--vdev=net_memif0,role=server,bsize=4352"), "");
+	TEST_ASSERT(has_arg(argc, argv, "net_memif1,bsize=4352"), "two words");
+	TEST_ASSERT(has_arg(argc, argv, "--vdev=net_memif2,bsize=1024"),
+		    "a given bsize is kept");
+	TEST_ASSERT(has_arg(argc, argv, "--vdev=net_tap0"), "others untouched");
 	/* rejected combinations and overflow */
 	argc = dpv_eal_argv_build("--no-huge --in-memory", 0, 7, buf,
 				  sizeof(buf), argv, 64, err, sizeof(err));

@@ -206,6 +206,9 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  * lcores 0..workers onto the CPUs the process may run on (so EAL does not
  * pin the application's thread to one CPU), and when no --log-level is
  * given --log-level=lib.eal:warning --log-level=lib.telemetry:error.
+ * A memif vdev without bsize= gets bsize=DPV_MEMIF_BSIZE: DPDK 22.11's
+ * memif splits frames chained over several of its buffers when its
+ * receive burst ends inside the chain, so every frame must fit one buffer.
  *
  * @param args
  *   Whitespace-separated arguments (no quoting).
@@ -225,6 +228,10 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  *   argc (> 0), or -EINVAL (too many arguments / too long, or
  *   --in-memory together with --no-huge, which EAL 22.11 rejects).
  */
+/** memif buffer size dpv_eal_argv_build() gives memif vdevs without one:
+ * a frame of a 4096-byte RoCE path MTU fits one buffer. */
+#define DPV_MEMIF_BSIZE 4352
+
 int dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 		       size_t buflen, char **argv, int max, char *err,
 		       size_t errlen);

@@ -9,6 +9,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -48,6 +49,7 @@ struct dpv_port {
 	struct rte_mempool *mp;
 	uint8_t mac[6];
 	uint32_t mtu;
+	bool mtu_beyond_dev; /* memif: carries more than it reports */
 	int socket_id;
 	struct dpv_port_conf conf; /* addresses and neighbours */
 	uint8_t gids[DPV_PORT_GID_TBL_LEN][16];
@@ -107,6 +109,40 @@ dpv_port_gid_table(const uint8_t mac[6], const struct dpv_ip_addr *addrs,
 		filled++;
 	}
 	return filled;
+}
+
+/*
+ * DPDK 22.11's memif reports a 1,518-byte max frame (and refuses a larger
+ * MTU) yet carries larger frames chained over its ring buffers. Chained
+ * frames are not safe though: its receive burst can end inside a chain and
+ * hand the pieces up as separate frames. So the MTU of a memif port is what
+ * fits one buffer (its bsize= devarg, 2,048 bytes by default; the library
+ * gives memif vdevs it starts DPV_MEMIF_BSIZE), at most MEMIF_MAX_MTU: a
+ * 4096-byte RoCE path MTU (4,096 bytes + 80 of IPv6/UDP/BTH/RETH/ICRC).
+ */
+#define MEMIF_MAX_MTU 4200
+#define MEMIF_DEF_BSIZE 2048
+
+static bool
+is_memif(const struct rte_eth_dev_info *di)
+{
+	return di->driver_name != NULL &&
+	       strstr(di->driver_name, "memif") != NULL;
+}
+
+static uint32_t
+memif_mtu(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
+	const char *b = da && da->args ? strstr(da->args, "bsize=") : NULL;
+	uint32_t bsize = b ? (uint32_t)strtoul(b + 6, NULL, 0) : 0;
+	uint32_t l2 = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + RTE_VLAN_HLEN;
+
+	if (bsize == 0)
+		bsize = MEMIF_DEF_BSIZE;
+	if (bsize < l2 + RTE_ETHER_MTU)
+		return RTE_ETHER_MTU;
+	return RTE_MIN(bsize - l2, (uint32_t)MEMIF_MAX_MTU);
 }
 
 static uint32_t
@@ -248,6 +284,25 @@ port_select(struct dpv_port *p, const struct dpv_port_conf *pc, uint16_t nq)
 	return -EINVAL;
 }
 
+/*
+ * Touch every page of a pool's memory once at creation: without
+ * hugepages (--no-huge) the data rooms are untouched anonymous memory, and
+ * first use of each page would be a page fault on the data path.
+ */
+static void
+pool_prefault(struct rte_mempool *mp, void *opaque,
+	      struct rte_mempool_memhdr *memhdr, unsigned mem_idx)
+{
+	volatile uint8_t *c = memhdr->addr;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(opaque);
+	RTE_SET_USED(mem_idx);
+	for (size_t off = 0; off < memhdr->len; off += pg)
+		c[off] = c[off];
+}
+
 static int
 pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
 	    const struct rte_eth_dev_info *di, uint16_t rxd, uint16_t txd)
@@ -279,6 +334,8 @@ pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
 		p->mp = rte_pktmbuf_pool_create(name, n, MEMPOOL_CACHE, 0, room,
 						p->socket_id);
 	}
+	if (p->mp != NULL)
+		rte_mempool_mem_iter(p->mp, pool_prefault, NULL);
 	if (p->mp == NULL) {
 		PORT_LOG(ERR,
 			 "%s: mempool of %u mbufs of %u bytes: %s (raise -m in "
@@ -300,7 +357,7 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 	int rc;
 
 	memset(&ec, 0, sizeof(ec));
-	ec.rxmode.mtu = p->mtu;
+	ec.rxmode.mtu = p->mtu_beyond_dev ? RTE_ETHER_MTU : p->mtu;
 	if (p->nb_q > 1 && di->flow_type_rss_offloads != 0) {
 		ec.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		ec.rx_adv_conf.rss_conf.rss_hf =
@@ -444,10 +501,14 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		}
 	}
 	p->mtu = pc->mtu;
+	if (p->mtu == 0 && is_memif(&di))
+		p->mtu = memif_mtu(&di);
 	if (p->mtu == 0)
 		p->mtu = rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16
 				 ? mtu16
 				 : RTE_ETHER_MTU;
+	p->mtu_beyond_dev = is_memif(&di) && p->mtu > RTE_ETHER_MTU &&
+			    di.max_rx_pktlen <= RTE_ETHER_MAX_LEN;
 	if (pc->app_configured) {
 		if (pc->queue_base >= di.nb_rx_queues ||
 		    pc->queue_base >= di.nb_tx_queues) {
@@ -466,7 +527,8 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	}
 	if (rc != 0)
 		goto fail;
-	if (rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16 != 0)
+	if (!p->mtu_beyond_dev && rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 &&
+	    mtu16 != 0)
 		p->mtu = mtu16;
 	if (pc->has_mac) {
 		memcpy(p->mac, pc->mac, 6);

@@ -75,7 +75,7 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 		   size_t errlen)
 {
 	bool prefix = false, lcores = false, loglevel = false, nohuge = false,
-	     inmem = false;
+	     inmem = false, vdev_next = false;
 	char *p = buf, *end = buf + buflen, *save = NULL, *tok, cpus[256];
 	int argc = 0, n;
 
@@ -98,8 +98,19 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 	tok = strtok_r(p, " \t\n", &save);
 	p += n + 1;
 	for (; tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
+		const char *dev = arg_is(tok, "--vdev") && tok[6] == '='
+					  ? tok + 7
+					  : vdev_next ? tok : NULL;
+
 		if (argc >= max - 1)
 			goto too_long;
+		vdev_next = strcmp(tok, "--vdev") == 0;
+		if (dev != NULL && strncmp(dev, "net_memif", 9) == 0 &&
+		    strstr(dev, "bsize=") == NULL) {
+			/* frames of a 4096 path MTU in one memif buffer */
+			PUSH_STR("%s,bsize=%u", tok, DPV_MEMIF_BSIZE);
+			continue;
+		}
 		argv[argc++] = tok;
 		prefix |= arg_is(tok, "--file-prefix");
 		lcores |= arg_is_lcores(tok);
