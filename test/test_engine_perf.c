@@ -111,7 +111,7 @@ heap_used(void)
 }
 
 /*
- * Keep depth operations in flight on each of nqp requesters (posted round
+ * Keep operations in flight on each of nqp requesters (posted round
  * robin) for about secs seconds; ops/s of all of them.
  */
 static int
@@ -128,8 +128,10 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 	struct ibv_recv_wr rwr = {.sg_list = &sge, .num_sge = 1}, *rbad;
 	uint64_t hz = rte_get_timer_hz(), t0 = rte_get_timer_cycles();
 	uint64_t done = 0, posted = 0, end = t0 + (uint64_t)(secs * hz);
-	unsigned int depth = nqp * 16 < 64 ? 64 : nqp * 16, next = 0;
-	unsigned int per_qp = depth / nqp;
+	/* 64 to 1,024 messages in flight in all (one per QP at least): more
+	 * would only queue longer than the ACK timeout */
+	unsigned int depth = RTE_MAX(64u, RTE_MIN(nqp * 16, 1024u)), next = 0;
+	unsigned int per_qp = RTE_MAX(1u, depth / nqp);
 	uint32_t *out = calloc(nqp, sizeof(*out));
 	struct ibv_wc wc[32];
 
@@ -231,7 +233,7 @@ engine_perf(void)
 	uint32_t key = 1 << 8 | 0x11;
 	size_t per_qp;
 	uint8_t *buf;
-	double w, s;
+	double w, s = 0;
 	int ret;
 
 	if (dpv_test_eal_init() != 0)
@@ -270,12 +272,18 @@ engine_perf(void)
 			ret = -1;
 			break;
 		}
+		struct dpv_engine_stats st0, st1;
+
+		dpv_engine_stats_get(e, &st0);
 		ret = run_qps(e, n, IBV_WR_SEND, 64, buf, key, secs, &s,
 			      &per_qp);
-		if (ret == 0)
-			printf("RESULT engine_perf op=send size=64 qps=%u "
-			       "msg_mps=%.4f bytes_per_qp=%zu\n",
-			       n, s / 1e6, per_qp);
+		dpv_engine_stats_get(e, &st1);
+		printf("%s engine_perf op=send size=64 qps=%u "
+		       "msg_mps=%.4f bytes_per_qp=%zu retransmits=%" PRIu64
+		       " tx_drop_full=%" PRIu64 "\n",
+		       ret == 0 ? "RESULT" : "FAILED", n, s / 1e6, per_qp,
+		       st1.retransmits - st0.retransmits,
+		       st1.tx_drop_full - st0.tx_drop_full);
 		fflush(stdout);
 	}
 	dpv_mlx5_cq_fini(&cq[0]);

@@ -1019,6 +1019,43 @@ test_rc_retry_exceeded(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * The port takes no frame (a dead memif peer): with more in flight than the
+ * engine's TX buffer holds, the requester stops for lack of room, yet the
+ * ACK timer keeps running and expiring: RETRY_EXC_ERR, the rest flushed.
+ */
+static int
+test_rc_retry_tx_stalled(void)
+{
+	struct ibv_qp_attr a = {.timeout = 1};
+	struct ibv_wc wc;
+	int i;
+
+	TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_TIMEOUT,
+					       NULL),
+			  0, "");
+	dpv_engine_inject_tx_stall(eng, true);
+	/* 10 x 8 packets: more than the 64 the TX buffer holds */
+	for (i = 0; i < 10; i++)
+		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 50 + i, 0,
+					    BUF_SIZE, (uintptr_t)qb.buf,
+					    qb.key),
+				  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0,
+			  "no completion while the port takes nothing");
+	dpv_engine_inject_tx_stall(eng, false);
+	TEST_ASSERT_EQUAL(wc.wr_id, 50, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_RETRY_EXC_ERR, "status %d",
+			  wc.status);
+	for (i = 1; i < 10; i++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, 50 + i, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_WR_FLUSH_ERR, "status %d",
+				  wc.status);
+	}
+	return TEST_SUCCESS;
+}
+
 /* modify to ERR flushes posted receives, and receives posted later. */
 static int
 test_qp_err_flush(void)
@@ -1410,6 +1447,8 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_rnr_exceeded),
 			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
 				     test_rc_loss),
+			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
+				     test_rc_retry_tx_stalled),
 			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
 				     test_rc_loss_pipeline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),

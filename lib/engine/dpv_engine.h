@@ -443,6 +443,17 @@ int dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn);
  */
 void dpv_engine_inject_tx_loss(struct dpv_engine *e, uint32_t every_n);
 
+/**
+ * Fault injection for tests: while on, the engine's port takes no frame
+ * (as a memif port whose peer died): built frames wait in the engine's TX
+ * buffer and the requester stops for lack of room. Timers still run.
+ * @param e
+ *   The engine.
+ * @param on
+ *   true to stall, false to let frames go again.
+ */
+void dpv_engine_inject_tx_stall(struct dpv_engine *e, bool on);
+
 /* ------------------------------------------------------------ neighbours */
 
 /**

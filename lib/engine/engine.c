@@ -24,6 +24,10 @@
 RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 
 #define LOOP_RING_SIZE 4096
+/* QPs off the run list whose doorbells one poll checks */
+#define SCAN_SLICE 64
+
+bool dpv_engine_debug;
 
 uint64_t
 dpv_engine_now(void)
@@ -88,8 +92,11 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	}
 	e->max_qps = conf->max_qps ? conf->max_qps : 1024;
 	e->qps = rte_zmalloc("dpv_engine_qps", sizeof(*e->qps) * e->max_qps, 0);
-	if (e->qps == NULL)
+	e->run = rte_zmalloc("dpv_engine_run", sizeof(*e->run) * e->max_qps, 0);
+	if (e->qps == NULL || e->run == NULL)
 		goto nomem;
+	dpv_engine_debug =
+		rte_log_can_log(dpv_logtype_engine, RTE_LOG_DEBUG);
 	snprintf(name, sizeof(name), "dpv_qp_%p", (void *)e);
 	hp.name = name;
 	hp.entries = e->max_qps < 8 ? 8 : e->max_qps;
@@ -130,6 +137,7 @@ dpv_engine_destroy(struct dpv_engine *e)
 	}
 	rte_hash_free(e->qp_hash);
 	rte_free(e->qps);
+	rte_free(e->run);
 	rte_free(e->keys);
 	rte_free(e);
 }
@@ -153,7 +161,7 @@ dpv_engine_tx_flush(struct dpv_engine *e)
 {
 	uint16_t sent = 0, n = e->ntx;
 
-	if (n == 0)
+	if (n == 0 || unlikely(e->tx_stall))
 		return;
 	if (e->loop != NULL) {
 		sent = (uint16_t)rte_ring_enqueue_burst(e->loop, (void **)e->tx,
@@ -198,6 +206,12 @@ dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m)
 		return;
 	}
 	e->tx[e->ntx++] = m;
+}
+
+void
+dpv_engine_inject_tx_stall(struct dpv_engine *e, bool on)
+{
+	e->tx_stall = on;
 }
 
 void
@@ -253,6 +267,7 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 		e->st.rx_drop_addr++;
 		return;
 	}
+	dpv_engine_qp_activate(qp); /* an ACK may be owed, WQEs may finish */
 	if (pkt.flags & DPV_OPF_REQ) {
 		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
 		    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE) {
@@ -269,16 +284,53 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 	}
 }
 
+/*
+ * Whether a QP still needs the poll loop: an ACK owed, a timer armed,
+ * WQEs posted but not fetched, fetched but not sent, or sent but not
+ * completed, an SQD event to raise. In doubt, yes.
+ */
+static inline bool
+qp_has_work(const struct dpv_eqp *qp)
+{
+	if (qp->resp.ack.pending || qp->comp.deadline || qp->comp.rnr_until ||
+	    qp->sqd_notify || qp->s_tail != qp->s_head)
+		return true;
+	if (qp->sq != NULL && dpv_mlx5_wq_posted(&qp->sq->wq))
+		return true;
+	/* in ERR, new receive WQEs are flushed by the poll loop */
+	return qp->state == IBV_QPS_ERR && qp->rq != NULL && !qp->has_srq &&
+	       dpv_mlx5_wq_posted(&qp->rq->wq);
+}
+
+/* Check the doorbells of up to max QPs off the run list, round robin. */
+static void
+scan_doorbells(struct dpv_engine *e, uint32_t max)
+{
+	uint32_t n = RTE_MIN(max, e->nqps);
+
+	for (uint32_t k = 0; k < n; k++) {
+		struct dpv_eqp *qp;
+
+		if (e->scan_pos >= e->nqps)
+			e->scan_pos = 0;
+		qp = e->qps[e->scan_pos++];
+		if (!qp->active && qp_has_work(qp))
+			dpv_engine_qp_activate(qp);
+	}
+}
+
 unsigned
 dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 {
 	struct rte_mbuf *pkts[DPV_ENGINE_TX_BURST];
+	uint32_t nrun, full_at;
 	uint64_t now;
 	uint16_t n;
 
 	if (budget == 0)
 		budget = DPV_ENGINE_DEF_BUDGET;
 	e->work = 0;
+	e->now = now = dpv_engine_now(); /* the clock of this whole poll */
 
 	/* 1. receive: responder and completer */
 	n = engine_rx(e, pkts,
@@ -290,12 +342,21 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 		rte_pktmbuf_free(pkts[i]);
 	}
 
-	/* 2. coalesced ACKs, then new work of every owned QP */
-	now = dpv_engine_now();
-	for (uint32_t i = 0; i < e->nqps; i++) {
-		struct dpv_eqp *qp = e->qps[i];
+	/* 2. doorbells rung on QPs off the run list: a slice per poll (all of
+	 * them when there are few) */
+	scan_doorbells(e, e->nrun == 0 && n == 0 ? 8 * SCAN_SLICE : SCAN_SLICE);
+
+	/* 3. coalesced ACKs, timers and new work of the QPs that have work,
+	 * starting where the port's TX room ran out last time (so that every
+	 * QP gets its turn); then a QP with nothing left leaves the list */
+	nrun = e->nrun;
+	full_at = UINT32_MAX;
+	for (uint32_t k = 0; k < nrun; k++) {
+		struct dpv_eqp *qp = e->run[(e->run_pos + k) % nrun];
 		unsigned b = budget;
 
+		if (full_at == UINT32_MAX && !dpv_engine_tx_room(e))
+			full_at = k;
 		dpv_engine_ack_flush(qp);
 		if (qp->state == IBV_QPS_ERR) {
 			dpv_engine_sq_flush(qp);
@@ -316,6 +377,19 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 			if (e->conf.sq_drained)
 				e->conf.sq_drained(e->conf.event_arg, qp->qpn);
 		}
+	}
+	e->run_pos = full_at == UINT32_MAX || nrun == 0
+			     ? 0
+			     : (e->run_pos + full_at) % nrun;
+	for (uint32_t i = 0; i < e->nrun;) {
+		struct dpv_eqp *qp = e->run[i];
+
+		if (qp_has_work(qp)) {
+			i++;
+			continue;
+		}
+		qp->active = false;
+		e->run[i] = e->run[--e->nrun];
 	}
 
 	/* 3. send */
@@ -779,6 +853,8 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 		}
 	}
 out:
+	if (qp != NULL)
+		dpv_engine_qp_activate(qp); /* new state, new work */
 	rte_spinlock_unlock(&e->lock);
 	return ret;
 }
@@ -831,6 +907,12 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 	for (uint32_t i = 0; i < e->nqps; i++) {
 		if (e->qps[i] == qp) {
 			e->qps[i] = e->qps[--e->nqps];
+			break;
+		}
+	}
+	for (uint32_t i = 0; qp->active && i < e->nrun; i++) {
+		if (e->run[i] == qp) {
+			e->run[i] = e->run[--e->nrun];
 			break;
 		}
 	}

@@ -145,7 +145,7 @@ restart_timer(struct dpv_eqp *qp)
 {
 	if (qp->timeout && any_outstanding(qp))
 		qp->comp.deadline =
-			dpv_engine_now() + dpv_engine_ack_cycles(qp);
+			qp->e->now + dpv_engine_ack_cycles(qp);
 	else
 		qp->comp.deadline = 0;
 }
@@ -348,7 +348,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			if (qp->rnr_retry != 7)
 				qp->comp.rnr_left--;
 			rewind_to(qp, idx, pkt->psn);
-			qp->comp.rnr_until = dpv_engine_now() +
+			qp->comp.rnr_until = qp->e->now +
 					     (uint64_t)dpv_rnr_timer_us(
 						     pkt->syndrome & 0x1f) *
 						     qp->e->hz / 1000000ull;
@@ -386,7 +386,10 @@ dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
 		return;
 	qp->comp.deadline = 0;
 	idx = oldest_outstanding(qp);
-	if (idx == qp->s_cur)
+	/* nothing sent and unacknowledged; but a retransmission the port did
+	 * not take yet still waits for its answer */
+	if (idx == qp->s_cur &&
+	    (idx == qp->s_head || !swqe_at(qp, idx)->rewound))
 		return;
 	ENGINE_LOG(DEBUG, "qp %u: ACK timeout, psn %u", qp->qpn, qp->comp.psn);
 	if (qp->comp.retry_left == 0) {
@@ -401,6 +404,9 @@ dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
 	qp->comp.retry_left--;
 	qp->comp.recovering = true;
 	rewind_to(qp, idx, qp->comp.psn);
+	/* the timer runs on whether or not the port takes the retransmission
+	 * (a dead peer's link refuses every frame): retry_cnt is consumed */
+	qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
 }
 
 /* Complete finished WQEs in order; an error moves the QP to ERR. */

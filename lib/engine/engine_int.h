@@ -23,9 +23,19 @@
 #include "dpv_wr.h"
 
 extern int dpv_logtype_engine;
+/*
+ * DEBUG messages sit on the per-packet path: they cost a flag test unless
+ * the engine log type was at DEBUG when the engine was created
+ * (--log-level=dpv.engine:debug).
+ */
+extern bool dpv_engine_debug;
 #define ENGINE_LOG(level, fmt, ...)                                            \
-	rte_log(RTE_LOG_##level, dpv_logtype_engine, "engine: " fmt "\n",      \
-		##__VA_ARGS__)
+	do {                                                                   \
+		if (RTE_LOG_##level < RTE_LOG_DEBUG ||                         \
+		    unlikely(dpv_engine_debug))                                \
+			rte_log(RTE_LOG_##level, dpv_logtype_engine,           \
+				"engine: " fmt "\n", ##__VA_ARGS__);           \
+	} while (0)
 
 #define DPV_ENGINE_TX_BURST   64
 #define DPV_ENGINE_DEF_BUDGET 32
@@ -182,6 +192,7 @@ struct dpv_eqp {
 	bool block_self_mcast;
 	uint32_t xrcdn; /* XRC_RECV */
 	bool sqd_notify; /* SQD: raise sq_drained once drained */
+	bool active;	 /* on the engine's run list */
 
 	/* attributes (modify_qp) */
 	struct dpv_engine_path path;
@@ -259,13 +270,22 @@ struct dpv_engine {
 	uint32_t max_keys;
 
 	struct rte_hash *qp_hash;
-	struct dpv_eqp **qps; /* owned QPs, for the send scan and timers */
+	struct dpv_eqp **qps; /* owned QPs */
 	uint32_t nqps, max_qps;
+	/* run list: the QPs that have work (a packet arrived, a timer or an
+	 * ACK is pending, WQEs are outstanding); the others are found by a
+	 * doorbell scan of a slice of qps[] per poll */
+	struct dpv_eqp **run;
+	uint32_t nrun;
+	uint32_t run_pos; /* where the run list's next pass starts */
+	uint32_t scan_pos;
+	uint64_t now; /* TSC at the start of the current poll */
 
 	struct rte_mbuf *tx[DPV_ENGINE_TX_BURST];
 	uint16_t ntx;
 	unsigned work;		   /* work done in this iteration */
 	uint32_t loss_n, loss_cnt; /* fault injection */
+	bool tx_stall;		   /* fault injection: the port takes nothing */
 	pthread_t thread;
 	bool thread_on;
 	volatile bool thread_stop;
@@ -283,6 +303,16 @@ struct dpv_engine {
 
 /* engine.c */
 struct dpv_eqp *dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn);
+
+/* Put a QP on the run list (engine lock held). */
+static inline void
+dpv_engine_qp_activate(struct dpv_eqp *qp)
+{
+	if (!qp->active) {
+		qp->active = true;
+		qp->e->run[qp->e->nrun++] = qp;
+	}
+}
 void dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m);
 void dpv_engine_tx_flush(struct dpv_engine *e);
 bool dpv_engine_tx_room(struct dpv_engine *e);

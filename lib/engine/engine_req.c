@@ -50,13 +50,17 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 	while (qp->sq && qp->s_head - qp->s_tail < qp->nswqe) {
 		struct dpv_eswqe *w = swqe_at(qp, qp->s_head);
 
-		memset(w, 0, offsetof(struct dpv_eswqe, wr) + sizeof(w->wr));
+		/* the ring clears what it decodes; the rest is set here */
 		if (!dpv_mlx5_sq_fetch(qp->sq, &w->wr))
 			break;
 		w->state = SWQE_PENDING;
 		w->sent = 0;
 		w->checked = false;
 		w->npkts = 0;
+		w->rd_skip = 0;
+		w->rewound = false;
+		w->status = IBV_WC_SUCCESS;
+		w->orig = 0;
 		qp->s_head++;
 	}
 }
@@ -278,8 +282,7 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	dpv_engine_tx(e, m);
 	w->rewound = false;
 	if (eqp_reliable(qp) && qp->comp.deadline == 0 && qp->timeout)
-		qp->comp.deadline =
-			dpv_engine_now() + dpv_engine_ack_cycles(qp);
+		qp->comp.deadline = e->now + dpv_engine_ack_cycles(qp);
 	return 0;
 }
 
@@ -300,7 +303,7 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 	if (qp->sq == NULL)
 		return;
 	if (qp->comp.rnr_until) {
-		if (dpv_engine_now() < qp->comp.rnr_until)
+		if (qp->e->now < qp->comp.rnr_until)
 			return;
 		qp->comp.rnr_until = 0;
 	}

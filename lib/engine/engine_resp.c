@@ -80,6 +80,9 @@ dpv_engine_ack_flush(struct dpv_eqp *qp)
 {
 	uint32_t psn, msn;
 
+	/* no room: the ACK stays owed (and cumulative) for the next poll */
+	if (!qp->resp.ack.pending || !dpv_engine_tx_room(qp->e))
+		return;
 	if (!dpv_ack_take(&qp->resp.ack, &psn, &msn))
 		return;
 	send_ack(qp, AETH_ACK | AETH_CREDIT_INVALID, psn);

@@ -595,6 +595,20 @@ void dpv_mlx5_wr_abort(struct dpv_mlx5_sq *sq);
  * @{ */
 
 /**
+ * Whether a doorbell announced WQEs the engine has not fetched yet (SQ,
+ * RQ or SRQ): one relaxed load of the doorbell record, no ordering. For
+ * the engine's "does this queue have work" scan.
+ */
+static inline bool
+dpv_mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
+{
+	uint32_t db = __atomic_load_n((const uint32_t *)wq->db,
+				      __ATOMIC_RELAXED);
+
+	return (uint16_t)be32toh(db) != (uint16_t)wq->eng_pi;
+}
+
+/**
  * Decode the next posted send WQE (acquire on the doorbell record).
  * @return true and *out filled; false if nothing new is posted.
  *   A WQE that cannot be decoded is returned with DPV_WR_F_MALFORMED.
