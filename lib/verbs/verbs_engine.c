@@ -77,30 +77,39 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
  * ib_write_lat does), so the stack answers ARP and moves and acknowledges
  * traffic at any time. It is adaptive:
  *   - while the application drives the engine itself (a verbs call that
- *     progresses it within the last PROG_APP_GAP_US) it stays away from the
- *     engine and naps PROG_APP_NAP_US, so a process spins one thread, not
- *     two, and never takes the engine lock from under the application;
- *   - as soon as the application stops calling, it polls: hot as long as
- *     there was work in the last PROG_HOT_US, then with an exponential
- *     back-off up to PROG_IDLE_MAX_US, and PROG_DEEP_US once idle for
+ *     progresses it since the thread last looked) it stays away from the
+ *     engine and naps, so a process spins one thread, not two, and never
+ *     takes the engine lock from under the application. The nap starts at
+ *     PROG_APP_NAP_US and doubles up to PROG_APP_NAP_MAX_US while the
+ *     application keeps driving (each wake-up costs the application's
+ *     core a context switch);
+ *   - as soon as the application stops calling, it polls; while the
+ *     application called within PROG_APP_RECENT_MS it polls once per
+ *     PROG_APP_NAP_US nap (as long as it finds work, without a nap) and
+ *     never spins hot beside it;
+ *   - an application that left the engine alone longer (it sleeps in
+ *     ibv_get_cq_event, talks TCP) gets a thread that polls hot as long as
+ *     there was work in the last PROG_HOT_US, then backs off exponentially
+ *     up to PROG_IDLE_MAX_US, and PROG_DEEP_US once idle for
  *     PROG_DEEP_AFTER_MS (an idle process costs about nothing).
- * No sleep is longer than the gap a message in flight can wait for: the
- * longest nap while the application drives is PROG_APP_NAP_US.
+ * An application that stops calling (spins on memory, as ib_write_lat
+ * does) is noticed after one nap. The application's side costs one
+ * relaxed counter increment per call.
  */
 #define PROG_HOT_US 2000      /* keep polling this long after work */
 #define PROG_IDLE_MAX_US 1000 /* longest idle sleep */
 #define PROG_DEEP_AFTER_MS 1000 /* idle this long: */
 #define PROG_DEEP_US 10000	/* sleep this long */
-#define PROG_APP_GAP_US 20    /* the application drove the engine this
-				 recently: leave it the engine */
-#define PROG_APP_NAP_US 10    /* nap while the application drives */
+#define PROG_APP_NAP_US 10    /* first nap while the application drives */
+#define PROG_APP_NAP_MAX_US 2000 /* longest one */
+#define PROG_APP_RECENT_MS 10	 /* the application drove this recently:
+				    poll between naps, never spin hot */
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
 	struct dpv_engine *e;
 	pthread_t tid;
 	atomic_uint_fast64_t app_calls; /* application progress calls */
-	atomic_uint_fast64_t app_tsc;	/* TSC of the last of them */
 	atomic_uint_fast64_t worker_polls; /* engine polls by a worker lcore */
 	atomic_bool stop;
 	bool running; /* the thread exists */
@@ -173,26 +182,40 @@ progress_main(void *arg)
 	struct dpv_progress_thr *t = arg;
 	uint64_t hz = rte_get_tsc_hz();
 	uint64_t hot = hz / 1000000 * PROG_HOT_US;
-	uint64_t gap = hz / 1000000 * PROG_APP_GAP_US;
+	uint64_t recent = hz / 1000 * PROG_APP_RECENT_MS;
 	uint64_t deep = hz / 1000 * PROG_DEEP_AFTER_MS;
-	uint64_t idle_since = 0, last_work = 0;
-	unsigned int sleep_us = 0;
+	uint64_t idle_since = 0, last_work = 0, app_seen = 0, calls = 0;
+	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
 
 	/* short sleeps should be short: 10 us of timer slack */
 	prctl(PR_SET_TIMERSLACK, 10000UL, 0, 0, 0);
 	while (!atomic_load_explicit(&t->stop, memory_order_relaxed)) {
 		uint64_t now = rte_rdtsc();
+		uint64_t c = atomic_load_explicit(&t->app_calls,
+						  memory_order_relaxed);
 
-		if (now - atomic_load_explicit(&t->app_tsc,
-					       memory_order_relaxed) < gap) {
+		/* the application called since the last look: it drives */
+		if (c != calls) {
+			calls = c;
+			app_seen = now;
 			sleep_us = 0;
 			last_work = 0;
-			prog_sleep_us(PROG_APP_NAP_US);
+			prog_sleep_us(nap_us);
+			if (nap_us < PROG_APP_NAP_MAX_US)
+				nap_us *= 2;
 			continue;
 		}
+		nap_us = PROG_APP_NAP_US;
 		if (dpv_engine_progress(t->e) != 0) {
 			last_work = now;
 			sleep_us = 0;
+			continue;
+		}
+		/* it drove the engine a moment ago (between two calls, or
+		 * preempted): poll between naps, no hot spinning beside it */
+		if (now - app_seen < recent) {
+			last_work = 0;
+			prog_sleep_us(PROG_APP_NAP_US);
 			continue;
 		}
 		if (last_work != 0 && now - last_work < hot) {
@@ -446,7 +469,6 @@ progress_register(struct dpv_device *dev, int mode)
 	t->mode = DPV_DEVICE_PROGRESS_APP;
 	prog_pid = getpid();
 	atomic_init(&t->app_calls, 0);
-	atomic_init(&t->app_tsc, 0);
 	atomic_init(&t->worker_polls, 0);
 	atomic_init(&t->stop, false);
 	prog_threads[prog_nthreads++] = t;
@@ -502,8 +524,6 @@ engine_progress(struct dpv_device *dev)
 			atomic_load_explicit(&t->app_calls,
 					     memory_order_relaxed) + 1,
 			memory_order_relaxed);
-		atomic_store_explicit(&t->app_tsc, rte_rdtsc(),
-				      memory_order_relaxed);
 		/* a worker lcore owns the engine: nothing to do here */
 		if (t->mode == DPV_DEVICE_PROGRESS_WORKER && !prog_forked)
 			return;
