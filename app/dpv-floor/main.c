@@ -32,6 +32,7 @@
 #define MAX_BURST 64
 #define WARMUP 1000
 #define LINK_WAIT_S 20
+#define FLOOR_MIN_ROOM (4480 + RTE_PKTMBUF_HEADROOM)
 #define IDLE_EXIT_S 10 /* the server gives up after this long with nothing */
 
 struct hdr {
@@ -125,8 +126,9 @@ port_setup(void)
 	struct rte_eth_link link;
 	uint64_t end;
 
-	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
-		room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	/* as large as dpverbs' own (af_packet with 4 KiB frames needs it) */
+	if (room < FLOOR_MIN_ROOM)
+		room = FLOOR_MIN_ROOM;
 	if (rte_eth_dev_count_avail() == 0) {
 		fprintf(stderr, "no DPDK port: give one with --vdev\n");
 		return -1;
