@@ -1056,6 +1056,46 @@ test_rc_retry_tx_stalled(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * dpv_engine_progress_post(): a lone post goes out at once; the next posts
+ * of a burst are queued for the next poll (or the 16th post), and nothing
+ * is lost.
+ */
+static int
+test_rc_post_burst(void)
+{
+	struct ibv_wc wc;
+	int i;
+
+	rte_delay_us_block(20); /* no burst in progress */
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 60, 0, 64,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 1, "a lone post is sent");
+	TEST_ASSERT(!dpv_engine_tx_pending(eng), "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 61, 0, 64,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT(dpv_engine_tx_pending(eng), "the second of a burst waits");
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 1, "");
+	for (i = 62; i < 80; i++) {
+		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, i, 0, 64,
+					    (uintptr_t)qb.buf, qb.key),
+				  0, "");
+		dpv_engine_progress_post(eng);
+	}
+	TEST_ASSERT(rte_ring_count(eng->loop) > 1, "every 16th post polls");
+	for (i = 60; i < 80; i++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, i, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+	}
+	return TEST_SUCCESS;
+}
+
 /* modify to ERR flushes posted receives, and receives posted later. */
 static int
 test_qp_err_flush(void)
@@ -1453,6 +1493,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_loss_pipeline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_post_burst),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),
 			TEST_CASE_ST(setup_rc, teardown,
 				     test_rc_retry_exceeded),

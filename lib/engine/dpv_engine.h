@@ -237,6 +237,23 @@ unsigned dpv_engine_poll(struct dpv_engine *e, unsigned budget);
 unsigned dpv_engine_progress(struct dpv_engine *e);
 
 /**
+ * Application-driven progress after a post (ibv_post_send, post_recv):
+ * like dpv_engine_progress(), except that a post that follows another
+ * within 5 us (a burst) only builds and queues its frames; the receive
+ * side and the transmit burst are left to the next poll (the next
+ * dpv_engine_progress(), every 16th post of a burst, or a full TX buffer),
+ * so that a burst of posts leaves in bursts of frames.
+ * @return work done, 0 if another thread holds the engine.
+ */
+unsigned dpv_engine_progress_post(struct dpv_engine *e);
+
+/**
+ * Whether built frames wait in the engine's TX buffer (a racy read, for a
+ * progress thread deciding whether to poll).
+ */
+bool dpv_engine_tx_pending(const struct dpv_engine *e);
+
+/**
  * Background progress: start a thread (a plain pthread, not an EAL lcore)
  * that calls dpv_engine_progress() in a loop; after 256 idle polls it
  * sleeps between polls, 1, 2, 4 ... up to idle_sleep_us microseconds.

@@ -26,6 +26,10 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 #define LOOP_RING_SIZE 4096
 /* QPs off the run list whose doorbells one poll checks */
 #define SCAN_SLICE 64
+/* dpv_engine_progress_post(): posts less than 1/POST_BURST_DIV s apart
+ * (5 us) are a burst; every POST_POLL_EVERY-th post of a burst polls */
+#define POST_BURST_DIV 200000
+#define POST_POLL_EVERY 16
 
 bool dpv_engine_debug;
 
@@ -319,20 +323,13 @@ scan_doorbells(struct dpv_engine *e, uint32_t max)
 	}
 }
 
-unsigned
-dpv_engine_poll(struct dpv_engine *e, unsigned budget)
+/* Receive a burst: responder and completer. Returns frames received. */
+static uint16_t
+rx_pass(struct dpv_engine *e, unsigned budget)
 {
 	struct rte_mbuf *pkts[DPV_ENGINE_TX_BURST];
-	uint32_t nrun, full_at;
-	uint64_t now;
 	uint16_t n;
 
-	if (budget == 0)
-		budget = DPV_ENGINE_DEF_BUDGET;
-	e->work = 0;
-	e->now = now = dpv_engine_now(); /* the clock of this whole poll */
-
-	/* 1. receive: responder and completer */
 	n = engine_rx(e, pkts,
 		      (uint16_t)RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST));
 	e->st.rx_pkts += n;
@@ -341,16 +338,19 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 		engine_rx_one(e, pkts[i]);
 		rte_pktmbuf_free(pkts[i]);
 	}
+	return n;
+}
 
-	/* 2. doorbells rung on QPs off the run list: a slice per poll (all of
-	 * them when there are few) */
-	scan_doorbells(e, e->nrun == 0 && n == 0 ? 8 * SCAN_SLICE : SCAN_SLICE);
+/*
+ * Coalesced ACKs, timers and new work of the QPs that have work, starting
+ * where the port's TX room ran out last time (so that every QP gets its
+ * turn); then a QP with nothing left leaves the list.
+ */
+static void
+run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
+{
+	uint32_t nrun = e->nrun, full_at = UINT32_MAX;
 
-	/* 3. coalesced ACKs, timers and new work of the QPs that have work,
-	 * starting where the port's TX room ran out last time (so that every
-	 * QP gets its turn); then a QP with nothing left leaves the list */
-	nrun = e->nrun;
-	full_at = UINT32_MAX;
 	for (uint32_t k = 0; k < nrun; k++) {
 		struct dpv_eqp *qp = e->run[(e->run_pos + k) % nrun];
 		unsigned b = budget;
@@ -391,10 +391,58 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 		qp->active = false;
 		e->run[i] = e->run[--e->nrun];
 	}
+}
 
-	/* 3. send */
+unsigned
+dpv_engine_poll(struct dpv_engine *e, unsigned budget)
+{
+	uint16_t n;
+
+	if (budget == 0)
+		budget = DPV_ENGINE_DEF_BUDGET;
+	e->work = 0;
+	e->now = dpv_engine_now(); /* the clock of this whole poll */
+	e->posts_unpolled = 0;
+	n = rx_pass(e, budget);
+	/* doorbells rung on QPs off the run list: a slice per poll (all of
+	 * them when there are few) */
+	scan_doorbells(e, e->nrun == 0 && n == 0 ? 8 * SCAN_SLICE : SCAN_SLICE);
+	run_pass(e, budget, e->now);
 	dpv_engine_tx_flush(e);
 	return e->work;
+}
+
+unsigned
+dpv_engine_progress_post(struct dpv_engine *e)
+{
+	uint64_t now;
+	unsigned r;
+	bool burst;
+
+	if (!rte_spinlock_trylock(&e->lock))
+		return 0;
+	now = dpv_engine_now();
+	burst = now - e->last_post < e->hz / POST_BURST_DIV;
+	e->last_post = now;
+	if (!burst || ++e->posts_unpolled >= POST_POLL_EVERY) {
+		r = dpv_engine_poll(e, 0);
+	} else {
+		/* one of a burst of posts: build and queue, leave the receive
+		 * side and the send burst to the next poll */
+		e->work = 0;
+		e->now = now;
+		scan_doorbells(e, SCAN_SLICE);
+		run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
+		r = e->work;
+	}
+	rte_spinlock_unlock(&e->lock);
+	return r;
+}
+
+bool
+dpv_engine_tx_pending(const struct dpv_engine *e)
+{
+	return __atomic_load_n(&e->ntx, __ATOMIC_RELAXED) != 0;
 }
 
 unsigned

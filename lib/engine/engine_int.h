@@ -280,6 +280,8 @@ struct dpv_engine {
 	uint32_t run_pos; /* where the run list's next pass starts */
 	uint32_t scan_pos;
 	uint64_t now; /* TSC at the start of the current poll */
+	uint64_t last_post;	 /* TSC of the last dpv_engine_progress_post */
+	uint32_t posts_unpolled; /* posts of a burst since the last poll */
 
 	struct rte_mbuf *tx[DPV_ENGINE_TX_BURST];
 	uint16_t ntx;

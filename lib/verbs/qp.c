@@ -626,7 +626,9 @@ eng_unlock(struct dpv_qp *qp)
 static void
 qp_progress(struct dpv_qp *qp)
 {
-	if (qp->dev->progress)
+	if (qp->dev->progress_post)
+		qp->dev->progress_post(qp->dev);
+	else if (qp->dev->progress)
 		qp->dev->progress(qp->dev);
 }
 

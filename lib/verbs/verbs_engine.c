@@ -194,7 +194,10 @@ progress_main(void *arg)
 		uint64_t c = atomic_load_explicit(&t->app_calls,
 						  memory_order_relaxed);
 
-		/* the application called since the last look: it drives */
+		/* the application called since the last look: it drives;
+		 * frames a burst of posts left queued still go out */
+		if (c != calls && dpv_engine_tx_pending(t->e))
+			dpv_engine_progress(t->e);
 		if (c != calls) {
 			calls = c;
 			app_seen = now;
@@ -511,8 +514,9 @@ progress_register(struct dpv_device *dev, int mode)
 	return 0;
 }
 
-static void
-engine_progress(struct dpv_device *dev)
+/* Counts an application call; false when a worker lcore owns the engine. */
+static bool
+app_call(struct dpv_device *dev)
 {
 	struct dpv_progress_thr *t = dev->progress_thr;
 
@@ -526,9 +530,23 @@ engine_progress(struct dpv_device *dev)
 			memory_order_relaxed);
 		/* a worker lcore owns the engine: nothing to do here */
 		if (t->mode == DPV_DEVICE_PROGRESS_WORKER && !prog_forked)
-			return;
+			return false;
 	}
-	dpv_engine_progress(dev->engine);
+	return true;
+}
+
+static void
+engine_progress(struct dpv_device *dev)
+{
+	if (app_call(dev))
+		dpv_engine_progress(dev->engine);
+}
+
+static void
+engine_progress_post(struct dpv_device *dev)
+{
+	if (app_call(dev))
+		dpv_engine_progress_post(dev->engine);
 }
 
 /*
@@ -603,6 +621,7 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	dev->engine = e;
 	/* verbs calls (poll_cq, posting, get_cq_event) run the engine too */
 	dev->progress = engine_progress;
+	dev->progress_post = engine_progress_post;
 	/* embedded: the application tears EAL down, nothing may run after */
 	if (!dpv_port_eal_owned())
 		return 0;

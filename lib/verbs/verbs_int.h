@@ -173,6 +173,9 @@ struct dpv_device {
 	 * engine is attached): run by poll_cq, get_cq_event and posting.
 	 */
 	void (*progress)(struct dpv_device *dev);
+	/** The same after a post: frames of a burst of posts leave together
+	 *  (dpv_engine_progress_post()). NULL: progress is used. */
+	void (*progress_post)(struct dpv_device *dev);
 	void *engine;  /**< struct dpv_engine * of the device */
 	/**
 	 * Background progress thread or worker lcore state (verbs_engine.c),
