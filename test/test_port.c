@@ -404,15 +404,18 @@ case_eal_args(void)
 	TEST_ASSERT(has_arg(argc, argv, "--log-level=lib.net:notice"), "");
 	TEST_ASSERT(arg_with_prefix(argc, argv, "--lcores=0@(")[0] != '\0',
 		    "the application thread may use every allowed CPU");
+	TEST_ASSERT(has_arg(argc, argv, "--force-max-simd-bitwidth=512"),
+		    "AVX-512 CRC allowed");
 	/* given prefix, lcores and log level are kept as they are */
 	argc = dpv_eal_argv_build(
-		"--no-huge --file-prefix=p1 -l 0-1 --log-level=8", 2, 4242, buf,
-		sizeof(buf), argv, 64, err, sizeof(err));
-	TEST_ASSERT_EQUAL(argc, 6, "nothing added");
+		"--no-huge --file-prefix=p1 -l 0-1 --log-level=8 "
+		"--force-max-simd-bitwidth=256",
+		2, 4242, buf, sizeof(buf), argv, 64, err, sizeof(err));
+	TEST_ASSERT_EQUAL(argc, 7, "nothing added");
 	TEST_ASSERT(!has_arg(argc, argv, "--file-prefix=dpv4242"), "");
 	argc = dpv_eal_argv_build("--file-prefix x -l1", 3, 7, buf, sizeof(buf),
 				  argv, 64, err, sizeof(err));
-	TEST_ASSERT_EQUAL(argc, 7, "two-word --file-prefix, -l1 recognised");
+	TEST_ASSERT_EQUAL(argc, 8, "two-word --file-prefix, -l1 recognised");
 	argc = dpv_eal_argv_build("--no-huge", 2, 7, buf, sizeof(buf), argv, 64,
 				  err, sizeof(err));
 	TEST_ASSERT(arg_with_prefix(argc, argv, "--lcores=(0-2)@(")[0] != '\0',

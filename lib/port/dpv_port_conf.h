@@ -206,6 +206,8 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  * lcores 0..workers onto the CPUs the process may run on (so EAL does not
  * pin the application's thread to one CPU), and when no --log-level is
  * given --log-level=lib.eal:warning --log-level=lib.telemetry:error.
+ * Without --force-max-simd-bitwidth, --force-max-simd-bitwidth=512 (so that
+ * rte_net_crc may use AVX-512 for the ICRC where the CPU has it).
  * A memif vdev without bsize= gets bsize=DPV_MEMIF_BSIZE: DPDK 22.11's
  * memif splits frames chained over several of its buffers when its
  * receive burst ends inside the chain, so every frame must fit one buffer.

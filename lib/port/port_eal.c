@@ -75,7 +75,7 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 		   size_t errlen)
 {
 	bool prefix = false, lcores = false, loglevel = false, nohuge = false,
-	     inmem = false, vdev_next = false;
+	     inmem = false, vdev_next = false, simd = false;
 	char *p = buf, *end = buf + buflen, *save = NULL, *tok, cpus[256];
 	int argc = 0, n;
 
@@ -117,6 +117,7 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 		loglevel |= arg_is(tok, "--log-level");
 		nohuge |= arg_is(tok, "--no-huge");
 		inmem |= arg_is(tok, "--in-memory");
+		simd |= arg_is(tok, "--force-max-simd-bitwidth");
 	}
 	if (nohuge && inmem) {
 		port_err(err, errlen,
@@ -133,6 +134,10 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 		else
 			PUSH_STR("--lcores=(0-%u)@(%s)", workers, cpus);
 	}
+	/* rte_net_crc's AVX-512 code (the ICRC of every frame) is only used
+	 * when EAL allows 512-bit SIMD: 1.7-2.5x the 64 KiB WRITE rate */
+	if (!simd)
+		PUSH_STR("--force-max-simd-bitwidth=512");
 	if (!loglevel) {
 		PUSH_STR("--log-level=lib.eal:warning");
 		PUSH_STR("--log-level=lib.telemetry:error");
