@@ -189,7 +189,8 @@ def perftest_case(pair, tool, size, quick):
         # long enough that start-up effects leave the 99th percentile
         n = 100000 if size <= 4096 else (4000 if size <= 65536 else 300)
     else:
-        n = {64: 200000, 4096: 50000, 65536: 5000}.get(size, 300)
+        # about a second each, so that start-up is a small part of it
+        n = {64: 1000000, 4096: 200000, 65536: 20000}.get(size, 1200)
     if quick:
         n = max(100, n // 50)
     port = 20000 + (os.getpid() + pair.seq) % 20000
