@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The benchmark of doc/guides/performance.rst, seconds long: proves that
+# devtools/bench.py runs every kind of contender (floor, perftest on
+# dpverbs, qperf, engine_perf) and writes its table and JSON. Timing
+# goals are the benchmark's business, not this test's.
+# Arguments: <build>/lib, source root, build root.
+set -u
+SRC=${2:?usage: $0 <lib dir> <source root> <build root>}
+BUILD=${3:?}
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+command -v ib_send_lat >/dev/null || { echo "SKIP: no perftest"; exit 77; }
+[ -x "$BUILD/app/dpv-floor/dpv-floor" ] || { echo "SKIP: no dpv-floor"; exit 77; }
+OUT=$(mktemp -d /tmp/dpv-bench-quick.XXXXXX) || exit 1
+trap 'rm -rf "$OUT"' EXIT
+timeout 300 python3 "$SRC/devtools/bench.py" --quick --runs 1 \
+	--build "$BUILD" --out "$OUT" \
+	--only 'floor/(lat|stream)/64$|ib_send_lat/64$|ib_write_bw/64$|tcp/tcp_lat|perf/engine_perf/1$'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: bench exited $rc"; exit 1; }
+for k in floor/lat/64 floor/stream/64 dpv/ib_send_lat/64 \
+	dpv/ib_write_bw/64 perf/engine_perf/1; do
+	grep -q "\"$k\"" "$OUT/results.json" ||
+		{ echo "FAIL: $k missing from results.json"; exit 1; }
+done
+grep -q '^ratio' "$OUT/table.txt" || { echo "FAIL: no ratio table"; exit 1; }
+echo "PASS: bench quick run"
