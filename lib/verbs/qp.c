@@ -14,6 +14,7 @@
 #include "qp.h"
 #include "verbs_raw.h"
 #include "verbs_port.h"
+#include "verbs_dv.h"
 
 #if __has_include("dpv_engine.h")
 #include "dpv_engine.h"
@@ -91,7 +92,10 @@ qpn_reserved(uint32_t qpn)
 	return qpn <= 1 || qpn == DPV_QP_24BIT_MASK;
 }
 
-/* Give qp a number. 0 or ENOMEM (table full). */
+/* Set by dpv_gsi_qp_create() around its ibv_create_qp(): number it 1. */
+static __thread bool qp_want_gsi;
+
+/* Give qp a number. 0, ENOMEM (table full) or EBUSY (QP1 exists). */
 static int
 qp_table_insert(struct qp_table *t, struct dpv_qp *qp)
 {
@@ -102,6 +106,19 @@ qp_table_insert(struct qp_table *t, struct dpv_qp *qp)
 	if (t->count >= DPV_CAP_MAX_QP) {
 		pthread_mutex_unlock(&t->lock);
 		return ENOMEM;
+	}
+	if (qp_want_gsi) {
+		int rc = EBUSY;
+
+		if (!atomic_load_explicit(&t->slot[1], memory_order_relaxed)) {
+			qp->qpex.qp_base.qp_num = 1;
+			atomic_store_explicit(&t->slot[1], qp,
+					      memory_order_release);
+			t->count++;
+			rc = 0;
+		}
+		pthread_mutex_unlock(&t->lock);
+		return rc;
 	}
 	for (i = 0; i < DPV_QPN_SLOTS; i++) {
 		s = (t->hint + i) % DPV_QPN_SLOTS;
@@ -977,6 +994,22 @@ err_free:
 	free(qp);
 	errno = rc;
 	return NULL;
+}
+
+/* The GSI QP (QPN 1) of the device, for our librdmacm (verbs_dv.h). */
+struct ibv_qp *
+dpv_gsi_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp *qp;
+
+	if (pd == NULL || attr == NULL || attr->qp_type != IBV_QPT_UD) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp_want_gsi = true;
+	qp = ibv_create_qp(pd, attr);
+	qp_want_gsi = false;
+	return qp;
 }
 
 static struct ibv_qp *

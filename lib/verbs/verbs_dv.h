@@ -62,4 +62,17 @@ int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
  */
 struct mlx5dv_qp_ex *dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex);
 
+/**
+ * Create the GSI QP of a device: a UD QP numbered 1, which receives the
+ * frames addressed to QP1 (CM MADs) and sends with source QP 1. Used by
+ * our librdmacm; otherwise exactly ibv_create_qp().
+ *
+ * @param pd   protection domain of the device
+ * @param attr as for ibv_create_qp(); qp_type must be IBV_QPT_UD
+ * @return the QP; NULL with errno EINVAL (pd or attr NULL, not UD),
+ *   EBUSY (the device already has a QP1), or ibv_create_qp()'s errors.
+ */
+struct ibv_qp *dpv_gsi_qp_create(struct ibv_pd *pd,
+				 struct ibv_qp_init_attr *attr);
+
 #endif /* DPV_VERBS_DV_H */
