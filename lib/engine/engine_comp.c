@@ -446,12 +446,22 @@ dpv_engine_comp_drain(struct dpv_eqp *qp)
 	}
 }
 
+/* Flush CQEs fire an armed CQ's completion event like any other CQE. */
+static void
+flush_notify(struct dpv_eqp *qp, struct dpv_mlx5_cq *cq, unsigned int n)
+{
+	if (n > 0 && qp->e->conf.cq_event != NULL &&
+	    dpv_mlx5_cq_should_notify(cq))
+		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
+}
+
 /* QP in ERR: every outstanding WQE completes with IBV_WC_WR_FLUSH_ERR. */
 void
 dpv_engine_sq_flush(struct dpv_eqp *qp)
 {
 	if (qp->sq != NULL) {
-		dpv_mlx5_flush(&qp->sq->wq, qp->scq, qp->qpn);
+		flush_notify(qp, qp->scq,
+			     dpv_mlx5_flush(&qp->sq->wq, qp->scq, qp->qpn));
 		qp->s_tail = qp->s_cur = qp->s_head;
 		qp->req.rd_out = 0;
 		qp->comp.deadline = 0;
@@ -459,7 +469,9 @@ dpv_engine_sq_flush(struct dpv_eqp *qp)
 	}
 	if (qp->rq != NULL) {
 		if (!qp->has_srq) {
-			dpv_mlx5_flush(&qp->rq->wq, qp->rcq, qp->qpn);
+			flush_notify(qp, qp->rcq,
+				     dpv_mlx5_flush(&qp->rq->wq, qp->rcq,
+						    qp->qpn));
 		} else if (qp->resp.have_rwqe) {
 			dpv_engine_cqe(qp, true, qp->resp.rwqe.wr.wqe_index,
 				       IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, 0,
