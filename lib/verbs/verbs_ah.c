@@ -223,9 +223,10 @@ ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 		    0)
 		return EINVAL;
 	resolve_dmac(dctx_dev(context), attr->grh.dgid.raw, eth_mac);
+	/* then the engine's neighbour cache; when unknown there, one ARP
+	 * request / solicitation goes out and a later call may answer */
+	kick_neigh(dctx_dev(context), attr->grh.dgid.raw, eth_mac);
 	if (vid)
 		*vid = 0xffff; /* untagged */
-	/* Unknown neighbours are resolved by the stack when the QP connects;
-	 * without a static entry there is no answer here. */
 	return memcmp(eth_mac, zero, 6) == 0 ? EHOSTUNREACH : 0;
 }
