@@ -139,24 +139,17 @@ ah_attr_of(struct ibv_ah_attr *ah, const uint8_t *dgid, int sgid_index)
 	ah->port_num = 1;
 }
 
-/* Is the peer's MAC known? kick: ask again (ARP/ND through an AH). */
+/* Is the peer's MAC known? Asks the device (which sends an ARP request
+ * or neighbour solicitation when it does not know it yet). */
 bool
-cm_neigh_ready(struct cm_id *c, bool kick)
+cm_neigh_ready(struct cm_id *c)
 {
 	struct ibv_ah_attr ah;
 	uint8_t mac[6];
 	uint16_t vid;
-	struct ibv_ah *a;
 
 	ah_attr_of(&ah, c->dgid, c->sgid_index);
-	if (ibv_resolve_eth_l2_from_gid(c->dev->ctx, &ah, mac, &vid) == 0)
-		return true;
-	if (kick) {
-		a = ibv_create_ah(c->dev->pd, &ah);
-		if (a != NULL)
-			ibv_destroy_ah(a);
-	}
-	return false;
+	return ibv_resolve_eth_l2_from_gid(c->dev->ctx, &ah, mac, &vid) == 0;
 }
 
 int

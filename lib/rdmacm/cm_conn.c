@@ -713,11 +713,10 @@ cm_ids_tick(void)
 			cm_timeout(c);
 		if (c->state != CS_ADDR_QUERY)
 			continue;
-		bool kick = now >= c->addr_kick_ns;
-
-		if (kick)
-			c->addr_kick_ns = now + 200000000ull;
-		if (cm_neigh_ready(c, kick)) {
+		if (now < c->addr_kick_ns)
+			continue; /* ask the device every 50 ms */
+		c->addr_kick_ns = now + 50000000ull;
+		if (cm_neigh_ready(c)) {
 			c->state = CS_ADDR_BOUND;
 			cm_event_post(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
 		} else if (now >= c->addr_deadline_ns) {

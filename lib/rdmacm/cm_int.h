@@ -148,7 +148,7 @@ void cm_wake(void);
 int cm_gid_index(struct cm_dev *d, const struct sockaddr *a);
 void cm_addr_to_gid(const struct sockaddr *a, uint8_t gid[16]);
 int cm_dev_find(const struct sockaddr *a, struct cm_dev **out, int *gidx);
-bool cm_neigh_ready(struct cm_id *c, bool kick);
+bool cm_neigh_ready(struct cm_id *c);
 void cm_fill_path(struct cm_id *c);
 
 /* cm_conn.c: the state machine */
