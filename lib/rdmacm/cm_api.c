@@ -22,6 +22,15 @@ to_c(struct rdma_cm_id *id)
 	return (struct cm_id *)id;
 }
 
+/* The ID an event is counted on (a request: its listener). */
+static struct cm_id *
+ev_owner(struct cm_event *e)
+{
+	if (e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST && e->ev.listen_id)
+		return to_c(e->ev.listen_id);
+	return to_c(e->ev.id);
+}
+
 static struct cm_chan *
 chan_new(bool internal)
 {
@@ -162,8 +171,8 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 
 	if (e == NULL)
 		return ERR(EINVAL);
-	c = to_c(e->ev.id);
 	pthread_mutex_lock(&cm.lock);
+	c = ev_owner(e);
 	if (--c->events == 0)
 		pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&cm.lock);
@@ -182,12 +191,12 @@ drop_queued(struct cm_id *c)
 	if (ch == NULL)
 		return;
 	for (pp = &ch->head; (e = *pp) != NULL;) {
-		if (e->ev.id != &c->id) {
+		if (e->ev.id != &c->id && e->ev.listen_id != &c->id) {
 			pp = &e->next;
 			continue;
 		}
 		*pp = e->next;
-		c->events--;
+		ev_owner(e)->events--;
 		free(e);
 		/* take its count back; a reader that got it already finds
 		 * an empty queue and reads again */

@@ -428,8 +428,13 @@ on_req(struct cm_dev *d, const uint8_t *sgid, const uint8_t *dst_gid,
 	l->pending++;
 	e = cm_event_post(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, m,
 			  CM_IP_HDR_LEN);
-	if (e != NULL)
+	if (e != NULL) {
+		/* counted on the listener, as rdma-core does: the handler may
+		 * destroy the new ID before acknowledging its request */
 		e->ev.listen_id = &l->id;
+		c->events--;
+		l->events++;
+	}
 }
 
 static void
@@ -551,8 +556,13 @@ on_sidr_req(struct cm_dev *d, const uint8_t *sgid, const struct cm_msg *m)
 	l->pending++;
 	e = cm_event_post(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0, m,
 			  CM_IP_HDR_LEN);
-	if (e != NULL)
+	if (e != NULL) {
+		/* counted on the listener, as rdma-core does: the handler may
+		 * destroy the new ID before acknowledging its request */
 		e->ev.listen_id = &l->id;
+		c->events--;
+		l->events++;
+	}
 }
 
 void
