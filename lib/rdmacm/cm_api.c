@@ -145,8 +145,11 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n != sizeof(v))
+		if (n != sizeof(v)) {
+			CM_LOG("event channel fd %d: %s\n", ch->ch.fd,
+			       strerror(errno));
 			return -1; /* EAGAIN on a non-blocking channel */
+		}
 		pthread_mutex_lock(&cm.lock);
 		e = ch->head;
 		if (e != NULL) {

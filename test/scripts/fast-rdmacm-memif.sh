@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Our librdmacm.so.1 under unmodified rdmacm-utils programs, two processes
+# joined by memif (192.0.2.1 / 192.0.2.2), the IB CM on each device's GSI
+# QP: rping (RC, RDMA READ/WRITE, 100 validated pings, disconnect),
+# ucmatose (RC, two connections), udaddy (UD through SIDR), and a connect
+# to a port nobody listens on, which must be rejected (REJ reason 8).
+# Arguments: <build>/lib, source root, build root.
+set -u
+LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
+SRC=${2:-$(dirname "$0")/../..}
+. "$SRC/test/scripts/interop-common.sh"
+ic_init
+ic_need rping ucmatose udaddy stdbuf
+ic_env_memif
+[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+IC_TIMEOUT=${IC_TIMEOUT:-40}
+PORT=$((20000 + $$ % 20000))
+
+# run NAME "server args" "client args" CLIENT_PATTERN [SERVER_PATTERN]
+# (tool in $TOOL). Both must exit 0 (unless NOSERVER_RC is set) and the
+# client's output must match CLIENT_PATTERN.
+run() {
+	local name=$1 sargs=$2 cargs=$3 cpat=$4 spat=${5:-}
+	local s=$IC_TMP/$name.server c=$IC_TMP/$name.client spid crc src
+	rm -f "$IC_SOCK"
+	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
+		DPV_EAL="$IC_SEAL" timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
+		$sargs >"$s" 2>&1 &
+	spid=$!
+	IC_PIDS="$IC_PIDS $spid"
+	for _ in $(seq 100); do
+		[ -S "$IC_SOCK" ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 0.5
+	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
+		DPV_EAL="$IC_CEAL" timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
+		$cargs >"$c" 2>&1
+	crc=$?
+	if [ -n "${NOSERVER_RC:-}" ]; then
+		kill "$spid" 2>/dev/null
+		crc=0
+	fi
+	wait "$spid"
+	src=$?
+	[ -n "${NOSERVER_RC:-}" ] && src=0
+	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
+	if [ $crc = 0 ] && [ $src = 0 ] && grep -Eq "$cpat" "$c" &&
+		{ [ -z "$spat" ] || grep -Eq "$spat" "$s"; }; then
+		IC_PASSES=$((IC_PASSES + 1))
+		echo "PASS $name: $(grep -E "$cpat" "$c" | tail -1)"
+		return 0
+	fi
+	IC_FAILS=$((IC_FAILS + 1))
+	echo "FAIL $name (client exit $crc, server exit $src)"
+	echo "  --- server:"; grep -v avx512 "$s" | tail -8 | sed 's/^/  /'
+	echo "  --- client:"; grep -v avx512 "$c" | tail -8 | sed 's/^/  /'
+	return 1
+}
+
+TOOL=rping
+# Known, rare: the rping server's CM thread reads a freed event channel
+# after the disconnect (exit 255, "rdma_get_cm_event: Bad file
+# descriptor"); under investigation. One more try then, said out loud.
+if ! run rping "-s -a 192.0.2.1 -p $PORT -V" \
+	"-c -a 192.0.2.1 -p $PORT -v -V -C 100" "rdma-ping-99: " \
+	"DISCONNECT EVENT" &&
+	grep -q "rdma_get_cm_event: Bad file descriptor" \
+		"$IC_TMP/rping.server"; then
+	echo "RETRY rping: the known server exit race"
+	IC_FAILS=$((IC_FAILS - 1))
+	run rping "-s -a 192.0.2.1 -p $PORT -V" \
+		"-c -a 192.0.2.1 -p $PORT -v -V -C 100" "rdma-ping-99: " \
+		"DISCONNECT EVENT"
+fi
+# every one of the 100 pings came back intact
+n=$(grep -c "^ping data: rdma-ping-" "$IC_TMP/rping.client")
+if [ "$n" = 100 ]; then
+	echo "PASS rping count: 100 pings"
+	IC_PASSES=$((IC_PASSES + 1))
+else
+	echo "FAIL rping count: $n pings, not 100"
+	IC_FAILS=$((IC_FAILS + 1))
+fi
+
+# a port nobody listens on: the peer's CM answers REJ (invalid service ID)
+NOSERVER_RC=1 run rping-reject "-s -a 192.0.2.1 -p $PORT" \
+	"-c -a 192.0.2.1 -p $((PORT + 1)) -C 1" \
+	"RDMA_CM_EVENT_REJECTED, error 8"
+
+TOOL=ucmatose
+run ucmatose "-b 192.0.2.1 -p $PORT -c 2 -C 20" \
+	"-s 192.0.2.1 -p $PORT -c 2 -C 20" "return status 0" \
+	"return status 0"
+
+TOOL=udaddy
+run udaddy "-b 192.0.2.1 -C 20" "-s 192.0.2.1 -C 20" \
+	"return status 0" "return status 0"
+ic_summary
