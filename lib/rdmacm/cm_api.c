@@ -65,25 +65,39 @@ rdma_create_event_channel(void)
 		errno = ENOMEM;
 		return NULL;
 	}
+	CM_LOG("channel %p fd %d\n", (void *)ch, ch->ch.fd);
 	return &ch->ch;
 }
 
+/*
+ * An application's channel is closed but its memory is kept: programs
+ * such as rping destroy the channel while their CM thread, just back from
+ * rdma_ack_cm_event(), is about to wait on it again. That thread then
+ * sleeps for good (as it would, blocked in read(), with rdma-core) instead
+ * of reading freed memory. A synchronous ID's own channel is freed.
+ */
 void
 rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct cm_chan *ch = (struct cm_chan *)channel;
 	struct cm_event *e;
+	int fd;
 
 	if (ch == NULL)
 		return;
+	CM_LOG("destroy channel %p fd %d\n", (void *)ch, ch->ch.fd);
 	pthread_mutex_lock(&cm.lock);
 	while ((e = ch->head) != NULL) {
 		ch->head = e->next;
 		free(e);
 	}
+	ch->tail = NULL;
+	fd = ch->ch.fd;
+	__atomic_store_n(&ch->dead, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&cm.lock);
-	close(ch->ch.fd);
-	free(ch);
+	close(fd);
+	if (ch->internal)
+		free(ch);
 }
 
 int
@@ -141,12 +155,19 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 	if (ch == NULL || event == NULL)
 		return ERR(EINVAL);
 	for (;;) {
-		ssize_t n = read(ch->ch.fd, &v, sizeof(v));
+		ssize_t n;
 
+		while (__atomic_load_n(&ch->dead, __ATOMIC_ACQUIRE))
+			pause(); /* destroyed under the caller's feet */
+		n = read(ch->ch.fd, &v, sizeof(v));
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EBADF &&
+		    __atomic_load_n(&ch->dead, __ATOMIC_ACQUIRE))
+			continue;
 		if (n != sizeof(v)) {
-			CM_LOG("event channel fd %d: %s\n", ch->ch.fd,
+			CM_LOG("event channel %p fd %d: %s\n", (void *)ch,
+			       ch->ch.fd,
 			       strerror(errno));
 			return -1; /* EAGAIN on a non-blocking channel */
 		}
@@ -189,7 +210,6 @@ drop_queued(struct cm_id *c)
 {
 	struct cm_chan *ch = c->chan;
 	struct cm_event **pp, *e;
-	uint64_t v;
 
 	if (ch == NULL)
 		return;
@@ -201,10 +221,9 @@ drop_queued(struct cm_id *c)
 		*pp = e->next;
 		ev_owner(e)->events--;
 		free(e);
-		/* take its count back; a reader that got it already finds
-		 * an empty queue and reads again */
-		if (read(ch->ch.fd, &v, sizeof(v)) < 0)
-			CM_LOG("event fd: %s\n", strerror(errno));
+		/* its eventfd count stays: the reader that takes it finds
+		 * the queue empty and waits again (reading it here could
+		 * block, under the lock, if a reader already took it) */
 	}
 	ch->tail = NULL;
 	for (e = ch->head; e != NULL; e = e->next)

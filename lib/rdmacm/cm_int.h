@@ -111,6 +111,7 @@ struct cm_chan {
 	struct rdma_event_channel ch; /* first: handed out */
 	struct cm_event *head, *tail;
 	bool internal;		      /* a synchronous ID's own */
+	bool dead;		      /* destroyed (kept: see cm_api.c) */
 };
 
 struct cm_global {
