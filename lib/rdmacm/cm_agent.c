@@ -250,9 +250,9 @@ agent_open(struct cm_dev *d, struct ibv_device *dev)
 		if (ibv_query_gid(d->ctx, 1, i, &d->gid[i]) != 0)
 			break;
 	d->ngid = i;
-	/* EUI-64 style GUID from the link-local GID (index 0) */
-	if (d->ngid > 0)
-		memcpy(&d->guid, d->gid[0].raw + 8, 8);
+	/* EUI-64 GUID: the interface ID of the link-local GID (index 0) */
+	for (i = 8; d->ngid > 0 && i < 16; i++)
+		d->guid = d->guid << 8 | d->gid[0].raw[i];
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->app_pd = ibv_alloc_pd(d->ctx);
 	d->ch = ibv_create_comp_channel(d->ctx);

@@ -18,7 +18,8 @@ IC_TIMEOUT=${IC_TIMEOUT:-40}
 PORT=$((20000 + $$ % 20000))
 
 # run NAME "server args" "client args" CLIENT_PATTERN [SERVER_PATTERN]
-# (tool in $TOOL). Both must exit 0 (unless NOSERVER_RC is set) and the
+# (tool in $TOOL; CAP=1: the client captures to $IC_TMP/NAME.pcapng).
+# Both must exit 0 (unless NOSERVER_RC is set) and the
 # client's output must match CLIENT_PATTERN.
 run() {
 	local name=$1 sargs=$2 cargs=$3 cpat=$4 spat=${5:-}
@@ -36,7 +37,7 @@ run() {
 	done
 	sleep 0.5
 	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
+		DPV_EAL="$IC_CEAL" ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
 		$cargs >"$c" 2>&1
 	crc=$?
 	if [ -n "${NOSERVER_RC:-}" ]; then
@@ -60,8 +61,26 @@ run() {
 	return 1
 }
 
+# tshark must decode the captured CM MADs in order, none malformed
+# tshark_cm NAME "Info regex"...
+tshark_cm() {
+	local name=$1 f=$IC_TMP/$1.pcapng info
+	shift
+	command -v tshark >/dev/null 2>&1 || { echo "SKIP $name tshark"; return; }
+	info=$(timeout 60 tshark -r "$f" -T fields -e _ws.col.Info \
+		-Y 'infiniband.mad' 2>/dev/null | tr '\n' ' ')
+	if timeout 60 tshark -r "$f" -Y '_ws.malformed || _ws.expert.severity >= 6' \
+		2>/dev/null | grep -q . || ! echo "$info" | grep -Eq "$*"; then
+		echo "FAIL $name tshark: $info"
+		IC_FAILS=$((IC_FAILS + 1))
+	else
+		echo "PASS $name tshark: $info"
+		IC_PASSES=$((IC_PASSES + 1))
+	fi
+}
+
 TOOL=rping
-run rping "-s -a 192.0.2.1 -p $PORT -V" \
+CAP=1 run rping "-s -a 192.0.2.1 -p $PORT -V" \
 	"-c -a 192.0.2.1 -p $PORT -v -V -C 100" "rdma-ping-99: " \
 	"DISCONNECT EVENT"
 # every one of the 100 pings came back intact
@@ -73,6 +92,7 @@ else
 	echo "FAIL rping count: $n pings, not 100"
 	IC_FAILS=$((IC_FAILS + 1))
 fi
+tshark_cm rping "ConnectRequest +CM: ConnectReply +CM: ReadyToUse +CM: DisconnectRequest +CM: DisconnectReply"
 
 # a port nobody listens on: the peer's CM answers REJ (invalid service ID)
 NOSERVER_RC=1 run rping-reject "-s -a 192.0.2.1 -p $PORT" \
@@ -85,6 +105,7 @@ run ucmatose "-b 192.0.2.1 -p $PORT -c 2 -C 20" \
 	"return status 0"
 
 TOOL=udaddy
-run udaddy "-b 192.0.2.1 -C 20" "-s 192.0.2.1 -C 20" \
+CAP=1 run udaddy "-b 192.0.2.1 -C 20" "-s 192.0.2.1 -C 20" \
 	"return status 0" "return status 0"
+tshark_cm udaddy "ServiceIDResReq +CM: ServiceIDResReqResp"
 ic_summary
