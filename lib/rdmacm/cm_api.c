@@ -137,6 +137,8 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		}
 	}
 	c = cm_id_alloc(ch, context, ps, qpt);
+	if (ch->internal)
+		ch->owner = c;
 	pthread_mutex_unlock(&cm.lock);
 	if (c == NULL)
 		return ERR(ENOMEM);
@@ -278,9 +280,10 @@ rdma_destroy_id(struct rdma_cm_id *id)
 			break;
 		}
 	pthread_mutex_unlock(&cm.lock);
-	if (c->chan && c->chan->internal)
+	if (c->chan && c->chan->internal && c->chan->owner == c)
 		rdma_destroy_event_channel(&c->chan->ch);
 	pthread_cond_destroy(&c->cond);
+	free(c->ep_qp_attr);
 	free(c);
 	return 0;
 }
@@ -387,6 +390,7 @@ bind_locked(struct cm_id *c, const struct sockaddr *addr)
 		c->sgid_index = gidx;
 		memcpy(c->sgid, d->gid[gidx].raw, 16);
 		c->id.verbs = d->ctx;
+		c->id.pd = d->app_pd; /* the device's shared PD, as rdma-core */
 		c->id.port_num = 1;
 		c->mtu = d->mtu;
 	}
@@ -797,8 +801,10 @@ rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 	from = c->chan;
 	c->chan = to;
 	c->id.channel = &to->ch;
+	if (to->internal)
+		to->owner = c;
 	pthread_mutex_unlock(&cm.lock);
-	if (from != NULL && from->internal && from != to)
+	if (from != NULL && from->internal && from->owner == c && from != to)
 		rdma_destroy_event_channel(&from->ch);
 	return 0;
 }

@@ -405,7 +405,7 @@ on_req(struct cm_dev *d, const uint8_t *sgid, const uint8_t *dst_gid,
 	c->dev = d;
 	c->id.verbs = d->ctx;
 	c->id.port_num = 1;
-	c->id.pd = NULL;
+	c->id.pd = d->app_pd;
 	c->sgid_index = gidx;
 	memcpy(c->sgid, d->gid[gidx].raw, 16);
 	memcpy(c->dgid, sgid, 16);
@@ -543,6 +543,7 @@ on_sidr_req(struct cm_dev *d, const uint8_t *sgid, const struct cm_msg *m)
 		return;
 	c->dev = d;
 	c->id.verbs = d->ctx;
+	c->id.pd = d->app_pd;
 	c->id.port_num = 1;
 	c->sgid_index = gidx;
 	memcpy(c->sgid, d->gid[gidx].raw, 16);

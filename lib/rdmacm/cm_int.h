@@ -96,6 +96,8 @@ struct cm_id {
 	uint8_t remote_cm_timeout;
 
 	struct ibv_sa_path_rec path;
+	struct ibv_qp_init_attr *ep_qp_attr; /* rdma_create_ep listener */
+	struct ibv_pd *ep_pd;
 	int sync_err; /* synchronous IDs: result of the last operation */
 };
 
@@ -111,6 +113,7 @@ struct cm_chan {
 	struct rdma_event_channel ch; /* first: handed out */
 	struct cm_event *head, *tail;
 	bool internal;		      /* a synchronous ID's own */
+	struct cm_id *owner;	      /* internal: that ID */
 	bool dead;		      /* destroyed (kept: see cm_api.c) */
 };
 

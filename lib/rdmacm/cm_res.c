@@ -322,6 +322,17 @@ rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 		return -1;
 	if (res->ai_flags & RAI_PASSIVE) {
 		rc = rdma_bind_addr(cid, res->ai_src_addr);
+		/* rdma_get_request() gives each new ID such a QP */
+		if (rc == 0 && qp_init_attr != NULL) {
+			struct cm_id *c = to_c(cid);
+
+			c->ep_qp_attr = malloc(sizeof(*qp_init_attr));
+			if (c->ep_qp_attr == NULL)
+				rc = ERR(ENOMEM);
+			else
+				*c->ep_qp_attr = *qp_init_attr;
+			c->ep_pd = pd;
+		}
 	} else {
 		rc = rdma_resolve_addr(cid, res->ai_src_addr, res->ai_dst_addr,
 				       2000);
@@ -373,8 +384,19 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 	rc = rdma_migrate_id(child, NULL); /* its own synchronous channel */
 	if (rc)
 		return -1;
-	if (listen->pd)
-		child->pd = listen->pd;
+	if (to_c(listen)->ep_pd)
+		child->pd = to_c(listen)->ep_pd;
+	if (to_c(listen)->ep_qp_attr != NULL) {
+		struct ibv_qp_init_attr a = *to_c(listen)->ep_qp_attr;
+
+		if (rdma_create_qp(child, child->pd, &a) != 0) {
+			int e = errno;
+
+			rdma_reject(child, NULL, 0);
+			rdma_destroy_id(child);
+			return ERR(e);
+		}
+	}
 	*id = child;
 	return 0;
 }

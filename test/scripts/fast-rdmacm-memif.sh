@@ -11,14 +11,15 @@ LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
 SRC=${2:-$(dirname "$0")/../..}
 . "$SRC/test/scripts/interop-common.sh"
 ic_init
-ic_need rping ucmatose udaddy stdbuf
+ic_need rping ucmatose udaddy rdma_server rdma_client stdbuf
 ic_env_memif
 [ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
 IC_TIMEOUT=${IC_TIMEOUT:-40}
 PORT=$((20000 + $$ % 20000))
 
 # run NAME "server args" "client args" CLIENT_PATTERN [SERVER_PATTERN]
-# (tool in $TOOL; CAP=1: the client captures to $IC_TMP/NAME.pcapng).
+# (tool in $TOOL, or $CTOOL for the client; CAP=1: the client
+# captures to $IC_TMP/NAME.pcapng).
 # Both must exit 0 (unless NOSERVER_RC is set) and the
 # client's output must match CLIENT_PATTERN.
 run() {
@@ -37,7 +38,7 @@ run() {
 	done
 	sleep 0.5
 	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
+		DPV_EAL="$IC_CEAL" ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL ${CTOOL:-$TOOL} \
 		$cargs >"$c" 2>&1
 	crc=$?
 	if [ -n "${NOSERVER_RC:-}" ]; then
@@ -108,4 +109,8 @@ TOOL=udaddy
 CAP=1 run udaddy "-b 192.0.2.1 -C 20" "-s 192.0.2.1 -C 20" \
 	"return status 0" "return status 0"
 tshark_cm udaddy "ServiceIDResReq +CM: ServiceIDResReqResp"
+# the synchronous API: rdma_getaddrinfo, rdma_create_ep, rdma_get_request
+TOOL=rdma_server
+CTOOL=rdma_client run rdma_server "-s 192.0.2.1 -p $PORT" \
+	"-s 192.0.2.1 -p $PORT" "rdma_client: end 0" "rdma_server: end 0"
 ic_summary
