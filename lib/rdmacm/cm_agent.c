@@ -439,11 +439,47 @@ cm_init(void)
 	return 0;
 }
 
-/* At exit, before libibverbs stops its ports: park the CM thread. */
+/*
+ * At exit, before libibverbs stops its ports: tell the peers of the
+ * connections still up (DREQ, or REJ for a request not answered), wait
+ * up to 200 ms for those sends, and park the CM thread.
+ */
 static void __attribute__((destructor))
 cm_fini(void)
 {
+	uint64_t end = cm_now_ns() + 200000000ull;
+	struct cm_id *c;
+	int i, s, busy;
+
 	pthread_mutex_lock(&cm.lock);
+	for (c = cm.ids; c != NULL; c = c->next) {
+		struct cm_msg m = {.attr = 0};
+
+		if (c->destroying || c->dev == NULL)
+			continue;
+		if (c->state == CS_ESTABLISHED || c->state == CS_REP_SENT) {
+			m.attr = CM_ATTR_DREQ;
+			m.qpn = c->remote_qpn;
+		} else if (c->state == CS_REQ_RCVD &&
+			   c->id.qp_type != IBV_QPT_UD) {
+			m.attr = CM_ATTR_REJ;
+			m.reason = CM_REJ_CONSUMER;
+		} else {
+			continue;
+		}
+		cm_send_msg(c, &m, false);
+		c->state = CS_DISCONNECTED;
+	}
+	do {
+		busy = 0;
+		for (i = 0; i < cm.ndev; i++) {
+			agent_poll(&cm.dev[i]);
+			for (s = 0; s < CM_SEND_SLOTS; s++)
+				busy += cm.dev[i].send_busy[s];
+		}
+		if (busy)
+			usleep(1000);
+	} while (busy && cm_now_ns() < end);
 	cm.stopping = true;
 	pthread_mutex_unlock(&cm.lock);
 }
