@@ -182,7 +182,8 @@ client(const char *sc, struct sockaddr_in *sin)
 
 		rc = !(e->event == RDMA_CM_EVENT_REJECTED && e->status == 28 &&
 		       c->private_data_len >= sizeof(rej_data) &&
-		       memcmp(c->private_data, rej_data, sizeof(rej_data)) == 0);
+		       memcmp(c->private_data, rej_data, sizeof(rej_data)) ==
+			       0);
 		printf("private data \"%.*s\"\n", (int)sizeof(rej_data) - 1,
 		       c->private_data ? (const char *)c->private_data : "");
 	} else if (strcmp(sc, "nolisten") == 0) {
@@ -195,7 +196,8 @@ client(const char *sc, struct sockaddr_in *sin)
 		rdma_ack_cm_event(e);
 		e = NULL;
 		if (rc == 0)
-			rc = expect(RDMA_CM_EVENT_DISCONNECTED, 15000, NULL) != 0;
+			rc = expect(RDMA_CM_EVENT_DISCONNECTED, 15000, NULL) !=
+			     0;
 		if (rc == 0) {
 			int s = qp_state(id);
 
@@ -229,7 +231,7 @@ main(int argc, char **argv)
 	}
 	fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
 	rc = strcmp(argv[1], "server") == 0 ? server(argv[2], &sin)
-					     : client(argv[2], &sin);
+					    : client(argv[2], &sin);
 	printf("%s %s: %s\n", argv[1], argv[2], rc ? "FAILED" : "ok");
 	rdma_destroy_event_channel(ch);
 	return rc;

@@ -10,9 +10,9 @@
 #include "dpv_test.h"
 #include "cm_mad.h"
 
-static const uint8_t gid_a[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+static const uint8_t gid_a[16] = {0, 0, 0,    0,    0,	 0, 0, 0,
 				  0, 0, 0xff, 0xff, 192, 0, 2, 2};
-static const uint8_t gid_b[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+static const uint8_t gid_b[16] = {0, 0, 0,    0,    0,	 0, 0, 0,
 				  0, 0, 0xff, 0xff, 192, 0, 2, 1};
 
 static uint32_t
@@ -95,9 +95,9 @@ test_req_layout(void)
 			    r.local_cm_timeout == 18 && r.transport == 1 &&
 			    r.psn == m.psn && r.retry_count == 6 &&
 			    r.rnr_retry == 5 && r.mtu == 3 &&
-			    r.max_cm_retries == 15 && r.srq && r.pkey == 0xffff &&
-			    r.traffic_class == 0x28 && r.hop_limit == 64 &&
-			    r.ack_timeout == 17,
+			    r.max_cm_retries == 15 && r.srq &&
+			    r.pkey == 0xffff && r.traffic_class == 0x28 &&
+			    r.hop_limit == 64 && r.ack_timeout == 17,
 		    "REQ round trip");
 	TEST_ASSERT(memcmp(r.sgid, gid_a, 16) == 0 &&
 			    memcmp(r.dgid, gid_b, 16) == 0,
@@ -278,9 +278,9 @@ test_ip_header(void)
 	struct sockaddr_storage a, b;
 	uint8_t p[CM_IP_HDR_LEN];
 	static const uint8_t want4[CM_IP_HDR_LEN] = {
-		0x00, 0x40, 0xbd, 0x97, 0, 0, 0, 0, 0, 0, 0, 0,
-		0,    0,    0,    0,    192, 0, 2, 2, 0, 0, 0, 0,
-		0,    0,    0,    0,    0,   0, 0, 0, 192, 0, 2, 1};
+		0x00, 0x40, 0xbd, 0x97, 0,   0, 0, 0, 0,   0, 0, 0,
+		0,    0,    0,	  0,	192, 0, 2, 2, 0,   0, 0, 0,
+		0,    0,    0,	  0,	0,   0, 0, 0, 192, 0, 2, 1};
 
 	inet_pton(AF_INET, "192.0.2.2", &s4.sin_addr);
 	inet_pton(AF_INET, "192.0.2.1", &d4.sin_addr);
@@ -289,7 +289,8 @@ test_ip_header(void)
 	TEST_ASSERT_BUFFERS_EQUAL(p, want4, sizeof(want4), "IPv4 header");
 	TEST_ASSERT_EQUAL(cm_ip_hdr_parse(p, &a, &b), 0, "IPv4 parse");
 	TEST_ASSERT(a.ss_family == AF_INET &&
-			    ((struct sockaddr_in *)&a)->sin_port == s4.sin_port &&
+			    ((struct sockaddr_in *)&a)->sin_port ==
+				    s4.sin_port &&
 			    ((struct sockaddr_in *)&a)->sin_addr.s_addr ==
 				    s4.sin_addr.s_addr &&
 			    ((struct sockaddr_in *)&b)->sin_addr.s_addr ==

@@ -80,7 +80,8 @@ cm_gid_index(struct cm_dev *d, const struct sockaddr *a)
 static bool
 gid_is_v4(const union ibv_gid *g)
 {
-	static const uint8_t pre[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t pre[12] = {0, 0, 0, 0, 0,	  0,
+					0, 0, 0, 0, 0xff, 0xff};
 
 	return memcmp(g->raw, pre, 12) == 0;
 }
@@ -363,7 +364,8 @@ cm_thread_main(void *arg)
 				fast = true;
 			if (c->armed) {
 				int64_t ms = ((int64_t)c->deadline_ns -
-					      (int64_t)now) / 1000000;
+					      (int64_t)now) /
+					     1000000;
 
 				if (ms < tmo)
 					tmo = ms < 0 ? 0 : (int)ms + 1;
@@ -444,8 +446,7 @@ cm_init(void)
  * connections still up (DREQ, or REJ for a request not answered), wait
  * up to 200 ms for those sends, and park the CM thread.
  */
-static void __attribute__((destructor))
-cm_fini(void)
+static void __attribute__((destructor)) cm_fini(void)
 {
 	uint64_t end = cm_now_ns() + 200000000ull;
 	struct cm_id *c;

@@ -169,8 +169,7 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 			continue;
 		if (n != sizeof(v)) {
 			CM_LOG("event channel %p fd %d: %s\n", (void *)ch,
-			       ch->ch.fd,
-			       strerror(errno));
+			       ch->ch.fd, strerror(errno));
 			return -1; /* EAGAIN on a non-blocking channel */
 		}
 		pthread_mutex_lock(&cm.lock);
@@ -434,10 +433,10 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		if (cm_dev_find(dst_addr, &d, &gidx) != 0) {
 			rc = EADDRNOTAVAIL;
 		} else {
-			uint16_t port = c->state == CS_ADDR_BOUND
-						? cm_port_of(&c->id.route.addr
-								      .src_addr)
-						: 0;
+			uint16_t port =
+				c->state == CS_ADDR_BOUND
+					? cm_port_of(&c->id.route.addr.src_addr)
+					: 0;
 
 			memset(&ss, 0, sizeof(ss));
 			if (dst_addr->sa_family == AF_INET) {
@@ -467,7 +466,8 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		c->addr_kick_ns = 0;
 		c->addr_deadline_ns =
 			cm_now_ns() +
-			(uint64_t)(timeout_ms > 0 ? timeout_ms : 2000) * 1000000;
+			(uint64_t)(timeout_ms > 0 ? timeout_ms : 2000) *
+				1000000;
 		cm_wake();
 	}
 	pthread_mutex_unlock(&cm.lock);
@@ -537,8 +537,8 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
 	    (plen && p->private_data == NULL))
 		return ERR(EINVAL);
 	pthread_mutex_lock(&cm.lock);
-	if (c->state != CS_ROUTE || (!ud && c->id.qp == NULL &&
-				     (p == NULL || p->qp_num == 0))) {
+	if (c->state != CS_ROUTE ||
+	    (!ud && c->id.qp == NULL && (p == NULL || p->qp_num == 0))) {
 		pthread_mutex_unlock(&cm.lock);
 		return ERR(EINVAL);
 	}
@@ -548,8 +548,8 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
 	if (plen)
 		memcpy(m.pdata + CM_IP_HDR_LEN, p->private_data, plen);
 	m.pdata_len = (uint8_t)(CM_IP_HDR_LEN + plen);
-	m.service_id = cm_service_id(c->id.ps,
-				     cm_port_of(&c->id.route.addr.dst_addr));
+	m.service_id =
+		cm_service_id(c->id.ps, cm_port_of(&c->id.route.addr.dst_addr));
 	m.pkey = 0xffff;
 	c->tid = (uint64_t)c->local_id << 32 | (uint32_t)cm_now_ns();
 	c->remote_id = 0;
@@ -905,14 +905,22 @@ const char *
 rdma_event_str(enum rdma_cm_event_type event)
 {
 	static const char *const s[] = {
-		"RDMA_CM_EVENT_ADDR_RESOLVED",	  "RDMA_CM_EVENT_ADDR_ERROR",
-		"RDMA_CM_EVENT_ROUTE_RESOLVED",	  "RDMA_CM_EVENT_ROUTE_ERROR",
-		"RDMA_CM_EVENT_CONNECT_REQUEST",  "RDMA_CM_EVENT_CONNECT_RESPONSE",
-		"RDMA_CM_EVENT_CONNECT_ERROR",	  "RDMA_CM_EVENT_UNREACHABLE",
-		"RDMA_CM_EVENT_REJECTED",	  "RDMA_CM_EVENT_ESTABLISHED",
-		"RDMA_CM_EVENT_DISCONNECTED",	  "RDMA_CM_EVENT_DEVICE_REMOVAL",
-		"RDMA_CM_EVENT_MULTICAST_JOIN",	  "RDMA_CM_EVENT_MULTICAST_ERROR",
-		"RDMA_CM_EVENT_ADDR_CHANGE",	  "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+		"RDMA_CM_EVENT_ADDR_RESOLVED",
+		"RDMA_CM_EVENT_ADDR_ERROR",
+		"RDMA_CM_EVENT_ROUTE_RESOLVED",
+		"RDMA_CM_EVENT_ROUTE_ERROR",
+		"RDMA_CM_EVENT_CONNECT_REQUEST",
+		"RDMA_CM_EVENT_CONNECT_RESPONSE",
+		"RDMA_CM_EVENT_CONNECT_ERROR",
+		"RDMA_CM_EVENT_UNREACHABLE",
+		"RDMA_CM_EVENT_REJECTED",
+		"RDMA_CM_EVENT_ESTABLISHED",
+		"RDMA_CM_EVENT_DISCONNECTED",
+		"RDMA_CM_EVENT_DEVICE_REMOVAL",
+		"RDMA_CM_EVENT_MULTICAST_JOIN",
+		"RDMA_CM_EVENT_MULTICAST_ERROR",
+		"RDMA_CM_EVENT_ADDR_CHANGE",
+		"RDMA_CM_EVENT_TIMEWAIT_EXIT",
 	};
 
 	if ((unsigned int)event < sizeof(s) / sizeof(s[0]))

@@ -121,8 +121,9 @@ cm_send_msg(struct cm_id *c, struct cm_msg *m, bool keep)
 		return -EINVAL;
 	if (keep) {
 		memcpy(c->mad, mad, CM_MAD_LEN);
-		cm_arm(c, c->remote_cm_timeout ? c->remote_cm_timeout
-					       : CM_RESP_TIMEOUT,
+		cm_arm(c,
+		       c->remote_cm_timeout ? c->remote_cm_timeout
+					    : CM_RESP_TIMEOUT,
 		       CM_MAX_RETRIES);
 	}
 	rc = cm_send(c->dev, c->dgid, c->sgid_index, mad);
@@ -296,7 +297,8 @@ set_port(struct sockaddr *a, uint16_t port)
 static void
 gid_to_addr(const uint8_t g[16], struct sockaddr_storage *ss)
 {
-	static const uint8_t pre[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t pre[12] = {0, 0, 0, 0, 0,	  0,
+					0, 0, 0, 0, 0xff, 0xff};
 
 	memset(ss, 0, sizeof(*ss));
 	if (memcmp(g, pre, 12) == 0) {
@@ -527,11 +529,12 @@ on_sidr_req(struct cm_dev *d, const uint8_t *sgid, const struct cm_msg *m)
 	l = gidx < 0 ? NULL
 		     : find_listener(d, m->service_id, (struct sockaddr *)&hd);
 	if (l == NULL) {
-		struct cm_msg r = {.attr = CM_ATTR_SIDR_REP,
-				   .local_id = m->local_id,
-				   .tid = m->tid,
-				   .service_id = m->service_id,
-				   .status = 1}; /* SIDR: service ID not supported */
+		struct cm_msg r = {
+			.attr = CM_ATTR_SIDR_REP,
+			.local_id = m->local_id,
+			.tid = m->tid,
+			.service_id = m->service_id,
+			.status = 1}; /* SIDR: service ID not supported */
 		uint8_t mad[CM_MAD_LEN];
 
 		if (cm_mad_build(mad, &r) == 0)
@@ -601,7 +604,8 @@ cm_recv(struct cm_dev *d, const uint8_t *grh, const uint8_t *mad,
 		return;
 	case CM_ATTR_SIDR_REP:
 		for (c = cm.ids; c != NULL; c = c->next)
-			if (c->state == CS_SIDR_SENT && c->local_id == m.local_id)
+			if (c->state == CS_SIDR_SENT &&
+			    c->local_id == m.local_id)
 				break;
 		if (c == NULL) {
 			cm.dropped++;
@@ -633,9 +637,9 @@ cm_recv(struct cm_dev *d, const uint8_t *grh, const uint8_t *mad,
 					 (4096ull << (m.mra_timeout & 31));
 		break;
 	case CM_ATTR_REJ:
-		if (c == NULL || (c->state != CS_REQ_SENT &&
-				  c->state != CS_REP_SENT &&
-				  c->state != CS_REP_RCVD))
+		if (c == NULL ||
+		    (c->state != CS_REQ_SENT && c->state != CS_REP_SENT &&
+		     c->state != CS_REP_RCVD))
 			break;
 		c->armed = false;
 		passive_done(c);
@@ -729,11 +733,12 @@ cm_ids_tick(void)
 		c->addr_kick_ns = now + 50000000ull;
 		if (cm_neigh_ready(c)) {
 			c->state = CS_ADDR_BOUND;
-			cm_event_post(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
+			cm_event_post(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL,
+				      0);
 		} else if (now >= c->addr_deadline_ns) {
 			c->state = CS_IDLE;
-			cm_event_post(c, RDMA_CM_EVENT_ADDR_ERROR, -EHOSTUNREACH,
-				      NULL, 0);
+			cm_event_post(c, RDMA_CM_EVENT_ADDR_ERROR,
+				      -EHOSTUNREACH, NULL, 0);
 		}
 	}
 }

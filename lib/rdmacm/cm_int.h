@@ -27,13 +27,13 @@
 /* Per-device agent: the GSI QP and its buffers. */
 struct cm_dev {
 	struct ibv_context *ctx;
-	struct ibv_pd *pd;      /* the agent's own */
-	struct ibv_pd *app_pd;  /* default PD for rdma_create_qp(pd NULL) */
+	struct ibv_pd *pd;     /* the agent's own */
+	struct ibv_pd *app_pd; /* default PD for rdma_create_qp(pd NULL) */
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp; /* QPN 1 */
 	struct ibv_mr *mr;
-	uint8_t *buf;	   /* recv slots, then send slots */
+	uint8_t *buf; /* recv slots, then send slots */
 	struct ibv_ah *send_ah[CM_SEND_SLOTS];
 	bool send_busy[CM_SEND_SLOTS];
 	union ibv_gid gid[CM_MAX_GIDS];
@@ -45,13 +45,13 @@ struct cm_dev {
 
 enum cm_state {
 	CS_IDLE,
-	CS_ADDR_QUERY,	/* resolving the neighbour */
-	CS_ADDR_BOUND,	/* bound or address resolved */
-	CS_ROUTE,	/* route resolved */
+	CS_ADDR_QUERY, /* resolving the neighbour */
+	CS_ADDR_BOUND, /* bound or address resolved */
+	CS_ROUTE,      /* route resolved */
 	CS_LISTEN,
 	CS_REQ_SENT,
-	CS_REQ_RCVD,	/* CONNECT_REQUEST given to the application */
-	CS_REP_RCVD,	/* CONNECT_RESPONSE given (no QP: rdma_establish) */
+	CS_REQ_RCVD, /* CONNECT_REQUEST given to the application */
+	CS_REP_RCVD, /* CONNECT_RESPONSE given (no QP: rdma_establish) */
 	CS_REP_SENT,
 	CS_ESTABLISHED,
 	CS_DREQ_SENT,
@@ -69,8 +69,8 @@ struct cm_id {
 	struct cm_chan *chan; /* NULL: synchronous ID */
 	enum cm_state state;
 	bool destroying;
-	int events;	      /* undelivered/unacked events naming this ID */
-	pthread_cond_t cond;  /* events went to 0 / sync state change */
+	int events;	     /* undelivered/unacked events naming this ID */
+	pthread_cond_t cond; /* events went to 0 / sync state change */
 
 	int sgid_index;
 	uint8_t sgid[16], dgid[16];
@@ -112,9 +112,9 @@ struct cm_event {
 struct cm_chan {
 	struct rdma_event_channel ch; /* first: handed out */
 	struct cm_event *head, *tail;
-	bool internal;		      /* a synchronous ID's own */
-	struct cm_id *owner;	      /* internal: that ID */
-	bool dead;		      /* destroyed (kept: see cm_api.c) */
+	bool internal;	     /* a synchronous ID's own */
+	struct cm_id *owner; /* internal: that ID */
+	bool dead;	     /* destroyed (kept: see cm_api.c) */
 };
 
 struct cm_global {
@@ -136,14 +136,14 @@ struct cm_global {
 
 extern struct cm_global cm;
 
-#define CM_LOG(...)                                                          \
-	do {                                                                 \
-		if (cm.debug)                                                \
-			fprintf(stderr, "dpv rdmacm: " __VA_ARGS__);         \
+#define CM_LOG(...)                                                            \
+	do {                                                                   \
+		if (cm.debug)                                                  \
+			fprintf(stderr, "dpv rdmacm: " __VA_ARGS__);           \
 	} while (0)
 
 /* cm_agent.c */
-int cm_init(void);		/* opens the devices once; errno-style */
+int cm_init(void); /* opens the devices once; errno-style */
 uint64_t cm_now_ns(void);
 int cm_send(struct cm_dev *d, const uint8_t *dgid, int sgid_index,
 	    const uint8_t *mad);

@@ -343,9 +343,9 @@ cm_ip_hdr_parse(const uint8_t *p, struct sockaddr_storage *src,
 const char *
 cm_attr_str(uint16_t attr)
 {
-	static const char *const n[] = {"REQ", "MRA", "REJ", "REP", "RTU",
-					 "DREQ", "DREP", "SIDR_REQ",
-					 "SIDR_REP"};
+	static const char *const n[] = {"REQ",	"MRA",	    "REJ",
+					"REP",	"RTU",	    "DREQ",
+					"DREP", "SIDR_REQ", "SIDR_REP"};
 
 	if (attr >= CM_ATTR_REQ && attr <= CM_ATTR_SIDR_REP)
 		return n[attr - CM_ATTR_REQ];

@@ -58,17 +58,17 @@ enum {
 
 /** Decoded CM message: the union of the fields the messages carry. */
 struct cm_msg {
-	uint16_t attr;	     /**< enum cm_attr */
-	uint64_t tid;	     /**< transaction ID */
-	uint32_t local_id;   /**< sender's comm ID (SIDR: request ID) */
-	uint32_t remote_id;  /**< receiver's comm ID (0 in a REQ) */
-	uint64_t service_id; /**< REQ, SIDR */
-	uint64_t ca_guid;    /**< REQ, REP */
-	uint32_t qkey;	     /**< REQ, REP, SIDR_REP */
-	uint32_t qpn;	     /**< REQ, REP, DREQ (remote), SIDR_REP */
-	uint32_t psn;	     /**< REQ, REP */
-	uint8_t resp_res;    /**< REQ, REP */
-	uint8_t init_depth;  /**< REQ, REP */
+	uint16_t attr;		   /**< enum cm_attr */
+	uint64_t tid;		   /**< transaction ID */
+	uint32_t local_id;	   /**< sender's comm ID (SIDR: request ID) */
+	uint32_t remote_id;	   /**< receiver's comm ID (0 in a REQ) */
+	uint64_t service_id;	   /**< REQ, SIDR */
+	uint64_t ca_guid;	   /**< REQ, REP */
+	uint32_t qkey;		   /**< REQ, REP, SIDR_REP */
+	uint32_t qpn;		   /**< REQ, REP, DREQ (remote), SIDR_REP */
+	uint32_t psn;		   /**< REQ, REP */
+	uint8_t resp_res;	   /**< REQ, REP */
+	uint8_t init_depth;	   /**< REQ, REP */
 	uint8_t remote_cm_timeout; /**< REQ */
 	uint8_t local_cm_timeout;  /**< REQ */
 	uint8_t transport;	   /**< REQ: 0 RC, 1 UC */
@@ -84,10 +84,10 @@ struct cm_msg {
 	uint8_t hop_limit;	   /**< REQ */
 	uint8_t ack_timeout;	   /**< REQ local ACK timeout */
 	uint8_t target_ack_delay;  /**< REP */
-	uint8_t msg_ref;  /**< MRA message MRAed / REJ message rejected */
-	uint8_t mra_timeout;	   /**< MRA service timeout */
-	uint16_t reason;	   /**< REJ */
-	uint8_t status;		   /**< SIDR_REP */
+	uint8_t msg_ref;     /**< MRA message MRAed / REJ message rejected */
+	uint8_t mra_timeout; /**< MRA service timeout */
+	uint16_t reason;     /**< REJ */
+	uint8_t status;	     /**< SIDR_REP */
 	uint8_t pdata[CM_SIDR_REQ_PDATA + 8]; /**< private data (copy) */
 	uint8_t pdata_len;		      /**< its room in this message */
 };

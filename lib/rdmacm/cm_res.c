@@ -317,8 +317,8 @@ rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 
 	if (id == NULL || res == NULL)
 		return ERR(EINVAL);
-	if (rdma_create_id(NULL, &cid, NULL, (enum rdma_port_space)
-					   res->ai_port_space) != 0)
+	if (rdma_create_id(NULL, &cid, NULL,
+			   (enum rdma_port_space)res->ai_port_space) != 0)
 		return -1;
 	if (res->ai_flags & RAI_PASSIVE) {
 		rc = rdma_bind_addr(cid, res->ai_src_addr);
@@ -403,8 +403,7 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 
 /* Multicast and ECE: not implemented here. */
 int
-rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
-		    void *context)
+rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)
 {
 	(void)id, (void)addr, (void)context;
 	return ERR(EOPNOTSUPP);
