@@ -198,6 +198,11 @@ client(const char *sc, struct sockaddr_in *sin)
 		if (rc == 0)
 			rc = expect(RDMA_CM_EVENT_DISCONNECTED, 15000, NULL) !=
 			     0;
+		/* the QP is ours: rdma_disconnect moves it to ERR */
+		if (rc == 0 && rdma_disconnect(id) != 0) {
+			perror("rdma_disconnect");
+			rc = 1;
+		}
 		if (rc == 0) {
 			int s = qp_state(id);
 

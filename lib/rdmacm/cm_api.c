@@ -179,6 +179,8 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 			if (ch->head == NULL)
 				ch->tail = NULL;
 			e->next = NULL;
+			if (e->complete_rep)
+				cm_rep_complete(e);
 		}
 		pthread_mutex_unlock(&cm.lock);
 		if (e != NULL)
@@ -243,7 +245,6 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	memset(&m, 0, sizeof(m));
 	switch (c->state) {
 	case CS_ESTABLISHED:
-		cm_qp_err(c);
 		m.attr = CM_ATTR_DREQ;
 		m.qpn = c->remote_qpn;
 		cm_send_msg(c, &m, false);
@@ -333,8 +334,8 @@ port_used(struct cm_id *self, unsigned int ps, uint16_t port)
 	struct cm_id *c;
 
 	for (c = cm.ids; c != NULL; c = c->next)
-		if (c != self && !c->destroying && c->listener == NULL &&
-		    (unsigned int)c->id.ps == ps && c->state != CS_IDLE &&
+		if (c != self && !c->destroying && c->bound &&
+		    (unsigned int)c->id.ps == ps &&
 		    cm_port_of(&c->id.route.addr.src_addr) == port &&
 		    !(c->reuseaddr && self->reuseaddr))
 			return true;
@@ -394,6 +395,7 @@ bind_locked(struct cm_id *c, const struct sockaddr *addr)
 		c->mtu = d->mtu;
 	}
 	c->state = CS_ADDR_BOUND;
+	c->bound = true;
 	return 0;
 }
 

@@ -463,22 +463,45 @@ on_rep(struct cm_id *c, const struct cm_msg *m)
 		cm_event_post(c, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, m, 0);
 		return;
 	}
-	if (cm_qp_to(c, IBV_QPS_RTR) != 0 || cm_qp_to(c, IBV_QPS_RTS) != 0) {
+	/* The QP moves to RTR/RTS and the RTU goes out when the application
+	 * reads this event (rdma_get_cm_event), in its thread, as with
+	 * rdma-core: the QP is the application's. */
+	struct cm_event *e;
+
+	c->state = CS_REP_RCVD;
+	e = cm_event_post(c, RDMA_CM_EVENT_ESTABLISHED, 0, m, 0);
+	if (e != NULL)
+		e->complete_rep = true;
+}
+
+/* The application read the ESTABLISHED event of a REP: QP to RTR and
+ * RTS, then RTU (or REJ and CONNECT_ERROR). Under cm.lock. */
+void
+cm_rep_complete(struct cm_event *e)
+{
+	struct cm_id *c = (struct cm_id *)e->ev.id;
+	int rc;
+
+	if (c->state != CS_REP_RCVD || c->destroying)
+		return;
+	rc = cm_qp_to(c, IBV_QPS_RTR);
+	if (rc == 0)
+		rc = cm_qp_to(c, IBV_QPS_RTS);
+	if (rc != 0) {
 		struct cm_msg r = {.attr = CM_ATTR_REJ,
 				   .msg_ref = 1,
 				   .reason = CM_REJ_CONSUMER};
 
 		cm_send_msg(c, &r, false);
-		cm_qp_err(c);
 		c->state = CS_DISCONNECTED;
-		cm_event_post(c, RDMA_CM_EVENT_CONNECT_ERROR, -EIO, NULL, 0);
+		e->ev.event = RDMA_CM_EVENT_CONNECT_ERROR;
+		e->ev.status = -rc;
 		return;
 	}
 	struct cm_msg r = {.attr = CM_ATTR_RTU};
 
 	cm_send_msg(c, &r, false);
 	c->state = CS_ESTABLISHED;
-	cm_event_post(c, RDMA_CM_EVENT_ESTABLISHED, 0, m, 0);
 }
 
 static void
@@ -510,7 +533,6 @@ on_dreq(struct cm_dev *d, const uint8_t *sgid, struct cm_id *c,
 	    c->state == CS_DREQ_SENT) {
 		c->armed = false;
 		passive_done(c);
-		cm_qp_err(c);
 		c->state = CS_DISCONNECTED;
 		cm_event_post(c, RDMA_CM_EVENT_DISCONNECTED, 0, m, 0);
 	}
@@ -643,7 +665,6 @@ cm_recv(struct cm_dev *d, const uint8_t *grh, const uint8_t *mad,
 			break;
 		c->armed = false;
 		passive_done(c);
-		cm_qp_err(c);
 		c->state = CS_DISCONNECTED;
 		cm_event_post(c, RDMA_CM_EVENT_REJECTED, m.reason, &m, 0);
 		break;
@@ -701,7 +722,6 @@ cm_timeout(struct cm_id *c)
 		break;
 	case CS_REP_SENT:
 		passive_done(c);
-		cm_qp_err(c);
 		c->state = CS_DISCONNECTED;
 		cm_event_post(c, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT, NULL,
 			      0);

@@ -80,6 +80,7 @@ struct cm_id {
 	uint8_t resp_res, init_depth, retry_count, rnr_retry;
 	uint8_t ack_timeout, tos;
 	bool ack_timeout_set, reuseaddr;
+	bool bound; /* holds its port (rdma_bind_addr, resolve_addr) */
 	enum ibv_mtu mtu;
 
 	/* listener */
@@ -107,6 +108,7 @@ struct cm_event {
 	struct cm_chan *chan;
 	uint8_t pdata[CM_SIDR_REQ_PDATA + 8];
 	struct ibv_ah_attr ah_attr; /* UD param */
+	bool complete_rep;	    /* ESTABLISHED of a REP: finish when read */
 };
 
 struct cm_chan {
@@ -163,6 +165,7 @@ struct cm_event *cm_event_post(struct cm_id *c, enum rdma_cm_event_type type,
 			       int status, const struct cm_msg *m,
 			       unsigned int pdoff);
 int cm_send_msg(struct cm_id *c, struct cm_msg *m, bool keep);
+void cm_rep_complete(struct cm_event *e);
 struct cm_id *cm_id_alloc(struct cm_chan *ch, void *ctx,
 			  enum rdma_port_space ps, enum ibv_qp_type qpt);
 void cm_ids_tick(void);

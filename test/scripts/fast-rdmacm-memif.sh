@@ -3,8 +3,10 @@
 # Our librdmacm.so.1 under unmodified rdmacm-utils programs, two processes
 # joined by memif (192.0.2.1 / 192.0.2.2), the IB CM on each device's GSI
 # QP: rping (RC, RDMA READ/WRITE, 100 validated pings, disconnect),
-# ucmatose (RC, two connections), udaddy (UD through SIDR), and a connect
-# to a port nobody listens on, which must be rejected (REJ reason 8).
+# ucmatose (RC, two connections), udaddy (UD through SIDR), a connect to
+# a port nobody listens on, which must be rejected (REJ reason 8),
+# rdma_server/rdma_client (synchronous API), perftest -R (ib_send_bw,
+# ib_read_lat); tshark decodes the captured CM MADs.
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -19,7 +21,7 @@ PORT=$((20000 + $$ % 20000))
 
 # run NAME "server args" "client args" CLIENT_PATTERN [SERVER_PATTERN]
 # (tool in $TOOL, or $CTOOL for the client; CAP=1: the client
-# captures to $IC_TMP/NAME.pcapng).
+# captures to $IC_TMP/NAME.pcapng; XENV: more environment for both).
 # Both must exit 0 (unless NOSERVER_RC is set) and the
 # client's output must match CLIENT_PATTERN.
 run() {
@@ -27,7 +29,7 @@ run() {
 	local s=$IC_TMP/$name.server c=$IC_TMP/$name.client spid crc src
 	rm -f "$IC_SOCK"
 	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
-		DPV_EAL="$IC_SEAL" timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
+		DPV_EAL="$IC_SEAL" ${XENV:-} timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
 		$sargs >"$s" 2>&1 &
 	spid=$!
 	IC_PIDS="$IC_PIDS $spid"
@@ -38,7 +40,7 @@ run() {
 	done
 	sleep 0.5
 	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL ${CTOOL:-$TOOL} \
+		DPV_EAL="$IC_CEAL" ${XENV:-} ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL ${CTOOL:-$TOOL} \
 		$cargs >"$c" 2>&1
 	crc=$?
 	if [ -n "${NOSERVER_RC:-}" ]; then
@@ -113,4 +115,14 @@ tshark_cm udaddy "ServiceIDResReq +CM: ServiceIDResReqResp"
 TOOL=rdma_server
 CTOOL=rdma_client run rdma_server "-s 192.0.2.1 -p $PORT" \
 	"-s 192.0.2.1 -p $PORT" "rdma_client: end 0" "rdma_server: end 0"
+# perftest through the CM (-R); perftest wants the port ACTIVE when it
+# opens the device, so both ends wait for the memif link
+if command -v ib_send_bw >/dev/null && command -v ib_read_lat >/dev/null; then
+	RES='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+'
+	for TOOL in ib_send_bw ib_read_lat; do
+		XENV=DPV_LINK_WAIT_MS=15000 run "$TOOL-R" \
+			"-d dpv0 -x 1 -R -n 200 -p $PORT" \
+			"-d dpv0 -x 1 -R -n 200 -p $PORT 192.0.2.1" "$RES"
+	done
+fi
 ic_summary
