@@ -413,7 +413,7 @@ int dpv_engine_qp_create(struct dpv_engine *e,
  * path_mtu, qkey, rq_psn, sq_psn, dest_qp_num, qp_access_flags, timeout,
  * retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic, max_dest_rd_atomic,
  * and with IBV_QP_AV the path.
- * max_dest_rd_atomic (default 16 until set, at most 16) sizes the ring of
+ * max_dest_rd_atomic (default 128 until set, at most 128) sizes the ring of
  * saved READ/atomic responses answering duplicates; 0: READ/atomic
  * requests are answered with NAK Invalid Request. max_rd_atomic 0 counts
  * as 1 (as mlx5 does).

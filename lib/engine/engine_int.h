@@ -167,8 +167,9 @@ dpv_esge_copy(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
 
 /* ---------------------------------------------------------- QP context */
 
-/* Responder resources per QP: the device's max_qp_rd_atom. */
-#define DPV_ENGINE_MAX_RD_ATOMIC 16
+/* Responder resources per QP: the device's max_qp_rd_atom (128, as rxe
+ * offers, so peers that ask for rxe's default connect). */
+#define DPV_ENGINE_MAX_RD_ATOMIC 128
 
 /* One executed READ or atomic, kept to answer its duplicates. */
 struct dpv_eres {
