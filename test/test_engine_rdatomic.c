@@ -401,6 +401,52 @@ test_rd0(void)
 	return TEST_SUCCESS;
 }
 
+static int
+setup_128(void)
+{
+	return setup_credits(128, 128);
+}
+
+/*
+ * rxe's credits (128 each way): 60 atomics are all in flight at once and the
+ * responder holds every one of them in its ring, none recycled.
+ */
+static int
+test_credits_128(void)
+{
+	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
+	struct dpv_eqp *b = dpv_engine_qp_lookup(eng, QPN_B);
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+	uint32_t held = 0;
+	uint64_t v = 0;
+
+	TEST_ASSERT(a != NULL && b != NULL, "");
+	TEST_ASSERT_EQUAL(a->max_rd_atomic, 128, "");
+	TEST_ASSERT_EQUAL(b->max_dest_rd_atomic, 128, "");
+	memcpy(qb.buf, &v, 8);
+	for (int m = 0; m < 60; m++)
+		TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, m, 64 + m * 8,
+				       8, (uintptr_t)qb.buf, 1),
+				  0, "post %d", m);
+	for (int m = 0; m < 60; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "atomic %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		memcpy(&v, qa.buf + 64 + m * 8, 8);
+		TEST_ASSERT_EQUAL(v, (uint64_t)m, "original %d", m);
+	}
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 60, "each executed once");
+	TEST_ASSERT_EQUAL(b->resp.res_n, 128, "ring of 128");
+	for (int i = 0; i < 128; i++)
+		held += b->resp.res[i].kind == 2;
+	TEST_ASSERT_EQUAL(held, 60, "all 60 held");
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT_EQUAL(st.rd_atomic_recycled, 0, "none recycled");
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -413,6 +459,7 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_2_2, teardown,
 				     test_dup_after_recycle),
 			TEST_CASE_ST(setup_rd0, teardown, test_rd0),
+			TEST_CASE_ST(setup_128, teardown, test_credits_128),
 			TEST_CASES_END(),
 		},
 };
