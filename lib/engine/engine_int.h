@@ -203,6 +203,7 @@ struct dpv_eqp {
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 	uint32_t access;
+	struct dpv_engine_qp_stats st; /* per-QP counters */
 
 	/* send work: ring of size nswqe (power of 2) */
 	struct dpv_eswqe *swqe;
@@ -243,6 +244,13 @@ struct dpv_eqp {
 		uint8_t res_head; /* next entry to (re)use */
 	} resp;
 };
+
+/* A counter kept both per engine and per QP (per_qp 1 in the list). */
+#define DPV_EQP_COUNT(qp, n)                                                   \
+	do {                                                                   \
+		(qp)->e->st.n++;                                               \
+		(qp)->st.n++;                                                  \
+	} while (0)
 
 /* --------------------------------------------------------------- engine */
 
