@@ -4,6 +4,7 @@
  * saved READ/atomic entries (0: no READ/atomic accepted), answers
  * duplicates from them and never executes an atomic twice.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,8 @@ wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
 static int
 check_dest0(enum ibv_wr_opcode op)
 {
+	struct dpv_engine_qp_stats qs;
+	struct dpv_engine_stats st;
 	struct ibv_wc wc;
 	uint64_t v = 5;
 
@@ -190,6 +193,20 @@ check_dest0(enum ibv_wr_opcode op)
 			  wc.status);
 	memcpy(&v, qb.buf, 8);
 	TEST_ASSERT_EQUAL(v, 5, "not executed");
+	/* the NAK is counted by type, per device and per QP */
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT_EQUAL(st.inv_req_naks_sent, 1, "");
+	TEST_ASSERT_EQUAL(st.inv_req_naks_rcvd, 1, "");
+	TEST_ASSERT_EQUAL(st.rem_access_naks_sent + st.rem_op_naks_sent, 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &qs), 0, "");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_sent, 1, "responder QP");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_rcvd, 0, "");
+	TEST_ASSERT(qs.rx_pkts >= 1, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &qs), 0, "");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_rcvd, 1, "requester QP");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_sent, 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, 0x999, &qs), -ENOENT,
+			  "");
 	return TEST_SUCCESS;
 }
 

@@ -5,7 +5,7 @@
  *   /dpverbs/devices            the device names
  *   /dpverbs/counters,DEV       the port and the engine counters of DEV
  *   /dpverbs/qps,DEV            the QP numbers of DEV
- *   /dpverbs/qp,DEV,QPN         one QP: number, type, state
+ *   /dpverbs/qp,DEV,QPN         one QP: number, type, state, its counters
  * The engine's counters come from one X-macro list (DPV_ENGINE_COUNTERS),
  * so a counter added there appears here by itself.
  */
@@ -78,7 +78,7 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* no engine yet (device not opened): every counter is 0 */
 	if (dev->engine != NULL)
 		dpv_engine_stats_get(dev->engine, &st);
-#define TEL_COUNTER(n) rte_tel_data_add_dict_u64(d, #n, st.n);
+#define TEL_COUNTER(n, q) rte_tel_data_add_dict_u64(d, #n, st.n);
 	DPV_ENGINE_COUNTERS(TEL_COUNTER)
 #undef TEL_COUNTER
 	return 0;
@@ -111,6 +111,7 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct dpv_device *dev = tel_device(params);
 	const char *q = params ? strchr(params, ',') : NULL;
+	struct dpv_engine_qp_stats qs;
 	struct dpv_qp_brief *b;
 	unsigned long qpn;
 	unsigned int n, i;
@@ -139,6 +140,14 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "type", dpv_qp_type_str(b[i].type));
 	rte_tel_data_add_dict_string(d, "state", dpv_qp_state_str(b[i].state));
 	free(b);
+	/* QPs the engine runs (RC, UC, UD) have counters */
+	if (dev->engine != NULL &&
+	    dpv_engine_qp_stats_get(dev->engine, (uint32_t)qpn, &qs) == 0) {
+#define TEL_QP_COUNTER(n, q)                                                   \
+	DPV_ENGINE_CNT_IF_##q(rte_tel_data_add_dict_u64(d, #n, qs.n);)
+		DPV_ENGINE_COUNTERS(TEL_QP_COUNTER)
+#undef TEL_QP_COUNTER
+	}
 	return 0;
 }
 

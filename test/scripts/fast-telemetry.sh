@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # rte_telemetry: two ibv_rc_pingpong processes joined by memif; while they
 # run, the server's telemetry socket (the one dpdk-telemetry.py reads)
-# must list dpv0, its RC QP in RTS, and engine counters that move (frames
-# received, ACKs). The query client speaks the telemetry socket protocol
+# must list dpv0, its RC QP in RTS with its own counters, and device
+# counters that move (frames received, ACKs). The query client speaks the telemetry socket protocol
 # (SOCK_SEQPACKET, JSON replies) itself, so dpdk-telemetry.py is not needed.
 # Arguments: <build>/lib, source root, build root.
 set -u
@@ -70,14 +70,20 @@ while True:                                     # bounded: 20 s
 check("devices %s" % devs, devs == ["dpv0"])
 check("one QP %s" % qps, len(qps) == 1)
 qp = query("/dpverbs/qp,dpv0,%d" % qps[0])
-check("qp %s" % qp, qp["qpn"] == qps[0] and qp["type"] == "RC" and
-      qp["state"] == "RTS")
+check("qp %s" % {k: qp[k] for k in ("qpn", "type", "state")},
+      qp["qpn"] == qps[0] and qp["type"] == "RC" and qp["state"] == "RTS")
+check("per-QP counters: rx_pkts %d, acks_sent %d" %
+      (qp.get("rx_pkts", 0), qp.get("acks_sent", 0)),
+      qp.get("rx_pkts", 0) > 0 and qp.get("acks_sent", 0) > 0 and
+      qp["rx_pkts"] <= query("/dpverbs/counters,dpv0")["rx_pkts"])
 c2 = query("/dpverbs/counters,dpv0")
 check("link up, mtu %d" % c2.get("mtu", 0), c2.get("link_up") == 1)
 check("counters move: rx_pkts %d -> %d" % (c["rx_pkts"], c2["rx_pkts"]),
       c2["rx_pkts"] > c["rx_pkts"] and c2["tx_pkts"] > 0)
 check("drop counters present", all(k in c2 for k in
-      ("rx_drop_parse", "rx_drop_noqp", "rx_drop_addr", "key_errors")))
+      ("rx_drop_parse", "rx_drop_icrc", "rx_drop_noqp", "rx_drop_addr",
+       "key_errors", "inv_req_naks_sent", "rem_access_naks_rcvd",
+       "rx_bytes", "tx_bytes")))
 check("unknown device rejected", query("/dpverbs/counters,dpv9") is None)
 check("bad QPN rejected", query("/dpverbs/qp,dpv0,0x1000000") is None)
 sys.exit(1 if fails else 0)
