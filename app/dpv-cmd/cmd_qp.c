@@ -87,8 +87,9 @@ cmd_show_port(FILE *out)
 		fprintf(out, "ibv_query_port: %s\n", strerror(errno));
 		return;
 	}
-	fprintf(out, "%s port 1: %s, MTU %d\n", ibv_get_device_name(ctx->device),
-		ibv_port_state_str(pa.state), 128 << pa.active_mtu);
+	fprintf(out, "%s port 1: %s, MTU %d\n",
+		ibv_get_device_name(ctx->device), ibv_port_state_str(pa.state),
+		128 << pa.active_mtu);
 	for (int i = 0; i < 2; i++)
 		if (ibv_query_gid(ctx, 1, i, &g) == 0) {
 			inet_ntop(AF_INET6, g.raw, ip, sizeof(ip));
@@ -128,8 +129,10 @@ cmd_qp_create(FILE *out, unsigned id)
 	struct slot *s = &slots[id % CMD_MAX_QPS];
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
-		.cap = {.max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			.max_send_sge = 1, .max_recv_sge = 1},
+		.cap = {.max_send_wr = DEPTH,
+			.max_recv_wr = DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1},
 	};
 
 	if (id >= CMD_MAX_QPS) {
@@ -328,14 +331,15 @@ cmd_traffic(FILE *out, unsigned id, const char *op, unsigned size,
 						 .sg_list = &sge,
 						 .num_sge = 1,
 						 .opcode = opc,
-						 .send_flags = IBV_SEND_SIGNALED},
+						 .send_flags =
+							 IBV_SEND_SIGNALED},
 					   *bad;
 
 			if (opc == IBV_WR_SEND) {
-				struct ibv_sge rs = {
-					.addr = (uintptr_t)p->buf + BUF_SIZE / 2,
-					.length = size,
-					.lkey = p->mr->lkey};
+				struct ibv_sge rs = {.addr = (uintptr_t)p->buf +
+							     BUF_SIZE / 2,
+						     .length = size,
+						     .lkey = p->mr->lkey};
 				struct ibv_recv_wr rw = {.sg_list = &rs,
 							 .num_sge = 1},
 						   *rbad;
@@ -396,12 +400,15 @@ cmd_traffic(FILE *out, unsigned id, const char *op, unsigned size,
 		memcpy(&v, p->buf, 8);
 		expect = count;
 		if (v != expect) {
-			fprintf(out, "traffic: atomic sum %" PRIu64
-				     ", want %" PRIu64 "\n", v, expect);
+			fprintf(out,
+				"traffic: atomic sum %" PRIu64 ", want %" PRIu64
+				"\n",
+				v, expect);
 			return -1;
 		}
 	} else if (opc == IBV_WR_RDMA_READ) {
-		if (memcmp(s->buf + BUF_SIZE / 2, p->buf + BUF_SIZE / 2, size)) {
+		if (memcmp(s->buf + BUF_SIZE / 2, p->buf + BUF_SIZE / 2,
+			   size)) {
 			fprintf(out, "traffic: READ data differ\n");
 			return -1;
 		}

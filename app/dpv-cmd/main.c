@@ -172,10 +172,12 @@ static cmdline_parse_inst_t cmd_quit = {
 };
 
 static cmdline_parse_ctx_t main_ctx[] = {
-	(cmdline_parse_inst_t *)&cmd_show, (cmdline_parse_inst_t *)&cmd_qp,
+	(cmdline_parse_inst_t *)&cmd_show,
+	(cmdline_parse_inst_t *)&cmd_qp,
 	(cmdline_parse_inst_t *)&cmd_conn,
 	(cmdline_parse_inst_t *)&cmd_traffic_inst,
-	(cmdline_parse_inst_t *)&cmd_quit, NULL};
+	(cmdline_parse_inst_t *)&cmd_quit,
+	NULL};
 
 int
 main(int argc, char **argv)

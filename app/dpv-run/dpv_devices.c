@@ -66,8 +66,7 @@ print_device(struct ibv_device *d)
 	}
 	printf("%s: port 1 %s, physical %s, MTU %d (max %d), %s\n",
 	       ibv_get_device_name(d), ibv_port_state_str(pa.state),
-	       phys_str(pa.phys_state), 128 << pa.active_mtu,
-	       128 << pa.max_mtu,
+	       phys_str(pa.phys_state), 128 << pa.active_mtu, 128 << pa.max_mtu,
 	       pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "IB");
 	for (int i = 0; i < pa.gid_tbl_len; i++) {
 		static const uint8_t zero[16];

@@ -161,6 +161,7 @@ RTE_INIT(dpv_telemetry_register)
 	rte_telemetry_register_cmd("/dpverbs/qps", tel_qps,
 				   "A device's QP numbers. Parameters: device "
 				   "name");
-	rte_telemetry_register_cmd("/dpverbs/qp", tel_qp,
-				   "One QP. Parameters: device name, QP number");
+	rte_telemetry_register_cmd(
+		"/dpverbs/qp", tel_qp,
+		"One QP. Parameters: device name, QP number");
 }
