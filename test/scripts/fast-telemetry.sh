@@ -26,6 +26,7 @@ SPID=$!
 for _ in $(seq 100); do [ -S "$IC_SOCK" ] && break; sleep 0.1; done
 sleep 0.5
 run_end client "$EAL ${IC_CEAL#$IC_EAL}" 192.0.2.2/24 127.0.0.1
+CPID=$!
 # the server's pid is the child of timeout(1)
 for _ in $(seq 50); do
 	PID=$(pgrep -P "$SPID" ibv_rc_pingpong) && break
@@ -100,8 +101,11 @@ if [ $RC = 0 ] && command -v dpdk-telemetry.py >/dev/null 2>&1; then
 	fi
 fi
 [ $RC = 0 ] || { echo "--- server:"; tail -5 "$IC_TMP/server"; }
+CHILD=$(pgrep -P "$CPID" ibv_rc_pingpong)
 ic_cleanup
 IC_PIDS=
 # killed processes leave their runtime directory behind
-[ -n "$PID" ] && rm -rf "/var/run/dpdk/dpv$PID"
+for p in $PID $CHILD; do
+	rm -rf "/var/run/dpdk/dpv$p"
+done
 exit $RC
