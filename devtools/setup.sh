@@ -8,6 +8,7 @@ PKGS=(
     # build
     build-essential meson ninja-build pkg-config python3 python3-pyelftools
     libdpdk-dev dpdk libnuma-dev libibverbs-dev libpcap-dev
+    dpdk-dev  # dpdk-telemetry.py (reads the /dpverbs/ telemetry commands)
     # real peers the tests run against our libraries
     ibverbs-utils rdma-core perftest qperf python3-pyverbs librdmacm-dev
     rdmacm-utils tshark

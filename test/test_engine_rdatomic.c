@@ -4,6 +4,7 @@
  * saved READ/atomic entries (0: no READ/atomic accepted), answers
  * duplicates from them and never executes an atomic twice.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,8 @@ wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
 static int
 check_dest0(enum ibv_wr_opcode op)
 {
+	struct dpv_engine_qp_stats qs;
+	struct dpv_engine_stats st;
 	struct ibv_wc wc;
 	uint64_t v = 5;
 
@@ -190,6 +193,20 @@ check_dest0(enum ibv_wr_opcode op)
 			  wc.status);
 	memcpy(&v, qb.buf, 8);
 	TEST_ASSERT_EQUAL(v, 5, "not executed");
+	/* the NAK is counted by type, per device and per QP */
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT_EQUAL(st.inv_req_naks_sent, 1, "");
+	TEST_ASSERT_EQUAL(st.inv_req_naks_rcvd, 1, "");
+	TEST_ASSERT_EQUAL(st.rem_access_naks_sent + st.rem_op_naks_sent, 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &qs), 0, "");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_sent, 1, "responder QP");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_rcvd, 0, "");
+	TEST_ASSERT(qs.rx_pkts >= 1, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &qs), 0, "");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_rcvd, 1, "requester QP");
+	TEST_ASSERT_EQUAL(qs.inv_req_naks_sent, 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, 0x999, &qs), -ENOENT,
+			  "");
 	return TEST_SUCCESS;
 }
 
@@ -401,6 +418,52 @@ test_rd0(void)
 	return TEST_SUCCESS;
 }
 
+static int
+setup_128(void)
+{
+	return setup_credits(128, 128);
+}
+
+/*
+ * rxe's credits (128 each way): 60 atomics are all in flight at once and the
+ * responder holds every one of them in its ring, none recycled.
+ */
+static int
+test_credits_128(void)
+{
+	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
+	struct dpv_eqp *b = dpv_engine_qp_lookup(eng, QPN_B);
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+	uint32_t held = 0;
+	uint64_t v = 0;
+
+	TEST_ASSERT(a != NULL && b != NULL, "");
+	TEST_ASSERT_EQUAL(a->max_rd_atomic, 128, "");
+	TEST_ASSERT_EQUAL(b->max_dest_rd_atomic, 128, "");
+	memcpy(qb.buf, &v, 8);
+	for (int m = 0; m < 60; m++)
+		TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, m, 64 + m * 8,
+				       8, (uintptr_t)qb.buf, 1),
+				  0, "post %d", m);
+	for (int m = 0; m < 60; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "atomic %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d",
+				  wc.status);
+		memcpy(&v, qa.buf + 64 + m * 8, 8);
+		TEST_ASSERT_EQUAL(v, (uint64_t)m, "original %d", m);
+	}
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 60, "each executed once");
+	TEST_ASSERT_EQUAL(b->resp.res_n, 128, "ring of 128");
+	for (int i = 0; i < 128; i++)
+		held += b->resp.res[i].kind == 2;
+	TEST_ASSERT_EQUAL(held, 60, "all 60 held");
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT_EQUAL(st.rd_atomic_recycled, 0, "none recycled");
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -413,6 +476,7 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_2_2, teardown,
 				     test_dup_after_recycle),
 			TEST_CASE_ST(setup_rd0, teardown, test_rd0),
+			TEST_CASE_ST(setup_128, teardown, test_credits_128),
 			TEST_CASES_END(),
 		},
 };

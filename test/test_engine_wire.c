@@ -5,6 +5,7 @@
  * builder from the decoded fields, come out byte for byte identical.
  * White-box: includes the engine's internal header.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,6 +92,7 @@ test_captures(void)
 {
 	struct rte_mempool *mp;
 	struct dpv_engine_conf conf = {0};
+	struct dpv_engine_stats st;
 	struct dpv_engine *e;
 	unsigned roce = 0, other = 0;
 	int ret = TEST_SUCCESS;
@@ -168,6 +170,13 @@ test_captures(void)
 			rte_pktmbuf_free(m);
 		}
 		pcap_close(pc);
+	}
+	/* each corrupted frame was counted as an ICRC error */
+	dpv_engine_stats_get(e, &st);
+	if (st.rx_drop_icrc != roce) {
+		DPV_TEST_LOG("rx_drop_icrc %" PRIu64 ", want %u",
+			     st.rx_drop_icrc, roce);
+		ret = TEST_FAILED;
 	}
 	dpv_engine_destroy(e);
 	rte_mempool_free(mp);

@@ -488,8 +488,8 @@ case_values(void)
 	TRY(INIT, RTR, rc_rtr, a.path_mtu = IBV_MTU_256, 0);
 	TRY(INIT, RTR, rc_rtr, a.path_mtu = IBV_MTU_4096, 0);
 	TRY(INIT, RTR, rc_rtr, a.path_mtu = 6, EINVAL);
-	TRY(INIT, RTR, rc_rtr, a.max_dest_rd_atomic = 16, 0);
-	TRY(INIT, RTR, rc_rtr, a.max_dest_rd_atomic = 17, EINVAL);
+	TRY(INIT, RTR, rc_rtr, a.max_dest_rd_atomic = 128, 0);
+	TRY(INIT, RTR, rc_rtr, a.max_dest_rd_atomic = 129, EINVAL);
 	TRY(INIT, RTR, rc_rtr, a.max_dest_rd_atomic = 0, 0);
 	TRY(INIT, RTR, rc_rtr, a.min_rnr_timer = 31, 0);
 	TRY(INIT, RTR, rc_rtr, a.min_rnr_timer = 32, EINVAL);
@@ -514,8 +514,8 @@ case_values(void)
 	TRY(RTR, RTS, rc_rts, a.retry_cnt = 8, EINVAL);
 	TRY(RTR, RTS, rc_rts, a.rnr_retry = 8, EINVAL);
 	TRY(RTR, RTS, rc_rts, a.rnr_retry = 0, 0);
-	TRY(RTR, RTS, rc_rts, a.max_rd_atomic = 16, 0);
-	TRY(RTR, RTS, rc_rts, a.max_rd_atomic = 17, EINVAL);
+	TRY(RTR, RTS, rc_rts, a.max_rd_atomic = 128, 0);
+	TRY(RTR, RTS, rc_rts, a.max_rd_atomic = 129, EINVAL);
 	TRY(RTR, RTS, rc_rts, a.sq_psn = 0xffffffff, 0);
 	/* state fields must agree with the transition */
 	TRY(RTR, RTS, rc_rts, a.qp_state = IBV_QPS_RTR, EINVAL);

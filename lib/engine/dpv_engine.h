@@ -413,7 +413,7 @@ int dpv_engine_qp_create(struct dpv_engine *e,
  * path_mtu, qkey, rq_psn, sq_psn, dest_qp_num, qp_access_flags, timeout,
  * retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic, max_dest_rd_atomic,
  * and with IBV_QP_AV the path.
- * max_dest_rd_atomic (default 16 until set, at most 16) sizes the ring of
+ * max_dest_rd_atomic (default 128 until set, at most 128) sizes the ring of
  * saved READ/atomic responses answering duplicates; 0: READ/atomic
  * requests are answered with NAK Invalid Request. max_rd_atomic 0 counts
  * as 1 (as mlx5 does).
@@ -491,36 +491,68 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 
 /* ----------------------------------------------------------- counters */
 
-/** Counters (an X-macro so names and fields stay together). */
+/**
+ * Counters: one X-macro list, X(name, per_qp), so that names and fields
+ * stay together and every consumer (DPV_STATS, rte_telemetry) expands the
+ * same list. Every counter is kept per engine (device); those with per_qp 1
+ * are also kept per QP (struct dpv_engine_qp_stats).
+ */
 #define DPV_ENGINE_COUNTERS(X)                                                 \
-	X(rx_pkts)                                                             \
-	X(tx_pkts)                                                             \
-	X(rx_drop_parse)                                                       \
-	X(rx_neigh)                                                            \
-	X(rx_drop_noqp)                                                        \
-	X(rx_drop_addr)                                                        \
-	X(rx_drop_state)                                                       \
-	X(tx_drop_nombuf)                                                      \
-	X(tx_drop_injected)                                                    \
-	X(tx_drop_full)                                                        \
-	X(retransmits)                                                         \
-	X(rnr_naks_sent)                                                       \
-	X(rnr_naks_rcvd)                                                       \
-	X(seq_naks_sent)                                                       \
-	X(seq_naks_rcvd)                                                       \
-	X(dup_requests)                                                        \
-	X(dup_rd_atomic_dropped)                                               \
-	X(rd_atomic_recycled)                                                  \
-	X(acks_sent)                                                           \
-	X(acks_rcvd)                                                           \
-	X(key_errors)                                                          \
-	X(cqes)
+	X(rx_pkts, 1)                                                          \
+	X(tx_pkts, 0)                                                          \
+	X(rx_bytes, 0)                                                         \
+	X(tx_bytes, 0)                                                         \
+	X(rx_drop_parse, 0)                                                    \
+	X(rx_drop_icrc, 0) /* also counted in rx_drop_parse */                \
+	X(rx_neigh, 0)                                                         \
+	X(rx_drop_noqp, 0)                                                     \
+	X(rx_drop_addr, 1)                                                     \
+	X(rx_drop_state, 1)                                                    \
+	X(tx_drop_nombuf, 0)                                                   \
+	X(tx_drop_injected, 0)                                                 \
+	X(tx_drop_full, 0)                                                     \
+	X(retransmits, 1)                                                      \
+	X(rnr_naks_sent, 1)                                                    \
+	X(rnr_naks_rcvd, 1)                                                    \
+	X(seq_naks_sent, 1)                                                    \
+	X(seq_naks_rcvd, 1)                                                    \
+	X(inv_req_naks_sent, 1)                                                \
+	X(inv_req_naks_rcvd, 1)                                                \
+	X(rem_access_naks_sent, 1)                                             \
+	X(rem_access_naks_rcvd, 1)                                             \
+	X(rem_op_naks_sent, 1)                                                 \
+	X(rem_op_naks_rcvd, 1)                                                 \
+	X(dup_requests, 1)                                                     \
+	X(dup_rd_atomic_dropped, 1)                                            \
+	X(rd_atomic_recycled, 1)                                               \
+	X(acks_sent, 1) /* every ACK/NAK frame */                             \
+	X(acks_rcvd, 1)                                                        \
+	X(key_errors, 0)                                                       \
+	X(cqes, 0)
 
 struct dpv_engine_stats {
-#define DPV_ENGINE_CNT_FIELD(n) uint64_t n;
+#define DPV_ENGINE_CNT_FIELD(n, q) uint64_t n;
 	DPV_ENGINE_COUNTERS(DPV_ENGINE_CNT_FIELD)
 #undef DPV_ENGINE_CNT_FIELD
 };
+
+/** @internal expands x only for per-QP counters */
+#define DPV_ENGINE_CNT_IF_1(x) x
+#define DPV_ENGINE_CNT_IF_0(x)
+
+/** The per-QP counters (the entries of DPV_ENGINE_COUNTERS with per_qp 1). */
+struct dpv_engine_qp_stats {
+#define DPV_ENGINE_QP_CNT_FIELD(n, q) DPV_ENGINE_CNT_IF_##q(uint64_t n;)
+	DPV_ENGINE_COUNTERS(DPV_ENGINE_QP_CNT_FIELD)
+#undef DPV_ENGINE_QP_CNT_FIELD
+};
+
+/**
+ * Copy one QP's counters (takes the engine lock briefly).
+ * @return 0, -EINVAL (NULL argument), -ENOENT (no such QP).
+ */
+int dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
+			    struct dpv_engine_qp_stats *out);
 
 /** Copy the counters. @return 0 or -EINVAL. */
 int dpv_engine_stats_get(struct dpv_engine *e, struct dpv_engine_stats *out);

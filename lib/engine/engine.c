@@ -176,6 +176,8 @@ dpv_engine_tx_flush(struct dpv_engine *e)
 					    n - sent);
 	}
 	e->st.tx_pkts += sent;
+	for (uint16_t i = 0; i < sent; i++)
+		e->st.tx_bytes += rte_pktmbuf_pkt_len(e->tx[i]);
 	/* what the port did not take waits for the next flush */
 	if (sent < n)
 		memmove(e->tx, e->tx + sent, (n - sent) * sizeof(e->tx[0]));
@@ -266,22 +268,23 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 		return;
 	}
 	/* a connected QP only takes packets from its peer's address */
+	qp->st.rx_pkts++;
 	if (qp->type != IBV_QPT_UD &&
 	    memcmp(pkt.sgid, qp->path.dgid, sizeof(pkt.sgid)) != 0) {
-		e->st.rx_drop_addr++;
+		DPV_EQP_COUNT(qp, rx_drop_addr);
 		return;
 	}
 	dpv_engine_qp_activate(qp); /* an ACK may be owed, WQEs may finish */
 	if (pkt.flags & DPV_OPF_REQ) {
 		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
 		    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE) {
-			e->st.rx_drop_state++;
+			DPV_EQP_COUNT(qp, rx_drop_state);
 			return;
 		}
 		dpv_engine_responder(qp, &pkt);
 	} else {
 		if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) {
-			e->st.rx_drop_state++;
+			DPV_EQP_COUNT(qp, rx_drop_state);
 			return;
 		}
 		dpv_engine_completer(qp, &pkt);
@@ -335,6 +338,7 @@ rx_pass(struct dpv_engine *e, unsigned budget)
 	e->st.rx_pkts += n;
 	e->work += n;
 	for (uint16_t i = 0; i < n; i++) {
+		e->st.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
 		engine_rx_one(e, pkts[i]);
 		rte_pktmbuf_free(pkts[i]);
 	}
@@ -566,6 +570,25 @@ dpv_engine_stats_get(struct dpv_engine *e, struct dpv_engine_stats *out)
 		return -EINVAL;
 	*out = e->st;
 	return 0;
+}
+
+int
+dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
+			struct dpv_engine_qp_stats *out)
+{
+	struct dpv_eqp *qp;
+	int rc = -ENOENT;
+
+	if (e == NULL || out == NULL)
+		return -EINVAL;
+	dpv_engine_lock(e);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp != NULL) {
+		*out = qp->st;
+		rc = 0;
+	}
+	dpv_engine_unlock(e);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ keys */

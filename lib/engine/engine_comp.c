@@ -120,7 +120,7 @@ rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 		}
 	}
 	if (resent)
-		qp->e->st.retransmits++;
+		DPV_EQP_COUNT(qp, retransmits);
 	qp->s_cur = i;
 	qp->req.rd_out = 0;
 	if (w->checked) {
@@ -173,6 +173,17 @@ nak_status(uint8_t code)
 	}
 }
 
+static void
+nak_count(struct dpv_eqp *qp, uint8_t code)
+{
+	if (code == AETH_NAK_INV_REQ)
+		DPV_EQP_COUNT(qp, inv_req_naks_rcvd);
+	else if (code == AETH_NAK_REM_ACCESS)
+		DPV_EQP_COUNT(qp, rem_access_naks_rcvd);
+	else if (code == AETH_NAK_REM_OP)
+		DPV_EQP_COUNT(qp, rem_op_naks_rcvd);
+}
+
 void
 dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 {
@@ -186,7 +197,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	if (qp->sq == NULL || !eqp_reliable(qp) ||
 	    !(pkt->flags & DPV_OPF_RESP) || (pkt->opcode & 0xe0) != eqp_tr(qp))
 		return;
-	qp->e->st.acks_rcvd++;
+	DPV_EQP_COUNT(qp, acks_rcvd);
 	for (;;) {
 		ENGINE_LOG(DEBUG, "qp %u comp %s psn %u", qp->qpn,
 			   comp_state_name[state], pkt->psn);
@@ -257,11 +268,12 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			}
 			if (type == AETH_NAK &&
 			    (pkt->syndrome & 0x1f) == AETH_NAK_PSN_SEQ) {
-				qp->e->st.seq_naks_rcvd++;
+				DPV_EQP_COUNT(qp, seq_naks_rcvd);
 				state = COMP_RETRY;
 				break;
 			}
 			st = nak_status(pkt->syndrome & 0x1f);
+			nak_count(qp, pkt->syndrome & 0x1f);
 			state = COMP_ERROR;
 			break;
 		case COMP_READ: {
@@ -339,7 +351,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = COMP_DONE;
 			break;
 		case COMP_RNR:
-			qp->e->st.rnr_naks_rcvd++;
+			DPV_EQP_COUNT(qp, rnr_naks_rcvd);
 			if (qp->comp.rnr_left == 0) {
 				st = IBV_WC_RNR_RETRY_EXC_ERR;
 				state = COMP_ERROR;

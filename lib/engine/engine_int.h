@@ -167,8 +167,9 @@ dpv_esge_copy(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
 
 /* ---------------------------------------------------------- QP context */
 
-/* Responder resources per QP: the device's max_qp_rd_atom. */
-#define DPV_ENGINE_MAX_RD_ATOMIC 16
+/* Responder resources per QP: the device's max_qp_rd_atom (128, as rxe
+ * offers, so peers that ask for rxe's default connect). */
+#define DPV_ENGINE_MAX_RD_ATOMIC 128
 
 /* One executed READ or atomic, kept to answer its duplicates. */
 struct dpv_eres {
@@ -202,6 +203,7 @@ struct dpv_eqp {
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 	uint32_t access;
+	struct dpv_engine_qp_stats st; /* per-QP counters */
 
 	/* send work: ring of size nswqe (power of 2) */
 	struct dpv_eswqe *swqe;
@@ -242,6 +244,13 @@ struct dpv_eqp {
 		uint8_t res_head; /* next entry to (re)use */
 	} resp;
 };
+
+/* A counter kept both per engine and per QP (per_qp 1 in the list). */
+#define DPV_EQP_COUNT(qp, n)                                                   \
+	do {                                                                   \
+		(qp)->e->st.n++;                                               \
+		(qp)->st.n++;                                                  \
+	} while (0)
 
 /* --------------------------------------------------------------- engine */
 

@@ -72,7 +72,20 @@ send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 	if (m == NULL)
 		return;
 	dpv_engine_tx(qp->e, m);
-	qp->e->st.acks_sent++;
+	DPV_EQP_COUNT(qp, acks_sent);
+	if ((syndrome & AETH_TYPE_MASK) != AETH_NAK)
+		return;
+	switch (syndrome & 0x1f) {
+	case AETH_NAK_INV_REQ:
+		DPV_EQP_COUNT(qp, inv_req_naks_sent);
+		break;
+	case AETH_NAK_REM_ACCESS:
+		DPV_EQP_COUNT(qp, rem_access_naks_sent);
+		break;
+	case AETH_NAK_REM_OP:
+		DPV_EQP_COUNT(qp, rem_op_naks_sent);
+		break;
+	}
 }
 
 void
@@ -238,7 +251,7 @@ res_new(struct dpv_eqp *qp)
 	struct dpv_eres *r = &qp->resp.res[qp->resp.res_head];
 
 	if (r->kind != 0)
-		qp->e->st.rd_atomic_recycled++;
+		DPV_EQP_COUNT(qp, rd_atomic_recycled);
 	qp->resp.res_head = (qp->resp.res_head + 1) % res_size(qp);
 	return r;
 }
@@ -561,12 +574,12 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = RESP_DONE;
 			break;
 		case RESP_DUPLICATE:
-			qp->e->st.dup_requests++;
+			DPV_EQP_COUNT(qp, dup_requests);
 			if (fl & DPV_OPF_READ) {
 				/* a READ still held: re-execute it with the
 				 * duplicate's RETH (it may resume mid-way) */
 				if (res_find(qp, 1, pkt->psn) == NULL) {
-					qp->e->st.dup_rd_atomic_dropped++;
+					DPV_EQP_COUNT(qp, dup_rd_atomic_dropped);
 				} else if (dpv_engine_key_access(
 						   qp->e, qp, pkt->rkey,
 						   pkt->va, pkt->dmalen,
@@ -582,7 +595,7 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				struct dpv_eres *rs = res_find(qp, 2, pkt->psn);
 
 				if (rs == NULL) {
-					qp->e->st.dup_rd_atomic_dropped++;
+					DPV_EQP_COUNT(qp, dup_rd_atomic_dropped);
 				} else {
 					ack_now(qp);
 					atomic_ack(qp, pkt->psn, rs->orig);
@@ -599,7 +612,7 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case RESP_NAK_SEQ:
 			if (!qp->resp.nak_sent) {
 				qp->resp.nak_sent = true;
-				qp->e->st.seq_naks_sent++;
+				DPV_EQP_COUNT(qp, seq_naks_sent);
 				ack_now(qp);
 				send_ack(qp, AETH_NAK | AETH_NAK_PSN_SEQ,
 					 qp->resp.epsn);
@@ -607,7 +620,7 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = RESP_DONE;
 			break;
 		case RESP_RNR:
-			qp->e->st.rnr_naks_sent++;
+			DPV_EQP_COUNT(qp, rnr_naks_sent);
 			/* the rest of the message is dropped without more NAKs
 			 * until the requester starts again at this PSN */
 			qp->resp.nak_sent = true;

@@ -92,8 +92,10 @@ dpv_engine_parse(struct dpv_engine *e, struct rte_mbuf *m, struct dpv_epkt *p)
 	hlen = info->length;
 	if (ulen < sizeof(*udp) + hlen + DPV_ROCE_ICRC_LEN)
 		return -1;
-	if (!dpv_roce_icrc_check(l3, (uint32_t)((uint8_t *)udp + ulen - l3)))
+	if (!dpv_roce_icrc_check(l3, (uint32_t)((uint8_t *)udp + ulen - l3))) {
+		e->st.rx_drop_icrc++;
 		return -1;
+	}
 
 	p->m = m;
 	p->flags = info->mask;

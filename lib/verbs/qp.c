@@ -173,6 +173,36 @@ dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn)
 	return qp;
 }
 
+unsigned int
+dpv_qp_list(struct dpv_device *dev, struct dpv_qp_brief *out, unsigned int max)
+{
+	struct qp_table *t;
+	unsigned int n = 0;
+
+	if (dev == NULL)
+		return 0;
+	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
+			    __ATOMIC_ACQUIRE);
+	if (t == NULL)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	for (unsigned int i = 0; i < DPV_QPN_SLOTS; i++) {
+		struct dpv_qp *qp = atomic_load_explicit(&t->slot[i],
+							 memory_order_acquire);
+
+		if (qp == NULL)
+			continue;
+		if (n < max) {
+			out[n].qpn = qp->qpex.qp_base.qp_num;
+			out[n].type = qp->qpex.qp_base.qp_type;
+			out[n].state = qp->qpex.qp_base.state;
+		}
+		n++;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
 /* The QP a handle names: itself, or the QP an opened handle shares. */
 static struct dpv_qp *
 qp_real(struct ibv_qp *ibqp)

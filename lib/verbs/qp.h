@@ -131,6 +131,23 @@ extern bool dpv_qp_xrc_enabled;
  */
 struct dpv_qp *dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn);
 
+/** What dpv_qp_list() reports of a QP. */
+struct dpv_qp_brief {
+	uint32_t qpn;
+	enum ibv_qp_type type;
+	enum ibv_qp_state state;
+};
+
+/**
+ * The device's QPs (a snapshot taken under the QP table lock), in slot order.
+ * @param out
+ *   Room for max entries.
+ * @return
+ *   The number of QPs the device has (may exceed max; only max are written).
+ */
+unsigned int dpv_qp_list(struct dpv_device *dev, struct dpv_qp_brief *out,
+			 unsigned int max);
+
 /**
  * The QPs of a device attached to a multicast group (ibv_attach_mcast),
  * for the engine's delivery of a UD packet sent to destination QP

@@ -152,8 +152,8 @@ dpv_qp_limits_default(struct dpv_qp_limits *lim)
 	lim->gid_tbl_len = 16;
 	lim->gid_valid = 0xffff;
 	lim->max_mtu = IBV_MTU_4096;
-	lim->max_rd_atomic = 16;
-	lim->max_dest_rd_atomic = 16;
+	lim->max_rd_atomic = 128;
+	lim->max_dest_rd_atomic = 128;
 	lim->roce = true;
 }
 

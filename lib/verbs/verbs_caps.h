@@ -36,8 +36,8 @@
 #define DPV_CAP_MAX_MR		    (1u << 16)
 #define DPV_CAP_MAX_MR_SIZE	    (~0ull)
 #define DPV_CAP_MAX_PD		    (1u << 16)
-#define DPV_CAP_MAX_QP_RD_ATOM	    16
-#define DPV_CAP_MAX_QP_INIT_RD_ATOM 16
+#define DPV_CAP_MAX_QP_RD_ATOM	    128
+#define DPV_CAP_MAX_QP_INIT_RD_ATOM 128
 #define DPV_CAP_MAX_RES_RD_ATOM	    (DPV_CAP_MAX_QP * DPV_CAP_MAX_QP_RD_ATOM)
 #define DPV_CAP_MAX_SRQ		    (1u << 14)
 #define DPV_CAP_MAX_SRQ_WR	    16384

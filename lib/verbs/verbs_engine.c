@@ -168,7 +168,7 @@ stats_print(struct dpv_engine *e)
 	if (dpv_engine_stats_get(e, &st) != 0)
 		return;
 	fprintf(stderr, "dpverbs engine %p:", (void *)e);
-#define STAT_PRINT(n)                                                          \
+#define STAT_PRINT(n, q)                                                        \
 	if (st.n != 0)                                                         \
 		fprintf(stderr, " " #n "=%" PRIu64, st.n);
 	DPV_ENGINE_COUNTERS(STAT_PRINT)

@@ -86,11 +86,19 @@ static void
 fill_port_attr(struct dpv_device *dev, struct ibv_port_attr *a)
 {
 	struct dpv_port_info info;
-	bool up;
+	bool configured, up;
 
+	/*
+	 * A configured port is ACTIVE like a NIC with its cable in, even while
+	 * its link is down (a memif port until its peer process connects):
+	 * tools such as perftest refuse a port that is not ACTIVE, and RC
+	 * retransmission covers frames sent before the link comes up. The
+	 * physical state tells the truth: LinkUp or Polling.
+	 */
 	memset(a, 0, sizeof(*a));
-	up = port_info(dev, &info) && info.link_up;
-	a->state = up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+	configured = port_info(dev, &info);
+	up = configured && info.link_up;
+	a->state = configured ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 	a->max_mtu = IBV_MTU_4096;
 	a->active_mtu = info.mtu ? mtu_fit(info.mtu) : IBV_MTU_1024;
 	a->gid_tbl_len = DPV_CAP_GID_TBL_LEN;
@@ -101,7 +109,9 @@ fill_port_attr(struct dpv_device *dev, struct ibv_port_attr *a)
 	a->sm_lid = 0;
 	a->max_vl_num = DPV_PORT_MAX_VL_NUM;
 	link_speed(info.speed_mbps, &a->active_speed, &a->active_width);
-	a->phys_state = up ? 5 /* LinkUp */ : 3 /* Disabled */;
+	a->phys_state = up	    ? 5 /* LinkUp */
+			: configured ? 2 /* Polling */
+				     : 3 /* Disabled */;
 	a->link_layer = IBV_LINK_LAYER_ETHERNET;
 	a->flags = IBV_QPF_GRH_REQUIRED;
 }

@@ -4,9 +4,9 @@
 # bandwidth tests ib_write_bw / ib_read_bw / ib_send_bw and the latency
 # tests ib_write_lat / ib_read_lat / ib_send_lat / ib_atomic_lat, RC, GID
 # index 1, a few hundred iterations each. The client must print a result
-# line (size, iterations, numbers). perftest refuses a port that is not
-# ACTIVE, and a memif link is down until both processes run, so both wait
-# for the link when they open the device (DPV_LINK_WAIT_MS).
+# line (size, iterations, numbers). Out of the box: no DPV_LINK_WAIT_MS
+# (a configured port is ACTIVE before its memif peer connects) and no -o
+# for READ/atomic (128 outstanding offered, as rxe does).
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -20,7 +20,7 @@ IC_TIMEOUT=40
 N=${DPV_PERF_ITERS:-200}
 # "#bytes #iterations" then numbers
 RES='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+'
-WAIT=DPV_LINK_WAIT_MS=15000
+WAIT=
 for t in ib_write_bw ib_read_bw ib_send_bw; do
 	SPATTERN=$RES ic_pair "$t" "$RES" "$WAIT" -- $t -d dpv0 -x 1 \
 		-p $IC_TCP -n $N
