@@ -107,7 +107,8 @@ heap_used(void)
 	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
 		if (rte_malloc_get_socket_stats(s, &st) == 0)
 			used += st.heap_allocsz_bytes;
-	return used;
+	/* rings and per-QP engine state are the process's memory */
+	return used + dpv_mlx5_mem_in_use();
 }
 
 /*

@@ -286,6 +286,17 @@ void dpv_engine_thread_stop(struct dpv_engine *e);
 void dpv_engine_lock(struct dpv_engine *e);
 
 /**
+ * Take the engine lock only if it is free and no caller of
+ * dpv_engine_lock() is waiting for it: what a poll loop should use, so
+ * that it never starves control commands (create, modify, destroy).
+ * @param e
+ *   The engine.
+ * @return
+ *   true with the lock held; false (lock not taken) otherwise.
+ */
+bool dpv_engine_trylock(struct dpv_engine *e);
+
+/**
  * Release the engine lock.
  * @param e
  *   The engine.
@@ -366,7 +377,11 @@ struct dpv_engine_qp_init {
 	 *  XRC_RECV (no rings: the SRQ comes with each request) */
 	enum ibv_qp_type type;
 	uint32_t pdn;		     /**< protection domain number */
-	struct dpv_mlx5_sq *sq;	     /**< send ring (may be NULL: no sends) */
+	struct dpv_mlx5_sq *sq;	     /**< send ring (may be NULL: no sends),
+					  initialised: the engine keeps as
+					  many SGEs per WQE as its
+					  wq.max_gs, and at most 256 WQEs
+					  in flight (more wait in the ring) */
 	struct dpv_mlx5_rq *rq;	     /**< receive ring, NULL if srq is used */
 	struct dpv_mlx5_rq *srq;     /**< shared receive ring, or NULL */
 	uint32_t srqn;		     /**< its number (reported in CQEs) */

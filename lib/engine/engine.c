@@ -95,15 +95,20 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 			goto nomem;
 	}
 	e->max_qps = conf->max_qps ? conf->max_qps : 1024;
+	e->qpn_mask = rte_align32pow2(e->max_qps) - 1;
 	e->qps = rte_zmalloc("dpv_engine_qps", sizeof(*e->qps) * e->max_qps, 0);
 	e->run = rte_zmalloc("dpv_engine_run", sizeof(*e->run) * e->max_qps, 0);
-	if (e->qps == NULL || e->run == NULL)
+	e->qpn_tab = rte_zmalloc("dpv_engine_qpn",
+				 sizeof(*e->qpn_tab) * (e->qpn_mask + 1),
+				 RTE_CACHE_LINE_SIZE);
+	if (e->qps == NULL || e->run == NULL || e->qpn_tab == NULL)
 		goto nomem;
 	dpv_engine_debug =
 		rte_log_can_log(dpv_logtype_engine, RTE_LOG_DEBUG);
 	snprintf(name, sizeof(name), "dpv_qp_%p", (void *)e);
 	hp.name = name;
-	hp.entries = e->max_qps < 8 ? 8 : e->max_qps;
+	/* room to spare: a cuckoo table cannot fill to its last entry */
+	hp.entries = e->max_qps < 8 ? 16 : 2 * e->max_qps;
 	hp.key_len = sizeof(uint32_t);
 	hp.hash_func = rte_jhash;
 	hp.socket_id = SOCKET_ID_ANY;
@@ -119,6 +124,15 @@ fail:
 	return NULL;
 }
 
+/* Per-QP state comes from the process, not the DPDK heap (which -m
+ * bounds, and which keeps the pages of what it frees). */
+static void
+qp_free(struct dpv_eqp *qp)
+{
+	dpv_mlx5_mem_free(qp->swqe);
+	dpv_mlx5_mem_free(qp);
+}
+
 void
 dpv_engine_destroy(struct dpv_engine *e)
 {
@@ -128,10 +142,8 @@ dpv_engine_destroy(struct dpv_engine *e)
 		return;
 	dpv_engine_thread_stop(e);
 	dpv_engine_raw_fini(e);
-	for (uint32_t i = 0; i < e->nqps; i++) {
-		rte_free(e->qps[i]->swqe);
-		rte_free(e->qps[i]);
-	}
+	for (uint32_t i = 0; i < e->nqps; i++)
+		qp_free(e->qps[i]);
 	for (uint16_t i = 0; i < e->ntx; i++)
 		rte_pktmbuf_free(e->tx[i]);
 	if (e->loop != NULL) {
@@ -141,6 +153,7 @@ dpv_engine_destroy(struct dpv_engine *e)
 	}
 	rte_hash_free(e->qp_hash);
 	rte_free(e->qps);
+	rte_free(e->qpn_tab);
 	rte_free(e->run);
 	rte_free(e->keys);
 	rte_free(e);
@@ -149,7 +162,19 @@ dpv_engine_destroy(struct dpv_engine *e)
 void
 dpv_engine_lock(struct dpv_engine *e)
 {
+	if (rte_spinlock_trylock(&e->lock))
+		return;
+	__atomic_fetch_add(&e->lock_waiters, 1, __ATOMIC_RELAXED);
 	rte_spinlock_lock(&e->lock);
+	__atomic_fetch_sub(&e->lock_waiters, 1, __ATOMIC_RELAXED);
+}
+
+bool
+dpv_engine_trylock(struct dpv_engine *e)
+{
+	if (__atomic_load_n(&e->lock_waiters, __ATOMIC_RELAXED) != 0)
+		return false;
+	return rte_spinlock_trylock(&e->lock) != 0;
 }
 
 void
@@ -423,7 +448,7 @@ dpv_engine_progress_post(struct dpv_engine *e)
 	unsigned r;
 	bool burst;
 
-	if (!rte_spinlock_trylock(&e->lock))
+	if (!dpv_engine_trylock(e))
 		return 0;
 	now = dpv_engine_now();
 	burst = now - e->last_post < e->hz / POST_BURST_DIV;
@@ -454,7 +479,7 @@ dpv_engine_progress(struct dpv_engine *e)
 {
 	unsigned r;
 
-	if (!rte_spinlock_trylock(&e->lock))
+	if (!dpv_engine_trylock(e))
 		return 0;
 	r = dpv_engine_poll(e, 0);
 	rte_spinlock_unlock(&e->lock);
@@ -606,7 +631,7 @@ dpv_engine_key_set(struct dpv_engine *e, uint32_t key,
 	if (idx >= e->max_keys || k->addr + k->length < k->addr ||
 	    k->iova + k->length < k->iova || key == MLX5_INVALID_LKEY)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	e->keys[idx] = *k;
 	e->keys[idx].key = key;
 	e->keys[idx].valid = 1;
@@ -622,7 +647,7 @@ dpv_engine_key_clear(struct dpv_engine *e, uint32_t key)
 
 	if (e == NULL || e->keys == NULL || idx >= e->max_keys)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	if (!e->keys[idx].valid || e->keys[idx].key != key)
 		ret = -ENOENT;
 	else
@@ -638,7 +663,7 @@ dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index)
 
 	if (e == NULL || index == NULL || e->keys == NULL)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	for (uint32_t i = 2; i < e->max_keys; i++) {
 		if (!e->keys[i].valid) {
 			*index = i;
@@ -731,13 +756,41 @@ dpv_engine_key_access(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key,
 /* ------------------------------------------------------------------- QPs */
 
 struct dpv_eqp *
-dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn)
+dpv_engine_qp_lookup_over(struct dpv_engine *e, uint32_t qpn)
 {
 	void *data;
 
 	if (rte_hash_lookup_data(e->qp_hash, &qpn, &data) < 0)
 		return NULL;
 	return data;
+}
+
+/* Enter qp in the QPN table (its slot, or the hash if that is taken). */
+static int
+qpn_insert(struct dpv_engine *e, struct dpv_eqp *qp)
+{
+	struct dpv_eqp **slot = &e->qpn_tab[qp->qpn & e->qpn_mask];
+
+	if (*slot == NULL) {
+		*slot = qp;
+		return 0;
+	}
+	if (rte_hash_add_key_data(e->qp_hash, &qp->qpn, qp) < 0)
+		return -ENOSPC;
+	e->n_over++;
+	return 0;
+}
+
+static void
+qpn_remove(struct dpv_engine *e, struct dpv_eqp *qp)
+{
+	struct dpv_eqp **slot = &e->qpn_tab[qp->qpn & e->qpn_mask];
+
+	if (*slot == qp) {
+		*slot = NULL;
+	} else if (rte_hash_del_key(e->qp_hash, &qp->qpn) >= 0) {
+		e->n_over--;
+	}
 }
 
 int
@@ -762,19 +815,27 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	    ((init->rq || init->srq) && !init->recv_cq) ||
 	    (init->rq && init->srq))
 		return -EINVAL;
-	while (n < init->max_send_wr)
+	/* WQEs in flight: the rest wait in the send queue's ring */
+	while (n < init->max_send_wr && n < DPV_ENGINE_MAX_SWQE)
 		n <<= 1;
-	qp = rte_zmalloc("dpv_eqp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	qp = dpv_mlx5_mem_zalloc(sizeof(*qp));
 	if (qp == NULL)
 		return -ENOMEM;
-	qp->swqe = rte_zmalloc("dpv_eswqe", sizeof(*qp->swqe) * n,
-			       RTE_CACHE_LINE_SIZE);
+	/* a slot holds as many SGEs as the ring lets a WQE carry */
+	qp->max_sge = init->sq && init->sq->wq.max_gs ?
+		RTE_MIN(init->sq->wq.max_gs, (uint32_t)DPV_WR_MAX_SGE) :
+		DPV_WR_MAX_SGE;
+	qp->swqe_size = RTE_ALIGN_CEIL(
+		offsetof(struct dpv_eswqe, wr.sg_list) +
+			qp->max_sge * (sizeof(struct dpv_sge) + sizeof(void *)),
+		8);
+	qp->nswqe = init->sq ? n : 1;
+	qp->swqe = dpv_mlx5_mem_zalloc((size_t)qp->swqe_size * qp->nswqe);
 	if (qp->swqe == NULL) {
-		rte_free(qp);
+		qp_free(qp);
 		return -ENOMEM;
 	}
 	qp->e = e;
-	qp->nswqe = n;
 	qp->qpn = init->qpn;
 	qp->type = init->type;
 	qp->state = IBV_QPS_RESET;
@@ -794,20 +855,18 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	qp->max_rd_atomic = 1;
 	qp->max_dest_rd_atomic = DPV_ENGINE_MAX_RD_ATOMIC;
 
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	if (dpv_engine_qp_lookup(e, qp->qpn) != NULL)
 		ret = -EEXIST;
 	else if (e->nqps == e->max_qps)
 		ret = -ENOSPC;
-	else if (rte_hash_add_key_data(e->qp_hash, &qp->qpn, qp) < 0)
+	else if (qpn_insert(e, qp) != 0)
 		ret = -ENOSPC;
 	else
 		e->qps[e->nqps++] = qp;
 	rte_spinlock_unlock(&e->lock);
-	if (ret) {
-		rte_free(qp->swqe);
-		rte_free(qp);
-	}
+	if (ret)
+		qp_free(qp);
 	return ret;
 }
 
@@ -815,7 +874,7 @@ dpv_engine_qp_create(struct dpv_engine *e,
 static void
 qp_reset(struct dpv_eqp *qp)
 {
-	memset(qp->swqe, 0, sizeof(*qp->swqe) * qp->nswqe);
+	memset(qp->swqe, 0, (size_t)qp->swqe_size * qp->nswqe);
 	qp->s_head = qp->s_cur = qp->s_tail = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
@@ -845,7 +904,7 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 		return -EINVAL;
 	if ((mask & IBV_QP_AV) && path == NULL)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	qp = dpv_engine_qp_lookup(e, qpn);
 	if (qp == NULL) {
 		ret = -ENOENT;
@@ -938,7 +997,7 @@ dpv_engine_qp_state(struct dpv_engine *e, uint32_t qpn)
 
 	if (e == NULL)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	qp = dpv_engine_qp_lookup(e, qpn);
 	ret = qp ? (int)qp->state : -ENOENT;
 	rte_spinlock_unlock(&e->lock);
@@ -953,7 +1012,7 @@ dpv_engine_qp_sq_busy(struct dpv_engine *e, uint32_t qpn)
 
 	if (e == NULL)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	qp = dpv_engine_qp_lookup(e, qpn);
 	ret = qp ? qp->s_tail != qp->s_head : -ENOENT;
 	rte_spinlock_unlock(&e->lock);
@@ -967,13 +1026,13 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 
 	if (e == NULL)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	qp = dpv_engine_qp_lookup(e, qpn);
 	if (qp == NULL) {
 		rte_spinlock_unlock(&e->lock);
 		return -ENOENT;
 	}
-	rte_hash_del_key(e->qp_hash, &qpn);
+	qpn_remove(e, qp);
 	dpv_engine_raw_qp_gone(e, qpn);
 	for (uint32_t i = 0; i < e->nqps; i++) {
 		if (e->qps[i] == qp) {
@@ -988,8 +1047,7 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 		}
 	}
 	rte_spinlock_unlock(&e->lock);
-	rte_free(qp->swqe);
-	rte_free(qp);
+	qp_free(qp);
 	return 0;
 }
 

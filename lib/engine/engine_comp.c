@@ -152,9 +152,10 @@ restart_timer(struct dpv_eqp *qp)
 
 /* Scatter a READ response into the WQE's SGEs at byte offset off. */
 static void
-scatter(struct dpv_eswqe *w, uint64_t off, const uint8_t *src, uint32_t len)
+scatter(const struct dpv_eqp *qp, struct dpv_eswqe *w, uint64_t off,
+	const uint8_t *src, uint32_t len)
 {
-	dpv_esge_copy(w->wr.sg_list, w->host, w->wr.num_sge, off,
+	dpv_esge_copy(w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
 		      (uint8_t *)(uintptr_t)src, len, true);
 }
 
@@ -293,7 +294,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				state = COMP_ERROR;
 				break;
 			}
-			scatter(w, off, pkt->payload, pkt->paylen);
+			scatter(qp, w, off, pkt->payload, pkt->paylen);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
 			progress = true;
 			if (pkt->psn == w->last_psn)
@@ -308,7 +309,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				state = COMP_LOST;
 				break;
 			}
-			memcpy(w->host[0], &v, sizeof(v));
+			memcpy(swqe_host(qp, w)[0], &v, sizeof(v));
 			w->state = SWQE_DONE;
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
 			progress = true;

@@ -118,17 +118,25 @@ enum dpv_eswqe_state {
 };
 
 /* A fetched send WQE as the requester and completer share it. */
+/* Most send WQEs of a QP the engine holds at once (fetched from the ring,
+ * not completed): 256 keep a 4 KiB-MTU link and an RTT of microseconds
+ * busy; more would cost memory per QP (a slot is ~100 bytes + 24 per SGE)
+ * and buy nothing. */
+#define DPV_ENGINE_MAX_SWQE 256
+
 struct dpv_eswqe {
-	struct dpv_wr wr; /* decoded by the ring (kept for retire) */
-	uint8_t *host[DPV_WR_MAX_SGE]; /* checked process address per SGE */
-	uint8_t state;		       /* enum dpv_eswqe_state */
-	bool checked;		       /* local keys checked, host[] valid */
+	uint8_t state;	 /* enum dpv_eswqe_state */
+	bool checked;	 /* local keys checked, host pointers valid */
+	bool rewound;	 /* go-back-N: not sent again yet */
 	uint32_t first_psn, last_psn, npkts;
 	uint32_t sent;	  /* packets sent */
 	uint32_t rd_skip; /* READ asked again: responses already here */
-	bool rewound;	  /* go-back-N: not sent again yet */
 	uint32_t status;  /* enum ibv_wc_status when SWQE_ERROR */
 	uint64_t orig;	  /* atomic: value returned */
+	/* decoded by the ring (kept for retire); last: a QP's slots hold
+	 * only the SGEs its send queue can carry (qp->max_sge), followed by
+	 * as many checked process addresses (swqe_host()) */
+	struct dpv_wr wr;
 };
 
 /* The receive WQE the responder is filling. */
@@ -205,9 +213,12 @@ struct dpv_eqp {
 	uint32_t access;
 	struct dpv_engine_qp_stats st; /* per-QP counters */
 
-	/* send work: ring of size nswqe (power of 2) */
-	struct dpv_eswqe *swqe;
+	/* send work: ring of nswqe slots (a power of 2) of swqe_size
+	 * bytes each, sized by the SQ's SGE limit (max_sge) */
+	uint8_t *swqe;
 	uint32_t nswqe;
+	uint32_t swqe_size;
+	uint32_t max_sge;
 	uint32_t s_head; /* next slot to fetch into */
 	uint32_t s_cur;	 /* next WQE the requester sends from */
 	uint32_t s_tail; /* oldest WQE not completed */
@@ -266,6 +277,11 @@ struct dpv_eneigh {
 
 struct dpv_engine {
 	rte_spinlock_t lock;
+	/* callers waiting in dpv_engine_lock(): polls that only try the lock
+	 * (progress thread, workers, post paths) stand back while any wait,
+	 * so a control command is not starved by a poller that takes the
+	 * lock again the moment it drops it */
+	uint32_t lock_waiters;
 	struct dpv_port *port;
 	uint16_t rxq, txq;
 	struct rte_mempool *mp;
@@ -278,6 +294,12 @@ struct dpv_engine {
 	struct dpv_engine_key *keys;
 	uint32_t max_keys;
 
+	/* QPN -> QP: a direct-mapped table on the QPN's low bits (the verbs
+	 * layer numbers QPs so that live ones never share them), and a hash
+	 * for the QPNs whose slot is taken (other users of the engine) */
+	struct dpv_eqp **qpn_tab;
+	uint32_t qpn_mask;
+	uint32_t n_over; /* QPs in qp_hash */
 	struct rte_hash *qp_hash;
 	struct dpv_eqp **qps; /* owned QPs */
 	uint32_t nqps, max_qps;
@@ -313,7 +335,19 @@ struct dpv_engine {
 };
 
 /* engine.c */
-struct dpv_eqp *dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn);
+struct dpv_eqp *dpv_engine_qp_lookup_over(struct dpv_engine *e,
+					  uint32_t qpn);
+
+/* The QP numbered qpn, or NULL. */
+static inline struct dpv_eqp *
+dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn)
+{
+	struct dpv_eqp *qp = e->qpn_tab[qpn & e->qpn_mask];
+
+	if (likely(qp != NULL && qp->qpn == qpn))
+		return qp;
+	return e->n_over ? dpv_engine_qp_lookup_over(e, qpn) : NULL;
+}
 
 /* Put a QP on the run list (engine lock held). */
 static inline void
@@ -423,7 +457,16 @@ eqp_tr(const struct dpv_eqp *qp)
 static inline struct dpv_eswqe *
 swqe_at(struct dpv_eqp *qp, uint32_t i)
 {
-	return &qp->swqe[i & (qp->nswqe - 1)];
+	return (struct dpv_eswqe *)(qp->swqe +
+				    (size_t)(i & (qp->nswqe - 1)) *
+					    qp->swqe_size);
+}
+
+/* The checked process address of each SGE of w (qp->max_sge of them). */
+static inline uint8_t **
+swqe_host(const struct dpv_eqp *qp, const struct dpv_eswqe *w)
+{
+	return (uint8_t **)(uintptr_t)&w->wr.sg_list[qp->max_sge];
 }
 
 #endif

@@ -189,7 +189,7 @@ dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	if (dpv_port_neigh_lookup(e->port, gid, mac) == 0)
 		return 0;
 	for (;;) {
-		rte_spinlock_lock(&e->lock);
+		dpv_engine_lock(e);
 		found = dpv_engine_neigh_cached(e, gid, mac);
 		ret = 0;
 		if (!found && rte_get_timer_cycles() >= next) {

@@ -114,7 +114,7 @@ dpv_engine_raw_stats_get(struct dpv_engine *e, struct dpv_engine_raw_stats *out)
 	if (e == NULL || out == NULL)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	r = raw_find(e);
 	if (r != NULL)
 		*out = r->st;
@@ -329,7 +329,7 @@ dpv_engine_rss_set(struct dpv_engine *e, uint32_t qpn, uint64_t fields,
 		return -ENOMEM;
 	}
 	memcpy(copy, tbl, sizeof(*copy) * size);
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	if (dpv_engine_qp_lookup(e, qpn) == NULL) {
 		ret = -ENOENT;
 		goto out;
@@ -372,7 +372,7 @@ dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
 	r = raw_get(e);
 	if (r == NULL)
 		return -ENOMEM;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	if (dpv_engine_qp_lookup(e, f->qpn) == NULL) {
 		ret = -ENOENT;
 	} else {
@@ -405,7 +405,7 @@ dpv_engine_flow_del(struct dpv_engine *e, uint64_t id)
 
 	if (e == NULL)
 		return -EINVAL;
-	rte_spinlock_lock(&e->lock);
+	dpv_engine_lock(e);
 	r = raw_find(e);
 	for (unsigned int i = 0; r != NULL && i < r->nflows; i++) {
 		if (r->flows[i].id != id)

@@ -65,7 +65,7 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 	}
 }
 
-/* Check the local SGEs of a WQE once; fill host[]. */
+/* Check the local SGEs of a WQE once; fill its host addresses. */
 static enum ibv_wc_status
 check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 {
@@ -82,7 +82,7 @@ check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 		if (dpv_engine_key_access(qp->e, qp, s->lkey, s->addr,
 					  s->length, need, &host) != DPV_KEY_OK)
 			return IBV_WC_LOC_PROT_ERR;
-		w->host[i] = host;
+		swqe_host(qp, w)[i] = host;
 	}
 	if ((w->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	     w->wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
@@ -93,7 +93,8 @@ check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 
 /* Copy len bytes at offset off of the WQE's data (inline or SGEs). */
 static void
-gather(const struct dpv_eswqe *w, uint64_t off, uint8_t *dst, uint32_t len)
+gather(const struct dpv_eqp *qp, const struct dpv_eswqe *w, uint64_t off,
+       uint8_t *dst, uint32_t len)
 {
 	if (w->wr.flags & DPV_WR_F_INLINE) {
 		for (int i = 0; i < 2 && len; i++) {
@@ -113,8 +114,8 @@ gather(const struct dpv_eswqe *w, uint64_t off, uint8_t *dst, uint32_t len)
 		}
 		return;
 	}
-	dpv_esge_copy(w->wr.sg_list, w->host, w->wr.num_sge, off, dst, len,
-		      false);
+	dpv_esge_copy(w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
+		      dst, len, false);
 }
 
 /* Opcode of packet k of the WQE (RC numbering; UC/UD add their base). */
@@ -278,7 +279,7 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	if (m == NULL)
 		return -1;
 	if (paylen)
-		gather(w, off, payload, paylen);
+		gather(qp, w, off, payload, paylen);
 	dpv_engine_tx(e, m);
 	w->rewound = false;
 	if (eqp_reliable(qp) && qp->comp.deadline == 0 && qp->timeout)

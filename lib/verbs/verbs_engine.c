@@ -249,7 +249,8 @@ worker_main(void *arg)
 		for (unsigned i = 0; i < n; i++) {
 			struct dpv_progress_thr *t = w->devs[i];
 
-			dpv_engine_lock(t->e);
+			if (!dpv_engine_trylock(t->e))
+				continue; /* a control command waits */
 			work += dpv_engine_poll(t->e, 0);
 			dpv_engine_unlock(t->e);
 			atomic_fetch_add_explicit(&t->worker_polls, 1,

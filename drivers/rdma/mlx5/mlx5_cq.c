@@ -70,10 +70,8 @@ dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
 		return EINVAL;
 	cnt = rte_align32pow2(min_cqe + 1);
-	cq->buf = rte_zmalloc_socket("dpv_mlx5_cq", (size_t)cnt * 64,
-				     RTE_CACHE_LINE_SIZE, socket);
-	cq->dbrec = rte_zmalloc_socket("dpv_mlx5_cqdb", RTE_CACHE_LINE_SIZE,
-				       RTE_CACHE_LINE_SIZE, socket);
+	cq->buf = dpv_mlx5_mem_zalloc((size_t)cnt * 64);
+	cq->dbrec = dpv_mlx5_mem_zalloc(RTE_CACHE_LINE_SIZE);
 	if (cq->buf == NULL || cq->dbrec == NULL) {
 		dpv_mlx5_cq_fini(cq);
 		return ENOMEM;
@@ -94,8 +92,8 @@ dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 void
 dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq)
 {
-	rte_free(cq->buf);
-	rte_free(cq->dbrec);
+	dpv_mlx5_mem_free(cq->buf);
+	dpv_mlx5_mem_free(cq->dbrec);
 	cq->buf = NULL;
 	cq->dbrec = NULL;
 	cq->uar = NULL;
@@ -111,8 +109,7 @@ dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
 		return EINVAL;
 	cnt = rte_align32pow2(min_cqe + 1);
-	r->buf = rte_zmalloc_socket("dpv_mlx5_cq", (size_t)cnt * 64,
-				    RTE_CACHE_LINE_SIZE, cq->socket);
+	r->buf = dpv_mlx5_mem_zalloc((size_t)cnt * 64);
 	if (r->buf == NULL)
 		return ENOMEM;
 	for (i = 0; i < cnt; i++)
@@ -159,7 +156,7 @@ dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
 void
 dpv_mlx5_cq_resize_release(struct dpv_mlx5_cq_resize *r)
 {
-	rte_free(r->buf);
+	dpv_mlx5_mem_free(r->buf);
 	r->buf = NULL;
 }
 

@@ -609,7 +609,24 @@ dpv_mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
 }
 
 /**
+ * Zeroed memory for rings and per-QP state, 64-byte aligned. It comes from
+ * the process (large blocks are mapped on their own and unmapped by
+ * dpv_mlx5_mem_free), not from the DPDK heap, so that the number of QPs is
+ * not bounded by EAL's -m and destroyed QPs give their memory back.
+ * @return the block, or NULL (out of memory, or size 0).
+ */
+void *dpv_mlx5_mem_zalloc(size_t size);
+
+/** Free a block of dpv_mlx5_mem_zalloc() (NULL: nothing). */
+void dpv_mlx5_mem_free(void *ptr);
+
+/** Bytes of dpv_mlx5_mem_zalloc() blocks now allocated, in this process. */
+uint64_t dpv_mlx5_mem_in_use(void);
+
+/**
  * Decode the next posted send WQE (acquire on the doorbell record).
+ * At most sq->wq.max_gs data segments are written to out->sg_list (the
+ * caller may keep only that many); a WQE with more is malformed.
  * @return true and *out filled; false if nothing new is posted.
  *   A WQE that cannot be decoded is returned with DPV_WR_F_MALFORMED.
  */

@@ -951,7 +951,11 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 			return true;
 		}
 	}
-	if ((end - off) / 16 > DPV_WR_MAX_SGE)
+	/* no more SGEs than the ring lets a WQE carry: the engine keeps that
+	 * many per WQE (sq->wq.max_gs, 0 before dpv_mlx5_sq_init) */
+	if ((end - off) / 16 > (sq->wq.max_gs ?
+			RTE_MIN(sq->wq.max_gs, (uint32_t)DPV_WR_MAX_SGE) :
+			DPV_WR_MAX_SGE))
 		return false;
 	for (; off + 16 <= end; off += 16) {
 		struct mlx5_wqe_data_seg d;

@@ -20,8 +20,8 @@ _Static_assert(sizeof(struct mlx5_wqe_datagram_seg) == 48, "datagram seg");
 static void *
 zalloc(size_t size, int socket)
 {
-	return rte_zmalloc_socket("dpv_mlx5", size, RTE_CACHE_LINE_SIZE,
-				  socket);
+	RTE_SET_USED(socket);
+	return dpv_mlx5_mem_zalloc(size);
 }
 
 static uint32_t
@@ -33,9 +33,9 @@ log2_u32(uint32_t v)
 static void
 wq_free(struct dpv_mlx5_wq *wq)
 {
-	rte_free(wq->buf);
-	rte_free(wq->wrid);
-	rte_free(wq->dbrec_own);
+	dpv_mlx5_mem_free(wq->buf);
+	dpv_mlx5_mem_free(wq->wrid);
+	dpv_mlx5_mem_free(wq->dbrec_own);
 	wq->buf = NULL;
 	wq->wrid = NULL;
 	wq->dbrec_own = NULL;
@@ -116,9 +116,9 @@ void
 dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq)
 {
 	wq_free(&sq->wq);
-	rte_free(sq->wqe_head);
-	rte_free(sq->wqe_bbend);
-	rte_free(sq->wr_data);
+	dpv_mlx5_mem_free(sq->wqe_head);
+	dpv_mlx5_mem_free(sq->wqe_bbend);
+	dpv_mlx5_mem_free(sq->wr_data);
 	sq->wqe_head = sq->wqe_bbend = sq->wr_data = NULL;
 }
 
