@@ -87,8 +87,10 @@ cmd_show_port(FILE *out)
 		fprintf(out, "ibv_query_port: %s\n", strerror(errno));
 		return;
 	}
-	fprintf(out, "%s port 1: %s, MTU %d\n",
+	/* physical state (IBTA): 5 LinkUp, 2 Polling (no peer yet) */
+	fprintf(out, "%s port 1: %s, %s, MTU %d\n",
 		ibv_get_device_name(ctx->device), ibv_port_state_str(pa.state),
+		pa.phys_state == 5 ? "link up" : "link down",
 		128 << pa.active_mtu);
 	for (int i = 0; i < 2; i++)
 		if (ibv_query_gid(ctx, 1, i, &g) == 0) {

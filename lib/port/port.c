@@ -10,6 +10,7 @@
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
 #include <rte_devargs.h>
+#include <rte_alarm.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -43,6 +44,9 @@ struct dpv_port {
 	bool link_gated;
 	bool created; /* vdev made here: rte_vdev_uninit on release */
 	bool started; /* started here: stopped on release */
+	/* memif client: connects (again) when its server is there */
+	bool memif_client;
+	unsigned down_ticks; /* retry periods with the link down */
 	char vdev_name[RTE_DEV_NAME_MAX_LEN];
 	struct rte_ring *lo_rings[RTE_PMD_RING_MAX_RX_RINGS];
 	struct rte_ring *inject; /* frames an application's RX loop got */
@@ -408,6 +412,15 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 	if (pc->promisc || (pc->has_mac && !p->loopback && rc != 0))
 		rte_eth_promiscuous_enable(p->ethdev);
 	rc = rte_eth_dev_start(p->ethdev);
+	if (rc != 0 && p->memif_client) {
+		/* the server is not there yet: come up with the link down
+		 * and connect when it is, whichever process starts first */
+		PORT_LOG(NOTICE,
+			 "%s: memif server not there yet; connecting when it "
+			 "is (link down until then)",
+			 p->name);
+		return 0;
+	}
 	if (rc != 0) {
 		PORT_LOG(ERR, "%s: starting DPDK port %u: %s", p->name,
 			 p->ethdev, rte_strerror(-rc));
@@ -417,11 +430,70 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 	return 0;
 }
 
+/*
+ * Every MEMIF_RETRY_US in the EAL interrupt thread: a memif client that is
+ * not connected (its server was not there, or went away and the link has
+ * been down for MEMIF_RESTART_TICKS periods) starts again. No burst runs
+ * on a memif port whose link is down (port_link_down), so stopping one
+ * touches no ring in use.
+ */
+#define MEMIF_RETRY_US	    (200 * 1000)
+#define MEMIF_RESTART_TICKS 5
+
+static void
+memif_retry(void *arg)
+{
+	struct dpv_port *p = arg;
+	struct rte_eth_link l;
+
+	if (p->started) {
+		if (rte_eth_link_get_nowait(p->ethdev, &l) == 0 &&
+		    l.link_status == RTE_ETH_LINK_UP)
+			p->down_ticks = 0;
+		else if (++p->down_ticks >= MEMIF_RESTART_TICKS &&
+			 rte_eth_dev_stop(p->ethdev) == 0)
+			p->started = false;
+	}
+	if (!p->started) {
+		/* the driver logs each refused connect as an error: quiet it
+		 * while retrying (the wait was logged once) */
+		int lt = rte_log_register("pmd.net.memif");
+		int lvl = lt >= 0 ? rte_log_get_level(lt) : -1;
+
+		if (lvl > (int)RTE_LOG_CRIT)
+			rte_log_set_level(lt, RTE_LOG_CRIT);
+		if (rte_eth_dev_start(p->ethdev) == 0) {
+			p->started = true;
+			p->down_ticks = 0;
+			PORT_LOG(INFO, "%s: memif client connecting", p->name);
+		}
+		if (lvl > (int)RTE_LOG_CRIT)
+			rte_log_set_level(lt, (uint32_t)lvl);
+	}
+	rte_eal_alarm_set(MEMIF_RETRY_US, memif_retry, p);
+}
+
+/* Is the port a memif vdev in the client role? */
+static bool
+memif_is_client(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da;
+
+	if (!is_memif(di) || di->device == NULL)
+		return false;
+	da = rte_dev_devargs(di->device);
+	return da != NULL && da->args != NULL &&
+	       (strstr(da->args, "role=client") != NULL ||
+		strstr(da->args, "role=slave") != NULL);
+}
+
 static void
 port_release(struct dpv_port *p)
 {
 	unsigned i;
 
+	if (p->memif_client)
+		rte_eal_alarm_cancel(memif_retry, p); /* waits for a run */
 	if (p->started && rte_eth_dev_stop(p->ethdev) != 0)
 		PORT_LOG(WARNING, "%s: stopping port %u failed", p->name,
 			 p->ethdev);
@@ -523,10 +595,14 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		p->qbase = pc->queue_base;
 		rc = pool_create(p, pc, &di, DEFAULT_DESC, DEFAULT_DESC);
 	} else {
+		p->memif_client = memif_is_client(&di);
 		rc = port_configure(p, pc, &di);
 	}
 	if (rc != 0)
 		goto fail;
+	if (p->memif_client &&
+	    rte_eal_alarm_set(MEMIF_RETRY_US, memif_retry, p) != 0)
+		PORT_LOG(WARNING, "%s: no memif reconnection (alarm)", p->name);
 	if (!p->mtu_beyond_dev && rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 &&
 	    mtu16 != 0)
 		p->mtu = mtu16;

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -252,6 +255,61 @@ dpv_eal_args_check(int argc, char **argv, const char *meminfo, char *err,
 /* EAL state of this process. */
 static int eal_err;   /* -errno of a failed start, sticky */
 static bool eal_ours; /* this library called rte_eal_init */
+
+/* Value of key in the devargs "name,k=v,k=v" (into out); false if absent. */
+static bool
+devarg(const char *args, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *c = strchr(args, ','); c != NULL;
+	     c = strchr(c + 1, ',')) {
+		if (strncmp(c + 1, key, kl) == 0 && c[1 + kl] == '=') {
+			size_t n = strcspn(c + 2 + kl, ",");
+
+			if (n >= len)
+				return false;
+			memcpy(out, c + 2 + kl, n);
+			out[n] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A memif server (the default role) on a socket file cannot start while the
+ * file of a server that died is there (DPDK 22.11 does not replace it):
+ * remove such a file when nothing listens on it any more.
+ */
+static void
+memif_stale_socket(const char *arg)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	const char *dev = strncmp(arg, "--vdev=", 7) == 0 ? arg + 7 : arg;
+	char v[16];
+	struct stat st;
+	int fd, rc;
+
+	if (strncmp(dev, "net_memif", 9) != 0 ||
+	    (devarg(dev, "role", v, sizeof(v)) && strcmp(v, "server") != 0 &&
+	     strcmp(v, "master") != 0) ||
+	    !devarg(dev, "socket-abstract", v, sizeof(v)) ||
+	    strcmp(v, "no") != 0 ||
+	    !devarg(dev, "socket", sun.sun_path, sizeof(sun.sun_path)) ||
+	    stat(sun.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return;
+	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	if (rc != 0 && errno == ECONNREFUSED && unlink(sun.sun_path) == 0)
+		PORT_LOG(NOTICE,
+			 "removed %s: a memif server socket no process listens "
+			 "on",
+			 sun.sun_path);
+	close(fd);
+}
 static pid_t eal_pid; /* process that started it */
 static char eal_buf[DPV_EAL_ARGS_LEN + 512];
 static char *eal_argv[128];
@@ -292,6 +350,8 @@ port_eal_start(const struct dpv_config *cfg)
 		PORT_LOG(ERR, "%s", err);
 		return rc;
 	}
+	for (i = 1; i < argc; i++)
+		memif_stale_socket(eal_argv[i]);
 	line[0] = '\0';
 	for (i = 1; i < argc && used < sizeof(line); i++)
 		used += snprintf(line + used, sizeof(line) - used, " %s",
