@@ -882,11 +882,33 @@ qp_reset(struct dpv_eqp *qp)
 	memset(&qp->resp, 0, sizeof(qp->resp));
 }
 
+/* Send the ACK the QP owes for what it accepted (coalesced ACKs go at the
+ * end of a poll): an application that destroys the QP, or moves it to
+ * ERR or RESET, right after its last receive completion must not leave
+ * the peer retrying into a QP that is gone. */
+static void
+qp_ack_drain(struct dpv_eqp *qp)
+{
+	struct dpv_engine *e = qp->e;
+	uint64_t end;
+
+	if (!qp->resp.ack.pending)
+		return;
+	dpv_engine_tx_flush(e); /* room for it */
+	dpv_engine_ack_flush(qp);
+	/* a port that is busy gets up to 1 ms */
+	end = dpv_engine_now() + e->hz / 1000;
+	do
+		dpv_engine_tx_flush(e);
+	while (e->ntx != 0 && dpv_engine_now() < end);
+}
+
 void
 dpv_engine_qp_to_err(struct dpv_eqp *qp)
 {
 	if (qp->state == IBV_QPS_ERR)
 		return;
+	qp_ack_drain(qp);
 	ENGINE_LOG(DEBUG, "qp %u: to ERR", qp->qpn);
 	qp->state = IBV_QPS_ERR;
 	dpv_engine_sq_flush(qp);
@@ -911,6 +933,7 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 		goto out;
 	}
 	if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		qp_ack_drain(qp);
 		qp_reset(qp);
 		qp->state = IBV_QPS_RESET;
 		goto out;
@@ -1032,6 +1055,7 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 		rte_spinlock_unlock(&e->lock);
 		return -ENOENT;
 	}
+	qp_ack_drain(qp);
 	qpn_remove(e, qp);
 	dpv_engine_raw_qp_gone(e, qpn);
 	for (uint32_t i = 0; i < e->nqps; i++) {

@@ -163,8 +163,8 @@ ic_pair() {
 	fi
 	IC_FAILS=$((IC_FAILS + 1))
 	echo "FAIL $name (client exit $crc, server exit $src)"
-	echo "  --- server:"; grep -v avx512 "$s" | tail -40 | sed 's/^/  /'
-	echo "  --- client:"; grep -v avx512 "$c" | tail -40 | sed 's/^/  /'
+	echo "  --- server:"; grep -v avx512 "$s" | tail -80 | sed 's/^/  /'
+	echo "  --- client:"; grep -v avx512 "$c" | tail -80 | sed 's/^/  /'
 	return 1
 }
 
