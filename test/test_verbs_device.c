@@ -158,6 +158,11 @@ test_query_device(void)
 	TEST_ASSERT_EQUAL(ax.phys_port_cnt_ex, ax.orig_attr.phys_port_cnt,
 			  "phys_port_cnt_ex");
 	TEST_ASSERT(memcmp(&ax.orig_attr, &a, sizeof(a)) == 0, "same attrs");
+	/* the 64-bit flags carry the 32-bit ones, as rdma-core's do */
+	TEST_ASSERT_EQUAL(ax.device_cap_flags_ex,
+			  (uint64_t)(uint32_t)a.device_cap_flags,
+			  "device_cap_flags_ex 0x%" PRIx64 ", flags 0x%x",
+			  ax.device_cap_flags_ex, a.device_cap_flags);
 	TEST_ASSERT_EQUAL(ax.rss_caps.supported_qpts,
 			  1u << IBV_QPT_RAW_PACKET, "RSS on raw QPs");
 	TEST_ASSERT_EQUAL(ax.raw_packet_caps, 0, "no raw caps");

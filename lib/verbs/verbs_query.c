@@ -207,6 +207,9 @@ dpv_query_device_ex_op(struct ibv_context *context,
 	/* No ODP, timestamps, TSO, packet pacing, raw packet offloads, tag
 	 * matching, CQ moderation or device memory: all zero. */
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
+	/* the 64-bit flags repeat the 32-bit ones (rdma-core and the kernel
+	 * do; programs read this field); no flag above bit 31 applies */
+	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags;
 	if (dctx_dev(context)->engine != NULL) {
 		/* raw packet (verbs_wq.c, verbs_flow.c): RSS and WQs, no
 		 * offloads (raw_packet_caps stays 0), no TSO */
