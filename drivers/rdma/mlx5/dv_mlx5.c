@@ -195,9 +195,36 @@ mlx5dv_create_qp(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!dv_mlx5_is_dpv_device(context->device) ||
-	    (mlx5_qp_attr != NULL && mlx5_qp_attr->comp_mask != 0))
+	if (!dv_mlx5_is_dpv_device(context->device))
 		DV_MLX5_NOTSUP_NULL();
+	if (mlx5_qp_attr != NULL) {
+		const uint64_t known = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
+				       MLX5DV_QP_INIT_ATTR_MASK_DC |
+				       MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |
+				       MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
+		uint64_t cm = mlx5_qp_attr->comp_mask;
+		uint32_t f = (cm & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)
+				     ? mlx5_qp_attr->create_flags
+				     : 0;
+
+		if (cm & ~known) {
+			errno = EINVAL; /* as rdma-core's provider */
+			return NULL;
+		}
+		if ((f & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
+		    (f & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		/* asking for nothing, or for no scatter to CQE (the engine
+		 * never scatters into CQEs) is what a plain QP does */
+		f &= ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE;
+		if (f != 0 || (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
+				     MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)) ||
+		    ((cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
+		     mlx5_qp_attr->send_ops_flags != 0))
+			DV_MLX5_NOTSUP_NULL();
+	}
 	return ibv_create_qp_ex(context, qp_attr);
 }
 
