@@ -1164,6 +1164,48 @@ test_rc_send_inv(void)
 	return TEST_SUCCESS;
 }
 
+/* SEND with invalidate of a key that cannot be invalidated (none, or
+ * another generation of a live key): both sides complete in error, the
+ * live key stays valid (issue 12.3). */
+static int
+test_rc_send_inv_bad(void)
+{
+	uint32_t k2 = reg(qb.buf, 256,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	uint32_t stale = (k2 & ~0xffu) | ((k2 + 1) & 0xffu);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 16, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = 53,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND_WITH_INV,
+				 .send_flags = IBV_SEND_SIGNALED};
+	uint64_t kerr0 = eng->st.key_errors;
+	struct ibv_wc wc;
+	void *host = NULL;
+
+	TEST_ASSERT(k2 != 0, "");
+	wr.invalidate_rkey = stale;
+	TEST_ASSERT_EQUAL(post_recv(&qb, 54, 1024, 64), 0, "");
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 54, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_INV_REQ_ERR, "receive: %s",
+			  ibv_wc_status_str(wc.status));
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 53, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_INV_REQ_ERR, "send: %s",
+			  ibv_wc_status_str(wc.status));
+	TEST_ASSERT(eng->st.key_errors > kerr0, "counted");
+	/* nothing was invalidated */
+	TEST_ASSERT_EQUAL(dpv_engine_key_access(eng,
+						dpv_engine_qp_lookup(eng, QPN_B),
+						k2, (uintptr_t)qb.buf, 8,
+						IBV_ACCESS_REMOTE_WRITE, &host),
+			  DPV_KEY_OK, "the live key still works");
+	return TEST_SUCCESS;
+}
+
 /* LOCAL_INV runs in the requester, in order; the key is then unusable. */
 static int
 test_rc_local_inv(void)
@@ -1502,6 +1544,8 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_retry_exceeded),
 			TEST_CASE_ST(setup_rc, teardown, test_qp_err_flush),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send_inv),
+			TEST_CASE_ST(setup_rc, teardown,
+				     test_rc_send_inv_bad),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_local_inv),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_mw),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_mw_inv),

@@ -547,12 +547,23 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 
 				if (fl & DPV_OPF_IMMDT)
 					flags |= IBV_WC_WITH_IMM;
-				if (fl & DPV_OPF_IETH) {
-					flags |= IBV_WC_WITH_INV;
-					dpv_engine_key_invalidate(
-						qp->e, pkt->ieth_rkey, qp->pdn,
-						qp->qpn, true);
+				if ((fl & DPV_OPF_IETH) &&
+				    dpv_engine_key_invalidate(
+					    qp->e, pkt->ieth_rkey, qp->pdn,
+					    qp->qpn, true) != 0) {
+					/* a key that may not be invalidated
+					 * (none, an MR, a window of another
+					 * QP): an error on both sides, the
+					 * key unchanged (IBA class J; rxe
+					 * completes REM_INV_REQ_ERR too) */
+					qp->e->st.key_errors++;
+					complete_recv(qp, IBV_WC_REM_INV_REQ_ERR,
+						      IBV_WC_RECV, 0, 0, 0, 0);
+					state = RESP_NAK_INV;
+					break;
 				}
+				if (fl & DPV_OPF_IETH)
+					flags |= IBV_WC_WITH_INV;
 				complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV,
 					      (uint32_t)qp->resp.rcv_off,
 					      (fl & DPV_OPF_IETH)
