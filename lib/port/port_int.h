@@ -5,6 +5,7 @@
 /* Internal to lib/port: the log type and helpers shared by its files. */
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <rte_log.h>
@@ -31,5 +32,10 @@ port_err(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 }
+
+/* The fault layer's configuration (port_fault_conf.c). */
+struct dpv_fault_conf;
+/* 0 if c is usable by the data path, else -EINVAL. */
+int port_fault_conf_check(const struct dpv_fault_conf *c);
 
 #endif
