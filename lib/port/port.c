@@ -898,14 +898,12 @@ port_link_down(const struct dpv_port *p)
 				 l.link_status == RTE_ETH_LINK_DOWN);
 }
 
-uint16_t
-dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
-	    uint16_t n)
+static inline uint16_t
+rx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	 uint16_t n)
 {
 	uint16_t got = 0;
 
-	if (unlikely(queue >= p->nb_q))
-		return 0;
 	/* frames the application received for us come first */
 	if (unlikely(!rte_ring_empty(p->inject)))
 		got = (uint16_t)rte_ring_dequeue_burst(p->inject, (void **)pkts,
@@ -916,6 +914,22 @@ dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	return got;
 }
 
+uint16_t
+port_rx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	return rx_burst(p, queue, pkts, n);
+}
+
+uint16_t
+dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n)
+{
+	if (unlikely(queue >= p->nb_q))
+		return 0;
+	return rx_burst(p, queue, pkts, n);
+}
+
 int
 dpv_port_rx_inject(struct dpv_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -924,13 +938,29 @@ dpv_port_rx_inject(struct dpv_port *p, struct rte_mbuf **pkts, uint16_t n)
 	return (int)rte_ring_enqueue_burst(p->inject, (void **)pkts, n, NULL);
 }
 
+static inline uint16_t
+tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	 uint16_t n)
+{
+	if (port_link_down(p))
+		return 0;
+	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
+}
+
+uint16_t
+port_tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	return tx_burst(p, queue, pkts, n);
+}
+
 uint16_t
 dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n)
 {
-	if (unlikely(queue >= p->nb_q) || port_link_down(p))
+	if (unlikely(queue >= p->nb_q))
 		return 0;
-	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
+	return tx_burst(p, queue, pkts, n);
 }
 
 struct rte_mempool *

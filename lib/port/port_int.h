@@ -33,6 +33,14 @@ port_err(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Plain bursts of a device's queue (port.c); the fault layer calls them. */
+struct dpv_port;
+struct rte_mbuf;
+uint16_t port_rx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
+		       uint16_t n);
+uint16_t port_tx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
+		       uint16_t n);
+
 /* The fault layer's configuration (port_fault_conf.c). */
 struct dpv_fault_conf;
 /* 0 if c is usable by the data path, else -EINVAL. */
