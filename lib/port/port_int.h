@@ -41,9 +41,24 @@ uint16_t port_rx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
 uint16_t port_tx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
 		       uint16_t n);
 
-/* The fault layer's configuration (port_fault_conf.c). */
+/* The fault layer (port_fault.c, port_fault_conf.c). */
+struct dpv_port_fault;
 struct dpv_fault_conf;
+struct dpv_fault_stats;
 /* 0 if c is usable by the data path, else -EINVAL. */
 int port_fault_conf_check(const struct dpv_fault_conf *c);
+/* Set the configuration, creating *f when c turns faults on. */
+int port_fault_update(struct dpv_port_fault **f, const struct dpv_fault_conf *c,
+		      unsigned dev_idx, uint16_t nb_q, int socket);
+void port_fault_get(const struct dpv_port_fault *f, struct dpv_fault_conf *c);
+void port_fault_stats(const struct dpv_port_fault *f,
+		      struct dpv_fault_stats *st);
+/* Free held frames and f; with DPV_STATS set, print the counters. */
+void port_fault_free(struct dpv_port_fault *f, const char *name);
+/* dpv_port_rx()/dpv_port_tx() of a device whose fault layer was on. */
+uint16_t port_fault_rx(struct dpv_port_fault *f, struct dpv_port *p,
+		       uint16_t q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t port_fault_tx(struct dpv_port_fault *f, struct dpv_port *p,
+		       uint16_t q, struct rte_mbuf **pkts, uint16_t n);
 
 #endif
