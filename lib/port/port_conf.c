@@ -39,6 +39,7 @@ dpv_port_conf_init(struct dpv_port_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = DPV_PORT_KIND_AUTO;
+	dpv_fault_conf_init(&c->fault);
 }
 
 void
@@ -403,9 +404,16 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 			KEY_ERR("want yes or no");
 			return -EINVAL;
 		}
+	} else if (strcmp(e->name, "fault") == 0) {
+		/* repeatable: each line adds to the previous ones */
+		if (dpv_fault_parse(val, &pc->fault, sub, sizeof(sub)) < 0) {
+			KEY_ERR("%s", sub);
+			return -EINVAL;
+		}
 	} else {
 		KEY_ERR("unknown key (known: port, vdev, ip, mac, mtu, neigh, "
-			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc)");
+			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc, "
+			"fault)");
 		return -EINVAL;
 	}
 	return 0;
@@ -720,6 +728,25 @@ dpv_config_apply_env(struct dpv_config *cfg, const char *eal, const char *ip,
 }
 
 int
+dpv_config_apply_fault(struct dpv_config *cfg, const char *spec, char *err,
+		       size_t errlen)
+{
+	struct dpv_fault_conf fc;
+	char sub[192];
+
+	if (spec == NULL)
+		return 0;
+	dpv_fault_conf_init(&fc);
+	if (dpv_fault_parse(spec, &fc, sub, sizeof(sub)) < 0) {
+		port_err(err, errlen, "DPV_FAULT=%s: %s", spec, sub);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < DPV_PORT_MAX; i++)
+		cfg->port[i].fault = fc;
+	return 0;
+}
+
+int
 dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 {
 	const char *path = getenv("DPV_CONF");
@@ -744,6 +771,9 @@ dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 	if (rc == 0)
 		rc = dpv_config_apply_env(cfg, getenv("DPV_EAL"),
 					  getenv("DPV_IP"), err, errlen);
+	if (rc == 0)
+		rc = dpv_config_apply_fault(cfg, getenv("DPV_FAULT"), err,
+					    errlen);
 	if (rc != 0)
 		PORT_LOG(ERR, "configuration: %s", err);
 	return rc;
