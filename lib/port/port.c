@@ -19,6 +19,7 @@
 #include <rte_string_fns.h>
 
 #include "dpv_port.h"
+#include "dpv_port_fault.h"
 #include "dpv_roce_gid.h"
 #include "port_eal.h"
 #include "port_int.h"
@@ -38,6 +39,9 @@ struct dpv_port {
 	uint16_t nb_q;	/* queues the library uses */
 	uint16_t qbase; /* first of them */
 	bool loopback;
+	/* the fault layer was turned on: bursts go through it (port_fault.c) */
+	bool fault_on;
+	struct dpv_port_fault *fault;
 	/* DPDK 22.11's memif unmaps its rings when the peer leaves without
 	 * waiting for bursts in progress: do not start one on a link that
 	 * is down (narrows the window; see doc/guides/status.rst) */
@@ -501,6 +505,7 @@ port_release(struct dpv_port *p)
 		rte_vdev_uninit(p->vdev_name);
 	for (i = 0; i < RTE_DIM(p->lo_rings); i++)
 		rte_ring_free(p->lo_rings[i]);
+	port_fault_free(p->fault, p->name);
 	if (p->inject != NULL) {
 		struct rte_mbuf *m;
 
@@ -510,6 +515,17 @@ port_release(struct dpv_port *p)
 	}
 	rte_mempool_free(p->mp);
 	free(p);
+}
+
+/* Control path of the fault layer; port_lock held. */
+static int
+fault_apply(struct dpv_port *p, const struct dpv_fault_conf *c)
+{
+	int rc = port_fault_update(&p->fault, c, p->idx, p->nb_q, p->socket_id);
+
+	if (rc == 0 && p->fault != NULL)
+		__atomic_store_n(&p->fault_on, true, __ATOMIC_RELEASE);
+	return rc;
 }
 
 /* Make device number idx from pc on ethdev (or per pc if ethdev < 0). */
@@ -641,6 +657,15 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	}
 	dpv_port_gid_table(p->mac, p->conf.addrs, p->conf.n_addrs, p->gids,
 			   p->gid_valid);
+	if (dpv_fault_conf_active(&pc->fault)) {
+		char spec[512];
+
+		rc = fault_apply(p, &pc->fault);
+		if (rc != 0)
+			goto fail;
+		dpv_fault_format(&pc->fault, spec, sizeof(spec));
+		PORT_LOG(NOTICE, "%s: fault layer on: %s", p->name, spec);
+	}
 	if (dpv_port_eal_owned() && !p->created && !pc->app_configured)
 		close_at_exit[p->ethdev] = true;
 	ports[idx] = p;
@@ -927,6 +952,8 @@ dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 {
 	if (unlikely(queue >= p->nb_q))
 		return 0;
+	if (unlikely(__atomic_load_n(&p->fault_on, __ATOMIC_ACQUIRE)))
+		return port_fault_rx(p->fault, p, queue, pkts, n);
 	return rx_burst(p, queue, pkts, n);
 }
 
@@ -960,7 +987,40 @@ dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 {
 	if (unlikely(queue >= p->nb_q))
 		return 0;
+	if (unlikely(__atomic_load_n(&p->fault_on, __ATOMIC_ACQUIRE)))
+		return port_fault_tx(p->fault, p, queue, pkts, n);
 	return tx_burst(p, queue, pkts, n);
+}
+
+int
+dpv_port_fault_set(struct dpv_port *p, const struct dpv_fault_conf *c)
+{
+	int rc;
+
+	if (p == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&port_lock);
+	rc = fault_apply(p, c);
+	pthread_mutex_unlock(&port_lock);
+	return rc;
+}
+
+int
+dpv_port_fault_get(const struct dpv_port *p, struct dpv_fault_conf *c)
+{
+	if (p == NULL || c == NULL)
+		return -EINVAL;
+	port_fault_get(__atomic_load_n(&p->fault, __ATOMIC_ACQUIRE), c);
+	return 0;
+}
+
+int
+dpv_port_fault_stats_get(const struct dpv_port *p, struct dpv_fault_stats *st)
+{
+	if (p == NULL || st == NULL)
+		return -EINVAL;
+	port_fault_stats(__atomic_load_n(&p->fault, __ATOMIC_ACQUIRE), st);
+	return 0;
 }
 
 struct rte_mempool *
