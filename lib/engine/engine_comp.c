@@ -64,22 +64,33 @@ is_rd_atomic(enum ibv_wr_opcode op)
 	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Oldest WQE that went (partly) on the wire and is not finished. */
-static uint32_t
-oldest_outstanding(struct dpv_eqp *qp)
+/* The WQE at s_cur is partly on the wire (a long message going out). */
+static bool
+cur_partly_sent(struct dpv_eqp *qp)
+{
+	struct dpv_eswqe *w = swqe_at(qp, qp->s_cur);
+
+	return qp->s_cur != qp->s_head && w->state == SWQE_PENDING &&
+	       w->sent > 0;
+}
+
+/*
+ * Oldest WQE that went (partly) on the wire and is not finished: true and
+ * its index (never beyond s_cur), else false and *idx = s_cur. The WQE the
+ * requester is still sending counts from its first packet on: the NAKs of
+ * a long message arrive while its last packets are going out.
+ */
+static bool
+oldest_outstanding(struct dpv_eqp *qp, uint32_t *idx)
 {
 	uint32_t i;
 
-	for (i = qp->s_tail; i != qp->s_cur; i++) {
-		struct dpv_eswqe *w = swqe_at(qp, i);
-
-		if (w->state == SWQE_SENT ||
-		    (w->state == SWQE_PENDING && w->sent > 0))
-			return i;
-		if (w->state == SWQE_PENDING || w->state == SWQE_ERROR)
+	/* acknowledged WQEs before it only wait for their turn to complete */
+	for (i = qp->s_tail; i != qp->s_cur; i++)
+		if (swqe_at(qp, i)->state != SWQE_DONE)
 			break;
-	}
-	return i;
+	*idx = i;
+	return i != qp->s_cur || cur_partly_sent(qp);
 }
 
 static bool
@@ -105,9 +116,12 @@ static void
 rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 {
 	struct dpv_eswqe *w = swqe_at(qp, i);
-	uint32_t end = qp->s_cur == i ? i + 1 : qp->s_cur;
+	/* from i through the WQE being sent, if it is partly on the wire */
+	uint32_t end = qp->s_cur + (cur_partly_sent(qp) ? 1 : 0);
 	bool resent = false;
 
+	if (end == i)
+		end = i + 1;
 	for (uint32_t j = i; j != end; j++) {
 		struct dpv_eswqe *x = swqe_at(qp, j);
 
@@ -204,8 +218,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			   comp_state_name[state], pkt->psn);
 		switch (state) {
 		case COMP_GET_WQE:
-			idx = oldest_outstanding(qp);
-			if (idx == qp->s_cur) {
+			if (!oldest_outstanding(qp, &idx)) {
 				state = COMP_DONE; /* nothing waits: stale */
 				break;
 			}
@@ -398,10 +411,9 @@ dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
 	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
 		return;
 	qp->comp.deadline = 0;
-	idx = oldest_outstanding(qp);
 	/* nothing sent and unacknowledged; but a retransmission the port did
 	 * not take yet still waits for its answer */
-	if (idx == qp->s_cur &&
+	if (!oldest_outstanding(qp, &idx) &&
 	    (idx == qp->s_head || !swqe_at(qp, idx)->rewound))
 		return;
 	ENGINE_LOG(DEBUG, "qp %u: ACK timeout, psn %u", qp->qpn, qp->comp.psn);
