@@ -154,6 +154,33 @@ rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 	qp->comp.deadline = 0;
 }
 
+/*
+ * A response at or beyond the first PSN of the WQE the requester has not
+ * sent again since it went back: left over from before (responses to the
+ * old requests still arriving), not a sign of a new loss.
+ */
+static bool
+beyond_requests(struct dpv_eqp *qp, uint32_t psn)
+{
+	struct dpv_eswqe *w = swqe_at(qp, qp->s_cur);
+
+	return qp->s_cur != qp->s_head && w->checked &&
+	       w->state == SWQE_PENDING && w->sent == 0 &&
+	       dpv_psn_cmp(psn, w->first_psn) >= 0;
+}
+
+/* A READ or atomic completed: let more of them go out again. */
+static void
+rd_cap_open(struct dpv_eqp *qp)
+{
+	if (qp->comp.rd_cap == 0)
+		return;
+	if (qp->comp.rd_cap >= qp->max_rd_atomic / 2)
+		qp->comp.rd_cap = 0;
+	else
+		qp->comp.rd_cap *= 2;
+}
+
 static void
 restart_timer(struct dpv_eqp *qp)
 {
@@ -310,8 +337,10 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			scatter(qp, w, off, pkt->payload, pkt->paylen);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
 			progress = true;
-			if (pkt->psn == w->last_psn)
+			if (pkt->psn == w->last_psn) {
 				w->state = SWQE_DONE;
+				rd_cap_open(qp);
+			}
 			state = COMP_DONE;
 			break;
 		}
@@ -324,6 +353,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			}
 			memcpy(swqe_host(qp, w)[0], &v, sizeof(v));
 			w->state = SWQE_DONE;
+			rd_cap_open(qp);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
 			progress = true;
 			state = COMP_DONE;
@@ -332,12 +362,19 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case COMP_LOST:
 			/* a response is missing: go back once; the rest of the
 			 * old response stream still arriving is ignored until
-			 * progress or the ACK timer */
-			if (qp->comp.recovering) {
+			 * progress or the ACK timer, and so is whatever answers
+			 * requests not sent again yet. READs and atomics go out
+			 * again one at a time first (then 2, 4, ...): every
+			 * request sent again brings all its responses again,
+			 * and left-over responses must not set off a storm of
+			 * re-requests */
+			if (qp->comp.recovering ||
+			    beyond_requests(qp, pkt->psn)) {
 				state = COMP_DONE;
 				break;
 			}
 			qp->comp.recovering = true;
+			qp->comp.rd_cap = 1;
 			state = COMP_RETRY;
 			break;
 		case COMP_RETRY:
