@@ -220,12 +220,20 @@ port_fault_free(struct dpv_port_fault *f, const char *name)
 	if (f == NULL)
 		return;
 	if (getenv("DPV_STATS") != NULL) {
+		char line[1024];
+		size_t n;
+
 		port_fault_stats(f, &st);
-		fprintf(stderr, "dpverbs %s fault layer:", name);
-#define FC_PRINT(n) fprintf(stderr, " fault_" #n "=%" PRIu64, st.n);
+		n = (size_t)snprintf(line, sizeof(line),
+				     "dpverbs %s fault layer:", name);
+#define FC_PRINT(c)                                                            \
+	if (n < sizeof(line))                                                  \
+		n += (size_t)snprintf(line + n, sizeof(line) - n,              \
+				      " fault_" #c "=%" PRIu64, st.c);
 		DPV_FAULT_COUNTERS(FC_PRINT)
 #undef FC_PRINT
-		fprintf(stderr, "\n");
+		/* one write: other threads log at exit too */
+		fprintf(stderr, "%s\n", line);
 	}
 	for (uint16_t q = 0; q < f->nb_q; q++)
 		for (unsigned d = 0; d < DPV_FAULT_NDIR; d++)
