@@ -54,10 +54,7 @@ drop_conf(void)
 static double
 now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return test_port_now();
 }
 
 /* A test frame: Ethernet header + tag byte + counter pattern. */
@@ -551,44 +548,16 @@ port_test_child(void)
 	exit(rc);
 }
 
-/* Fork and exec this binary as a child with a role and environment. */
 static pid_t
 spawn(const char *role, const char *conf, const char *eal, const char *ip)
 {
-	pid_t pid = fork();
-
-	if (pid != 0)
-		return pid;
-	setenv(CHILD_ENV, role, 1);
-	setenv("DPV_CONF", conf, 1);
-	if (eal != NULL)
-		setenv("DPV_EAL", eal, 1);
-	else
-		unsetenv("DPV_EAL");
-	if (ip != NULL)
-		setenv("DPV_IP", ip, 1);
-	else
-		unsetenv("DPV_IP");
-	execl("/proc/self/exe", "dpv-test", "--list", (char *)NULL);
-	_exit(98);
+	return test_port_spawn(CHILD_ENV, role, conf, eal, ip);
 }
 
-/* Exit status of a child, killing it after secs. */
 static int
 reap(pid_t pid, double secs)
 {
-	double end = now_s() + secs;
-	int st;
-
-	while (now_s() < end) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	DPV_TEST_LOG("child %d killed after %.0f s", (int)pid, secs);
-	return 129;
+	return test_port_reap(pid, secs);
 }
 
 static int
