@@ -41,6 +41,26 @@ uint16_t port_rx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
 uint16_t port_tx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
 		       uint16_t n);
 
+/*
+ * Bursts on memif ports, per device index (port_memif_guard.c): raised
+ * before the link check that precedes a burst, lowered after it; munmap()
+ * waits while one is raised.
+ */
+extern uint32_t port_bursts[];
+
+static inline void
+port_burst_begin(unsigned idx)
+{
+	/* a full barrier: the link state is read after the raise is seen */
+	__atomic_fetch_add(&port_bursts[idx], 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void
+port_burst_end(unsigned idx)
+{
+	__atomic_fetch_sub(&port_bursts[idx], 1, __ATOMIC_RELEASE);
+}
+
 /* The fault layer (port_fault.c, port_fault_conf.c). */
 struct dpv_port_fault;
 struct dpv_fault_conf;
