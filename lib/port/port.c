@@ -43,8 +43,8 @@ struct dpv_port {
 	bool fault_on;
 	struct dpv_port_fault *fault;
 	/* DPDK 22.11's memif unmaps its rings when the peer leaves without
-	 * waiting for bursts in progress: do not start one on a link that
-	 * is down (narrows the window; see doc/guides/status.rst) */
+	 * waiting for bursts in progress: bursts only on a link that is up,
+	 * counted for the munmap() of port_memif_guard.c */
 	bool link_gated;
 	bool created; /* vdev made here: rte_vdev_uninit on release */
 	bool started; /* started here: stopped on release */
@@ -914,13 +914,26 @@ dpv_port_progress(void)
 	return progress_mode;
 }
 
-static inline bool
-port_link_down(const struct dpv_port *p)
+/*
+ * A burst on a memif port: only on a link that is up, and inside
+ * port_burst_begin/end so that the driver's munmap() of the rings (when
+ * the peer goes away) waits for it (port_memif_guard.c).
+ */
+static inline uint16_t
+gated_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n, bool tx)
 {
 	struct rte_eth_link l;
+	uint16_t r = 0;
 
-	return p->link_gated && (rte_eth_link_get_nowait(p->ethdev, &l) != 0 ||
-				 l.link_status == RTE_ETH_LINK_DOWN);
+	port_burst_begin(p->idx);
+	if (rte_eth_link_get_nowait(p->ethdev, &l) == 0 &&
+	    l.link_status == RTE_ETH_LINK_UP)
+		r = tx ? rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n)
+		       : rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts,
+					  n);
+	port_burst_end(p->idx);
+	return r;
 }
 
 static inline uint16_t
@@ -933,9 +946,11 @@ rx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	if (unlikely(!rte_ring_empty(p->inject)))
 		got = (uint16_t)rte_ring_dequeue_burst(p->inject, (void **)pkts,
 						       n, NULL);
-	if (got < n && !port_link_down(p))
+	if (got < n && likely(!p->link_gated))
 		got += rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts + got,
 					n - got);
+	else if (got < n)
+		got += gated_burst(p, queue, pkts + got, n - got, false);
 	return got;
 }
 
@@ -969,8 +984,8 @@ static inline uint16_t
 tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	 uint16_t n)
 {
-	if (port_link_down(p))
-		return 0;
+	if (unlikely(p->link_gated))
+		return gated_burst(p, queue, pkts, n, true);
 	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
 }
 
