@@ -34,6 +34,8 @@
 #define PDN	  1
 #define QPN_A	  0x11
 #define QPN_B	  0x12
+#define QPN_A2	  0x21 /* a second pair (peer-gone cases) */
+#define QPN_B2	  0x22
 #define SLOT	  (1u << 20) /* the largest message */
 #define NSLOT	  8
 #define INFLIGHT  NSLOT
@@ -44,8 +46,9 @@
 
 static struct test_fault_pair pair;
 static struct dpv_engine *ea, *eb;
-static struct test_engine_qp qa, qb;
+static struct test_engine_qp qa, qb, qa2, qb2;
 static unsigned mb_per_case;
+static uint8_t rnr_retry_a = 7; /* rnr_retry of QPN_A */
 
 static const uint32_t sizes[] = {1,    2,     3,     7,	    64,	    100,
 				 1000, 4095,  4096,  4097,  12288,  65536,
@@ -54,9 +57,11 @@ static const uint32_t sizes[] = {1,    2,     3,     7,	    64,	    100,
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct test_engine_qp *t = qpn == QPN_A	  ? &qa
-				   : qpn == QPN_B ? &qb
-						  : NULL;
+	struct test_engine_qp *t = qpn == QPN_A	   ? &qa
+				   : qpn == QPN_B  ? &qb
+				   : qpn == QPN_A2 ? &qa2
+				   : qpn == QPN_B2 ? &qb2
+						   : NULL;
 
 	RTE_SET_USED(arg);
 	if (t == NULL)
@@ -95,9 +100,9 @@ pump(void)
 }
 
 static uint32_t
-reg(struct dpv_engine *e, uint8_t *buf)
+reg(struct dpv_engine *e, uint8_t *buf, uint32_t idx)
 {
-	uint32_t key = (2u << 8) | 0x5a;
+	uint32_t key = (idx << 8) | 0x5a;
 	struct dpv_engine_key k = {
 		.addr = (uintptr_t)buf,
 		.length = BUF,
@@ -141,12 +146,12 @@ qp_up(struct dpv_engine *e, struct test_engine_qp *t, uint32_t qpn,
 		.dest_qpn = peer,
 		.psn = 0xffff00, /* PSNs wrap in every case */
 		.timeout = 4,	 /* 65 us, i.e. the engine's 1 ms floor */
-		.rnr_retry = 7,
+		.rnr_retry = qpn == QPN_A ? rnr_retry_a : 7,
 	};
 
 	if (test_engine_qp_rings_init(t, qpn, type, BUF) != 0)
 		return -1;
-	t->key = reg(e, t->buf);
+	t->key = reg(e, t->buf, (qpn >> 4) + 1);
 	if (t->key == 0 || dpv_engine_qp_create(e, &init) != 0)
 		return -1;
 	path_of(&path, side);
@@ -211,9 +216,14 @@ teardown(void)
 		test_engine_qp_fini(ea, &qa);
 	if (eb != NULL)
 		test_engine_qp_fini(eb, &qb);
+	if (qa2.buf != NULL)
+		test_engine_qp_fini(ea, &qa2);
+	if (qb2.buf != NULL)
+		test_engine_qp_fini(eb, &qb2);
 	dpv_engine_destroy(ea);
 	dpv_engine_destroy(eb);
 	ea = eb = NULL;
+	rnr_retry_a = 7;
 	/* what is left on the wire (and held frames, once due) */
 	for (uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() / 50;
 	     rte_get_timer_cycles() < end;) {
@@ -831,6 +841,162 @@ uc_write(void)
 	return uc_run(true);
 }
 
+/* ------------------------------------------------------------ peer gone */
+
+/* Two RC pairs on the same two engines: A-B and A2-B2. */
+static int
+setup_two(void)
+{
+	if (case_up(IBV_QPT_RC) != 0)
+		return -1;
+	if (qp_up(ea, &qa2, QPN_A2, QPN_B2, 0, IBV_QPT_RC) != 0 ||
+	    qp_up(eb, &qb2, QPN_B2, QPN_A2, 1, IBV_QPT_RC) != 0)
+		return -1;
+	return 0;
+}
+
+/* The same, QPN_A connected with rnr_retry 2. */
+static int
+setup_two_rnr2(void)
+{
+	rnr_retry_a = 2;
+	return setup_two();
+}
+
+/* One completion on cq within 5 s of polling both engines. */
+static int
+wait_one(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
+{
+	uint64_t end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+
+	while (rte_get_timer_cycles() < end) {
+		int n = dpv_mlx5_cq_poll(cq, 1, wc, lookup, NULL);
+
+		if (n != 0)
+			return n == 1 ? 0 : -1;
+		pump();
+	}
+	return -1;
+}
+
+static int
+post_on(struct test_engine_qp *t, uint32_t qpn, enum ibv_wr_opcode op,
+	uint64_t id, struct test_engine_qp *peer)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->buf, .length = 3000, .lkey = t->key};
+	struct ibv_send_wr wr = {.wr_id = id,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = op,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)peer->buf + 8192;
+	wr.wr.rdma.rkey = peer->key;
+	return dpv_mlx5_post_send(&t->sq, IBV_QPT_RC, qpn, &wr, &bad);
+}
+
+/* The other pair still carries a SEND, byte for byte. */
+static int
+pair2_works(uint64_t i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qb2.buf, .length = 4096, .lkey = qb2.key};
+	struct ibv_recv_wr rwr = {.wr_id = i, .sg_list = &sge, .num_sge = 1},
+			   *rbad;
+	struct ibv_wc wc;
+
+	fill(qa2.buf, i, 3000);
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(&qb2.rq, &rwr, &rbad), 0, "");
+	TEST_ASSERT_EQUAL(post_on(&qa2, QPN_A2, IBV_WR_SEND, i, &qb2), 0, "");
+	TEST_ASSERT_EQUAL(wait_one(&qa2.scq, &wc), 0, "pair 2 send %" PRIu64,
+			  i);
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "pair 2: status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(wait_one(&qb2.rcq, &wc), 0, "pair 2 receive");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 3000, "");
+	TEST_ASSERT(check(qb2.buf, i, 3000) < 0, "pair 2 bytes");
+	return TEST_SUCCESS;
+}
+
+/*
+ * The first WQE fails with status st; the two behind it are flushed; the
+ * QP is in ERR and flushes what is posted later; the other pair keeps
+ * working throughout.
+ */
+static int
+expect_failed(enum ibv_wc_status st)
+{
+	struct ibv_wc wc;
+
+	for (uint64_t i = 0; i < 3; i++) {
+		TEST_ASSERT_EQUAL(pair2_works(i), TEST_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wait_one(&qa.scq, &wc), 0,
+				  "completion %" PRIu64, i);
+		TEST_ASSERT_EQUAL(wc.wr_id, i, "in order");
+		TEST_ASSERT_EQUAL(wc.status, i == 0 ? st : IBV_WC_WR_FLUSH_ERR,
+				  "WQE %" PRIu64 ": status %d", i, wc.status);
+	}
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(ea, QPN_A), IBV_QPS_ERR, "");
+	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_SEND, 9, &qb), 0, "");
+	TEST_ASSERT_EQUAL(wait_one(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_WR_FLUSH_ERR, "posted in ERR");
+	for (uint64_t i = 3; i < 6; i++)
+		TEST_ASSERT_EQUAL(pair2_works(i), TEST_SUCCESS, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(ea, QPN_A2), IBV_QPS_RTS, "");
+	return TEST_SUCCESS;
+}
+
+/* The peer QP is gone (every request to it lost): retry_cnt (7) runs out,
+ * IBV_WC_RETRY_EXC_ERR. */
+static int
+peer_retry_exc(void)
+{
+	struct dpv_engine_qp_stats qs;
+	struct dpv_fault_conf c;
+	char err[128];
+	int ret;
+
+	dpv_fault_conf_init(&c);
+	TEST_ASSERT_EQUAL(dpv_fault_parse("tx:drop=1,qp=0x12", &c, err,
+					  sizeof(err)),
+			  0, "%s", err);
+	TEST_ASSERT_EQUAL(dpv_port_fault_set(pair.port[0], &c), 0, "");
+	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_RDMA_WRITE, 0, &qb), 0,
+			  "");
+	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_SEND, 1, &qb), 0, "");
+	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_RDMA_READ, 2, &qb), 0,
+			  "");
+	ret = expect_failed(IBV_WC_RETRY_EXC_ERR);
+	if (ret != TEST_SUCCESS)
+		return ret;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(ea, QPN_A, &qs), 0, "");
+	DPV_TEST_LOG("retry_cnt 7: %" PRIu64 " retransmissions", qs.retransmits);
+	TEST_ASSERT(qs.retransmits >= 7, "%" PRIu64, qs.retransmits);
+	return TEST_SUCCESS;
+}
+
+/* The peer posts no receive: rnr_retry (2) runs out,
+ * IBV_WC_RNR_RETRY_EXC_ERR. */
+static int
+peer_rnr_exc(void)
+{
+	struct dpv_engine_qp_stats qs;
+	int ret;
+
+	for (uint64_t i = 0; i < 3; i++)
+		TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_SEND, i, &qb), 0,
+				  "");
+	ret = expect_failed(IBV_WC_RNR_RETRY_EXC_ERR);
+	if (ret != TEST_SUCCESS)
+		return ret;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(ea, QPN_A, &qs), 0, "");
+	TEST_ASSERT_EQUAL(qs.rnr_naks_rcvd, 3, "the first and 2 retries");
+	return TEST_SUCCESS;
+}
+
 #define CASE(fn) TEST_CASE_ST(setup_rc, teardown, fn)
 #define CASES                                                                  \
 	CASE(rc_send_0_1), CASE(rc_send_1), CASE(rc_send_5),                   \
@@ -841,7 +1007,9 @@ uc_write(void)
 		CASE(rc_send_corrupt), CASE(rc_read_corrupt),                  \
 		CASE(rc_read_heavy),                                           \
 		TEST_CASE_ST(setup_uc, teardown, uc_send),                     \
-		TEST_CASE_ST(setup_uc, teardown, uc_write)
+		TEST_CASE_ST(setup_uc, teardown, uc_write),                    \
+		TEST_CASE_ST(setup_two, teardown, peer_retry_exc),             \
+		TEST_CASE_ST(setup_two_rnr2, teardown, peer_rnr_exc)
 
 static const struct dpv_test_suite engine_fault_suite = {
 	.name = "engine_fault",
