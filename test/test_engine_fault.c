@@ -31,18 +31,18 @@
 #include "test_engine_util.h"
 #include "test_fault_util.h"
 
-#define PDN	  1
-#define QPN_A	  0x11
-#define QPN_B	  0x12
-#define QPN_A2	  0x21 /* a second pair (peer-gone cases) */
-#define QPN_B2	  0x22
-#define SLOT	  (1u << 20) /* the largest message */
-#define NSLOT	  8
-#define INFLIGHT  NSLOT
-#define STRIDE	  (SLOT + 4096) /* slots are this far apart */
-#define BUF	  ((size_t)NSLOT * STRIDE + 4096)
-#define ATOM_OFF  (BUF - 64) /* the atomic target in B's buffer */
-#define STALL_S	  20	     /* no completion for this long: failed */
+#define PDN	 1
+#define QPN_A	 0x11
+#define QPN_B	 0x12
+#define QPN_A2	 0x21 /* a second pair (peer-gone cases) */
+#define QPN_B2	 0x22
+#define SLOT	 (1u << 20) /* the largest message */
+#define NSLOT	 8
+#define INFLIGHT NSLOT
+#define STRIDE	 (SLOT + 4096) /* slots are this far apart */
+#define BUF	 ((size_t)NSLOT * STRIDE + 4096)
+#define ATOM_OFF (BUF - 64) /* the atomic target in B's buffer */
+#define STALL_S	 20	    /* no completion for this long: failed */
 
 static struct test_fault_pair pair;
 static struct dpv_engine *ea, *eb;
@@ -50,9 +50,9 @@ static struct test_engine_qp qa, qb, qa2, qb2;
 static unsigned mb_per_case;
 static uint8_t rnr_retry_a = 7; /* rnr_retry of QPN_A */
 
-static const uint32_t sizes[] = {1,    2,     3,     7,	    64,	    100,
-				 1000, 4095,  4096,  4097,  12288,  65536,
-				 200000, 1u << 20};
+static const uint32_t sizes[] = {1,	2,     3,      7,	64,
+				 100,	1000,  4095,   4096,	4097,
+				 12288, 65536, 200000, 1u << 20};
 
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
@@ -348,7 +348,8 @@ post_a(struct run *r)
 		wr.opcode = write_imm(i) ? IBV_WR_RDMA_WRITE_WITH_IMM
 					 : IBV_WR_RDMA_WRITE;
 		wr.imm_data = rte_cpu_to_be_32((uint32_t)i);
-		wr.wr.rdma.remote_addr = (uintptr_t)qb.buf + (i % NSLOT) * STRIDE;
+		wr.wr.rdma.remote_addr =
+			(uintptr_t)qb.buf + (i % NSLOT) * STRIDE;
 		wr.wr.rdma.rkey = qb.key;
 		if (write_imm(i) && post_recv_b(i) != 0)
 			return -1;
@@ -389,8 +390,9 @@ check_a(struct run *r, const struct ibv_wc *wc)
 	int64_t bad;
 	uint64_t v;
 
-	TEST_ASSERT_EQUAL(wc->status, IBV_WC_SUCCESS, "%s %" PRIu64 ": status %d",
-			  op_name[r->op], i, wc->status);
+	TEST_ASSERT_EQUAL(wc->status, IBV_WC_SUCCESS,
+			  "%s %" PRIu64 ": status %d", op_name[r->op], i,
+			  wc->status);
 	TEST_ASSERT_EQUAL(wc->wr_id, i, "%s: completions in order",
 			  op_name[r->op]);
 	switch (r->op) {
@@ -401,8 +403,10 @@ check_a(struct run *r, const struct ibv_wc *wc)
 		TEST_ASSERT_EQUAL(wc->opcode, IBV_WC_RDMA_WRITE, "");
 		/* acknowledged: the bytes are in B's memory */
 		bad = check(qb.buf + (i % NSLOT) * STRIDE, i, len);
-		TEST_ASSERT(bad < 0, "WRITE %" PRIu64 " (%u bytes): byte %" PRId64
-			    " wrong at the target", i, len, bad);
+		TEST_ASSERT(bad < 0,
+			    "WRITE %" PRIu64 " (%u bytes): byte %" PRId64
+			    " wrong at the target",
+			    i, len, bad);
 		break;
 	case OP_READ:
 	case OP_READ64K:
@@ -451,10 +455,11 @@ check_b(struct run *r, const struct ibv_wc *wc)
 	uint32_t len = msg_len(r->op, i);
 	int64_t bad;
 
-	TEST_ASSERT(i < r->posted, "receive completion %" PRIu64
-		    " for a message not sent", i);
-	TEST_ASSERT_EQUAL(wc->status, IBV_WC_SUCCESS, "%s %" PRIu64
-			  ": receive status %d", op_name[r->op], i, wc->status);
+	TEST_ASSERT(i < r->posted,
+		    "receive completion %" PRIu64 " for a message not sent", i);
+	TEST_ASSERT_EQUAL(wc->status, IBV_WC_SUCCESS,
+			  "%s %" PRIu64 ": receive status %d", op_name[r->op],
+			  i, wc->status);
 	TEST_ASSERT_EQUAL(wc->wr_id, i, "%s: received once each, in order",
 			  op_name[r->op]);
 	if (r->op == OP_SEND) {
@@ -463,13 +468,17 @@ check_b(struct run *r, const struct ibv_wc *wc)
 		TEST_ASSERT_EQUAL(!!(wc->wc_flags & IBV_WC_WITH_IMM), !(i & 1),
 				  "");
 		bad = check(qb.buf + (i % NSLOT) * STRIDE, i, len);
-		TEST_ASSERT(bad < 0, "SEND %" PRIu64 " (%u bytes): byte %" PRId64
-			    " wrong", i, len, bad);
+		TEST_ASSERT(bad < 0,
+			    "SEND %" PRIu64 " (%u bytes): byte %" PRId64
+			    " wrong",
+			    i, len, bad);
 	} else {
 		TEST_ASSERT_EQUAL(wc->opcode, IBV_WC_RECV_RDMA_WITH_IMM, "");
 		bad = check(qb.buf + (i % NSLOT) * STRIDE, i, len);
-		TEST_ASSERT(bad < 0, "WRITE %" PRIu64 " with immediate: byte %"
-			    PRId64 " wrong", i, bad);
+		TEST_ASSERT(bad < 0,
+			    "WRITE %" PRIu64 " with immediate: byte %" PRId64
+			    " wrong",
+			    i, bad);
 	}
 	if (wc->wc_flags & IBV_WC_WITH_IMM)
 		TEST_ASSERT_EQUAL(rte_be_to_cpu_32(wc->imm_data), i, "");
@@ -506,9 +515,8 @@ dump(const char *why)
 			     why, 'A' + i, s[i].tx_pkts, s[i].rx_pkts,
 			     s[i].retransmits, s[i].seq_naks_sent,
 			     s[i].seq_naks_rcvd, s[i].dup_requests,
-			     s[i].rx_drop_icrc, s[i].tx_drop_full,
-			     f[i].tx_drop, f[i].tx_dup, f[i].tx_reorder,
-			     f[i].tx_corrupt);
+			     s[i].rx_drop_icrc, s[i].tx_drop_full, f[i].tx_drop,
+			     f[i].tx_dup, f[i].tx_reorder, f[i].tx_corrupt);
 }
 
 static int
@@ -552,10 +560,10 @@ rc_run(enum op op, double loss, double corrupt)
 						       IBV_QP_MAX_QP_RD_ATOMIC,
 						       NULL),
 				  0, "");
-		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(
-					  eb, QPN_B, &a,
-					  IBV_QP_MAX_DEST_RD_ATOMIC, NULL),
-				  0, "");
+		TEST_ASSERT_EQUAL(
+			dpv_engine_qp_modify(eb, QPN_B, &a,
+					     IBV_QP_MAX_DEST_RD_ATOMIC, NULL),
+			0, "");
 	}
 	if (faults_on(loss, corrupt, op == OP_READ64K) != 0)
 		return TEST_FAILED;
@@ -758,7 +766,8 @@ uc_run(bool write)
 			struct ibv_send_wr wr = {.wr_id = i,
 						 .sg_list = &sge,
 						 .num_sge = 1,
-						 .send_flags = IBV_SEND_SIGNALED},
+						 .send_flags =
+							 IBV_SEND_SIGNALED},
 					   *bad;
 			uint32_t hdr[2] = {(uint32_t)i, len};
 
@@ -768,8 +777,8 @@ uc_run(bool write)
 					  : IBV_WR_SEND;
 			wr.imm_data = rte_cpu_to_be_32((uint32_t)i);
 			/* each WRITE to its own region */
-			wr.wr.rdma.remote_addr =
-				(uintptr_t)qb.buf + (i % UC_REGIONS) * UC_REGION;
+			wr.wr.rdma.remote_addr = (uintptr_t)qb.buf +
+						 (i % UC_REGIONS) * UC_REGION;
 			wr.wr.rdma.rkey = qb.key;
 			TEST_ASSERT_EQUAL(dpv_mlx5_post_send(&qa.sq, IBV_QPT_UC,
 							     QPN_A, &wr, &bad),
@@ -793,10 +802,12 @@ uc_run(bool write)
 			i = rte_be_to_cpu_32(wc[k].imm_data);
 			if (write) {
 				TEST_ASSERT_EQUAL(wc[k].opcode,
-						  IBV_WC_RECV_RDMA_WITH_IMM, "");
+						  IBV_WC_RECV_RDMA_WITH_IMM,
+						  "");
 				p = qb.buf + (i % UC_REGIONS) * UC_REGION;
 			} else {
-				p = qb.buf + (wc[k].wr_id % UC_REGIONS) * UC_REGION;
+				p = qb.buf +
+				    (wc[k].wr_id % UC_REGIONS) * UC_REGION;
 				TEST_ASSERT(wc[k].byte_len >= 8, "");
 				memcpy(hdr, p, 8);
 				i = hdr[0];
@@ -806,9 +817,8 @@ uc_run(bool write)
 			TEST_ASSERT(i < posted, "");
 			memcpy(hdr, p, 8);
 			TEST_ASSERT_EQUAL(hdr[0], i, "");
-			TEST_ASSERT_EQUAL(hdr[1],
-					  8 + (uint32_t)((i * 7919) % 70000),
-					  "");
+			TEST_ASSERT_EQUAL(
+				hdr[1], 8 + (uint32_t)((i * 7919) % 70000), "");
 			for (uint32_t b = 8; b < hdr[1]; b++)
 				TEST_ASSERT_EQUAL(p[b], pat(i, b),
 						  "message %" PRIu64
@@ -960,20 +970,20 @@ peer_retry_exc(void)
 	int ret;
 
 	dpv_fault_conf_init(&c);
-	TEST_ASSERT_EQUAL(dpv_fault_parse("tx:drop=1,qp=0x12", &c, err,
-					  sizeof(err)),
-			  0, "%s", err);
+	TEST_ASSERT_EQUAL(
+		dpv_fault_parse("tx:drop=1,qp=0x12", &c, err, sizeof(err)), 0,
+		"%s", err);
 	TEST_ASSERT_EQUAL(dpv_port_fault_set(pair.port[0], &c), 0, "");
 	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_RDMA_WRITE, 0, &qb), 0,
 			  "");
 	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_SEND, 1, &qb), 0, "");
-	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_RDMA_READ, 2, &qb), 0,
-			  "");
+	TEST_ASSERT_EQUAL(post_on(&qa, QPN_A, IBV_WR_RDMA_READ, 2, &qb), 0, "");
 	ret = expect_failed(IBV_WC_RETRY_EXC_ERR);
 	if (ret != TEST_SUCCESS)
 		return ret;
 	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(ea, QPN_A, &qs), 0, "");
-	DPV_TEST_LOG("retry_cnt 7: %" PRIu64 " retransmissions", qs.retransmits);
+	DPV_TEST_LOG("retry_cnt 7: %" PRIu64 " retransmissions",
+		     qs.retransmits);
 	TEST_ASSERT(qs.retransmits >= 7, "%" PRIu64, qs.retransmits);
 	return TEST_SUCCESS;
 }

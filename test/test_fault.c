@@ -136,30 +136,30 @@ test_fault_syntax(void)
 
 	/* errors: each leaves the configuration as it was */
 	static const char *const bad[] = {
-		"drop=0.1",	       /* no direction */
-		"tx:drop=1.5",	       /* above 1 */
-		"tx:drop=-0.1",	       /* negative */
-		"tx:drop=150%",	       /* above 100 % */
-		"tx:drop=abc",	       /* not a number */
-		"tx:drop=nan",	       /* not a number */
-		"tx:drop",	       /* no value */
-		"tx:",		       /* nothing */
-		"tx:drop=0.1,",	       /* empty element */
-		"up:drop=0.1",	       /* unknown direction */
-		"tx:lose=0.1",	       /* unknown fault */
-		"tx:reorder=0.1/0",    /* window 0 */
-		"tx:reorder=0.1/65",   /* window too large */
-		"tx:delay=0.1/0",      /* no delay */
+		"drop=0.1",		/* no direction */
+		"tx:drop=1.5",		/* above 1 */
+		"tx:drop=-0.1",		/* negative */
+		"tx:drop=150%",		/* above 100 % */
+		"tx:drop=abc",		/* not a number */
+		"tx:drop=nan",		/* not a number */
+		"tx:drop",		/* no value */
+		"tx:",			/* nothing */
+		"tx:drop=0.1,",		/* empty element */
+		"up:drop=0.1",		/* unknown direction */
+		"tx:lose=0.1",		/* unknown fault */
+		"tx:reorder=0.1/0",	/* window 0 */
+		"tx:reorder=0.1/65",	/* window too large */
+		"tx:delay=0.1/0",	/* no delay */
 		"tx:delay=0.1/2000000", /* too long */
-		"tx:drop=0.1/3",       /* drop takes no argument */
-		"seed=x",	       /* bad seed */
-		"hold_us=0",	       /* out of range */
-		"qp=0x1000000",	       /* beyond 24 bits */
-		"qp=1+",	       /* empty element */
+		"tx:drop=0.1/3",	/* drop takes no argument */
+		"seed=x",		/* bad seed */
+		"hold_us=0",		/* out of range */
+		"qp=0x1000000",		/* beyond 24 bits */
+		"qp=1+",		/* empty element */
 		"qp=1+2+3+4+5+6+7+8+9+10+11+12+13+14+15+16+17", /* > 16 */
-		"op=nosuchop",	       /* unknown opcode */
-		"op=256",	       /* beyond 8 bits */
-		"colour=red",	       /* unknown setting */
+		"op=nosuchop", /* unknown opcode */
+		"op=256",      /* beyond 8 bits */
+		"colour=red",  /* unknown setting */
 	};
 	for (unsigned i = 0; i < RTE_DIM(bad); i++) {
 		TEST_ASSERT_EQUAL(parse_ok("tx:dup=0.5", &c), 0, "");
@@ -177,8 +177,7 @@ test_fault_syntax(void)
 			  "");
 	/* truncation is reported as snprintf does */
 	TEST_ASSERT_EQUAL(parse_ok("tx:drop=0.5", &c), 0, "");
-	TEST_ASSERT(dpv_fault_format(&c, text, 4) > 4 && strlen(text) == 3,
-		    "");
+	TEST_ASSERT(dpv_fault_format(&c, text, 4) > 4 && strlen(text) == 3, "");
 	return TEST_SUCCESS;
 }
 
@@ -210,9 +209,9 @@ test_fault_config(void)
 	TEST_ASSERT(!dpv_fault_conf_active(&cfg.port[1].fault), "per device");
 
 	/* DPV_FAULT replaces every device's settings */
-	TEST_ASSERT_EQUAL(dpv_config_apply_fault(&cfg, "all:dup=0.5", err,
-						 sizeof(err)),
-			  0, "%s", err);
+	TEST_ASSERT_EQUAL(
+		dpv_config_apply_fault(&cfg, "all:dup=0.5", err, sizeof(err)),
+		0, "%s", err);
 	for (int i = 0; i < 2; i++) {
 		TEST_ASSERT(cfg.port[i].fault.dir[DPV_FAULT_TX].dup == 0.5, "");
 		TEST_ASSERT(cfg.port[i].fault.dir[DPV_FAULT_TX].drop == 0,
@@ -222,9 +221,9 @@ test_fault_config(void)
 			  0, "unset: nothing");
 	TEST_ASSERT(cfg.port[0].fault.dir[DPV_FAULT_TX].dup == 0.5, "");
 	err[0] = '\0';
-	TEST_ASSERT_EQUAL(dpv_config_apply_fault(&cfg, "tx:drop=2", err,
-						 sizeof(err)),
-			  -EINVAL, "");
+	TEST_ASSERT_EQUAL(
+		dpv_config_apply_fault(&cfg, "tx:drop=2", err, sizeof(err)),
+		-EINVAL, "");
 	TEST_ASSERT(strstr(err, "DPV_FAULT") != NULL, "%s", err);
 	TEST_ASSERT(cfg.port[0].fault.dir[DPV_FAULT_TX].dup == 0.5,
 		    "unchanged on error");
@@ -239,8 +238,7 @@ test_fault_config(void)
 	rc = dpv_config_load_file(&cfg, path, err, sizeof(err));
 	unlink(path);
 	TEST_ASSERT_EQUAL(rc, -EINVAL, "");
-	TEST_ASSERT(strstr(err, "[dpv0] fault = tx:drop=7") != NULL, "%s",
-		    err);
+	TEST_ASSERT(strstr(err, "[dpv0] fault = tx:drop=7") != NULL, "%s", err);
 	return TEST_SUCCESS;
 }
 
@@ -399,9 +397,9 @@ receive_for(struct rcvd *r, unsigned ms)
 
 				/* a flipped PSN bit makes this compare against
 				 * another PSN's frame: still more than 1 bit */
-				for (uint32_t k = 0; orig != NULL &&
-						     k < pkts[i]->data_len &&
-						     k < orig->data_len;
+				for (uint32_t k = 0;
+				     orig != NULL && k < pkts[i]->data_len &&
+				     k < orig->data_len;
 				     k++)
 					bits += popcount8(
 						d[k] ^
@@ -566,9 +564,8 @@ test_fault_dup(void)
 	struct rcvd r;
 
 	TEST_ASSERT_EQUAL(set_fault(pair.port[0], "tx:dup=1"), 0, "");
-	TEST_ASSERT_EQUAL(send_frames(DPV_ROCE_OP_WRITE_ONLY, 0x12,
-				      10, 20),
-			  0, "");
+	TEST_ASSERT_EQUAL(send_frames(DPV_ROCE_OP_WRITE_ONLY, 0x12, 10, 20), 0,
+			  "");
 	receive_for(&r, 20);
 	TEST_ASSERT_EQUAL(r.n, 40, "each twice");
 	for (unsigned i = 0; i < r.n; i++) {
@@ -613,8 +610,8 @@ test_fault_reorder(void)
 	unsigned moved = 0;
 	struct rcvd r;
 
-	TEST_ASSERT_EQUAL(set_fault(pair.port[0], "tx:reorder=0.3/4;seed=5"),
-			  0, "");
+	TEST_ASSERT_EQUAL(set_fault(pair.port[0], "tx:reorder=0.3/4;seed=5"), 0,
+			  "");
 	TEST_ASSERT_EQUAL(send_frames(DPV_ROCE_OP_SEND_ONLY, 0x12, 0, 300), 0,
 			  "");
 	receive_for(&r, 30);
@@ -642,9 +639,8 @@ test_fault_reorder(void)
 	TEST_ASSERT(moved >= st.tx_reorder / 2, "%u frames reordered", moved);
 
 	/* fewer frames than the window: released after hold_us anyway */
-	TEST_ASSERT_EQUAL(set_fault(pair.port[0],
-				    "tx:reorder=1/64;hold_us=2000"),
-			  0, "");
+	TEST_ASSERT_EQUAL(
+		set_fault(pair.port[0], "tx:reorder=1/64;hold_us=2000"), 0, "");
 	TEST_ASSERT_EQUAL(send_frames(DPV_ROCE_OP_SEND_ONLY, 0x12, 0, 3), 0,
 			  "");
 	receive_for(&r, 1);

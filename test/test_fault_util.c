@@ -26,8 +26,8 @@ test_fault_pair_create(struct test_fault_pair *pp, uint32_t mtu)
 
 	memset(pp, 0, sizeof(*pp));
 	for (int i = 0; i < 2; i++) {
-		snprintf(name, sizeof(name), "tfw%d_%u_%d", (int)getpid() % 1000,
-			 g, i);
+		snprintf(name, sizeof(name), "tfw%d_%u_%d",
+			 (int)getpid() % 1000, g, i);
 		pp->ring[i] = rte_ring_create(name, RING_SIZE, SOCKET_ID_ANY,
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (pp->ring[i] == NULL)

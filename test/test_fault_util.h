@@ -16,7 +16,7 @@ struct rte_ring;
 struct test_fault_pair {
 	struct dpv_port *port[2];
 	uint8_t mac[2][6];
-	uint32_t ip[2]; /* host order */
+	uint32_t ip[2];		  /* host order */
 	struct rte_ring *ring[2]; /* ring[i]: frames port i sends */
 	char vdev[2][64];
 };

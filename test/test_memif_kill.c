@@ -226,8 +226,8 @@ kill_run(unsigned kills)
 				       "192.0.2.2/24");
 		if (peer < 0)
 			break;
-		for (int i = 0; i < 1500 && stat(mark, &st) != 0 &&
-				alive(srv, &status);
+		for (int i = 0;
+		     i < 1500 && stat(mark, &st) != 0 && alive(srv, &status);
 		     i++)
 			usleep(10000);
 		if (stat(mark, &st) == 0) {
@@ -240,8 +240,8 @@ kill_run(unsigned kills)
 			usleep(30000);
 		} else if (alive(srv, &status)) {
 			rc = test_port_reap(peer, 0);
-			DPV_TEST_LOG("kill %u: the peer never connected (%d)", k,
-				     rc);
+			DPV_TEST_LOG("kill %u: the peer never connected (%d)",
+				     k, rc);
 			kill(srv, SIGKILL);
 			waitpid(srv, NULL, 0);
 			unlink(sock);

@@ -102,17 +102,17 @@ enum dpv_fault_dir {
 
 /** The faults of one direction. */
 struct dpv_fault_dir_conf {
-	double drop;	 /**< probability 0..1 that a frame is dropped */
-	double corrupt;	 /**< ... that one bit of it is flipped */
-	double dup;	 /**< ... that it is duplicated */
-	double reorder;	 /**< ... that it is held back (reordered) */
-	double delay;	 /**< ... that it is delayed */
-	uint16_t window; /**< reorder: 1..DPV_FAULT_MAX_WINDOW frames */
+	double drop;	   /**< probability 0..1 that a frame is dropped */
+	double corrupt;	   /**< ... that one bit of it is flipped */
+	double dup;	   /**< ... that it is duplicated */
+	double reorder;	   /**< ... that it is held back (reordered) */
+	double delay;	   /**< ... that it is delayed */
+	uint16_t window;   /**< reorder: 1..DPV_FAULT_MAX_WINDOW frames */
 	uint32_t delay_us; /**< delay: 1..DPV_FAULT_MAX_US */
 	unsigned n_qps;	   /**< entries of qps; 0: every QP */
 	uint32_t qps[DPV_FAULT_MAX_QPS]; /**< BTH destination QPs affected */
-	bool op_filter; /**< only the opcodes set in ops are affected */
-	uint8_t ops[32]; /**< bitmap of BTH opcodes (bit op % 8 of ops[op / 8]) */
+	bool op_filter;	 /**< only the opcodes set in ops are affected */
+	uint8_t ops[32]; /**< BTH opcodes: bit op % 8 of ops[op / 8] */
 };
 
 /** A device's fault configuration. Initialise with dpv_fault_conf_init(). */
@@ -138,7 +138,7 @@ struct dpv_fault_conf {
 	X(rx_dup)                                                              \
 	X(rx_reorder)                                                          \
 	X(rx_delay)                                                            \
-	X(hold_full) /* a frame to hold found the array full: passed */       \
+	X(hold_full) /* a frame to hold found the array full: passed */        \
 	X(nombuf)    /* no mbuf for a duplicate or a writable copy */
 
 /** The counters (one field per DPV_FAULT_COUNTERS entry). */

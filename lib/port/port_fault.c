@@ -33,7 +33,7 @@ enum fault_cnt {
 #define FC_ENUM(n) FC_##n,
 	DPV_FAULT_COUNTERS(FC_ENUM)
 #undef FC_ENUM
-	FC_NUM
+		FC_NUM
 };
 /* counter of kind k in direction d: FC_tx_drop + d * K_NUM + k */
 _Static_assert((int)FC_rx_drop == (int)K_NUM &&
@@ -335,7 +335,8 @@ corrupt(struct rte_mbuf *m, uint32_t bth, uint32_t end, uint64_t r)
 		s = s->next;
 	}
 	if (s != NULL)
-		rte_pktmbuf_mtod(s, uint8_t *)[off] ^= (uint8_t)(1u << (r >> 61));
+		rte_pktmbuf_mtod(s, uint8_t *)[off] ^=
+			(uint8_t)(1u << (r >> 61));
 }
 
 static bool

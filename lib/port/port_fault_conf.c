@@ -217,8 +217,8 @@ item_parse(char *item, struct dpv_fault_dir_conf *x, char *err, size_t errlen)
 	*val++ = '\0';
 	if (strcmp(item, "qp") == 0 || strcmp(item, "op") == 0) {
 		if (filter_parse(item, val, x) < 0) {
-			port_err(err, errlen,
-				 "%s=%s: want %s separated by '+'", item, val,
+			port_err(err, errlen, "%s=%s: want %s separated by '+'",
+				 item, val,
 				 item[0] == 'q' ? "QP numbers (at most 16)"
 						: "opcode names or numbers");
 			return -EINVAL;
@@ -238,11 +238,13 @@ item_parse(char *item, struct dpv_fault_dir_conf *x, char *err, size_t errlen)
 	if (strcmp(item, "reorder") == 0) {
 		x->reorder = p;
 		if (slash != NULL) {
-			if (uint_parse(slash, 1, DPV_FAULT_MAX_WINDOW, &v) < 0) {
-				port_err(err, errlen,
-					 "reorder=%s/%s: want a window of 1..%d "
-					 "frames",
-					 val, slash, DPV_FAULT_MAX_WINDOW);
+			if (uint_parse(slash, 1, DPV_FAULT_MAX_WINDOW, &v) <
+			    0) {
+				port_err(
+					err, errlen,
+					"reorder=%s/%s: want a window of 1..%d "
+					"frames",
+					val, slash, DPV_FAULT_MAX_WINDOW);
 				return -EINVAL;
 			}
 			x->window = (uint16_t)v;
@@ -263,8 +265,10 @@ item_parse(char *item, struct dpv_fault_dir_conf *x, char *err, size_t errlen)
 		return 0;
 	}
 	if (slash != NULL) {
-		port_err(err, errlen, "%s=%s/%s: only reorder and delay take "
-			 "a '/' argument", item, val, slash);
+		port_err(err, errlen,
+			 "%s=%s/%s: only reorder and delay take "
+			 "a '/' argument",
+			 item, val, slash);
 		return -EINVAL;
 	}
 	if (strcmp(item, "drop") == 0) {
@@ -461,7 +465,7 @@ ops_format(const uint8_t ops[32], char *buf, size_t len, size_t *pos)
 		sep = "+";
 		for (unsigned op = 0; op < 256; op++)
 			if (dpv_roce_opcode(op)->mask & op_groups[g].flag)
-				left[op / 8] &= (uint8_t)~(1u << (op % 8));
+				left[op / 8] &= (uint8_t) ~(1u << (op % 8));
 	}
 	for (unsigned op = 0; op < 256; op++) {
 		if (!op_isset(left, op))
@@ -519,8 +523,8 @@ dpv_fault_format(const struct dpv_fault_conf *c, char *buf, size_t len)
 			sep = ",";
 		}
 		for (unsigned i = 0; i < x->n_qps; i++)
-			out(buf, len, &pos, "%s%#x", i ? "+" : ",qp=",
-			    x->qps[i]);
+			out(buf, len, &pos, "%s%#x",
+			    i ? "+" : ",qp=", x->qps[i]);
 		if (x->op_filter) {
 			out(buf, len, &pos, ",op=");
 			ops_format(x->ops, buf, len, &pos);
