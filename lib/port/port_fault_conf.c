@@ -109,23 +109,6 @@ prob_parse(const char *s, double *out)
 	return 0;
 }
 
-static int
-uint_parse(const char *s, unsigned long lo, unsigned long hi,
-	   unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static void
 op_set(uint8_t ops[32], unsigned op)
 {
@@ -164,7 +147,7 @@ op_parse(const char *s, uint8_t ops[32])
 			return 0;
 		}
 	}
-	if (uint_parse(s, 0, 255, &v) < 0)
+	if (port_num_parse(s, 0, 255, &v) < 0)
 		return -EINVAL;
 	op_set(ops, v);
 	return 0;
@@ -185,7 +168,7 @@ filter_parse(const char *name, char *val, struct dpv_fault_dir_conf *x)
 		for (tok = strtok_r(val, "+", &save); tok != NULL;
 		     tok = strtok_r(NULL, "+", &save)) {
 			if (x->n_qps == DPV_FAULT_MAX_QPS ||
-			    uint_parse(tok, 0, 0xffffff, &v) < 0)
+			    port_num_parse(tok, 0, 0xffffff, &v) < 0)
 				return -EINVAL;
 			x->qps[x->n_qps++] = (uint32_t)v;
 		}
@@ -238,7 +221,7 @@ item_parse(char *item, struct dpv_fault_dir_conf *x, char *err, size_t errlen)
 	if (strcmp(item, "reorder") == 0) {
 		x->reorder = p;
 		if (slash != NULL) {
-			if (uint_parse(slash, 1, DPV_FAULT_MAX_WINDOW, &v) <
+			if (port_num_parse(slash, 1, DPV_FAULT_MAX_WINDOW, &v) <
 			    0) {
 				port_err(
 					err, errlen,
@@ -254,7 +237,8 @@ item_parse(char *item, struct dpv_fault_dir_conf *x, char *err, size_t errlen)
 	if (strcmp(item, "delay") == 0) {
 		x->delay = p;
 		if (slash != NULL) {
-			if (uint_parse(slash, 1, DPV_FAULT_MAX_US, &v) < 0) {
+			if (port_num_parse(slash, 1, DPV_FAULT_MAX_US, &v) <
+			    0) {
 				port_err(err, errlen,
 					 "delay=%s/%s: want 1..%d microseconds",
 					 val, slash, DPV_FAULT_MAX_US);
@@ -357,7 +341,7 @@ global_clause(char *cl, struct dpv_fault_conf *c, char *err, size_t errlen)
 		return 0;
 	}
 	if (strcmp(cl, "hold_us") == 0) {
-		if (uint_parse(val, 1, DPV_FAULT_MAX_US, &v) < 0)
+		if (port_num_parse(val, 1, DPV_FAULT_MAX_US, &v) < 0)
 			goto bad;
 		c->hold_us = (uint32_t)v;
 		return 0;

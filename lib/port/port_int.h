@@ -33,6 +33,11 @@ port_err(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A number lo..hi (decimal, 0x hex or 0 octal, nothing else after it):
+ * 0 and *out, or -EINVAL. */
+int port_num_parse(const char *s, unsigned long lo, unsigned long hi,
+		   unsigned long *out);
+
 /* Plain bursts of a device's queue (port.c); the fault layer calls them. */
 struct dpv_port;
 struct rte_mbuf;
