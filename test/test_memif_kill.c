@@ -204,14 +204,8 @@ kill_run(unsigned kills)
 	snprintf(out, sizeof(out), "/tmp/dpv-kill-%d.out", (int)getpid());
 	unlink(sock);
 	unlink(out);
-	snprintf(eal_s, sizeof(eal_s),
-		 "--no-huge --no-pci -m 256 --no-shconf "
-		 "--vdev=net_memif0,role=server,socket=%s,socket-abstract=no",
-		 sock);
-	snprintf(eal_c, sizeof(eal_c),
-		 "--no-huge --no-pci -m 256 --no-shconf "
-		 "--vdev=net_memif0,role=client,socket=%s,socket-abstract=no",
-		 sock);
+	test_port_memif_eal(eal_s, sizeof(eal_s), "server", sock);
+	test_port_memif_eal(eal_c, sizeof(eal_c), "client", sock);
 	setenv(OUT_ENV, out, 1);
 	srv = test_port_spawn(CHILD_ENV, "survivor", "/dev/null", eal_s,
 			      "192.0.2.1/24");

@@ -600,14 +600,8 @@ test_port_memif(void)
 	snprintf(sock, sizeof(sock), "/tmp/dpv-port-memif-%d.sock",
 		 (int)getpid());
 	unlink(sock);
-	snprintf(eal_s, sizeof(eal_s),
-		 "--no-huge --no-pci -m 256 --no-shconf "
-		 "--vdev=net_memif0,role=server,socket=%s,socket-abstract=no",
-		 sock);
-	snprintf(eal_c, sizeof(eal_c),
-		 "--no-huge --no-pci -m 256 --no-shconf "
-		 "--vdev=net_memif0,role=client,socket=%s,socket-abstract=no",
-		 sock);
+	test_port_memif_eal(eal_s, sizeof(eal_s), "server", sock);
+	test_port_memif_eal(eal_c, sizeof(eal_c), "client", sock);
 	srv = spawn("ping-server", "/dev/null", eal_s, "192.0.2.1/24");
 	TEST_ASSERT(srv > 0, "fork");
 	for (i = 0; i < 500 && stat(sock, &st) != 0; i++)

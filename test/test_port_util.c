@@ -11,6 +11,15 @@
 #include "dpv_test.h"
 #include "test_port_util.h"
 
+void
+test_port_memif_eal(char *buf, size_t len, const char *role, const char *sock)
+{
+	snprintf(buf, len,
+		 "--no-huge --no-pci -m 256 --no-shconf "
+		 "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
+		 role, sock);
+}
+
 double
 test_port_now(void)
 {

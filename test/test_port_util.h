@@ -23,6 +23,11 @@ pid_t test_port_spawn(const char *child_env, const char *role,
  * SIGKILL after secs (then 129). */
 int test_port_reap(pid_t pid, double secs);
 
+/* EAL arguments of one end (role "server" or "client") of a memif pair
+ * on the socket file sock (no hugepages, 256 MB). */
+void test_port_memif_eal(char *buf, size_t len, const char *role,
+			 const char *sock);
+
 /* CLOCK_MONOTONIC in seconds. */
 double test_port_now(void);
 
