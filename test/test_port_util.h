@@ -16,8 +16,8 @@ int test_port_write_tmp(char *path, size_t size, const char *prefix,
  * variable child_env set to role, DPV_CONF to conf, DPV_EAL to eal and
  * DPV_IP to ip (NULL: unset). A constructor of the test file reads
  * child_env and runs the role. The pid, or -1. */
-pid_t test_port_spawn(const char *child_env, const char *role,
-		      const char *conf, const char *eal, const char *ip);
+pid_t test_port_spawn(const char *child_env, const char *role, const char *conf,
+		      const char *eal, const char *ip);
 
 /* Exit status of a child (128: killed by a signal), killing it with
  * SIGKILL after secs (then 129). */
