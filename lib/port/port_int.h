@@ -51,19 +51,22 @@ uint16_t port_tx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
  * before the link check that precedes a burst, lowered after it; munmap()
  * waits while one is raised.
  */
-extern uint32_t port_bursts[];
+struct port_burst_count {
+	uint32_t n;
+} __attribute__((aligned(64))); /* devices on other lcores share no line */
+extern struct port_burst_count port_bursts[];
 
 static inline void
 port_burst_begin(unsigned idx)
 {
 	/* a full barrier: the link state is read after the raise is seen */
-	__atomic_fetch_add(&port_bursts[idx], 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&port_bursts[idx].n, 1, __ATOMIC_SEQ_CST);
 }
 
 static inline void
 port_burst_end(unsigned idx)
 {
-	__atomic_fetch_sub(&port_bursts[idx], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&port_bursts[idx].n, 1, __ATOMIC_RELEASE);
 }
 
 /* The fault layer (port_fault.c, port_fault_conf.c). */

@@ -29,7 +29,7 @@
 #include "dpv_port_conf.h"
 #include "port_int.h"
 
-uint32_t port_bursts[DPV_PORT_MAX];
+struct port_burst_count port_bursts[DPV_PORT_MAX];
 
 /* Longest wait for a burst to end (it takes microseconds). */
 #define GUARD_MAX_NS 1000000000ull
@@ -50,7 +50,7 @@ munmap(void *addr, size_t len)
 		uint64_t end = 0;
 
 		for (unsigned spins = 0;
-		     __atomic_load_n(&port_bursts[i], __ATOMIC_SEQ_CST) != 0;
+		     __atomic_load_n(&port_bursts[i].n, __ATOMIC_SEQ_CST) != 0;
 		     spins++) {
 			if (spins < 1024) {
 				rte_pause();
