@@ -438,7 +438,7 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
  * Every MEMIF_RETRY_US in the EAL interrupt thread: a memif client that is
  * not connected (its server was not there, or went away and the link has
  * been down for MEMIF_RESTART_TICKS periods) starts again. No burst runs
- * on a memif port whose link is down (port_link_down), so stopping one
+ * on a memif port whose link is down (gated_burst), so stopping one
  * touches no ring in use.
  */
 #define MEMIF_RETRY_US	    (200 * 1000)
