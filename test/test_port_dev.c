@@ -54,10 +54,7 @@ drop_conf(void)
 static double
 now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return test_port_now();
 }
 
 /* A test frame: Ethernet header + tag byte + counter pattern. */
@@ -551,44 +548,16 @@ port_test_child(void)
 	exit(rc);
 }
 
-/* Fork and exec this binary as a child with a role and environment. */
 static pid_t
 spawn(const char *role, const char *conf, const char *eal, const char *ip)
 {
-	pid_t pid = fork();
-
-	if (pid != 0)
-		return pid;
-	setenv(CHILD_ENV, role, 1);
-	setenv("DPV_CONF", conf, 1);
-	if (eal != NULL)
-		setenv("DPV_EAL", eal, 1);
-	else
-		unsetenv("DPV_EAL");
-	if (ip != NULL)
-		setenv("DPV_IP", ip, 1);
-	else
-		unsetenv("DPV_IP");
-	execl("/proc/self/exe", "dpv-test", "--list", (char *)NULL);
-	_exit(98);
+	return test_port_spawn(CHILD_ENV, role, conf, eal, ip);
 }
 
-/* Exit status of a child, killing it after secs. */
 static int
 reap(pid_t pid, double secs)
 {
-	double end = now_s() + secs;
-	int st;
-
-	while (now_s() < end) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	DPV_TEST_LOG("child %d killed after %.0f s", (int)pid, secs);
-	return 129;
+	return test_port_reap(pid, secs);
 }
 
 static int
@@ -631,14 +600,8 @@ test_port_memif(void)
 	snprintf(sock, sizeof(sock), "/tmp/dpv-port-memif-%d.sock",
 		 (int)getpid());
 	unlink(sock);
-	snprintf(eal_s, sizeof(eal_s),
-		 "--no-huge --no-pci -m 256 --no-shconf "
-		 "--vdev=net_memif0,role=server,socket=%s,socket-abstract=no",
-		 sock);
-	snprintf(eal_c, sizeof(eal_c),
-		 "--no-huge --no-pci -m 256 --no-shconf "
-		 "--vdev=net_memif0,role=client,socket=%s,socket-abstract=no",
-		 sock);
+	test_port_memif_eal(eal_s, sizeof(eal_s), "server", sock);
+	test_port_memif_eal(eal_c, sizeof(eal_c), "client", sock);
 	srv = spawn("ping-server", "/dev/null", eal_s, "192.0.2.1/24");
 	TEST_ASSERT(srv > 0, "fork");
 	for (i = 0; i < 500 && stat(sock, &st) != 0; i++)

@@ -64,22 +64,33 @@ is_rd_atomic(enum ibv_wr_opcode op)
 	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Oldest WQE that went (partly) on the wire and is not finished. */
-static uint32_t
-oldest_outstanding(struct dpv_eqp *qp)
+/* The WQE at s_cur is partly on the wire (a long message going out). */
+static bool
+cur_partly_sent(struct dpv_eqp *qp)
+{
+	struct dpv_eswqe *w = swqe_at(qp, qp->s_cur);
+
+	return qp->s_cur != qp->s_head && w->state == SWQE_PENDING &&
+	       w->sent > 0;
+}
+
+/*
+ * Oldest WQE that went (partly) on the wire and is not finished: true and
+ * its index (never beyond s_cur), else false and *idx = s_cur. The WQE the
+ * requester is still sending counts from its first packet on: the NAKs of
+ * a long message arrive while its last packets are going out.
+ */
+static bool
+oldest_outstanding(struct dpv_eqp *qp, uint32_t *idx)
 {
 	uint32_t i;
 
-	for (i = qp->s_tail; i != qp->s_cur; i++) {
-		struct dpv_eswqe *w = swqe_at(qp, i);
-
-		if (w->state == SWQE_SENT ||
-		    (w->state == SWQE_PENDING && w->sent > 0))
-			return i;
-		if (w->state == SWQE_PENDING || w->state == SWQE_ERROR)
+	/* acknowledged WQEs before it only wait for their turn to complete */
+	for (i = qp->s_tail; i != qp->s_cur; i++)
+		if (swqe_at(qp, i)->state != SWQE_DONE)
 			break;
-	}
-	return i;
+	*idx = i;
+	return i != qp->s_cur || cur_partly_sent(qp);
 }
 
 static bool
@@ -105,9 +116,12 @@ static void
 rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 {
 	struct dpv_eswqe *w = swqe_at(qp, i);
-	uint32_t end = qp->s_cur == i ? i + 1 : qp->s_cur;
+	/* from i through the WQE being sent, if it is partly on the wire */
+	uint32_t end = qp->s_cur + (cur_partly_sent(qp) ? 1 : 0);
 	bool resent = false;
 
+	if (end == i)
+		end = i + 1;
 	for (uint32_t j = i; j != end; j++) {
 		struct dpv_eswqe *x = swqe_at(qp, j);
 
@@ -138,6 +152,33 @@ rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 		qp->comp.psn = psn;
 	}
 	qp->comp.deadline = 0;
+}
+
+/*
+ * A response at or beyond the first PSN of the WQE the requester has not
+ * sent again since it went back: left over from before (responses to the
+ * old requests still arriving), not a sign of a new loss.
+ */
+static bool
+beyond_requests(struct dpv_eqp *qp, uint32_t psn)
+{
+	struct dpv_eswqe *w = swqe_at(qp, qp->s_cur);
+
+	return qp->s_cur != qp->s_head && w->checked &&
+	       w->state == SWQE_PENDING && w->sent == 0 &&
+	       dpv_psn_cmp(psn, w->first_psn) >= 0;
+}
+
+/* A READ or atomic completed: let more of them go out again. */
+static void
+rd_cap_open(struct dpv_eqp *qp)
+{
+	if (qp->comp.rd_cap == 0)
+		return;
+	if (qp->comp.rd_cap >= qp->max_rd_atomic / 2)
+		qp->comp.rd_cap = 0;
+	else
+		qp->comp.rd_cap *= 2;
 }
 
 static void
@@ -204,8 +245,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			   comp_state_name[state], pkt->psn);
 		switch (state) {
 		case COMP_GET_WQE:
-			idx = oldest_outstanding(qp);
-			if (idx == qp->s_cur) {
+			if (!oldest_outstanding(qp, &idx)) {
 				state = COMP_DONE; /* nothing waits: stale */
 				break;
 			}
@@ -297,8 +337,10 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			scatter(qp, w, off, pkt->payload, pkt->paylen);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
 			progress = true;
-			if (pkt->psn == w->last_psn)
+			if (pkt->psn == w->last_psn) {
 				w->state = SWQE_DONE;
+				rd_cap_open(qp);
+			}
 			state = COMP_DONE;
 			break;
 		}
@@ -311,6 +353,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			}
 			memcpy(swqe_host(qp, w)[0], &v, sizeof(v));
 			w->state = SWQE_DONE;
+			rd_cap_open(qp);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
 			progress = true;
 			state = COMP_DONE;
@@ -319,12 +362,19 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case COMP_LOST:
 			/* a response is missing: go back once; the rest of the
 			 * old response stream still arriving is ignored until
-			 * progress or the ACK timer */
-			if (qp->comp.recovering) {
+			 * progress or the ACK timer, and so is whatever answers
+			 * requests not sent again yet. READs and atomics go out
+			 * again one at a time first (then 2, 4, ...): every
+			 * request sent again brings all its responses again,
+			 * and left-over responses must not set off a storm of
+			 * re-requests */
+			if (qp->comp.recovering ||
+			    beyond_requests(qp, pkt->psn)) {
 				state = COMP_DONE;
 				break;
 			}
 			qp->comp.recovering = true;
+			qp->comp.rd_cap = 1;
 			state = COMP_RETRY;
 			break;
 		case COMP_RETRY:
@@ -398,10 +448,9 @@ dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
 	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
 		return;
 	qp->comp.deadline = 0;
-	idx = oldest_outstanding(qp);
 	/* nothing sent and unacknowledged; but a retransmission the port did
 	 * not take yet still waits for its answer */
-	if (idx == qp->s_cur &&
+	if (!oldest_outstanding(qp, &idx) &&
 	    (idx == qp->s_head || !swqe_at(qp, idx)->rewound))
 		return;
 	ENGINE_LOG(DEBUG, "qp %u: ACK timeout, psn %u", qp->qpn, qp->comp.psn);

@@ -233,6 +233,10 @@ struct dpv_eqp {
 		uint64_t deadline;  /* retransmission timer (tsc), 0 = off */
 		uint64_t rnr_until; /* RNR wait end (tsc), 0 = none */
 		bool recovering;    /* went back for a lost response */
+		/* after going back for a lost response: READs/atomics to
+		 * have outstanding at most (doubled per completion; 0: up to
+		 * max_rd_atomic) */
+		uint8_t rd_cap;
 	} comp;
 	struct {
 		uint32_t epsn; /* next expected request PSN */

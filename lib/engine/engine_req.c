@@ -347,7 +347,9 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			    qp->req.rd_out > 0)
 				return; /* fenced behind READs/atomics */
 			if (is_rd_atomic(w->wr.opcode) && w->sent == 0 &&
-			    qp->req.rd_out >= qp->max_rd_atomic)
+			    (qp->req.rd_out >= qp->max_rd_atomic ||
+			     (qp->comp.rd_cap &&
+			      qp->req.rd_out >= qp->comp.rd_cap)))
 				return;
 			if (!w->checked) {
 				st = check_local(qp, w);

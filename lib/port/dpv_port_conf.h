@@ -13,8 +13,9 @@
  *  2. the INI file named by the environment variable DPV_CONF, else the
  *     built-in path DPV_DEFAULT_CONF (/etc/dpverbs/dpverbs.conf) if it
  *     exists; read with DPDK's rte_cfgfile;
- *  3. DPV_EAL (replaces the EAL arguments) and DPV_IP (replaces dpv0's
- *     addresses).
+ *  3. DPV_EAL (replaces the EAL arguments), DPV_IP (replaces dpv0's
+ *     addresses) and DPV_FAULT (replaces every device's fault layer
+ *     settings).
  *
  * doc/guides/configuration.rst lists every key. All parsing functions
  * here are pure (no EAL needed) and report errors as -EINVAL plus a
@@ -24,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "dpv_port_fault.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,6 +94,9 @@ struct dpv_port_conf {
 	 *  never stops or reconfigures the port. */
 	bool app_configured;
 	uint16_t queue_base;
+	/** The fault layer (key "fault", DPV_FAULT; dpv_port_fault.h): off
+	 *  after dpv_port_conf_init(). */
+	struct dpv_fault_conf fault;
 };
 
 /** How a device's engine makes progress ([dpverbs] progress). */
@@ -157,9 +163,26 @@ int dpv_config_apply_env(struct dpv_config *cfg, const char *eal,
 			 const char *ip, char *err, size_t errlen);
 
 /**
+ * Apply DPV_FAULT: replace the fault layer settings of every device.
+ *
+ * @param cfg
+ *   Configuration to update; left unchanged on error.
+ * @param spec
+ *   Value of DPV_FAULT (dpv_fault_parse() syntax), or NULL: nothing.
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
+ * @return
+ *   0 or -EINVAL (message in err).
+ */
+int dpv_config_apply_fault(struct dpv_config *cfg, const char *spec, char *err,
+			   size_t errlen);
+
+/**
  * The process's configuration: defaults, then the file ($DPV_CONF, else
- * DPV_DEFAULT_CONF if it exists), then DPV_EAL and DPV_IP. Errors are
- * also logged.
+ * DPV_DEFAULT_CONF if it exists), then DPV_EAL, DPV_IP and DPV_FAULT.
+ * Errors are also logged.
  *
  * @return
  *   0; -EINVAL bad file or environment; -ENOENT DPV_CONF names a file

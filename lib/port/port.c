@@ -19,6 +19,7 @@
 #include <rte_string_fns.h>
 
 #include "dpv_port.h"
+#include "dpv_port_fault.h"
 #include "dpv_roce_gid.h"
 #include "port_eal.h"
 #include "port_int.h"
@@ -38,9 +39,12 @@ struct dpv_port {
 	uint16_t nb_q;	/* queues the library uses */
 	uint16_t qbase; /* first of them */
 	bool loopback;
+	/* the fault layer was turned on: bursts go through it (port_fault.c) */
+	bool fault_on;
+	struct dpv_port_fault *fault;
 	/* DPDK 22.11's memif unmaps its rings when the peer leaves without
-	 * waiting for bursts in progress: do not start one on a link that
-	 * is down (narrows the window; see doc/guides/status.rst) */
+	 * waiting for bursts in progress: bursts only on a link that is up,
+	 * counted for the munmap() of port_memif_guard.c */
 	bool link_gated;
 	bool created; /* vdev made here: rte_vdev_uninit on release */
 	bool started; /* started here: stopped on release */
@@ -434,7 +438,7 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
  * Every MEMIF_RETRY_US in the EAL interrupt thread: a memif client that is
  * not connected (its server was not there, or went away and the link has
  * been down for MEMIF_RESTART_TICKS periods) starts again. No burst runs
- * on a memif port whose link is down (port_link_down), so stopping one
+ * on a memif port whose link is down (gated_burst), so stopping one
  * touches no ring in use.
  */
 #define MEMIF_RETRY_US	    (200 * 1000)
@@ -501,6 +505,7 @@ port_release(struct dpv_port *p)
 		rte_vdev_uninit(p->vdev_name);
 	for (i = 0; i < RTE_DIM(p->lo_rings); i++)
 		rte_ring_free(p->lo_rings[i]);
+	port_fault_free(p->fault, p->name);
 	if (p->inject != NULL) {
 		struct rte_mbuf *m;
 
@@ -510,6 +515,17 @@ port_release(struct dpv_port *p)
 	}
 	rte_mempool_free(p->mp);
 	free(p);
+}
+
+/* Control path of the fault layer; port_lock held. */
+static int
+fault_apply(struct dpv_port *p, const struct dpv_fault_conf *c)
+{
+	int rc = port_fault_update(&p->fault, c, p->idx, p->nb_q, p->socket_id);
+
+	if (rc == 0 && p->fault != NULL)
+		__atomic_store_n(&p->fault_on, true, __ATOMIC_RELEASE);
+	return rc;
 }
 
 /* Make device number idx from pc on ethdev (or per pc if ethdev < 0). */
@@ -641,6 +657,15 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	}
 	dpv_port_gid_table(p->mac, p->conf.addrs, p->conf.n_addrs, p->gids,
 			   p->gid_valid);
+	if (dpv_fault_conf_active(&pc->fault)) {
+		char spec[512];
+
+		rc = fault_apply(p, &pc->fault);
+		if (rc != 0)
+			goto fail;
+		dpv_fault_format(&pc->fault, spec, sizeof(spec));
+		PORT_LOG(NOTICE, "%s: fault layer on: %s", p->name, spec);
+	}
 	if (dpv_port_eal_owned() && !p->created && !pc->app_configured)
 		close_at_exit[p->ethdev] = true;
 	ports[idx] = p;
@@ -889,31 +914,62 @@ dpv_port_progress(void)
 	return progress_mode;
 }
 
-static inline bool
-port_link_down(const struct dpv_port *p)
+/*
+ * A burst on a memif port: only on a link that is up, and inside
+ * port_burst_begin/end so that the driver's munmap() of the rings (when
+ * the peer goes away) waits for it (port_memif_guard.c).
+ */
+static inline uint16_t
+gated_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n, bool tx)
 {
 	struct rte_eth_link l;
+	uint16_t r = 0;
 
-	return p->link_gated && (rte_eth_link_get_nowait(p->ethdev, &l) != 0 ||
-				 l.link_status == RTE_ETH_LINK_DOWN);
+	port_burst_begin(p->idx);
+	if (rte_eth_link_get_nowait(p->ethdev, &l) == 0 &&
+	    l.link_status == RTE_ETH_LINK_UP)
+		r = tx ? rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n)
+		       : rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts,
+					  n);
+	port_burst_end(p->idx);
+	return r;
+}
+
+static inline uint16_t
+rx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	 uint16_t n)
+{
+	uint16_t got = 0;
+
+	/* frames the application received for us come first */
+	if (unlikely(!rte_ring_empty(p->inject)))
+		got = (uint16_t)rte_ring_dequeue_burst(p->inject, (void **)pkts,
+						       n, NULL);
+	if (got < n && likely(!p->link_gated))
+		got += rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts + got,
+					n - got);
+	else if (got < n)
+		got += gated_burst(p, queue, pkts + got, n - got, false);
+	return got;
+}
+
+uint16_t
+port_rx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	return rx_burst(p, queue, pkts, n);
 }
 
 uint16_t
 dpv_port_rx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n)
 {
-	uint16_t got = 0;
-
 	if (unlikely(queue >= p->nb_q))
 		return 0;
-	/* frames the application received for us come first */
-	if (unlikely(!rte_ring_empty(p->inject)))
-		got = (uint16_t)rte_ring_dequeue_burst(p->inject, (void **)pkts,
-						       n, NULL);
-	if (got < n && !port_link_down(p))
-		got += rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts + got,
-					n - got);
-	return got;
+	if (unlikely(__atomic_load_n(&p->fault_on, __ATOMIC_ACQUIRE)))
+		return port_fault_rx(p->fault, p, queue, pkts, n);
+	return rx_burst(p, queue, pkts, n);
 }
 
 int
@@ -924,13 +980,62 @@ dpv_port_rx_inject(struct dpv_port *p, struct rte_mbuf **pkts, uint16_t n)
 	return (int)rte_ring_enqueue_burst(p->inject, (void **)pkts, n, NULL);
 }
 
+static inline uint16_t
+tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	 uint16_t n)
+{
+	if (unlikely(p->link_gated))
+		return gated_burst(p, queue, pkts, n, true);
+	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
+}
+
+uint16_t
+port_tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	return tx_burst(p, queue, pkts, n);
+}
+
 uint16_t
 dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n)
 {
-	if (unlikely(queue >= p->nb_q) || port_link_down(p))
+	if (unlikely(queue >= p->nb_q))
 		return 0;
-	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
+	if (unlikely(__atomic_load_n(&p->fault_on, __ATOMIC_ACQUIRE)))
+		return port_fault_tx(p->fault, p, queue, pkts, n);
+	return tx_burst(p, queue, pkts, n);
+}
+
+int
+dpv_port_fault_set(struct dpv_port *p, const struct dpv_fault_conf *c)
+{
+	int rc;
+
+	if (p == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&port_lock);
+	rc = fault_apply(p, c);
+	pthread_mutex_unlock(&port_lock);
+	return rc;
+}
+
+int
+dpv_port_fault_get(const struct dpv_port *p, struct dpv_fault_conf *c)
+{
+	if (p == NULL || c == NULL)
+		return -EINVAL;
+	port_fault_get(__atomic_load_n(&p->fault, __ATOMIC_ACQUIRE), c);
+	return 0;
+}
+
+int
+dpv_port_fault_stats_get(const struct dpv_port *p, struct dpv_fault_stats *st)
+{
+	if (p == NULL || st == NULL)
+		return -EINVAL;
+	port_fault_stats(__atomic_load_n(&p->fault, __ATOMIC_ACQUIRE), st);
+	return 0;
 }
 
 struct rte_mempool *

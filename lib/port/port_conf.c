@@ -39,6 +39,7 @@ dpv_port_conf_init(struct dpv_port_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = DPV_PORT_KIND_AUTO;
+	dpv_fault_conf_init(&c->fault);
 }
 
 void
@@ -239,8 +240,9 @@ dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len)
 	return buf;
 }
 
-static int
-num_parse(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+int
+port_num_parse(const char *s, unsigned long lo, unsigned long hi,
+	       unsigned long *out)
 {
 	char *end;
 	unsigned long v;
@@ -285,7 +287,7 @@ port_sel_parse(struct dpv_port_conf *pc, const char *v)
 	} else if (strcasecmp(v, "auto") == 0) {
 		pc->kind = DPV_PORT_KIND_AUTO;
 	} else if (isdigit((unsigned char)v[0])) {
-		if (num_parse(v, 0, RTE_MAX_ETHPORTS - 1, &id) < 0)
+		if (port_num_parse(v, 0, RTE_MAX_ETHPORTS - 1, &id) < 0)
 			return -EINVAL;
 		pc->kind = DPV_PORT_KIND_ID;
 		pc->port_id = id;
@@ -365,20 +367,20 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 		}
 		pc->has_mac = true;
 	} else if (strcmp(e->name, "mtu") == 0) {
-		if (num_parse(val, 68, 65535, &v) < 0) {
+		if (port_num_parse(val, 68, 65535, &v) < 0) {
 			KEY_ERR("want a number 68..65535");
 			return -EINVAL;
 		}
 		pc->mtu = v;
 	} else if (strcmp(e->name, "queues") == 0) {
-		if (num_parse(val, 1, 16, &v) < 0) {
+		if (port_num_parse(val, 1, 16, &v) < 0) {
 			KEY_ERR("want a number 1..16");
 			return -EINVAL;
 		}
 		pc->queues = v;
 	} else if (strcmp(e->name, "rx_desc") == 0 ||
 		   strcmp(e->name, "tx_desc") == 0) {
-		if (num_parse(val, 32, 32768, &v) < 0) {
+		if (port_num_parse(val, 32, 32768, &v) < 0) {
 			KEY_ERR("want a number 32..32768");
 			return -EINVAL;
 		}
@@ -387,13 +389,13 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 		else
 			pc->tx_desc = v;
 	} else if (strcmp(e->name, "mbufs") == 0) {
-		if (num_parse(val, 256, 1u << 22, &v) < 0) {
+		if (port_num_parse(val, 256, 1u << 22, &v) < 0) {
 			KEY_ERR("want a number 256..4194304");
 			return -EINVAL;
 		}
 		pc->mbufs = v;
 	} else if (strcmp(e->name, "mbuf_size") == 0) {
-		if (num_parse(val, 1024, 65535, &v) < 0) {
+		if (port_num_parse(val, 1024, 65535, &v) < 0) {
 			KEY_ERR("want a number 1024..65535");
 			return -EINVAL;
 		}
@@ -403,9 +405,16 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 			KEY_ERR("want yes or no");
 			return -EINVAL;
 		}
+	} else if (strcmp(e->name, "fault") == 0) {
+		/* repeatable: each line adds to the previous ones */
+		if (dpv_fault_parse(val, &pc->fault, sub, sizeof(sub)) < 0) {
+			KEY_ERR("%s", sub);
+			return -EINVAL;
+		}
 	} else {
 		KEY_ERR("unknown key (known: port, vdev, ip, mac, mtu, neigh, "
-			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc)");
+			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc, "
+			"fault)");
 		return -EINVAL;
 	}
 	return 0;
@@ -419,7 +428,7 @@ device_section(const char *sec)
 
 	if (strncmp(sec, "dpv", 3) != 0 || sec[3] == '\0' ||
 	    (sec[3] == '0' && sec[4] != '\0') ||
-	    num_parse(sec + 3, 0, DPV_PORT_MAX - 1, &n) < 0)
+	    port_num_parse(sec + 3, 0, DPV_PORT_MAX - 1, &n) < 0)
 		return -1;
 	return (int)n;
 }
@@ -515,7 +524,7 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 				}
 			} else if (strcmp(sec, "dpverbs") == 0 &&
 				   strcmp(e->name, "workers") == 0) {
-				if (num_parse(e->value, 0, 64, &v) < 0) {
+				if (port_num_parse(e->value, 0, 64, &v) < 0) {
 					KEY_ERR("want a number 0..64 (0 = "
 						"application-driven progress)");
 					rc = -EINVAL;
@@ -720,6 +729,25 @@ dpv_config_apply_env(struct dpv_config *cfg, const char *eal, const char *ip,
 }
 
 int
+dpv_config_apply_fault(struct dpv_config *cfg, const char *spec, char *err,
+		       size_t errlen)
+{
+	struct dpv_fault_conf fc;
+	char sub[192];
+
+	if (spec == NULL)
+		return 0;
+	dpv_fault_conf_init(&fc);
+	if (dpv_fault_parse(spec, &fc, sub, sizeof(sub)) < 0) {
+		port_err(err, errlen, "DPV_FAULT=%s: %s", spec, sub);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < DPV_PORT_MAX; i++)
+		cfg->port[i].fault = fc;
+	return 0;
+}
+
+int
 dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 {
 	const char *path = getenv("DPV_CONF");
@@ -744,6 +772,9 @@ dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 	if (rc == 0)
 		rc = dpv_config_apply_env(cfg, getenv("DPV_EAL"),
 					  getenv("DPV_IP"), err, errlen);
+	if (rc == 0)
+		rc = dpv_config_apply_fault(cfg, getenv("DPV_FAULT"), err,
+					    errlen);
 	if (rc != 0)
 		PORT_LOG(ERR, "configuration: %s", err);
 	return rc;

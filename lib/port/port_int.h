@@ -5,6 +5,7 @@
 /* Internal to lib/port: the log type and helpers shared by its files. */
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <rte_log.h>
@@ -31,5 +32,61 @@ port_err(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 }
+
+/* A number lo..hi (decimal, 0x hex or 0 octal, nothing else after it):
+ * 0 and *out, or -EINVAL. */
+int port_num_parse(const char *s, unsigned long lo, unsigned long hi,
+		   unsigned long *out);
+
+/* Plain bursts of a device's queue (port.c); the fault layer calls them. */
+struct dpv_port;
+struct rte_mbuf;
+uint16_t port_rx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
+		       uint16_t n);
+uint16_t port_tx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
+		       uint16_t n);
+
+/*
+ * Bursts on memif ports, per device index (port_memif_guard.c): raised
+ * before the link check that precedes a burst, lowered after it; munmap()
+ * waits while one is raised.
+ */
+struct port_burst_count {
+	uint32_t n;
+} __attribute__((aligned(64))); /* devices on other lcores share no line */
+extern struct port_burst_count port_bursts[];
+
+static inline void
+port_burst_begin(unsigned idx)
+{
+	/* a full barrier: the link state is read after the raise is seen */
+	__atomic_fetch_add(&port_bursts[idx].n, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void
+port_burst_end(unsigned idx)
+{
+	__atomic_fetch_sub(&port_bursts[idx].n, 1, __ATOMIC_RELEASE);
+}
+
+/* The fault layer (port_fault.c, port_fault_conf.c). */
+struct dpv_port_fault;
+struct dpv_fault_conf;
+struct dpv_fault_stats;
+/* 0 if c is usable by the data path, else -EINVAL. */
+int port_fault_conf_check(const struct dpv_fault_conf *c);
+/* Set the configuration, creating *f when c turns faults on. */
+int port_fault_update(struct dpv_port_fault **f, const struct dpv_fault_conf *c,
+		      unsigned dev_idx, uint16_t nb_q, int socket);
+void port_fault_get(const struct dpv_port_fault *f, struct dpv_fault_conf *c);
+void port_fault_stats(const struct dpv_port_fault *f,
+		      struct dpv_fault_stats *st);
+/* Free held frames and f; with DPV_STATS set, print the counters. */
+void port_fault_free(struct dpv_port_fault *f, const char *name);
+/* dpv_port_rx()/dpv_port_tx() of a device whose fault layer was on. */
+uint16_t port_fault_rx(struct dpv_port_fault *f, struct dpv_port *p, uint16_t q,
+		       struct rte_mbuf **pkts, uint16_t n);
+uint16_t port_fault_tx(struct dpv_port_fault *f, struct dpv_port *p, uint16_t q,
+		       struct rte_mbuf **pkts, uint16_t n);
 
 #endif

@@ -3,7 +3,8 @@
  * rte_telemetry commands (DPDK's usertools/dpdk-telemetry.py reads them from
  * the process's telemetry socket):
  *   /dpverbs/devices            the device names
- *   /dpverbs/counters,DEV       the port and the engine counters of DEV
+ *   /dpverbs/counters,DEV       the port, engine and fault layer counters
+ *                               of DEV
  *   /dpverbs/qps,DEV            the QP numbers of DEV
  *   /dpverbs/qp,DEV,QPN         one QP: number, type, state, its counters
  * The engine's counters come from one X-macro list (DPV_ENGINE_COUNTERS),
@@ -19,6 +20,7 @@
 
 #include "dpv_engine.h"
 #include "dpv_port.h"
+#include "dpv_port_fault.h"
 #include "qp.h"
 #include "qp_attr.h"
 #include "verbs_caps.h"
@@ -63,6 +65,7 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct dpv_device *dev = tel_device(params);
 	struct dpv_engine_stats st;
+	struct dpv_fault_stats fs;
 	struct dpv_port_info info;
 
 	RTE_SET_USED(cmd);
@@ -81,6 +84,13 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 #define TEL_COUNTER(n, q) rte_tel_data_add_dict_u64(d, #n, st.n);
 	DPV_ENGINE_COUNTERS(TEL_COUNTER)
 #undef TEL_COUNTER
+	/* the fault layer between the engine and the port (0 when off) */
+	memset(&fs, 0, sizeof(fs));
+	if (dev->port != NULL)
+		dpv_port_fault_stats_get(dev->port, &fs);
+#define TEL_FAULT(n) rte_tel_data_add_dict_u64(d, "fault_" #n, fs.n);
+	DPV_FAULT_COUNTERS(TEL_FAULT)
+#undef TEL_FAULT
 	return 0;
 }
 

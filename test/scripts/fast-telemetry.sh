@@ -85,6 +85,9 @@ check("drop counters present", all(k in c2 for k in
       ("rx_drop_parse", "rx_drop_icrc", "rx_drop_noqp", "rx_drop_addr",
        "key_errors", "inv_req_naks_sent", "rem_access_naks_rcvd",
        "rx_bytes", "tx_bytes")))
+check("fault layer counters present (off: 0)", all(c2.get(k) == 0 for k in
+      ("fault_tx_drop", "fault_tx_dup", "fault_tx_reorder", "fault_tx_delay",
+       "fault_tx_corrupt", "fault_rx_drop", "fault_hold_full")))
 check("unknown device rejected", query("/dpverbs/counters,dpv9") is None)
 check("bad QPN rejected", query("/dpverbs/qp,dpv0,0x1000000") is None)
 sys.exit(1 if fails else 0)
