@@ -26,9 +26,11 @@
  * change while a device exists. dpv_port_rx() and dpv_port_tx() follow
  * the ethdev rule: one thread per queue at a time.
  *
- * When the library started EAL itself, a destructor stops the ports and
- * calls rte_eal_cleanup() at process exit; in a forked child it does
- * nothing. Log type: dpv.port.
+ * When the library started EAL itself, a destructor stops and closes the
+ * ports at process exit and removes EAL's runtime directory; it does not
+ * call rte_eal_cleanup(), which from a destructor races EAL's interrupt
+ * thread (the kernel reclaims EAL's memory and threads). In a forked
+ * child it does nothing. Log type: dpv.port.
  */
 
 #include <stdbool.h>
@@ -93,7 +95,7 @@ int dpv_port_init(void);
 /**
  * Stop and release every device (ports the library created are removed,
  * the others stopped). EAL stays up, so dpv_port_init() may be called
- * again; when the library started EAL it calls rte_eal_cleanup() at
+ * again; when the library started EAL its ports are also closed at
  * process exit. Embedded applications call this before their own
  * rte_eal_cleanup().
  */

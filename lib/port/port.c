@@ -1057,5 +1057,5 @@ port_at_exit(void)
 		if (close_at_exit[i] && rte_eth_dev_is_valid_port(i))
 			rte_eth_dev_close(i); /* stopped by dpv_port_fini */
 	}
-	port_eal_cleanup();
+	port_eal_at_exit();
 }

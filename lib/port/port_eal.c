@@ -379,17 +379,25 @@ port_eal_start(const struct dpv_config *cfg)
 }
 
 void
-port_eal_cleanup(void)
+port_eal_at_exit(void)
 {
-	char dir[PATH_MAX];
+	const char *rt;
 
 	if (!dpv_port_eal_owned())
 		return;
-	strlcpy(dir, rte_eal_get_runtime_dir(), sizeof(dir));
-	rte_eal_cleanup();
+	/*
+	 * No rte_eal_cleanup() here: from a destructor it races the EAL
+	 * interrupt thread, which goes on serving memif control sockets and
+	 * alarms and faulted on interrupt handles in memory the clean-up had
+	 * released (issue 12.2). There is no way in 22.11 to stop that thread
+	 * first, and at exit the kernel reclaims the memory and threads
+	 * anyway. The ports were stopped and closed by the caller; the
+	 * runtime directory is removed here (its telemetry socket is unlinked
+	 * by an atexit handler, which runs before destructors).
+	 */
+	rt = rte_eal_get_runtime_dir();
 	eal_ours = false;
 	eal_err = -ESHUTDOWN;
-	/* the per-process runtime directory is empty by now: remove it */
-	if (dir[0] != '\0')
-		rmdir(dir);
+	if (rt != NULL && rt[0] != '\0')
+		rmdir(rt);
 }

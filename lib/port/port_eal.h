@@ -10,7 +10,8 @@
  * failed rte_eal_init is sticky (EAL cannot be initialised twice). */
 int port_eal_start(const struct dpv_config *cfg);
 
-/* rte_eal_cleanup() if this process's library started EAL. */
-void port_eal_cleanup(void);
+/* At process exit, if this process's library started EAL: remove its
+ * runtime directory and mark EAL gone, without rte_eal_cleanup(). */
+void port_eal_at_exit(void);
 
 #endif

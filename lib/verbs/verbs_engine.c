@@ -400,8 +400,8 @@ progress_fini(void)
  * over the configuration's [dpverbs] progress. "auto" (the default):
  * worker lcores when [dpverbs] workers > 0, else a thread, when the
  * library started EAL (standalone). In embedded mode the application owns
- * EAL, its lcores, and tears it down (dpv_port_fini(), rte_eal_cleanup())
- * whenever it likes, so only its own calls (verbs calls, dpv_device_poll())
+ * EAL and its lcores, and tears them down (dpv_port_fini(), then its own
+ * rte_eal_cleanup()) whenever it likes, so only its own calls (verbs calls, dpv_device_poll())
  * make progress there and "thread"/"workers" are ignored.
  */
 static int
