@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Engine RC: READ/atomic credits. The responder keeps max_dest_rd_atomic
- * saved READ/atomic entries (0: no READ/atomic accepted), answers
- * duplicates from them and never executes an atomic twice.
+ * Engine RC between two QPs on the loopback wire: READ/atomic credits (the
+ * responder keeps max_dest_rd_atomic saved READ/atomic entries, 0: no
+ * READ/atomic accepted, answers duplicates from them and never executes
+ * an atomic twice), and the ACK hold of application polls.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -168,6 +169,24 @@ post(enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off, uint32_t len,
 		wr.wr.rdma.rkey = qb.key;
 	}
 	return dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad);
+}
+
+/* B: an RDMA WRITE of 64 bytes into A's buffer. */
+static int
+post_b_write(uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qb.buf, .length = 64, .lkey = qb.key};
+	struct ibv_send_wr wr = {.wr_id = wr_id,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)qa.buf + 256;
+	wr.wr.rdma.rkey = qa.key;
+	return dpv_mlx5_post_send(&qb.sq, IBV_QPT_RC, QPN_B, &wr, &bad);
 }
 
 static int
@@ -464,6 +483,101 @@ test_credits_128(void)
 	return TEST_SUCCESS;
 }
 
+/* BTH opcode of a frame on the loopback wire (IPv4 GIDs: 14 + 20 + 8). */
+static uint8_t
+frame_opcode(struct rte_mbuf *m)
+{
+	return *rte_pktmbuf_mtod_offset(m, uint8_t *, 42);
+}
+
+/* Frames on the loopback wire, in order, put back after reading. */
+static unsigned
+wire_opcodes(uint8_t *ops, unsigned max)
+{
+	struct rte_mbuf *m[8];
+	unsigned n = rte_ring_dequeue_burst(eng->loop, (void **)m,
+					    RTE_MIN(max, 8u), NULL);
+
+	for (unsigned i = 0; i < n; i++)
+		ops[i] = frame_opcode(m[i]);
+	rte_ring_enqueue_bulk(eng->loop, (void **)m, n, NULL);
+	return n;
+}
+
+/*
+ * ACK hold: with it on, an ACK that arises in an application poll
+ * (dpv_engine_progress_app) is held until the next poll, where it leaves
+ * after that poll's new request, so the peer of an application spinning
+ * on memory gets the WRITE before the ACK it polls for. A thread's poll
+ * (dpv_engine_progress) never holds, nor does anything with the hold off.
+ */
+static int
+test_ack_hold(void)
+{
+	struct ibv_wc wc;
+	uint8_t ops[8];
+
+	dpv_engine_set_ack_hold(eng, true);
+	TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_WRITE, 1, 0, 64,
+			       (uintptr_t)qb.buf, 0),
+			  0, "");
+	dpv_engine_progress(eng);
+	TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 1, "A's WRITE is sent");
+	TEST_ASSERT_EQUAL(ops[0], DPV_ROCE_OP_WRITE_ONLY, "");
+	dpv_engine_progress_app(eng);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 0,
+			  "B's ACK is held by the application's poll");
+	TEST_ASSERT(dpv_engine_acks_held_at(eng) != 0, "");
+	/* B's next call posts: its WRITE, then the held ACK */
+	TEST_ASSERT_EQUAL(post_b_write(2), 0, "");
+	rte_delay_us_block(20); /* a lone post, not one of a burst */
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 2, "");
+	TEST_ASSERT_EQUAL(ops[0], DPV_ROCE_OP_WRITE_ONLY, "request first");
+	TEST_ASSERT_EQUAL(ops[1], DPV_ROCE_OP_ACK, "then the ACK");
+	TEST_ASSERT_EQUAL(dpv_engine_acks_held_at(eng), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 2, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 0, "");
+	/* a held ACK also leaves with the next poll of any kind */
+	TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_WRITE, 3, 0, 64,
+			       (uintptr_t)qb.buf, 0),
+			  0, "");
+	dpv_engine_progress(eng);
+	dpv_engine_progress_app(eng);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 0, "held");
+	dpv_engine_progress(eng);
+	TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 1, "");
+	TEST_ASSERT_EQUAL(ops[0], DPV_ROCE_OP_ACK, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	/* a thread's poll does not hold */
+	TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_WRITE, 4, 0, 64,
+			       (uintptr_t)qb.buf, 0),
+			  0, "");
+	dpv_engine_progress(eng);
+	dpv_engine_progress(eng);
+	TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 1, "");
+	TEST_ASSERT_EQUAL(ops[0], DPV_ROCE_OP_ACK, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	/* nor does an application poll with the hold off */
+	dpv_engine_set_ack_hold(eng, false);
+	TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_WRITE, 5, 0, 64,
+			       (uintptr_t)qb.buf, 0),
+			  0, "");
+	dpv_engine_progress(eng);
+	dpv_engine_progress_app(eng);
+	TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 1, "");
+	TEST_ASSERT_EQUAL(ops[0], DPV_ROCE_OP_ACK, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -477,6 +591,7 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 				     test_dup_after_recycle),
 			TEST_CASE_ST(setup_rd0, teardown, test_rd0),
 			TEST_CASE_ST(setup_128, teardown, test_credits_128),
+			TEST_CASE_ST(setup_2_2, teardown, test_ack_hold),
 			TEST_CASES_END(),
 		},
 };

@@ -248,6 +248,31 @@ unsigned dpv_engine_progress(struct dpv_engine *e);
 unsigned dpv_engine_progress_post(struct dpv_engine *e);
 
 /**
+ * Application-driven progress from a verbs call (poll CQ, ...): like
+ * dpv_engine_progress(), but when dpv_engine_set_ack_hold() is on, an ACK
+ * that becomes owed in this poll is held until the next poll, where it
+ * leaves after that poll's new requests (dpv_engine_progress_post() holds
+ * the same way). Whoever else drives the engine must then poll it when
+ * the application stops calling: dpv_engine_acks_held_at() says since
+ * when an ACK waits.
+ * @return the dpv_engine_poll() result, or 0 if the lock was busy.
+ */
+unsigned dpv_engine_progress_app(struct dpv_engine *e);
+
+/**
+ * Turn the ACK hold of application polls on or off (off by default; the
+ * verbs library turns it on when a progress thread backs the
+ * application).
+ */
+void dpv_engine_set_ack_hold(struct dpv_engine *e, bool on);
+
+/**
+ * @return the TSC of the last poll that held back an ACK, if no poll has
+ *   run since (0: no ACK is held).
+ */
+uint64_t dpv_engine_acks_held_at(const struct dpv_engine *e);
+
+/**
  * Whether built frames wait in the engine's TX buffer (a racy read, for a
  * progress thread deciding whether to poll).
  */

@@ -374,6 +374,14 @@ rx_pass(struct dpv_engine *e, unsigned budget)
  * Coalesced ACKs, timers and new work of the QPs that have work, starting
  * where the port's TX room ran out last time (so that every QP gets its
  * turn); then a QP with nothing left leaves the list.
+ *
+ * ACK hold (dpv_engine_progress_app with dpv_engine_set_ack_hold on): an
+ * ACK that arose in an application's poll waits for the next poll, and
+ * then leaves after that poll's new requests. An application that spins
+ * on memory between its calls (ib_write_lat: post a WRITE, poll for its
+ * completion, spin until the peer's WRITE lands) thus makes its peer
+ * receive the WRITE before the ACK it polls for: the WRITE lands inside
+ * the peer's own poll call, with no progress thread in the path.
  */
 static void
 run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
@@ -384,9 +392,18 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 		struct dpv_eqp *qp = e->run[(e->run_pos + k) % nrun];
 		unsigned b = budget;
 
+		bool late = false;
+
 		if (full_at == UINT32_MAX && !dpv_engine_tx_room(e))
 			full_at = k;
-		dpv_engine_ack_flush(qp);
+		if (qp->resp.ack_hold_seq == 0 || !qp->resp.ack.pending) {
+			qp->resp.ack_hold_seq = 0;
+			dpv_engine_ack_flush(qp);
+		} else if (qp->resp.ack_hold_seq == e->poll_seq) {
+			e->acks_held_at = now; /* held by this poll */
+		} else {
+			late = true; /* held by an earlier one: after the SQ */
+		}
 		if (qp->state == IBV_QPS_ERR) {
 			dpv_engine_sq_flush(qp);
 			continue;
@@ -398,6 +415,10 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 		} else if (qp->state == IBV_QPS_RTS ||
 			   qp->state == IBV_QPS_SQD) {
 			dpv_engine_requester(qp, &b);
+		}
+		if (late) {
+			qp->resp.ack_hold_seq = 0;
+			dpv_engine_ack_flush(qp);
 		}
 		dpv_engine_comp_drain(qp);
 		if (qp->sqd_notify && qp->state == IBV_QPS_SQD &&
@@ -432,6 +453,9 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	e->work = 0;
 	e->now = dpv_engine_now(); /* the clock of this whole poll */
 	e->posts_unpolled = 0;
+	if (++e->poll_seq == 0)
+		e->poll_seq = 1;
+	e->acks_held_at = 0;
 	n = rx_pass(e, budget);
 	/* doorbells rung on QPs off the run list: a slice per poll (all of
 	 * them when there are few) */
@@ -450,6 +474,7 @@ dpv_engine_progress_post(struct dpv_engine *e)
 
 	if (!dpv_engine_trylock(e))
 		return 0;
+	e->ack_hold = e->ack_hold_on;
 	now = dpv_engine_now();
 	burst = now - e->last_post < e->hz / POST_BURST_DIV;
 	e->last_post = now;
@@ -460,10 +485,13 @@ dpv_engine_progress_post(struct dpv_engine *e)
 		 * side and the send burst to the next poll */
 		e->work = 0;
 		e->now = now;
+		if (++e->poll_seq == 0)
+			e->poll_seq = 1;
 		scan_doorbells(e, SCAN_SLICE);
 		run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
 		r = e->work;
 	}
+	e->ack_hold = false;
 	rte_spinlock_unlock(&e->lock);
 	return r;
 }
@@ -484,6 +512,32 @@ dpv_engine_progress(struct dpv_engine *e)
 	r = dpv_engine_poll(e, 0);
 	rte_spinlock_unlock(&e->lock);
 	return r;
+}
+
+unsigned
+dpv_engine_progress_app(struct dpv_engine *e)
+{
+	unsigned r;
+
+	if (!dpv_engine_trylock(e))
+		return 0;
+	e->ack_hold = e->ack_hold_on;
+	r = dpv_engine_poll(e, 0);
+	e->ack_hold = false;
+	rte_spinlock_unlock(&e->lock);
+	return r;
+}
+
+void
+dpv_engine_set_ack_hold(struct dpv_engine *e, bool on)
+{
+	__atomic_store_n(&e->ack_hold_on, on, __ATOMIC_RELAXED);
+}
+
+uint64_t
+dpv_engine_acks_held_at(const struct dpv_engine *e)
+{
+	return __atomic_load_n(&e->acks_held_at, __ATOMIC_RELAXED);
 }
 
 static void *

@@ -252,6 +252,9 @@ struct dpv_eqp {
 		uint8_t cur_op;	 /* message in progress: 1 SEND, 2 WRITE */
 		struct dpv_ack_state ack;
 		uint8_t ack_syndrome; /* of the owed ACK */
+		/* the poll (e->poll_seq) of an application call in which the
+		 * owed ACK arose and was held back (0: not held) */
+		uint32_t ack_hold_seq;
 		/* READ/atomic responder resources: a ring of
 		 * max_dest_rd_atomic entries answering duplicates */
 		struct dpv_eres res[DPV_ENGINE_MAX_RD_ATOMIC];
@@ -317,6 +320,10 @@ struct dpv_engine {
 	uint64_t now; /* TSC at the start of the current poll */
 	uint64_t last_post;	 /* TSC of the last dpv_engine_progress_post */
 	uint32_t posts_unpolled; /* posts of a burst since the last poll */
+	uint32_t poll_seq;	 /* polls so far (never 0 in a poll) */
+	bool ack_hold;		 /* this poll holds back new ACKs */
+	bool ack_hold_on;	 /* application polls hold back new ACKs */
+	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
 
 	struct rte_mbuf *tx[DPV_ENGINE_TX_BURST];
 	uint16_t ntx;

@@ -579,9 +579,12 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = RESP_ACK;
 			break;
 		case RESP_ACK:
-			if (rc && (pkt->ackreq || (fl & DPV_OPF_LAST)))
+			if (rc && (pkt->ackreq || (fl & DPV_OPF_LAST))) {
+				if (!qp->resp.ack.pending && qp->e->ack_hold)
+					qp->resp.ack_hold_seq = qp->e->poll_seq;
 				dpv_ack_note(&qp->resp.ack, pkt->psn,
 					     qp->resp.msn);
+			}
 			state = RESP_DONE;
 			break;
 		case RESP_DUPLICATE:

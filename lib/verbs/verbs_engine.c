@@ -104,6 +104,8 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_APP_NAP_MAX_US 2000 /* longest one */
 #define PROG_APP_RECENT_MS 10	 /* the application drove this recently:
 				    poll between naps, never spin hot */
+#define PROG_ACK_HOLD_US 20 /* an ACK held by the application's last poll
+				 waits this long for its next call */
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
@@ -176,6 +178,16 @@ stats_print(struct dpv_engine *e)
 	fprintf(stderr, "\n");
 }
 
+/* An ACK held back by the application's last poll (see
+ * dpv_engine_progress_app) has waited longer than `limit` TSC cycles. */
+static bool
+ack_held_long(const struct dpv_engine *e, uint64_t now, uint64_t limit)
+{
+	uint64_t at = dpv_engine_acks_held_at(e);
+
+	return at != 0 && now - at > limit;
+}
+
 static void *
 progress_main(void *arg)
 {
@@ -184,6 +196,7 @@ progress_main(void *arg)
 	uint64_t hot = hz / 1000000 * PROG_HOT_US;
 	uint64_t recent = hz / 1000 * PROG_APP_RECENT_MS;
 	uint64_t deep = hz / 1000 * PROG_DEEP_AFTER_MS;
+	uint64_t hold = hz / 1000000 * PROG_ACK_HOLD_US;
 	uint64_t idle_since = 0, last_work = 0, app_seen = 0, calls = 0;
 	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
 
@@ -195,8 +208,11 @@ progress_main(void *arg)
 						  memory_order_relaxed);
 
 		/* the application called since the last look: it drives;
-		 * frames a burst of posts left queued still go out */
-		if (c != calls && dpv_engine_tx_pending(t->e))
+		 * frames a burst of posts left queued still go out, and so
+		 * does an ACK its last poll held back if it stopped calling */
+		if (c != calls &&
+		    (dpv_engine_tx_pending(t->e) ||
+		     ack_held_long(t->e, now, hold)))
 			dpv_engine_progress(t->e);
 		if (c != calls) {
 			calls = c;
@@ -368,6 +384,7 @@ progress_fini(void)
 		atomic_store(&prog_threads[i]->stop, true);
 		pthread_join(prog_threads[i]->tid, NULL);
 		prog_threads[i]->running = false;
+		dpv_engine_set_ack_hold(prog_threads[i]->e, false);
 	}
 	if (prog_nthreads > 0) {
 		hz = rte_get_tsc_hz();
@@ -508,6 +525,8 @@ progress_register(struct dpv_device *dev, int mode)
 		pthread_setname_np(t->tid, name);
 		t->running = true;
 		t->mode = DPV_DEVICE_PROGRESS_THREAD;
+		/* the thread sends what an application's poll holds back */
+		dpv_engine_set_ack_hold(dev->engine, true);
 	} else {
 		dev->progress_thr = NULL;
 	}
@@ -540,7 +559,7 @@ static void
 engine_progress(struct dpv_device *dev)
 {
 	if (app_call(dev))
-		dpv_engine_progress(dev->engine);
+		dpv_engine_progress_app(dev->engine);
 }
 
 static void
