@@ -186,12 +186,8 @@ def perftest_case(pair, tool, size, quick):
     vs, vc, sock = pair.ports(tool)
     lat = tool.endswith("_lat")
     if lat:
-        # long enough that start-up effects leave the 99th percentile;
-        # ib_write_lat spins on memory, not the CQ: tens of us per round
-        # trip on a 2-core machine (see doc/guides/performance.rst)
+        # long enough that start-up effects leave the 99th percentile
         n = 100000 if size <= 4096 else (4000 if size <= 65536 else 300)
-        if tool == "ib_write_lat":
-            n = min(n, 3000)
     else:
         # about a second each, so that start-up is a small part of it
         n = {64: 1000000, 4096: 200000, 65536: 20000}.get(size, 1200)

@@ -571,6 +571,9 @@ eng_modify(struct dpv_qp *qp, const struct ibv_qp_attr *attr, int mask,
 		return 0;
 	rc = dpv_engine_qp_modify(qp->engine, qp->qpex.qp_base.qp_num, attr,
 				  mask, path);
+	if (rc == 0 && (mask & IBV_QP_TIMEOUT))
+		dpv_progress_note_ack_timeout(
+			dctx_dev(qp->qpex.qp_base.context), attr->timeout);
 	return rc < 0 ? -rc : 0;
 }
 

@@ -123,7 +123,10 @@ wait_event(struct ibv_comp_channel *channel)
 	unsigned int spins = 0;
 	int fl;
 
-	/* a progress thread signals the fd: just block on it */
+	/* a progress thread signals the fd: just block on it (and the
+	 * thread stops napping: the application no longer drives) */
+	if (dev->progress_thr != NULL)
+		dpv_progress_app_blocks(dev);
 	if (dev->progress == NULL || dev->progress_thr != NULL)
 		return 0;
 	fl = fcntl(channel->fd, F_GETFL);

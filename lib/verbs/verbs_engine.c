@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,16 +94,24 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
  *     there was work in the last PROG_HOT_US, then backs off exponentially
  *     up to PROG_IDLE_MAX_US, and PROG_DEEP_US once idle for
  *     PROG_DEEP_AFTER_MS (an idle process costs about nothing).
- * An application that stops calling (spins on memory, as ib_write_lat
- * does) is noticed after one nap. The application's side costs one
- * relaxed counter increment per call.
+ * An application that stops calling is noticed after one nap, at once
+ * when it blocks in a verbs call (ibv_get_cq_event, ...: a kick wakes
+ * the thread). Every wake-up costs a context switch on a core that an
+ * application spins on, and ~1 % of 64-byte round trips met one when
+ * naps stopped at 2 ms (p99 20 us against 6 us with 10 ms naps), so
+ * naps grow to PROG_APP_NAP_MAX_US, but to no more than an eighth of the
+ * shortest local ACK timeout a QP of the device has been given (a peer
+ * with a similar timeout must not exhaust its retries while an
+ * application that stopped calling waits for the thread). The
+ * application's side costs one relaxed counter increment per call.
  */
 #define PROG_HOT_US 2000      /* keep polling this long after work */
 #define PROG_IDLE_MAX_US 1000 /* longest idle sleep */
 #define PROG_DEEP_AFTER_MS 1000 /* idle this long: */
 #define PROG_DEEP_US 10000	/* sleep this long */
 #define PROG_APP_NAP_US 10    /* first nap while the application drives */
-#define PROG_APP_NAP_MAX_US 2000 /* longest one */
+#define PROG_APP_NAP_MAX_US 10000 /* longest one */
+#define PROG_APP_NAP_MIN_CAP_US 1000 /* an ACK timeout never caps below */
 #define PROG_APP_RECENT_MS 10	 /* the application drove this recently:
 				    poll between naps, never spin hot */
 #define PROG_ACK_HOLD_US 20 /* an ACK held by the application's last poll
@@ -114,6 +124,8 @@ struct dpv_progress_thr {
 	atomic_uint_fast64_t app_calls; /* application progress calls */
 	atomic_uint_fast64_t worker_polls; /* engine polls by a worker lcore */
 	atomic_bool stop;
+	atomic_uint nap_max_us; /* cap of the naps beside the application */
+	atomic_int kick;	/* 1: the application blocks (futex word) */
 	bool running; /* the thread exists */
 	int mode;	  /* DPV_DEVICE_PROGRESS_* */
 	unsigned lcore; /* worker lcore (mode WORKER) */
@@ -188,6 +200,47 @@ ack_held_long(const struct dpv_engine *e, uint64_t now, uint64_t limit)
 	return at != 0 && now - at > limit;
 }
 
+/* Sleep up to us microseconds, or until the application kicks. */
+static void
+prog_nap(struct dpv_progress_thr *t, unsigned int us)
+{
+	struct timespec ts = {.tv_sec = us / 1000000,
+			      .tv_nsec = (long)(us % 1000000) * 1000};
+
+	syscall(SYS_futex, &t->kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+}
+
+void
+dpv_progress_app_blocks(struct dpv_device *dev)
+{
+	struct dpv_progress_thr *t = dev->progress_thr;
+
+	if (t == NULL || t->mode != DPV_DEVICE_PROGRESS_THREAD)
+		return;
+	if (atomic_exchange_explicit(&t->kick, 1, memory_order_release) == 0)
+		syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+}
+
+void
+dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout)
+{
+	struct dpv_progress_thr *t = dev->progress_thr;
+	uint64_t us;
+	unsigned int cur;
+
+	if (t == NULL || timeout == 0) /* 0: no timeout */
+		return;
+	/* 4.096 us << timeout, an eighth of it */
+	us = ((uint64_t)4096 << RTE_MIN(timeout, 31)) / 1000 / 8;
+	us = RTE_MAX(us, (uint64_t)PROG_APP_NAP_MIN_CAP_US);
+	cur = atomic_load_explicit(&t->nap_max_us, memory_order_relaxed);
+	while (us < cur && !atomic_compare_exchange_weak_explicit(
+				   &t->nap_max_us, &cur, (unsigned int)us,
+				   memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
 static void *
 progress_main(void *arg)
 {
@@ -207,6 +260,15 @@ progress_main(void *arg)
 		uint64_t c = atomic_load_explicit(&t->app_calls,
 						  memory_order_relaxed);
 
+		/* the application blocks in a verbs call: it stopped */
+		if (atomic_load_explicit(&t->kick, memory_order_acquire)) {
+			atomic_store_explicit(&t->kick, 0,
+					      memory_order_relaxed);
+			calls = c;
+			app_seen = 0;
+			last_work = now;
+			nap_us = PROG_APP_NAP_US;
+		}
 		/* the application called since the last look: it drives;
 		 * frames a burst of posts left queued still go out, and so
 		 * does an ACK its last poll held back if it stopped calling */
@@ -219,9 +281,11 @@ progress_main(void *arg)
 			app_seen = now;
 			sleep_us = 0;
 			last_work = 0;
-			prog_sleep_us(nap_us);
-			if (nap_us < PROG_APP_NAP_MAX_US)
-				nap_us *= 2;
+			prog_nap(t, nap_us);
+			nap_us = RTE_MIN(nap_us * 2,
+					 atomic_load_explicit(
+						 &t->nap_max_us,
+						 memory_order_relaxed));
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
@@ -492,6 +556,8 @@ progress_register(struct dpv_device *dev, int mode)
 	atomic_init(&t->app_calls, 0);
 	atomic_init(&t->worker_polls, 0);
 	atomic_init(&t->stop, false);
+	atomic_init(&t->nap_max_us, PROG_APP_NAP_MAX_US);
+	atomic_init(&t->kick, 0);
 	prog_threads[prog_nthreads++] = t;
 	/* progress_thr is also where dpv_device_progress_get() looks */
 	dev->progress_thr = t;

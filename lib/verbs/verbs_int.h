@@ -185,6 +185,13 @@ struct dpv_device {
 	int socket_id; /**< NUMA socket for rings */
 };
 
+/* The application is about to block in a verbs call (a CQ or async
+ * event): the progress thread stops napping and polls. */
+void dpv_progress_app_blocks(struct dpv_device *dev);
+/* A QP of dev got local ACK timeout `timeout` (IBV_QP_TIMEOUT): the
+ * progress thread's naps beside the application stay well below it. */
+void dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout);
+
 static inline struct dpv_device *
 to_ddev(struct ibv_device *d)
 {
