@@ -924,15 +924,16 @@ gated_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n, bool tx)
 {
 	struct rte_eth_link l;
+	struct port_burst_slot *s;
 	uint16_t r = 0;
 
-	port_burst_begin(p->idx);
+	s = port_burst_begin();
 	if (rte_eth_link_get_nowait(p->ethdev, &l) == 0 &&
 	    l.link_status == RTE_ETH_LINK_UP)
 		r = tx ? rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n)
 		       : rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts,
 					  n);
-	port_burst_end(p->idx);
+	port_burst_end(s);
 	return r;
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_log.h>
 
 extern int dpv_logtype_port;
@@ -47,26 +48,50 @@ uint16_t port_tx_burst(struct dpv_port *p, uint16_t q, struct rte_mbuf **pkts,
 		       uint16_t n);
 
 /*
- * Bursts on memif ports, per device index (port_memif_guard.c): raised
- * before the link check that precedes a burst, lowered after it; munmap()
- * waits while one is raised.
+ * Bursts on memif ports (port_memif_guard.c): a flag raised before the
+ * link check that precedes a burst, lowered after it; munmap() waits
+ * while one is raised. Each thread that bursts has its own flag, set with
+ * plain stores: munmap()'s side makes the flags visible with
+ * membarrier(2) (an asymmetric fence), so the data path pays no locked
+ * instruction. Without membarrier (or when the slots run out) a thread
+ * uses one shared counter with atomic read-modify-writes instead.
  */
-struct port_burst_count {
-	uint32_t n;
-} __attribute__((aligned(64))); /* devices on other lcores share no line */
-extern struct port_burst_count port_bursts[];
+struct port_burst_slot {
+	uint32_t active; /* nonzero: in a gated burst */
+} __attribute__((aligned(64))); /* threads share no line */
 
-static inline void
-port_burst_begin(unsigned idx)
+extern __thread struct port_burst_slot *port_burst_self
+	__attribute__((tls_model("initial-exec")));
+extern struct port_burst_slot port_burst_shared;
+/* This thread's slot (the shared counter if none), assigned once. */
+struct port_burst_slot *port_burst_slot_get(void);
+
+static inline struct port_burst_slot *
+port_burst_begin(void)
 {
-	/* a full barrier: the link state is read after the raise is seen */
-	__atomic_fetch_add(&port_bursts[idx].n, 1, __ATOMIC_SEQ_CST);
+	struct port_burst_slot *s = port_burst_self;
+
+	if (unlikely(s == NULL))
+		s = port_burst_slot_get();
+	if (likely(s != &port_burst_shared)) {
+		s->active = 1;
+		/* munmap()'s membarrier orders this store before the link
+		 * check for this thread; the compiler must not reorder */
+		__asm__ volatile("" ::: "memory");
+	} else {
+		/* a full barrier: the link is read after the raise is seen */
+		__atomic_fetch_add(&s->active, 1, __ATOMIC_SEQ_CST);
+	}
+	return s;
 }
 
 static inline void
-port_burst_end(unsigned idx)
+port_burst_end(struct port_burst_slot *s)
 {
-	__atomic_fetch_sub(&port_bursts[idx].n, 1, __ATOMIC_RELEASE);
+	if (likely(s != &port_burst_shared))
+		__atomic_store_n(&s->active, 0, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_sub(&s->active, 1, __ATOMIC_RELEASE);
 }
 
 /* The fault layer (port_fault.c, port_fault_conf.c). */

@@ -87,8 +87,7 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
  *     core a context switch);
  *   - as soon as the application stops calling, it polls; while the
  *     application called within PROG_APP_RECENT_MS it polls once per
- *     PROG_APP_NAP_US nap (as long as it finds work, without a nap) and
- *     never spins hot beside it;
+ *     nap, the naps still growing, and never spins hot beside it;
  *   - an application that left the engine alone longer (it sleeps in
  *     ibv_get_cq_event, talks TCP) gets a thread that polls hot as long as
  *     there was work in the last PROG_HOT_US, then backs off exponentially
@@ -288,17 +287,24 @@ progress_main(void *arg)
 						 memory_order_relaxed));
 			continue;
 		}
+		/* it drove the engine a moment ago: it may just be
+		 * preempted (by this thread: on a busy 2-core machine short
+		 * naps here kept the application off its core) or between two
+		 * calls. Poll once per nap, the naps still growing */
+		if (now - app_seen < recent) {
+			dpv_engine_progress(t->e);
+			last_work = 0;
+			prog_nap(t, nap_us);
+			nap_us = RTE_MIN(nap_us * 2,
+					 atomic_load_explicit(
+						 &t->nap_max_us,
+						 memory_order_relaxed));
+			continue;
+		}
 		nap_us = PROG_APP_NAP_US;
 		if (dpv_engine_progress(t->e) != 0) {
 			last_work = now;
 			sleep_us = 0;
-			continue;
-		}
-		/* it drove the engine a moment ago (between two calls, or
-		 * preempted): poll between naps, no hot spinning beside it */
-		if (now - app_seen < recent) {
-			last_work = 0;
-			prog_sleep_us(PROG_APP_NAP_US);
 			continue;
 		}
 		if (last_work != 0 && now - last_work < hot) {
