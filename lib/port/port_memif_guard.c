@@ -155,12 +155,25 @@ is_memif_region(int fd)
 void *
 mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	if ((flags & MAP_SHARED) && fd >= 0 && (prot & PROT_WRITE) &&
-	    is_memif_region(fd))
+	bool populate = (flags & MAP_SHARED) && fd >= 0 &&
+			(prot & PROT_READ) && is_memif_region(fd);
+	void *ret;
+
+	if (populate)
 		flags |= MAP_POPULATE;
 	if (off & (off64_t)(sysconf(_SC_PAGESIZE) - 1)) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	ret = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	if (populate && ret != MAP_FAILED) {
+		/* and touch each page from user space: on a VM with shadow
+		 * page tables the first user access to a page is a trap of
+		 * its own (~5 us each here) however the kernel populated it */
+		long pg = sysconf(_SC_PAGESIZE);
+
+		for (size_t o = 0; o < len; o += (size_t)pg)
+			(void)((volatile const uint8_t *)ret)[o];
+	}
+	return ret;
 }
