@@ -14,6 +14,8 @@ PKGS=(
     rdmacm-utils tshark
     # namespaces, veth, processes
     iproute2 procps psmisc
+    # libFuzzer harnesses (devtools/fuzz.sh): clang with its runtimes
+    clang libclang-rt-14-dev
 )
 
 missing=()

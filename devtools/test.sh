@@ -9,6 +9,9 @@
 #   devtools/test.sh            everything
 #   DPV_SUITES="fast" devtools/test.sh     only some suites
 #   DPV_NO_ASAN=1 devtools/test.sh         skip the sanitizer build
+#   DPV_NO_FUZZ=1 devtools/test.sh         skip the short fuzz run
+# With the sanitizer build, a short libFuzzer run over the engine's receive
+# path (devtools/fuzz.sh --time 60, clang) counts as one more test.
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -71,6 +74,15 @@ if [ -z "${DPV_NO_ASAN:-}" ]; then
     else
         echo "sanitizer build failed"; total_fail=$((total_fail + 1))
     fi
+fi
+
+if [ -z "${DPV_NO_ASAN:-}" ] && [ -z "${DPV_NO_FUZZ:-}" ]; then
+    devtools/fuzz.sh --time "${DPV_FUZZ_TIME:-60}"
+    case $? in
+    0) total_pass=$((total_pass + 1)) ;;
+    77) total_skip=$((total_skip + 1)) ;;
+    *) total_fail=$((total_fail + 1)) ;;
+    esac
 fi
 
 echo "${total_pass} passed, ${total_fail} failed, ${total_skip} skipped"

@@ -201,7 +201,8 @@ read_responses(struct dpv_eqp *qp, const uint8_t *src, uint32_t len,
 				     pl, &p);
 		if (m == NULL)
 			return; /* the requester times out and asks again */
-		memcpy(p, src + (uint64_t)k * qp->mtu, pl);
+		if (pl != 0) /* a zero-length READ has no address */
+			memcpy(p, src + (uint64_t)k * qp->mtu, pl);
 		dpv_engine_tx(qp->e, m);
 	}
 }
@@ -487,9 +488,12 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 					state = rc ? RESP_NAK_INV : RESP_DROP;
 					break;
 				}
-				memcpy(qp->resp.wr_host, pkt->payload,
-				       pkt->paylen);
-				qp->resp.wr_host += pkt->paylen;
+				/* a zero-length WRITE has no address */
+				if (pkt->paylen != 0) {
+					memcpy(qp->resp.wr_host, pkt->payload,
+					       pkt->paylen);
+					qp->resp.wr_host += pkt->paylen;
+				}
 				qp->resp.wr_left -= pkt->paylen;
 			} else if (fl & DPV_OPF_READ) {
 				struct dpv_eres *rs = res_new(qp);
