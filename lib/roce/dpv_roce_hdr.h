@@ -44,6 +44,30 @@ extern "C" {
 #define DPV_ROCE_ICRC_LEN 4
 /** Default partition key (full membership, default partition). */
 #define DPV_ROCE_PKEY_DEFAULT 0xffff
+/** P_Key bit 15: full membership (0: limited). */
+#define DPV_ROCE_PKEY_FULL 0x8000
+
+/**
+ * Whether a packet's P_Key matches one entry of a P_Key table (IBTA
+ * partition key matching): the low 15 bits are equal and not both are
+ * limited members. A P_Key whose low 15 bits are 0 (0x0000, 0x8000) is
+ * invalid and matches nothing.
+ *
+ * @param pkt_pkey
+ *   The BTH's P_Key.
+ * @param tbl_pkey
+ *   A table entry.
+ * @return
+ *   true if they match.
+ */
+static inline bool
+dpv_roce_pkey_match(uint16_t pkt_pkey, uint16_t tbl_pkey)
+{
+	return ((pkt_pkey ^ tbl_pkey) & 0x7fff) == 0 &&
+	       (pkt_pkey & 0x7fff) != 0 &&
+	       ((pkt_pkey | tbl_pkey) & DPV_ROCE_PKEY_FULL) != 0;
+}
+
 /** Transport header version of all current InfiniBand/RoCE packets. */
 #define DPV_ROCE_TVER 0
 /** Mask of the 24-bit QP numbers, PSNs and MSNs. */
