@@ -766,7 +766,9 @@ test_ud_send(void)
 
 	memset(&ah, 0, sizeof(ah));
 	memcpy(av.dmac, mac, 6);
-	dpv_roce_gid_from_ipv4(av.dgid, rte_cpu_to_be_32(0xc0000201));
+	/* UD takes packets sent to one of the device's addresses */
+	if (port == NULL || dpv_port_gid(port, 1, av.dgid) != 0)
+		dpv_roce_gid_from_ipv4(av.dgid, rte_cpu_to_be_32(0xc0000201));
 	dpv_mlx5_av_build(&ah.av, &av);
 	wr.wr.ud.ah = &ah.ibv_ah;
 	wr.wr.ud.remote_qpn = QPN_B;

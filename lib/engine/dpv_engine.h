@@ -71,6 +71,7 @@
 #include <infiniband/verbs.h>
 
 #include "dpv_roce_hdr.h" /* dpv_psn_cmp(), dpv_psn_add() */
+#include "dpv_roce_pkt.h" /* enum dpv_roce_rx_status */
 
 #ifdef __cplusplus
 extern "C" {
@@ -545,9 +546,13 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rx_drop_parse, 0)                                                    \
 	X(rx_drop_icrc, 0) /* also counted in rx_drop_parse */                \
 	X(rx_neigh, 0)                                                         \
+	X(rx_drop_pkey, 0) /* P_Key not in the table (0xffff) */              \
 	X(rx_drop_noqp, 0)                                                     \
 	X(rx_drop_addr, 1)                                                     \
+	X(rx_drop_dip, 1) /* destination IP not the QP's / device's */        \
 	X(rx_drop_state, 1)                                                    \
+	X(rx_drop_len, 1) /* payload vs path MTU (RC requests: NAKed) */      \
+	X(rx_drop_qkey, 1) /* UD: Q_Key violation */                          \
 	X(tx_drop_nombuf, 0)                                                   \
 	X(tx_drop_injected, 0)                                                 \
 	X(tx_drop_full, 0)                                                     \
@@ -570,10 +575,17 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(key_errors, 0)                                                       \
 	X(cqes, 0)
 
+/** Prefix of the per-reason parse counters: "rx_drop_parse_" followed by
+ * dpv_roce_rx_status_name() ("rx_drop_parse_tver"). */
+#define DPV_ENGINE_PARSE_CNT_PREFIX "rx_drop_parse_"
+
 struct dpv_engine_stats {
 #define DPV_ENGINE_CNT_FIELD(n, q) uint64_t n;
 	DPV_ENGINE_COUNTERS(DPV_ENGINE_CNT_FIELD)
 #undef DPV_ENGINE_CNT_FIELD
+	/** Frames lib/roce's parser rejected, by enum dpv_roce_rx_status
+	 *  (their sum is rx_drop_parse; [DPV_ROCE_RX_OK] stays 0). */
+	uint64_t rx_drop_parse_why[DPV_ROCE_RX_STATUS_NUM];
 };
 
 /** @internal expands x only for per-QP counters */

@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "engine_int.h"
+#include "engine_rxcheck.h"
 #include "dpv_engine_raw.h"
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
@@ -266,15 +267,21 @@ engine_rx(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n)
 static void
 engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 {
+	enum dpv_roce_rx_status why;
 	struct dpv_epkt pkt;
 	struct dpv_eqp *qp;
 
 	if (dpv_engine_raw_rx(e, m))
 		return; /* taken by a raw-packet flow */
-	memset(&pkt, 0, sizeof(pkt));
-	if (dpv_engine_parse(e, m, &pkt) != 0) {
+	why = dpv_engine_parse(m, &pkt); /* fills all of pkt */
+	if (unlikely(why != DPV_ROCE_RX_OK)) {
 		if (!dpv_engine_rx_neigh(e, m))
-			e->st.rx_drop_parse++;
+			dpv_engine_count_parse_drop(e, why);
+		return;
+	}
+	/* the P_Key table holds the default P_Key alone */
+	if (unlikely(!dpv_roce_pkey_match(pkt.pkey, DPV_ROCE_PKEY_DEFAULT))) {
+		e->st.rx_drop_pkey++;
 		return;
 	}
 	/* unicast frames for another MAC (promiscuous ports) are not ours */
@@ -299,6 +306,9 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 		DPV_EQP_COUNT(qp, rx_drop_addr);
 		return;
 	}
+	if (unlikely(!dpv_engine_rx_dip_ok(qp, &pkt) ||
+		     !dpv_engine_rx_len_ok(qp, &pkt)))
+		return;
 	dpv_engine_qp_activate(qp); /* an ACK may be owed, WQEs may finish */
 	if (pkt.flags & DPV_OPF_REQ) {
 		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&

@@ -62,6 +62,7 @@ struct dpv_epkt {
 	uint8_t opcode;
 	bool se, ackreq;
 	uint8_t pad;
+	uint16_t pkey;
 	uint32_t dqpn, psn;
 	/* RETH / AtomicETH */
 	uint64_t va;
@@ -388,8 +389,8 @@ int dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 uint64_t dpv_engine_now(void);
 
 /* engine_wire.c */
-int dpv_engine_parse(struct dpv_engine *e, struct rte_mbuf *m,
-		     struct dpv_epkt *pkt);
+enum dpv_roce_rx_status dpv_engine_parse(struct rte_mbuf *m,
+					 struct dpv_epkt *pkt);
 struct rte_mbuf *dpv_engine_build(struct dpv_engine *e,
 				  const struct dpv_engine_path *path,
 				  uint16_t udp_sport, const struct dpv_ehdr *h,

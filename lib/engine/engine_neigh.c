@@ -12,20 +12,15 @@
 #include <rte_ether.h>
 
 #include "engine_int.h"
+#include "engine_rxcheck.h"
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
 #include "dpv_roce_nd.h"
 
-/* Is gid one of the device's addresses? */
-static bool
-is_local(struct dpv_engine *e, const uint8_t gid[16])
+bool
+dpv_engine_addr_local(struct dpv_engine *e, const uint8_t gid[16])
 {
-	uint8_t g[16];
-
-	for (unsigned i = 0; i < DPV_PORT_GID_TBL_LEN; i++)
-		if (dpv_port_gid(e->port, i, g) == 0 && memcmp(g, gid, 16) == 0)
-			return true;
-	return false;
+	return dpv_port_gid_find(e->port, gid) >= 0;
 }
 
 static void
@@ -99,7 +94,8 @@ dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m)
 		if (arp.spa != 0)
 			learn(e, gid, arp.sha);
 		dpv_roce_gid_from_ipv4(gid, arp.tpa);
-		if (arp.op == DPV_ARP_REQUEST && is_local(e, gid)) {
+		if (arp.op == DPV_ARP_REQUEST &&
+		    dpv_engine_addr_local(e, gid)) {
 			dpv_arp_make_reply(&rep, &arp, e->mac);
 			tx_frame(e, buf, dpv_arp_build(buf, sizeof(buf), &rep));
 		}
@@ -110,7 +106,7 @@ dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m)
 		if (nd.type == DPV_ND_NS) {
 			if (nd.has_lladdr)
 				learn(e, nd.src, nd.lladdr);
-			if (is_local(e, nd.target)) {
+			if (dpv_engine_addr_local(e, nd.target)) {
 				dpv_nd_make_advert(&na, &nd, e->mac);
 				tx_frame(e, buf,
 					 dpv_nd_build(buf, sizeof(buf), &na));

@@ -11,6 +11,7 @@
 #include <rte_ip.h>
 
 #include "engine_int.h"
+#include "engine_rxcheck.h"
 #include "mlx5_ring.h"
 
 #define RESP_STATES(X)                                                         \
@@ -280,8 +281,12 @@ ud_receive(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	uint8_t grh[GRH_LEN] = {0};
 	unsigned flags = IBV_WC_GRH;
 
-	if (pkt->qkey != qp->qkey || !(pkt->flags & DPV_OPF_UD))
+	if (!(pkt->flags & DPV_OPF_UD))
 		return;
+	if (pkt->qkey != qp->qkey) {
+		DPV_EQP_COUNT(qp, rx_drop_qkey);
+		return;
+	}
 	if (get_rwqe(qp) != 0) {
 		if (qp->resp.have_rwqe)
 			complete_recv(qp, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0,
@@ -401,6 +406,14 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			if ((fl & DPV_OPF_FIRST)
 				    ? qp->resp.cur_op != 0
 				    : qp->resp.cur_op != kind || !kind) {
+				if (!rc)
+					qp->resp.drop_msg = true;
+				state = rc ? RESP_NAK_INV : RESP_DROP;
+				break;
+			}
+			if (unlikely(dpv_engine_len_bad(fl, pkt->paylen,
+							qp->mtu))) {
+				DPV_EQP_COUNT(qp, rx_drop_len);
 				if (!rc)
 					qp->resp.drop_msg = true;
 				state = rc ? RESP_NAK_INV : RESP_DROP;

@@ -14,145 +14,87 @@
 #include "engine_int.h"
 #include "dpv_roce_gid.h"
 #include "dpv_roce_icrc.h"
+#include "dpv_roce_parse.h"
 
 #define HOFF(info, id) ((info)->off[DPV_HDR_##id])
 
-int
-dpv_engine_parse(struct dpv_engine *e, struct rte_mbuf *m, struct dpv_epkt *p)
+/* Checksums the NIC has verified need not be computed again. */
+static inline uint32_t
+parse_flags(const struct rte_mbuf *m)
 {
-	const struct dpv_roce_opcode_info *info;
-	struct rte_ether_hdr *eh;
-	struct rte_udp_hdr *udp;
-	struct dpv_bth *bth;
-	uint8_t *d, *l3, *h;
-	uint32_t len, off = sizeof(*eh), l3len, ulen, hlen;
-	uint16_t et;
+	if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
+	    (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		return DPV_ROCE_PARSE_NO_CSUM;
+	return 0;
+}
 
-	RTE_SET_USED(e);
+/* lib/roce's parser checks the frame; this copies what the engine uses. */
+enum dpv_roce_rx_status
+dpv_engine_parse(struct rte_mbuf *m, struct dpv_epkt *p)
+{
+	struct dpv_roce_pkt r;
+	enum dpv_roce_rx_status st;
+	uint8_t *d;
+
 	if (!rte_pktmbuf_is_contiguous(m) && rte_pktmbuf_linearize(m) != 0)
-		return -1;
+		return DPV_ROCE_RX_SEG_HDRS;
 	d = rte_pktmbuf_mtod(m, uint8_t *);
-	len = m->data_len;
-	if (len < off)
-		return -1;
-	eh = (struct rte_ether_hdr *)d;
-	et = rte_be_to_cpu_16(eh->ether_type);
-	if (et == RTE_ETHER_TYPE_VLAN) {
-		if (len < off + 4)
-			return -1;
-		et = rte_be_to_cpu_16(*(rte_be16_t *)(d + off + 2));
-		off += 4;
+	st = dpv_roce_parse_inline(d, m->data_len, m->data_len, NULL,
+				   parse_flags(m), &r);
+	if (unlikely(st != DPV_ROCE_RX_OK))
+		return st;
+	/* every field: the caller need not clear *p */
+	*p = (struct dpv_epkt){
+		.m = m,
+		.flags = r.mask,
+		.opcode = r.opcode,
+		.se = r.se,
+		.ackreq = r.ackreq,
+		.pad = r.pad,
+		.pkey = r.pkey,
+		.dqpn = r.dqpn,
+		.psn = r.psn,
+		.payload = d + r.payload_off,
+		.paylen = r.payload_len,
+		.ipv4 = !r.ipv6,
+		.l3 = d + r.l3_off,
+		.udp_sport = r.sport,
+	};
+	if (r.mask & DPV_OPF_RETH) {
+		p->va = r.reth.va;
+		p->rkey = r.reth.rkey;
+		p->dmalen = r.reth.len;
 	}
-	memcpy(p->smac, eh->src_addr.addr_bytes, 6);
-	memcpy(p->dmac, eh->dst_addr.addr_bytes, 6);
-	l3 = d + off;
-	p->l3 = l3;
-	if (et == RTE_ETHER_TYPE_IPV4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-
-		if (len < off + sizeof(*ip) || ip->version_ihl != 0x45 ||
-		    ip->next_proto_id != IPPROTO_UDP)
-			return -1;
-		if (rte_be_to_cpu_16(ip->fragment_offset) &
-		    (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
-			return -1;
-		l3len = rte_be_to_cpu_16(ip->total_length);
-		if (l3len < sizeof(*ip) || off + l3len > len)
-			return -1;
-		p->ipv4 = true;
-		dpv_roce_gid_from_ipv4(p->sgid, ip->src_addr);
-		dpv_roce_gid_from_ipv4(p->dgid, ip->dst_addr);
-		udp = (struct rte_udp_hdr *)(l3 + sizeof(*ip));
-	} else if (et == RTE_ETHER_TYPE_IPV6) {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
-
-		if (len < off + sizeof(*ip) || ip->proto != IPPROTO_UDP)
-			return -1;
-		l3len = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
-		if (off + l3len > len)
-			return -1;
-		p->ipv4 = false;
-		memcpy(p->sgid, ip->src_addr, 16);
-		memcpy(p->dgid, ip->dst_addr, 16);
-		udp = (struct rte_udp_hdr *)(l3 + sizeof(*ip));
-	} else {
-		return -1;
-	}
-	if (udp->dst_port != rte_cpu_to_be_16(DPV_ROCE_UDP_PORT))
-		return -1;
-	ulen = rte_be_to_cpu_16(udp->dgram_len);
-	if ((uint8_t *)udp + ulen > l3 + l3len ||
-	    ulen < sizeof(*udp) + sizeof(*bth) + DPV_ROCE_ICRC_LEN)
-		return -1;
-	bth = (struct dpv_bth *)(udp + 1);
-	p->opcode = dpv_bth_opcode(bth);
-	info = dpv_roce_opcode(p->opcode);
-	if (!(info->mask & DPV_OPF_VALID))
-		return -1;
-	hlen = info->length;
-	if (ulen < sizeof(*udp) + hlen + DPV_ROCE_ICRC_LEN)
-		return -1;
-	if (!dpv_roce_icrc_check(l3, (uint32_t)((uint8_t *)udp + ulen - l3))) {
-		e->st.rx_drop_icrc++;
-		return -1;
-	}
-
-	p->m = m;
-	p->flags = info->mask;
-	p->se = dpv_bth_se(bth);
-	p->ackreq = dpv_bth_ackreq(bth);
-	p->pad = dpv_bth_pad(bth);
-	p->dqpn = dpv_bth_qpn(bth);
-	p->psn = dpv_bth_psn(bth);
-	p->udp_sport = rte_be_to_cpu_16(udp->src_port);
-	h = (uint8_t *)bth;
-	if (p->flags & DPV_OPF_RETH) {
-		struct dpv_reth *r = (struct dpv_reth *)(h + HOFF(info, RETH));
-
-		p->va = dpv_reth_va(r);
-		p->rkey = dpv_reth_rkey(r);
-		p->dmalen = dpv_reth_len(r);
-	}
-	if (p->flags & DPV_OPF_ATMETH) {
-		struct dpv_atmeth *a =
-			(struct dpv_atmeth *)(h + HOFF(info, ATMETH));
-
-		p->va = dpv_atmeth_va(a);
-		p->rkey = dpv_atmeth_rkey(a);
-		p->swap_add = dpv_atmeth_swap_add(a);
-		p->compare = dpv_atmeth_compare(a);
+	if (r.mask & DPV_OPF_ATMETH) {
+		p->va = r.atmeth.va;
+		p->rkey = r.atmeth.rkey;
+		p->swap_add = r.atmeth.swap_add;
+		p->compare = r.atmeth.compare;
 		p->dmalen = 8;
 	}
-	if (p->flags & DPV_OPF_AETH) {
-		struct dpv_aeth *a = (struct dpv_aeth *)(h + HOFF(info, AETH));
-
-		p->syndrome = dpv_aeth_syndrome(a);
-		p->msn = dpv_aeth_msn(a);
+	if (r.mask & DPV_OPF_AETH) {
+		p->syndrome = r.aeth.syndrome;
+		p->msn = r.aeth.msn;
 	}
-	if (p->flags & DPV_OPF_ATMACK)
-		p->orig = dpv_atmack_orig(
-			(struct dpv_atmack *)(h + HOFF(info, ATMACK)));
-	if (p->flags & DPV_OPF_DETH) {
-		struct dpv_deth *dh = (struct dpv_deth *)(h + HOFF(info, DETH));
-
-		p->qkey = dpv_deth_qkey(dh);
-		p->src_qp = dpv_deth_sqp(dh);
+	if (r.mask & DPV_OPF_ATMACK)
+		p->orig = r.atmack_orig;
+	if (r.mask & DPV_OPF_DETH) {
+		p->qkey = r.deth.qkey;
+		p->src_qp = r.deth.sqp;
 	}
-	if (p->flags & DPV_OPF_IMMDT)
-		p->imm_be = ((struct dpv_immdt *)(h + HOFF(info, IMMDT)))->imm;
-	if (p->flags & DPV_OPF_IETH)
-		p->ieth_rkey = dpv_ieth_rkey(
-			(struct dpv_ieth *)(h + HOFF(info, IETH)));
-	if (p->flags & DPV_OPF_XRCETH)
-		p->xrc_srqn = dpv_xrceth_srqn(
-			(struct dpv_xrceth *)(h + HOFF(info, XRCETH)));
-	if (ulen - sizeof(*udp) - hlen - DPV_ROCE_ICRC_LEN < p->pad)
-		return -1;
-	p->payload = h + hlen;
-	p->paylen = ulen - sizeof(*udp) - hlen - DPV_ROCE_ICRC_LEN - p->pad;
-	if (p->paylen && !(p->flags & DPV_OPF_PAYLOAD))
-		return -1;
-	return 0;
+	if (r.mask & DPV_OPF_IMMDT)
+		p->imm_be = r.imm;
+	if (r.mask & DPV_OPF_IETH)
+		p->ieth_rkey = r.ieth_rkey;
+	if (r.mask & DPV_OPF_XRCETH)
+		p->xrc_srqn = r.xrc_srqn;
+	memcpy(p->smac, r.smac, 6);
+	memcpy(p->dmac, r.dmac, 6);
+	memcpy(p->sgid, r.sgid, 16);
+	memcpy(p->dgid, r.dgid, 16);
+	return DPV_ROCE_RX_OK;
 }
 
 static uint32_t
