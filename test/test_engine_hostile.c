@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Forged frames the receive path must refuse (issue 12.4): each is built
+ * by lib/roce's builder as a valid WRITE from QP A to QP B, then one header
+ * field is made wrong, and it is put on the engine's loopback wire. It must
+ * be dropped (or, for an RC length error, NAKed with invalid request),
+ * counted under its reason, and write nothing. A good frame sent after the
+ * bad ones shows that the forging is right and the PSN did not move.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dpv_engine.h"
+#include "dpv_roce.h"
+#include "dpv_test.h"
+#include "engine_int.h" /* white-box: the loopback wire, QP state */
+#include "mlx5_ring.h"
+#include "test_engine_util.h"
+
+#define PDN	 1
+#define QPN_A	 0x31
+#define QPN_B	 0x32
+#define KEY_B	 0x342
+#define BUF_SIZE 16384
+#define MTU	 1024
+#define IP_SELF	 0xc0000205 /* 192.0.2.5: both QPs' address */
+#define IP_OTHER 0xc0000263 /* 192.0.2.99: not the device's */
+
+static struct rte_mempool *mp;
+static struct dpv_engine *eng;
+static struct test_engine_qp qa, qb;
+static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x05};
+static enum ibv_qp_type qp_type;
+
+static int
+suite_setup(void)
+{
+	if (dpv_test_eal_init() != 0)
+		return TEST_SKIPPED;
+	/* room for a 3,000-byte payload in one mbuf */
+	mp = rte_pktmbuf_pool_create("eng_hostile_mp", 512, 0, 0,
+				     8192 + RTE_PKTMBUF_HEADROOM,
+				     SOCKET_ID_ANY);
+	return mp ? 0 : TEST_FAILED;
+}
+
+static void
+suite_teardown(void)
+{
+	test_engine_pool_free(&mp);
+}
+
+static int
+qp_init(struct test_engine_qp *t, uint32_t qpn)
+{
+	struct dpv_engine_qp_init init = {
+		.qpn = qpn,
+		.type = qp_type,
+		.pdn = PDN,
+		.sq = &t->sq,
+		.rq = &t->rq,
+		.send_cq = &t->scq,
+		.recv_cq = &t->rcq,
+		.max_send_wr = 64,
+	};
+
+	if (test_engine_qp_rings_init(t, qpn, qp_type, BUF_SIZE))
+		return -1;
+	return dpv_engine_qp_create(eng, &init);
+}
+
+static int
+setup_type(enum ibv_qp_type type)
+{
+	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 1024};
+	struct dpv_engine_path path;
+	struct test_engine_conn c = {
+		.path = &path,
+		.mtu = IBV_MTU_1024,
+		.psn = 0,
+		.timeout = 14,
+		.rnr_retry = 7,
+	};
+	struct dpv_engine_key k = {
+		.length = BUF_SIZE,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		.pdn = PDN,
+	};
+
+	qp_type = type;
+	memcpy(conf.mac, mac, 6);
+	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(IP_SELF));
+	eng = dpv_engine_create(NULL, &conf);
+	if (eng == NULL || qp_init(&qa, QPN_A) || qp_init(&qb, QPN_B))
+		return -1;
+	k.addr = k.iova = (uintptr_t)qb.buf;
+	if (dpv_engine_key_set(eng, KEY_B, &k) != 0)
+		return -1;
+	test_engine_loop_path(&path, mac, IP_SELF);
+	c.dest_qpn = QPN_B;
+	if (test_engine_connect(eng, QPN_A, &c))
+		return -1;
+	c.dest_qpn = QPN_A;
+	return test_engine_connect(eng, QPN_B, &c);
+}
+
+static int
+setup_rc(void)
+{
+	return setup_type(IBV_QPT_RC);
+}
+
+static int
+setup_uc(void)
+{
+	return setup_type(IBV_QPT_UC);
+}
+
+static void
+teardown(void)
+{
+	if (eng == NULL)
+		return;
+	test_engine_qp_fini(eng, &qa);
+	test_engine_qp_fini(eng, &qb);
+	dpv_engine_destroy(eng);
+	eng = NULL;
+}
+
+/* ------------------------------------------------------------ forging */
+
+struct frame {
+	uint8_t b[8192];
+	uint32_t len;
+	struct dpv_roce_pkt p;
+};
+
+static uint8_t payload[4096];
+
+/* A valid RC/UC WRITE packet from A to B of paylen bytes at psn; RETH (on
+ * FIRST/ONLY) for dmalen bytes at B's buffer + off. */
+static int
+forge(struct frame *f, uint8_t op, uint32_t psn, uint32_t paylen,
+      uint32_t dmalen, uint32_t off)
+{
+	struct dpv_roce_pkt *p = &f->p;
+	int n;
+
+	memset(p, 0, sizeof(*p));
+	p->opcode =
+		(qp_type == IBV_QPT_UC ? DPV_ROCE_TR_UC : DPV_ROCE_TR_RC) | op;
+	memcpy(p->dmac, mac, 6);
+	memcpy(p->smac, mac, 6);
+	dpv_roce_gid_from_ipv4(p->sgid, rte_cpu_to_be_32(IP_SELF));
+	dpv_roce_gid_from_ipv4(p->dgid, rte_cpu_to_be_32(IP_SELF));
+	p->ttl = DPV_ROCE_TTL_DEFAULT;
+	p->ip_frag = DPV_ROCE_IPV4_DF;
+	p->sport = 0xc000;
+	p->pkey = DPV_ROCE_PKEY_DEFAULT;
+	p->dqpn = QPN_B;
+	p->psn = psn;
+	p->reth.va = (uintptr_t)qb.buf + off;
+	p->reth.rkey = KEY_B;
+	p->reth.len = dmalen;
+	p->payload = payload;
+	p->payload_len = paylen;
+	n = dpv_roce_build(f->b, sizeof(f->b), p);
+	if (n <= 0)
+		return -1;
+	f->len = (uint32_t)n;
+	return 0;
+}
+
+/* After a header was changed: lengths for data wire bytes of payload +
+ * pad (the frame is cut or grown at its end), IPv4 checksum, ICRC. */
+static void
+refit(struct frame *f, uint32_t data)
+{
+	struct dpv_roce_pkt *p = &f->p;
+	struct rte_ipv4_hdr *ip = (void *)(f->b + p->l3_off);
+	struct rte_udp_hdr *udp = (void *)(f->b + p->l4_off);
+
+	f->len = p->payload_off + data + DPV_ROCE_ICRC_LEN;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(f->len - p->l3_off));
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(f->len - p->l4_off));
+	dpv_roce_icrc_set(f->b + p->l3_off, f->len - p->l3_off);
+}
+
+static struct dpv_bth *
+bth(struct frame *f)
+{
+	return (struct dpv_bth *)(f->b + f->p.bth_off);
+}
+
+/* Put the frame on the loopback wire and let the engine take it. */
+static int
+inject(const struct frame *f)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	void *d;
+
+	if (m == NULL)
+		return -1;
+	d = rte_pktmbuf_append(m, (uint16_t)f->len);
+	if (d == NULL || rte_ring_enqueue(eng->loop, m) != 0) {
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	memcpy(d, f->b, f->len);
+	for (int i = 0; i < 20; i++)
+		dpv_engine_poll(eng, 32);
+	return 0;
+}
+
+static bool
+all_zero(const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != 0)
+			return false;
+	return true;
+}
+
+static enum ibv_qp_state
+state_b(void)
+{
+	return dpv_engine_qp_lookup(eng, QPN_B)->state;
+}
+
+/* ------------------------------------------------------------- tests */
+
+/* Counters (device and B) that must move by exactly one. */
+#define DELTA(n) (s1.n - s0.n)
+
+/* Every bad header is dropped, counted under its own name, writes nothing;
+ * then good frames (P_Key 0x7fff, 0xffff) at the PSNs the bad ones had are
+ * accepted. */
+static int
+test_bad_headers(void)
+{
+	static const struct {
+		const char *what;
+		enum dpv_roce_rx_status why; /* OK: not a parse drop */
+		size_t counter;		     /* offsetof in the stats */
+	} c[] = {
+		{"TVer 1", DPV_ROCE_RX_TVER, 0},
+		{"P_Key 0x1234", DPV_ROCE_RX_OK,
+		 offsetof(struct dpv_engine_stats, rx_drop_pkey)},
+		{"P_Key 0x8000", DPV_ROCE_RX_OK,
+		 offsetof(struct dpv_engine_stats, rx_drop_pkey)},
+		{"P_Key 0x0000", DPV_ROCE_RX_OK,
+		 offsetof(struct dpv_engine_stats, rx_drop_pkey)},
+		{"destination 192.0.2.99", DPV_ROCE_RX_OK,
+		 offsetof(struct dpv_engine_stats, rx_drop_dip)},
+		{"1,001 bytes with pad 0", DPV_ROCE_RX_PAYLOAD_LEN, 0},
+		{"pad 3 on an empty ONLY", DPV_ROCE_RX_PAD, 0},
+		{"pad 1 on a FIRST", DPV_ROCE_RX_PAD, 0},
+		{"IPv4 checksum", DPV_ROCE_RX_IPV4_CSUM, 0},
+	};
+	struct dpv_engine_qp_stats q0, q1;
+	struct dpv_engine_stats s0, s1;
+	struct frame f;
+	struct ibv_wc wc;
+
+	memset(payload, 0xee, sizeof(payload)); /* visible if written */
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		struct rte_ipv4_hdr *ip;
+
+		TEST_ASSERT_EQUAL(
+			forge(&f, DPV_ROCE_OP_WRITE_ONLY, 0, 64, 64, 0), 0, "");
+		ip = (void *)(f.b + f.p.l3_off);
+		switch (i) {
+		case 0:
+			dpv_bth_set_tver(bth(&f), 1);
+			refit(&f, 64);
+			break;
+		case 1:
+		case 2:
+		case 3:
+			dpv_bth_set_pkey(bth(&f), i == 1   ? 0x1234
+						  : i == 2 ? 0x8000
+							   : 0);
+			refit(&f, 64);
+			break;
+		case 4:
+			ip->dst_addr = rte_cpu_to_be_32(IP_OTHER);
+			refit(&f, 64);
+			break;
+		case 5: /* 1,000 bytes + 1 and no pad: not a multiple of 4 */
+			TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_WRITE_ONLY, 0,
+						1000, 1001, 0),
+					  0, "");
+			refit(&f, 1001);
+			break;
+		case 6:
+			TEST_ASSERT_EQUAL(
+				forge(&f, DPV_ROCE_OP_WRITE_ONLY, 0, 0, 0, 0),
+				0, "");
+			dpv_bth_set_pad(bth(&f), 3);
+			refit(&f, 0);
+			break;
+		case 7:
+			TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_WRITE_FIRST, 0,
+						MTU, 2 * MTU, 0),
+					  0, "");
+			dpv_bth_set_pad(bth(&f), 1);
+			refit(&f, MTU);
+			break;
+		case 8: /* a wrong header checksum (the ICRC masks it) */
+			ip->hdr_checksum ^= 0x0101;
+			break;
+		}
+		dpv_engine_stats_get(eng, &s0);
+		dpv_engine_qp_stats_get(eng, QPN_B, &q0);
+		TEST_ASSERT_EQUAL(inject(&f), 0, "");
+		dpv_engine_stats_get(eng, &s1);
+		dpv_engine_qp_stats_get(eng, QPN_B, &q1);
+		if (c[i].why != DPV_ROCE_RX_OK) {
+			TEST_ASSERT_EQUAL(DELTA(rx_drop_parse), 1, "%s",
+					  c[i].what);
+			TEST_ASSERT_EQUAL(DELTA(rx_drop_parse_why[c[i].why]), 1,
+					  "%s: counted as %s", c[i].what,
+					  dpv_roce_rx_status_name(c[i].why));
+		} else {
+			uint64_t a, b;
+
+			memcpy(&a, (uint8_t *)&s0 + c[i].counter, 8);
+			memcpy(&b, (uint8_t *)&s1 + c[i].counter, 8);
+			TEST_ASSERT_EQUAL(b - a, 1, "%s", c[i].what);
+			TEST_ASSERT_EQUAL(DELTA(rx_drop_parse), 0, "%s",
+					  c[i].what);
+		}
+		TEST_ASSERT_EQUAL(DELTA(acks_sent), 0, "%s: not answered",
+				  c[i].what);
+		TEST_ASSERT_EQUAL(q1.rx_drop_dip - q0.rx_drop_dip,
+				  (uint64_t)(i == 4), "%s: B's own count",
+				  c[i].what);
+		TEST_ASSERT(all_zero(qb.buf, BUF_SIZE), "%s wrote", c[i].what);
+		TEST_ASSERT_EQUAL(state_b(), IBV_QPS_RTS, "");
+	}
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qb.rcq, 1, &wc, NULL, NULL), 0,
+			  "no completion");
+	/* a limited-member P_Key matches the full-member 0xffff entry */
+	memset(payload, 0xa5, 64);
+	TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_WRITE_ONLY, 0, 64, 64, 0), 0,
+			  "");
+	dpv_bth_set_pkey(bth(&f), 0x7fff);
+	refit(&f, 64);
+	dpv_engine_stats_get(eng, &s0);
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	dpv_engine_stats_get(eng, &s1);
+	TEST_ASSERT_EQUAL(DELTA(acks_sent), qp_type == IBV_QPT_RC ? 1u : 0u,
+			  "RC: the good WRITE is acknowledged");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, payload, 64, "P_Key 0x7fff: written");
+	TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_WRITE_ONLY, 1, 64, 64, 64), 0,
+			  "");
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 64, payload, 64, "PSN 1 written");
+	memset(payload, 0, sizeof(payload));
+	return TEST_SUCCESS;
+}
+
+/* Path MTU rules: FIRST/MIDDLE exactly the MTU, ONLY/LAST at most. RC: NAK
+ * invalid request and B to ERR; UC: dropped silently, B stays in RTS. In
+ * both, nothing of the bad packet is written. */
+static int
+test_len(void)
+{
+	static const struct {
+		const char *what;
+		uint8_t op;
+		uint32_t len;
+	} c[] = {
+		{"3,000-byte MIDDLE", DPV_ROCE_OP_WRITE_MIDDLE, 3000},
+		{"1,020-byte MIDDLE", DPV_ROCE_OP_WRITE_MIDDLE, MTU - 4},
+		{"1,028-byte LAST", DPV_ROCE_OP_WRITE_LAST, MTU + 4},
+		{"1,020-byte FIRST", DPV_ROCE_OP_WRITE_FIRST, MTU - 4},
+		{"1,028-byte ONLY", DPV_ROCE_OP_WRITE_ONLY, MTU + 4},
+	};
+	bool rc = qp_type == IBV_QPT_RC;
+	struct dpv_engine_stats s0, s1;
+	struct frame f;
+
+	memset(payload, 0x5a, sizeof(payload));
+	for (size_t i = 0; i < RTE_DIM(c); i++) {
+		uint32_t psn = 0, dmalen = 8 * MTU;
+		bool cont = !(OPF(c[i].op) & DPV_OPF_FIRST);
+
+		if (i > 0) { /* a fresh pair: RC's B went to ERR */
+			teardown();
+			TEST_ASSERT_EQUAL(setup_type(qp_type), 0, "");
+		}
+		if (cont) { /* a good FIRST opens the message */
+			TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_WRITE_FIRST,
+						psn++, MTU, dmalen, 0),
+					  0, "");
+			TEST_ASSERT_EQUAL(inject(&f), 0, "");
+		} else if (c[i].op == DPV_ROCE_OP_WRITE_ONLY) {
+			dmalen = c[i].len;
+		}
+		TEST_ASSERT_EQUAL(forge(&f, c[i].op, psn, c[i].len, dmalen,
+					cont ? MTU : 0),
+				  0, "");
+		dpv_engine_stats_get(eng, &s0);
+		TEST_ASSERT_EQUAL(inject(&f), 0, "");
+		dpv_engine_stats_get(eng, &s1);
+		TEST_ASSERT_EQUAL(DELTA(rx_drop_len), 1, "%s", c[i].what);
+		TEST_ASSERT_EQUAL(DELTA(inv_req_naks_sent), rc ? 1u : 0u,
+				  "%s: NAK invalid request (RC only)",
+				  c[i].what);
+		TEST_ASSERT_EQUAL(state_b(), rc ? IBV_QPS_ERR : IBV_QPS_RTS,
+				  "%s", c[i].what);
+		TEST_ASSERT(all_zero(qb.buf + (cont ? MTU : 0),
+				     BUF_SIZE - (cont ? MTU : 0)),
+			    "%s: nothing of it written", c[i].what);
+		if (cont)
+			TEST_ASSERT_BUFFERS_EQUAL(qb.buf, payload, MTU,
+						  "the good FIRST");
+	}
+	memset(payload, 0, sizeof(payload));
+	return TEST_SUCCESS;
+}
+
+/* A READ response of 3,000 bytes in the middle is refused before the
+ * requester looks at it. */
+static int
+test_read_resp_len(void)
+{
+	struct dpv_engine_qp_stats q0, q1;
+	struct frame f;
+
+	memset(payload, 0x5a, sizeof(payload));
+	TEST_ASSERT_EQUAL(
+		forge(&f, DPV_ROCE_OP_READ_RESP_MIDDLE, 0, 3000, 0, 0), 0, "");
+	dpv_bth_set_qpn(bth(&f), QPN_A);
+	refit(&f, 3000);
+	dpv_engine_qp_stats_get(eng, QPN_A, &q0);
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	dpv_engine_qp_stats_get(eng, QPN_A, &q1);
+	memset(payload, 0, sizeof(payload));
+	TEST_ASSERT_EQUAL(q1.rx_drop_len - q0.rx_drop_len, 1, "counted on A");
+	TEST_ASSERT(all_zero(qa.buf, BUF_SIZE), "nothing written");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_lookup(eng, QPN_A)->state, IBV_QPS_RTS,
+			  "");
+	return TEST_SUCCESS;
+}
+
+/* IBTA P_Key matching, the pure function. */
+static int
+test_pkey_match(void)
+{
+	TEST_ASSERT(dpv_roce_pkey_match(0xffff, 0xffff), "");
+	TEST_ASSERT(dpv_roce_pkey_match(0x7fff, 0xffff), "limited, full");
+	TEST_ASSERT(dpv_roce_pkey_match(0xffff, 0x7fff), "full, limited");
+	TEST_ASSERT(!dpv_roce_pkey_match(0x7fff, 0x7fff), "both limited");
+	TEST_ASSERT(dpv_roce_pkey_match(0x8001, 0x0001), "");
+	TEST_ASSERT(!dpv_roce_pkey_match(0x8001, 0x8002), "other partition");
+	TEST_ASSERT(!dpv_roce_pkey_match(0x8000, 0x8000), "invalid P_Key");
+	TEST_ASSERT(!dpv_roce_pkey_match(0x0000, 0x8000), "invalid P_Key");
+	return TEST_SUCCESS;
+}
+
+static const struct dpv_test_suite engine_hostile_suite = {
+	.name = "engine_hostile",
+	.setup = suite_setup,
+	.teardown = suite_teardown,
+	.cases =
+		{
+			TEST_CASE(test_pkey_match),
+			TEST_CASE_ST(setup_rc, teardown, test_bad_headers),
+			TEST_CASE_ST(setup_uc, teardown, test_bad_headers),
+			TEST_CASE_ST(setup_rc, teardown, test_len),
+			TEST_CASE_ST(setup_uc, teardown, test_len),
+			TEST_CASE_ST(setup_rc, teardown, test_read_resp_len),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+engine_hostile(void)
+{
+	return dpv_test_run_suite(&engine_hostile_suite);
+}
+
+DPV_TEST_REGISTER_FAST(engine_hostile, engine_hostile);
