@@ -13,6 +13,8 @@
 void cmd_show_devices(FILE *out);
 /** Print dpv0's port state, MTU and first GIDs. */
 void cmd_show_port(FILE *out);
+/** Print the device's non-zero counters (dpv_device_counters()). */
+void cmd_show_counters(FILE *out);
 /** Print the QPs this tool created. */
 void cmd_show_qps(FILE *out);
 /** Create RC QP @p id (0..CMD_MAX_QPS-1) on the first device. @return 0/-1 */

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "dpv_verbs.h"
 
 #define BUF_SIZE (1u << 20)
 #define DEPTH	 64
@@ -97,6 +98,35 @@ cmd_show_port(FILE *out)
 			inet_ntop(AF_INET6, g.raw, ip, sizeof(ip));
 			fprintf(out, "  GID[%d] %s\n", i, ip);
 		}
+}
+
+void
+cmd_show_counters(FILE *out)
+{
+	struct dpv_device_counter *c;
+	int n, zero = 0;
+
+	if (dev_open(out) != 0)
+		return;
+	n = dpv_device_counters(ctx, NULL, 0);
+	if (n < 0) {
+		fprintf(out, "dpv_device_counters: %s\n", strerror(-n));
+		return;
+	}
+	c = calloc((size_t)n, sizeof(*c));
+	if (c == NULL)
+		return;
+	n = dpv_device_counters(ctx, c, (unsigned)n);
+	for (int i = 0; i < n; i++) {
+		if (c[i].value == 0)
+			zero++;
+		else
+			fprintf(out, "  %-28s %" PRIu64 "\n", c[i].name,
+				c[i].value);
+	}
+	fprintf(out, "%s: %d counters, %d of them 0 (not shown)\n",
+		ibv_get_device_name(ctx->device), n, zero);
+	free(c);
 }
 
 static const char *

@@ -21,7 +21,7 @@
 
 static int failed;
 
-/* ---- show devices | port | qps */
+/* ---- show devices | port | qps | counters */
 struct show_res {
 	cmdline_fixed_string_t show;
 	cmdline_fixed_string_t what;
@@ -38,17 +38,19 @@ show_cb(void *res, struct cmdline *cl, void *data)
 		cmd_show_devices(stdout);
 	else if (!strcmp(r->what, "port"))
 		cmd_show_port(stdout);
+	else if (!strcmp(r->what, "counters"))
+		cmd_show_counters(stdout);
 	else
 		cmd_show_qps(stdout);
 }
 
 static cmdline_parse_token_string_t show_tok =
 	TOKEN_STRING_INITIALIZER(struct show_res, show, "show");
-static cmdline_parse_token_string_t show_what =
-	TOKEN_STRING_INITIALIZER(struct show_res, what, "devices#port#qps");
+static cmdline_parse_token_string_t show_what = TOKEN_STRING_INITIALIZER(
+	struct show_res, what, "devices#port#qps#counters");
 static cmdline_parse_inst_t cmd_show = {
 	.f = show_cb,
-	.help_str = "show devices|port|qps",
+	.help_str = "show devices|port|qps|counters",
 	.tokens = {(void *)&show_tok, (void *)&show_what, NULL},
 };
 

@@ -609,6 +609,37 @@ int dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
 /** Copy the counters. @return 0 or -EINVAL. */
 int dpv_engine_stats_get(struct dpv_engine *e, struct dpv_engine_stats *out);
 
+/** A device counter by name (dpv_engine_stats_list()). */
+struct dpv_engine_counter {
+	const char *name; /**< static string, e.g. "rx_drop_pkey" */
+	uint64_t value;
+};
+
+/** @internal counts the entries of DPV_ENGINE_COUNTERS */
+#define DPV_ENGINE_CNT_ONE_(n, q) +1
+
+/** Number of counters dpv_engine_stats_list() names. */
+#define DPV_ENGINE_N_COUNTERS                                                  \
+	(0 DPV_ENGINE_COUNTERS(DPV_ENGINE_CNT_ONE_) + DPV_ROCE_RX_STATUS_NUM - 1)
+
+/**
+ * Name every device counter of a snapshot: the DPV_ENGINE_COUNTERS
+ * entries in their order, then "rx_drop_parse_<reason>" for each reason
+ * of enum dpv_roce_rx_status but OK. The one list that telemetry, dpv-cmd,
+ * DPV_STATS and dpv_device_counters() show.
+ *
+ * @param st
+ *   Snapshot (dpv_engine_stats_get()).
+ * @param out
+ *   Output, n entries (may be NULL when n is 0).
+ * @param n
+ *   Entries at out.
+ * @return
+ *   DPV_ENGINE_N_COUNTERS (entries beyond n are not written).
+ */
+unsigned dpv_engine_stats_list(const struct dpv_engine_stats *st,
+			       struct dpv_engine_counter *out, unsigned n);
+
 /* ------------------------------------------ pure helpers (unit tested) */
 
 /**

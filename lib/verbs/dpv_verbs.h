@@ -109,6 +109,36 @@ int dpv_device_rx(struct ibv_context *ctx, struct rte_mbuf **pkts,
 int dpv_device_progress_get(struct ibv_context *ctx,
 			    struct dpv_device_progress *out);
 
+/** One counter of a device (dpv_device_counters()). */
+struct dpv_device_counter {
+	const char *name; /**< static string, e.g. "rx_drop_pkey" */
+	uint64_t value;
+};
+
+/**
+ * Read a device's counters: frames and bytes, every reason a received
+ * frame was dropped (rx_drop_*, and rx_drop_parse_<reason> for each header
+ * check of the parser), NAKs, retransmissions, ... The names and meanings
+ * are listed in doc/guides/telemetry.rst; the same list is on the
+ * telemetry socket (/dpverbs/counters) and in dpv-cmd's "show counters".
+ * Safe from any thread; the values are a snapshot taken without the
+ * engine lock (each one read whole).
+ *
+ * @param ctx
+ *   An open device context.
+ * @param out
+ *   Output, @p n entries; may be NULL when @p n is 0 (to learn the
+ *   number).
+ * @param n
+ *   Entries at @p out.
+ * @return
+ *   The number of counters the device has (entries beyond @p n are not
+ *   written), or -EINVAL if @p ctx is NULL or @p out is NULL with @p n >
+ *   0, -ENODEV if the device has no transport.
+ */
+int dpv_device_counters(struct ibv_context *ctx, struct dpv_device_counter *out,
+			unsigned n);
+
 #ifdef __cplusplus
 }
 #endif

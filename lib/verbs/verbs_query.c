@@ -9,6 +9,7 @@
 #include <rte_byteorder.h>
 
 #include "dpv_build_config.h"
+#include "dpv_engine.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 #include "verbs_port.h"
@@ -85,6 +86,7 @@ link_speed(uint32_t mbps, uint8_t *speed, uint8_t *width)
 static void
 fill_port_attr(struct dpv_device *dev, struct ibv_port_attr *a)
 {
+	struct dpv_engine_stats st;
 	struct dpv_port_info info;
 	bool configured, up;
 
@@ -114,6 +116,15 @@ fill_port_attr(struct dpv_device *dev, struct ibv_port_attr *a)
 				     : 3 /* Disabled */;
 	a->link_layer = IBV_LINK_LAYER_ETHERNET;
 	a->flags = IBV_QPF_GRH_REQUIRED;
+	/* the two violation counters the port attributes have room for
+	 * (IBV_DEVICE_BAD_PKEY_CNTR / _QKEY_CNTR); 32 bits, they saturate */
+	if (dev->engine != NULL &&
+	    dpv_engine_stats_get(dev->engine, &st) == 0) {
+		a->bad_pkey_cntr = (uint32_t)RTE_MIN(st.rx_drop_pkey,
+						     (uint64_t)UINT32_MAX);
+		a->qkey_viol_cntr = (uint32_t)RTE_MIN(st.rx_drop_qkey,
+						      (uint64_t)UINT32_MAX);
+	}
 }
 
 int

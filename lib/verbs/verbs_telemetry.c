@@ -7,8 +7,9 @@
  *                               of DEV
  *   /dpverbs/qps,DEV            the QP numbers of DEV
  *   /dpverbs/qp,DEV,QPN         one QP: number, type, state, its counters
- * The engine's counters come from one X-macro list (DPV_ENGINE_COUNTERS),
- * so a counter added there appears here by itself.
+ * The engine's counters come from one X-macro list (DPV_ENGINE_COUNTERS)
+ * and the parser's reasons (dpv_engine_stats_list()), so a counter added
+ * there appears here by itself.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ tel_devices(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct dpv_engine_counter cnt[DPV_ENGINE_N_COUNTERS];
 	struct dpv_device *dev = tel_device(params);
 	struct dpv_engine_stats st;
 	struct dpv_fault_stats fs;
@@ -81,9 +83,9 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* no engine yet (device not opened): every counter is 0 */
 	if (dev->engine != NULL)
 		dpv_engine_stats_get(dev->engine, &st);
-#define TEL_COUNTER(n, q) rte_tel_data_add_dict_u64(d, #n, st.n);
-	DPV_ENGINE_COUNTERS(TEL_COUNTER)
-#undef TEL_COUNTER
+	dpv_engine_stats_list(&st, cnt, RTE_DIM(cnt));
+	for (unsigned int i = 0; i < RTE_DIM(cnt); i++)
+		rte_tel_data_add_dict_u64(d, cnt[i].name, cnt[i].value);
 	/* the fault layer between the engine and the port (0 when off) */
 	memset(&fs, 0, sizeof(fs));
 	if (dev->port != NULL)

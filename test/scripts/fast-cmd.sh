@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # dpv-cmd (DPDK cmdline) non-interactively, on the in-process loopback
 # device: two RC QPs connected to each other, WRITE / READ / SEND / ATOMIC
-# traffic with the data checked, a QP destroyed; and a failing command
+# traffic with the data checked, a QP destroyed, the counters shown; and a
+# failing command
 # (traffic on a QP that does not exist) makes the exit status 1.
 # Arguments: <build>/lib, source root, build root.
 set -u
@@ -26,6 +27,7 @@ traffic 1 send 1000 300
 traffic 0 atomic 8 200
 qp destroy 1
 show qps
+show counters
 quit
 CMDS
 DPV_CONF=/dev/null timeout 60 "$RUN" "$CMD" -f "$TMP/script" >"$TMP/out" 2>&1
@@ -45,6 +47,9 @@ for op in write read send atomic; do
 done
 expect '^qp 1 destroyed'
 expect '^qp 0: qpn 0x[0-9a-f]+ RTS peer -1'
+expect '^  rx_pkts +[1-9][0-9]*$'
+expect '^  acks_sent +[1-9][0-9]*$'
+expect '^dpv0: [0-9]+ counters, [0-9]+ of them 0'
 printf 'traffic 5 write 64 1\n' >"$TMP/bad"
 DPV_CONF=/dev/null timeout 60 "$RUN" "$CMD" -f "$TMP/bad" >"$TMP/out" 2>&1
 rc=$?

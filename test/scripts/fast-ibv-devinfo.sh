@@ -43,6 +43,9 @@ expect 'state:[[:space:]]+PORT_(ACTIVE|DOWN) '
 expect 'link_layer:[[:space:]]+Ethernet$'
 expect 'port_lid:[[:space:]]+0$'
 expect 'gid_tbl_len:[[:space:]]+16$'
+# the engine's rx_drop_pkey / rx_drop_qkey counters (doc/guides/telemetry.rst)
+expect 'bad_pkey_cntr:[[:space:]]+0x[0-9a-f]+$'
+expect 'qkey_viol_cntr:[[:space:]]+0x[0-9a-f]+$'
 expect 'GID\[  0\]:[[:space:]]+fe80::.*, RoCE v2$'
 expect "GID\\[  1\\]:[[:space:]]+::ffff:$IP, RoCE v2$"
 

@@ -85,6 +85,14 @@ check("drop counters present", all(k in c2 for k in
       ("rx_drop_parse", "rx_drop_icrc", "rx_drop_noqp", "rx_drop_addr",
        "key_errors", "inv_req_naks_sent", "rem_access_naks_rcvd",
        "rx_bytes", "tx_bytes")))
+check("every drop reason present (issue 12.5)", all(k in c2 for k in
+      ("rx_drop_pkey", "rx_drop_dip", "rx_drop_len", "rx_drop_qkey",
+       "rx_drop_state", "rx_drop_parse_tver", "rx_drop_parse_pad",
+       "rx_drop_parse_payload_len", "rx_drop_parse_icrc",
+       "rx_drop_parse_ipv4_csum")))
+check("rx_drop_parse is the sum of its reasons",
+      c2["rx_drop_parse"] == sum(v for k, v in c2.items()
+                                 if k.startswith("rx_drop_parse_")))
 check("fault layer counters present (off: 0)", all(c2.get(k) == 0 for k in
       ("fault_tx_drop", "fault_tx_dup", "fault_tx_reorder", "fault_tx_delay",
        "fault_tx_corrupt", "fault_rx_drop", "fault_hold_full")))
