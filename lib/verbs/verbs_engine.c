@@ -176,16 +176,16 @@ prog_sleep_us(unsigned int us)
 static void
 stats_print(struct dpv_engine *e)
 {
+	struct dpv_engine_counter c[DPV_ENGINE_N_COUNTERS];
 	struct dpv_engine_stats st;
 
 	if (dpv_engine_stats_get(e, &st) != 0)
 		return;
+	dpv_engine_stats_list(&st, c, RTE_DIM(c));
 	fprintf(stderr, "dpverbs engine %p:", (void *)e);
-#define STAT_PRINT(n, q)                                                        \
-	if (st.n != 0)                                                         \
-		fprintf(stderr, " " #n "=%" PRIu64, st.n);
-	DPV_ENGINE_COUNTERS(STAT_PRINT)
-#undef STAT_PRINT
+	for (unsigned i = 0; i < RTE_DIM(c); i++)
+		if (c[i].value != 0)
+			fprintf(stderr, " %s=%" PRIu64, c[i].name, c[i].value);
 	fprintf(stderr, "\n");
 }
 
