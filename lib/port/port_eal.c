@@ -21,6 +21,7 @@
 #include "dpv_roce_icrc.h"
 #include "port_eal.h"
 #include "port_int.h"
+#include "port_rundir.h"
 
 static bool
 arg_is(const char *a, const char *opt)
@@ -357,6 +358,7 @@ port_eal_start(const struct dpv_config *cfg)
 		used += snprintf(line + used, sizeof(line) - used, " %s",
 				 eal_argv[i]);
 	PORT_LOG(INFO, "starting EAL:%s", line);
+	port_rundir_clean_stale(); /* what killed processes left */
 	rc = rte_eal_init(argc, eal_argv);
 	optarg = saved_optarg;
 	optind = saved_optind;
