@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The dpv-test runner: registry, suite runner, EAL bring-up, main(). */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <rte_log.h>
 
 #include "dpv_test.h"
+#include "port_rundir.h"
 
 #ifndef DPV_SOURCE_ROOT
 #define DPV_SOURCE_ROOT "."
@@ -54,6 +57,16 @@ dpv_test_captures_dir(void)
 	return path;
 }
 
+/* EAL's runtime directory (<base>/dpvtest<pid>), removed at exit. */
+static char rundir[PATH_MAX];
+
+static void
+rundir_remove(void)
+{
+	if (rundir[0] != '\0')
+		rmdir(rundir);
+}
+
 int
 dpv_test_eal_init(void)
 {
@@ -71,6 +84,11 @@ dpv_test_eal_init(void)
 		     tok = strtok_r(NULL, " ", &save))
 			argv[argc++] = tok;
 	} else {
+		char base[PATH_MAX];
+
+		/* what runs killed on a timeout left (issue 12.7) */
+		if (dpv_eal_runtime_base(base, sizeof(base)) == 0)
+			dpv_eal_stale_dirs_clean(base, "dpvtest");
 		snprintf(prefix, sizeof(prefix), "--file-prefix=dpvtest%d",
 			 (int)getpid());
 		argv[argc++] = "--no-huge";
@@ -83,13 +101,24 @@ dpv_test_eal_init(void)
 		argv[argc++] = prefix;
 	}
 	argv[argc] = NULL;
+	/* before rte_eal_init: runs after telemetry's own exit handler has
+	 * removed its socket, when the directory is empty */
+	atexit(rundir_remove);
 	if (rte_eal_init(argc, argv) < 0) {
 		fprintf(stderr, "dpv-test: EAL init failed: %s\n",
 			rte_strerror(rte_errno));
 		return -1; /* copy is referenced by EAL; keep it */
 	}
 	eal_state = 1;
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	return 0;
+}
+
+static void
+eal_fini(void)
+{
+	if (eal_state > 0)
+		rte_eal_cleanup();
 }
 
 int
@@ -192,8 +221,7 @@ main(int argc, char **argv)
 		}
 		printf("%d passed, %d failed, %d skipped\n",
 		       ran - failed - skipped, failed, skipped);
-		if (eal_state > 0)
-			rte_eal_cleanup();
+		eal_fini();
 		return failed ? 1 : 0;
 	}
 	for (i = 1; i < argc; i++) {
@@ -209,8 +237,7 @@ main(int argc, char **argv)
 		failed += rc == TEST_FAILED;
 		skipped += rc == TEST_SKIPPED;
 	}
-	if (eal_state > 0)
-		rte_eal_cleanup();
+	eal_fini();
 	if (failed)
 		return 1;
 	return skipped == ran ? TEST_SKIPPED : 0;
