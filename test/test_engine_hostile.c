@@ -28,6 +28,7 @@
 #define KEY_B	 0x342
 #define BUF_SIZE 16384
 #define MTU	 1024
+#define QKEY	 0x11112222
 #define IP_SELF	 0xc0000205 /* 192.0.2.5: both QPs' address */
 #define IP_OTHER 0xc0000263 /* 192.0.2.99: not the device's */
 
@@ -109,6 +110,55 @@ setup_type(enum ibv_qp_type type)
 	return test_engine_connect(eng, QPN_B, &c);
 }
 
+static struct dpv_mlx5_wq *
+lookup(void *arg, uint32_t qpn, bool recv)
+{
+	struct test_engine_qp *t = qpn == QPN_A	  ? &qa
+				   : qpn == QPN_B ? &qb
+						  : NULL;
+
+	RTE_SET_USED(arg);
+	if (t == NULL)
+		return NULL;
+	return recv ? &t->rq.wq : &t->sq.wq;
+}
+
+/* Two UD QPs in RTS with Q_Key QKEY. */
+static int
+setup_ud(void)
+{
+	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 1024};
+	struct dpv_engine_key k = {
+		.length = BUF_SIZE,
+		.access = IBV_ACCESS_LOCAL_WRITE,
+		.pdn = PDN,
+	};
+	struct ibv_qp_attr a = {.qkey = QKEY};
+
+	qp_type = IBV_QPT_UD;
+	memcpy(conf.mac, mac, 6);
+	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(IP_SELF));
+	eng = dpv_engine_create(NULL, &conf);
+	if (eng == NULL || qp_init(&qa, QPN_A) || qp_init(&qb, QPN_B))
+		return -1;
+	k.addr = k.iova = (uintptr_t)qb.buf;
+	if (dpv_engine_key_set(eng, KEY_B, &k) != 0)
+		return -1;
+	for (uint32_t q = QPN_A; q <= QPN_B; q++) {
+		a.qp_state = IBV_QPS_INIT;
+		if (dpv_engine_qp_modify(eng, q, &a, IBV_QP_STATE | IBV_QP_QKEY,
+					 NULL))
+			return -1;
+		a.qp_state = IBV_QPS_RTR;
+		if (dpv_engine_qp_modify(eng, q, &a, IBV_QP_STATE, NULL))
+			return -1;
+		a.qp_state = IBV_QPS_RTS;
+		if (dpv_engine_qp_modify(eng, q, &a, IBV_QP_STATE, NULL))
+			return -1;
+	}
+	return 0;
+}
+
 static int
 setup_rc(void)
 {
@@ -152,8 +202,12 @@ forge(struct frame *f, uint8_t op, uint32_t psn, uint32_t paylen,
 	int n;
 
 	memset(p, 0, sizeof(*p));
-	p->opcode =
-		(qp_type == IBV_QPT_UC ? DPV_ROCE_TR_UC : DPV_ROCE_TR_RC) | op;
+	p->opcode = (qp_type == IBV_QPT_UC   ? DPV_ROCE_TR_UC
+		     : qp_type == IBV_QPT_UD ? DPV_ROCE_TR_UD
+					     : DPV_ROCE_TR_RC) |
+		    op;
+	p->deth.qkey = QKEY;
+	p->deth.sqp = QPN_A;
 	memcpy(p->dmac, mac, 6);
 	memcpy(p->smac, mac, 6);
 	dpv_roce_gid_from_ipv4(p->sgid, rte_cpu_to_be_32(IP_SELF));
@@ -452,6 +506,43 @@ test_read_resp_len(void)
 	return TEST_SUCCESS;
 }
 
+/* UD: a wrong Q_Key is dropped and counted (ibv_query_port's
+ * qkey_viol_cntr); the right one is received. */
+static int
+test_ud_qkey(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qb.buf, .length = 40 + 64, .lkey = KEY_B};
+	struct ibv_recv_wr wr = {.wr_id = 5, .sg_list = &sge, .num_sge = 1},
+			   *bad;
+	struct dpv_engine_qp_stats q0, q1;
+	struct frame f;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(&qb.rq, &wr, &bad), 0, "");
+	memset(payload, 0x77, 64);
+	TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_SEND_ONLY, 0, 64, 0, 0), 0, "");
+	dpv_deth_set_qkey(
+		(struct dpv_deth *)(f.b + f.p.bth_off + sizeof(struct dpv_bth)),
+		QKEY + 1);
+	refit(&f, 64);
+	dpv_engine_qp_stats_get(eng, QPN_B, &q0);
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	dpv_engine_qp_stats_get(eng, QPN_B, &q1);
+	TEST_ASSERT_EQUAL(q1.rx_drop_qkey - q0.rx_drop_qkey, 1, "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qb.rcq, 1, &wc, lookup, NULL), 0,
+			  "nothing received");
+	TEST_ASSERT(all_zero(qb.buf, BUF_SIZE), "nothing written");
+	TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_SEND_ONLY, 0, 64, 0, 0), 0, "");
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	memset(payload, 0, sizeof(payload));
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qb.rcq, 1, &wc, lookup, NULL), 1,
+			  "the right Q_Key is received");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, 40 + 64, "");
+	return TEST_SUCCESS;
+}
+
 /* IBTA P_Key matching, the pure function. */
 static int
 test_pkey_match(void)
@@ -479,6 +570,7 @@ static const struct dpv_test_suite engine_hostile_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_len),
 			TEST_CASE_ST(setup_uc, teardown, test_len),
 			TEST_CASE_ST(setup_rc, teardown, test_read_resp_len),
+			TEST_CASE_ST(setup_ud, teardown, test_ud_qkey),
 			TEST_CASES_END(),
 		},
 };
