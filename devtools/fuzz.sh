@@ -74,10 +74,14 @@ if [ -n "$regress" ]; then
 		{ echo "FAIL: a kept crasher fails again"; tail -30 "$ART/regress.log"; exit 1; }
 	echo "regress: $(echo "$regress" | wc -w) kept inputs pass"
 fi
+par=()
+# -jobs writes fuzz-N.log into the current directory: run from $ART
+[ "$JOBS" -gt 1 ] && par=(-jobs="$JOBS" -workers="$JOBS")
+FUZZ=$(realpath "$FUZZ") CORPUS=$(realpath "$CORPUS") ART=$(realpath "$ART")
 LOG=$ART/fuzz.log
-"$FUZZ" -seed=1 -max_len=2100 -runs="$RUNS" -max_total_time="$TIME" \
-	-jobs="$JOBS" -workers="$JOBS" -print_final_stats=1 -detect_leaks=0 \
-	-artifact_prefix="$ART/" "$CORPUS" >"$LOG" 2>&1
+(cd "$ART" && "$FUZZ" -seed=1 -max_len=2100 -runs="$RUNS" \
+	-max_total_time="$TIME" "${par[@]}" -print_final_stats=1 \
+	-detect_leaks=0 -artifact_prefix="$ART/" "$CORPUS" >"$LOG" 2>&1)
 rc=$?
 execs=$(grep -h "stat::number_of_executed_units" "$LOG" "$ART"/fuzz-*.log 2>/dev/null |
 	awk '{s += $2} END {print s + 0}')
