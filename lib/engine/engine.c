@@ -418,6 +418,10 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			dpv_engine_sq_flush(qp);
 			continue;
 		}
+		if (qp->state == IBV_QPS_SQE) {
+			dpv_engine_sq_flush_send(qp); /* posted in SQE */
+			continue;
+		}
 		dpv_engine_comp_timers(qp, now);
 		if (qp->type == IBV_QPT_RAW_PACKET) {
 			if (qp->state == IBV_QPS_RTS)
@@ -976,6 +980,26 @@ dpv_engine_qp_to_err(struct dpv_eqp *qp)
 	ENGINE_LOG(DEBUG, "qp %u: to ERR", qp->qpn);
 	qp->state = IBV_QPS_ERR;
 	dpv_engine_sq_flush(qp);
+}
+
+/*
+ * A send WQE completed in error. UD and UC QPs go to SQE (the IBA state
+ * for send-side errors of unreliable transports): the rest of the send
+ * queue is flushed, the receive queue keeps working, and SQE -> RTS
+ * resumes sending. Every other type goes to ERR.
+ */
+void
+dpv_engine_qp_send_error(struct dpv_eqp *qp)
+{
+	if (qp->type != IBV_QPT_UD && qp->type != IBV_QPT_UC) {
+		dpv_engine_qp_to_err(qp);
+		return;
+	}
+	if (qp->state == IBV_QPS_ERR || qp->state == IBV_QPS_SQE)
+		return;
+	ENGINE_LOG(DEBUG, "qp %u: to SQE", qp->qpn);
+	qp->state = IBV_QPS_SQE;
+	dpv_engine_sq_flush_send(qp);
 }
 
 int

@@ -471,7 +471,8 @@ dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
 	qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
 }
 
-/* Complete finished WQEs in order; an error moves the QP to ERR. */
+/* Complete finished WQEs in order; an error moves the QP to ERR (SQE on
+ * UD and UC: dpv_engine_qp_send_error()). */
 void
 dpv_engine_comp_drain(struct dpv_eqp *qp)
 {
@@ -502,7 +503,7 @@ dpv_engine_comp_drain(struct dpv_eqp *qp)
 		if (err) {
 			ENGINE_LOG(DEBUG, "qp %u: error completion, status %u",
 				   qp->qpn, w->status);
-			dpv_engine_qp_to_err(qp);
+			dpv_engine_qp_send_error(qp);
 			return;
 		}
 	}
@@ -517,18 +518,26 @@ flush_notify(struct dpv_eqp *qp, struct dpv_mlx5_cq *cq, unsigned int n)
 		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
 }
 
+/* QP in SQE or ERR: every outstanding send WQE completes with
+ * IBV_WC_WR_FLUSH_ERR. */
+void
+dpv_engine_sq_flush_send(struct dpv_eqp *qp)
+{
+	if (qp->sq == NULL)
+		return;
+	flush_notify(qp, qp->scq,
+		     dpv_mlx5_flush(&qp->sq->wq, qp->scq, qp->qpn));
+	qp->s_tail = qp->s_cur = qp->s_head;
+	qp->req.rd_out = 0;
+	qp->comp.deadline = 0;
+	qp->comp.rnr_until = 0;
+}
+
 /* QP in ERR: every outstanding WQE completes with IBV_WC_WR_FLUSH_ERR. */
 void
 dpv_engine_sq_flush(struct dpv_eqp *qp)
 {
-	if (qp->sq != NULL) {
-		flush_notify(qp, qp->scq,
-			     dpv_mlx5_flush(&qp->sq->wq, qp->scq, qp->qpn));
-		qp->s_tail = qp->s_cur = qp->s_head;
-		qp->req.rd_out = 0;
-		qp->comp.deadline = 0;
-		qp->comp.rnr_until = 0;
-	}
+	dpv_engine_sq_flush_send(qp);
 	if (qp->rq != NULL) {
 		if (!qp->has_srq) {
 			flush_notify(qp, qp->rcq,

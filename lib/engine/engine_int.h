@@ -378,6 +378,7 @@ enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,
 					  uint64_t va, uint64_t len,
 					  uint32_t need, void **host);
 void dpv_engine_qp_to_err(struct dpv_eqp *qp);
+void dpv_engine_qp_send_error(struct dpv_eqp *qp);
 int dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn,
 			      uint32_t qpn, bool remote);
 enum ibv_wc_status dpv_engine_key_bind(struct dpv_engine *e, struct dpv_eqp *qp,
@@ -423,6 +424,7 @@ void dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now);
 void dpv_engine_comp_drain(struct dpv_eqp *qp);
 void dpv_engine_sq_flush(struct dpv_eqp *qp);
+void dpv_engine_sq_flush_send(struct dpv_eqp *qp);
 
 /*
  * The ACK timer in TSC cycles: 4.096 us * 2^timeout, but at least
