@@ -104,8 +104,12 @@ dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	sq->wq.max_post = cnt / ring_bb;
 	sq->wq.max_gs = RTE_MIN((nbb * MLX5_SEND_WQE_BB - hdr) / 16,
 				(uint32_t)DPV_MLX5_MAX_SEND_SGE);
-	sq->max_inline = RTE_MIN(nbb * MLX5_SEND_WQE_BB - hdr - 4,
-				 (uint32_t)DPV_MLX5_MAX_INLINE);
+	/* inline data: a 4-byte header, then the bytes (none in a 1-block
+	 * slot, which the fixed header fills) */
+	sq->max_inline = nbb * MLX5_SEND_WQE_BB > hdr + 4
+				 ? RTE_MIN(nbb * MLX5_SEND_WQE_BB - hdr - 4,
+					   (uint32_t)DPV_MLX5_MAX_INLINE)
+				 : 0;
 	sq->type = IBV_QPT_RC;
 	MLX5R_LOG(DEBUG, "sq: %u blocks, %u WRs, %u sge, %u inline", cnt,
 		  sq->wq.max_post, sq->wq.max_gs, sq->max_inline);
