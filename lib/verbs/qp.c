@@ -269,6 +269,10 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 				      SOCKET_ID_ANY);
 		if (rc)
 			return rc;
+		/* what the QP reports is within the device limits, so that
+		 * it is accepted when asked for again */
+		dpv_mlx5_sq_clamp(sq, DPV_CAP_MAX_QP_WR, DPV_CAP_MAX_SGE,
+				  DPV_CAP_MAX_INLINE);
 		cap->max_send_wr = sq->wq.max_post;
 		cap->max_send_sge = sq->wq.max_gs;
 		cap->max_inline_data = sq->max_inline;
@@ -281,6 +285,7 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 			dpv_mlx5_sq_fini(sq);
 			return rc;
 		}
+		dpv_mlx5_rq_clamp(rq, DPV_CAP_MAX_QP_WR, DPV_CAP_MAX_SGE);
 		cap->max_recv_wr = rq->wq.max_post;
 		cap->max_recv_sge = rq->wq.max_gs;
 		if (qp->has_sq)

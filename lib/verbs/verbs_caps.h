@@ -26,7 +26,14 @@
 #define DPV_HW_VER 1
 
 #define DPV_CAP_MAX_QP	   (1u << 14)
-#define DPV_CAP_MAX_QP_WR  16384
+/**
+ * WRs per send or receive queue. The limits hold together: a QP with
+ * max_qp_wr WRs of max_sge SGEs or DPV_CAP_MAX_INLINE inline bytes can be
+ * created (its largest WQE is 6 blocks of 64 bytes, and an SQ ring holds
+ * at most 65,536 blocks: 65,536 / 6), and what a QP or SRQ reports in its
+ * caps never exceeds these limits.
+ */
+#define DPV_CAP_MAX_QP_WR  10922
 #define DPV_CAP_MAX_SGE	   16
 #define DPV_CAP_MAX_SGE_RD 16
 #define DPV_CAP_MAX_INLINE 256

@@ -223,7 +223,8 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 		errno = rc;
 		return NULL;
 	}
-	/* report what the ring really holds */
+	/* report what the ring really holds, within the device limits */
+	dpv_mlx5_rq_clamp(&srq->ring, DPV_CAP_MAX_SRQ_WR, DPV_CAP_MAX_SRQ_SGE);
 	a->max_wr = srq->ring.wq.max_post;
 	a->max_sge = srq->ring.wq.max_gs;
 #endif

@@ -135,6 +135,7 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 		errno = rc;
 		return NULL;
 	}
+	dpv_mlx5_rq_clamp(&wq->ring, DPV_CAP_MAX_QP_WR, DPV_CAP_MAX_SGE);
 	pthread_mutex_lock(&wq_lock);
 	for (i = 0; i < DPV_WQ_MAX && wq_tbl[i] != NULL; i++)
 		;
@@ -213,6 +214,7 @@ wq_modify(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		rc = dpv_mlx5_rq_init(&fresh, wq->max_wr, wq->max_sge,
 				      SOCKET_ID_ANY);
 		if (rc == 0) {
+			dpv_mlx5_rq_clamp(&fresh, wq->max_wr, wq->max_sge);
 			dpv_mlx5_cq_clean(&wq->cq->ring, ibwq->wq_num, NULL);
 			dpv_mlx5_rq_fini(&wq->ring);
 			wq->ring = fresh;

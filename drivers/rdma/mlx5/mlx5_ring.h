@@ -316,6 +316,31 @@ int dpv_mlx5_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 void dpv_mlx5_rq_fini(struct dpv_mlx5_rq *rq);
 
 /**
+ * Lower what an SQ reports and accepts (wq.max_post, wq.max_gs,
+ * max_inline) to at most these values; the ring keeps its size. Used to
+ * keep a QP's capabilities within the device limits. Call right after
+ * dpv_mlx5_sq_init(), before anything is posted.
+ * @param sq         an initialised SQ
+ * @param max_wr     WRs outstanding at most (1..)
+ * @param max_sge    SGEs per WR at most
+ * @param max_inline inline bytes per WR at most
+ */
+void dpv_mlx5_sq_clamp(struct dpv_mlx5_sq *sq, uint32_t max_wr,
+		       uint32_t max_sge, uint32_t max_inline);
+
+/**
+ * Lower what an RQ or SRQ reports and accepts (wq.max_post, wq.max_gs) to
+ * at most these values; the ring keeps its size and stride. Call right
+ * after dpv_mlx5_rq_init() or dpv_mlx5_srq_init(), before anything is
+ * posted.
+ * @param rq      an initialised RQ or SRQ
+ * @param max_wr  WRs outstanding at most (1..)
+ * @param max_sge SGEs per WR at most (1..)
+ */
+void dpv_mlx5_rq_clamp(struct dpv_mlx5_rq *rq, uint32_t max_wr,
+		       uint32_t max_sge);
+
+/**
  * Make a QP's SQ use dbrec[MLX5_SND_DBR] of the RQ's record block, so that
  * one 2-word record serves the QP as mlx5dv_qp.dbrec expects. Call right
  * after both inits (before posting). Without an RQ (SRQ-attached QP) the

@@ -193,6 +193,24 @@ dpv_mlx5_rq_fini(struct dpv_mlx5_rq *rq)
 	wq_free(&rq->wq);
 }
 
+void
+dpv_mlx5_sq_clamp(struct dpv_mlx5_sq *sq, uint32_t max_wr, uint32_t max_sge,
+		  uint32_t max_inline)
+{
+	sq->wq.max_post = RTE_MIN(sq->wq.max_post, RTE_MAX(max_wr, 1u));
+	sq->wq.max_gs = RTE_MIN(sq->wq.max_gs, max_sge);
+	sq->max_inline = RTE_MIN(sq->max_inline, max_inline);
+}
+
+void
+dpv_mlx5_rq_clamp(struct dpv_mlx5_rq *rq, uint32_t max_wr, uint32_t max_sge)
+{
+	/* the receive side reads and writes wq.max_gs segments per WQE (a
+	 * terminator after fewer), so a lower count stays consistent */
+	rq->wq.max_post = RTE_MIN(rq->wq.max_post, RTE_MAX(max_wr, 1u));
+	rq->wq.max_gs = RTE_MIN(rq->wq.max_gs, RTE_MAX(max_sge, 1u));
+}
+
 __be32 *
 dpv_mlx5_qp_link_dbrec(struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq)
 {
