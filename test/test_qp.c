@@ -17,6 +17,7 @@
 #include "verbs_caps.h"
 #include "verbs_int.h"
 #include "qp.h"
+#include "test_verbs_util.h"
 
 #define DIM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1350,23 +1351,6 @@ async_wait(struct ibv_cq *c1, struct ibv_cq *c2, struct ibv_async_event *ev,
 	return -1;
 }
 
-/* Completions on c within about ms milliseconds (at most max), into wc. */
-static int
-wait_cqes(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
-{
-	int got = 0, i, r;
-
-	for (i = 0; i < ms * 10 && got < max; i++) {
-		r = ibv_poll_cq(c, max - got, wc + got);
-		if (r < 0)
-			return r;
-		got += r;
-		if (r == 0)
-			usleep(100);
-	}
-	return got;
-}
-
 /*
  * RTS -> SQD with en_sqd_async_notify while two RC SENDs are in flight
  * (RNR: the peer has no receive WQE yet): sq_draining is 1 and no event
@@ -1410,7 +1394,7 @@ case_sqd_drained(void)
 	TEST_ASSERT_EQUAL(post1(qa, 1), 0, "");
 	TEST_ASSERT_EQUAL(post1(qa, 2), 0, "");
 	/* let the engine fetch and send them (RNR NAKed, retried forever) */
-	TEST_ASSERT_EQUAL(wait_cqes(ca, wc, 1, 20), 0, "no receive yet");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(ca, wc, 1, 20), 0, "no receive yet");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_SQD;
 	a.en_sqd_async_notify = 1;
@@ -1434,24 +1418,24 @@ case_sqd_drained(void)
 	ibv_ack_async_event(&ev);
 	TEST_ASSERT_EQUAL(ibv_query_qp(qa, &a, IBV_QP_STATE, &qi), 0, "");
 	TEST_ASSERT_EQUAL(a.sq_draining, 0, "");
-	n = wait_cqes(ca, wc, 4, 200);
+	n = test_verbs_wait_wc(ca, wc, 4, 200);
 	TEST_ASSERT_EQUAL(n, 2, "the two SENDs fetched before SQD");
 	TEST_ASSERT(wc[0].wr_id == 1 && wc[1].wr_id == 2 &&
 			    wc[0].status == IBV_WC_SUCCESS &&
 			    wc[1].status == IBV_WC_SUCCESS,
 		    "");
-	TEST_ASSERT_EQUAL(wait_cqes(cb, wc, 4, 50), 2, "");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(cb, wc, 4, 50), 2, "");
 	TEST_ASSERT_EQUAL(async_wait(ca, cb, &ev, 20), -1, "one event only");
 
 	/* back to RTS: the SEND posted in SQD goes */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	TEST_ASSERT_EQUAL(modify(qa, &a, IBV_QP_STATE), 0, "SQD -> RTS");
-	n = wait_cqes(ca, wc, 1, 3000);
+	n = test_verbs_wait_wc(ca, wc, 1, 3000);
 	TEST_ASSERT(n == 1 && wc[0].wr_id == 3 &&
 			    wc[0].status == IBV_WC_SUCCESS,
 		    "SEND after RTS");
-	TEST_ASSERT_EQUAL(wait_cqes(cb, wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(cb, wc, 1, 3000), 1, "");
 	TEST_ASSERT_EQUAL(wc[0].wr_id, 12, "");
 
 	/* SQD without notify: no event */

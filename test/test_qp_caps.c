@@ -16,6 +16,7 @@
 
 #include "dpv_test.h"
 #include "verbs_caps.h"
+#include "test_verbs_util.h"
 
 #define DIM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -28,15 +29,9 @@ static struct ibv_device_attr dattr;
 static int
 suite_setup(void)
 {
-	int n;
-
-	if (dpv_test_eal_init() != 0)
+	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
 		return TEST_SKIPPED;
-	devs = ibv_get_device_list(&n);
-	if (devs == NULL || n == 0)
-		return TEST_SKIPPED;
-	ctx = ibv_open_device(devs[0]);
-	if (ctx == NULL || ibv_query_device(ctx, &dattr) != 0)
+	if (ibv_query_device(ctx, &dattr) != 0)
 		return TEST_FAILED;
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
@@ -48,16 +43,8 @@ suite_teardown(void)
 {
 	if (cq)
 		ibv_destroy_cq(cq);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	if (ctx)
-		ibv_close_device(ctx);
-	if (devs)
-		ibv_free_device_list(devs);
 	cq = NULL;
-	pd = NULL;
-	ctx = NULL;
-	devs = NULL;
+	test_verbs_release(&devs, &ctx, &pd);
 }
 
 /* ibv_create_qp_ex of type t with *cap; the written-back caps in *cap.

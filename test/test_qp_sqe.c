@@ -16,6 +16,7 @@
 #include "dpv_test.h"
 #include "verbs_caps.h"
 #include "verbs_int.h"
+#include "test_verbs_util.h"
 
 #define QKEY   0x11111111u
 #define BUFLEN 8192
@@ -38,16 +39,10 @@ static int
 suite_setup(void)
 {
 	struct ibv_mr *tmp;
-	int i, n;
+	int i;
 
-	if (dpv_test_eal_init() != 0)
+	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
 		return TEST_SKIPPED;
-	devs = ibv_get_device_list(&n);
-	if (devs == NULL || n == 0)
-		return TEST_SKIPPED;
-	ctx = ibv_open_device(devs[0]);
-	if (ctx == NULL)
-		return TEST_FAILED;
 	if (to_dctx(ctx)->dev->engine == NULL)
 		return TEST_SKIPPED;
 	pd = ibv_alloc_pd(ctx);
@@ -66,7 +61,7 @@ suite_setup(void)
 			gid_index = i;
 			break;
 		}
-	return mr && gid_index >= 0 ? TEST_SUCCESS : TEST_SKIPPED;
+	return gid_index >= 0 ? TEST_SUCCESS : TEST_SKIPPED;
 }
 
 static void
@@ -74,16 +69,8 @@ suite_teardown(void)
 {
 	if (mr)
 		ibv_dereg_mr(mr);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	if (ctx)
-		ibv_close_device(ctx);
-	if (devs)
-		ibv_free_device_list(devs);
 	mr = NULL;
-	pd = NULL;
-	ctx = NULL;
-	devs = NULL;
+	test_verbs_release(&devs, &ctx, &pd);
 }
 
 /* QP a (its own send and receive CQs) and its peer b, both in RTS. */
@@ -250,43 +237,126 @@ post_recv(struct ibv_qp *qp, uint64_t id, uint8_t *b)
 	return ibv_post_recv(qp, &wr, &bad);
 }
 
-/* Up to n completions of c, polling (which runs the engine) for about
- * ms milliseconds at most. */
+/* One completion on c within 2 s: wr_id id with status st. */
 static int
-wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int n, int ms)
+expect_wc(struct ibv_cq *c, uint64_t id, enum ibv_wc_status st,
+	  struct ibv_wc *wc)
 {
-	int got = 0, i, r;
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(c, wc, 1, 2000), 1, "wr %llu",
+			  (unsigned long long)id);
+	TEST_ASSERT_EQUAL(wc->wr_id, id, "");
+	TEST_ASSERT_EQUAL(wc->status, st, "wr %llu: %s", (unsigned long long)id,
+			  ibv_wc_status_str(wc->status));
+	return TEST_SUCCESS;
+}
 
-	for (i = 0; i < ms * 10 && got < n; i++) {
-		r = ibv_poll_cq(c, n - got, wc + got);
-		if (r < 0)
-			return r;
-		got += r;
-		if (r == 0)
-			usleep(100);
-	}
-	return got;
+/* A SEND of len bytes from src to dst (lkey: of its SGE) that completes
+ * on src's send CQ scq with status st. */
+static int
+send_one(const struct pair *p, struct ibv_qp *src, struct ibv_qp *dst,
+	 struct ibv_cq *scq, uint64_t id, uint32_t len, uint32_t lkey,
+	 enum ibv_wc_status st)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+
+	send_wr(p, dst, &wr, &sge, id, len, lkey);
+	TEST_ASSERT_EQUAL(ibv_post_send(src, &wr, &bad), 0, "wr %llu",
+			  (unsigned long long)id);
+	return expect_wc(scq, id, st, &wc);
+}
+
+/* The next receive on c is wr_id id with len bytes of sbuf at b. */
+static int
+recv_one(struct ibv_cq *c, uint64_t id, uint32_t len, uint32_t grh,
+	 const uint8_t *b)
+{
+	struct ibv_wc wc;
+
+	if (expect_wc(c, id, IBV_WC_SUCCESS, &wc) != TEST_SUCCESS)
+		return TEST_FAILED;
+	TEST_ASSERT_EQUAL(wc.byte_len, len + grh, "wr %llu",
+			  (unsigned long long)id);
+	TEST_ASSERT_BUFFERS_EQUAL(b + grh, sbuf, len, "");
+	return TEST_SUCCESS;
+}
+
+#define CHECK(x)                                                               \
+	do {                                                                   \
+		if ((x) != TEST_SUCCESS)                                       \
+			return TEST_FAILED;                                    \
+	} while (0)
+
+/* RC after its error: ERR, the receive queue flushed, no way to RTS. */
+static int
+rc_in_err(struct pair *p)
+{
+	struct ibv_qp_attr qa = {.qp_state = IBV_QPS_RTS};
+	struct ibv_wc wc;
+
+	CHECK(expect_wc(p->ar, 500, IBV_WC_WR_FLUSH_ERR, &wc));
+	TEST_ASSERT_EQUAL(ibv_modify_qp(p->a, &qa, IBV_QP_STATE), EINVAL,
+			  "ERR -> RTS");
+	qa.cur_qp_state = IBV_QPS_SQE;
+	TEST_ASSERT_EQUAL(
+		ibv_modify_qp(p->a, &qa, IBV_QP_STATE | IBV_QP_CUR_STATE),
+		EINVAL, "cur_qp_state SQE in ERR");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 100), 0,
+			  "the peer received nothing");
+	return TEST_SUCCESS;
+}
+
+/* UD/UC in SQE: receives, refuses a wrong cur_qp_state, SQE -> RTS
+ * sends again, a second error goes to SQE again and back. */
+static int
+sqe_recover(struct pair *p, uint32_t grh)
+{
+	struct ibv_qp_attr qa = {.qp_state = IBV_QPS_RTS,
+				 .cur_qp_state = IBV_QPS_RTS};
+	const int mask = IBV_QP_STATE | IBV_QP_CUR_STATE;
+	struct ibv_wc wc[2];
+
+	CHECK(send_one(p, p->b, p->a, p->bcq, 700, 100, mr->lkey,
+		       IBV_WC_SUCCESS));
+	CHECK(recv_one(p->ar, 500, 100, grh, rbuf[0]));
+	TEST_ASSERT_EQUAL(qstate(p->a), IBV_QPS_SQE, "");
+
+	TEST_ASSERT_EQUAL(ibv_modify_qp(p->a, &qa, mask), EINVAL, "");
+	TEST_ASSERT_EQUAL(qstate(p->a), IBV_QPS_SQE, "a refused modify");
+	qa.cur_qp_state = IBV_QPS_SQE;
+	TEST_ASSERT_EQUAL(ibv_modify_qp(p->a, &qa, mask), 0, "SQE -> RTS");
+	TEST_ASSERT_EQUAL(qstate(p->a), IBV_QPS_RTS, "");
+	CHECK(send_one(p, p->a, p->b, p->as, 5, 200, mr->lkey, IBV_WC_SUCCESS));
+	/* the flushed WRs never reached b: its first receive is this one */
+	CHECK(recv_one(p->bcq, 600, 200, grh, rbuf[1]));
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, wc, 2, 100), 0, "");
+
+	CHECK(send_one(p, p->a, p->b, p->as, 6, 64, dead_lkey,
+		       IBV_WC_LOC_PROT_ERR));
+	TEST_ASSERT_EQUAL(qstate(p->a), IBV_QPS_SQE, "");
+	TEST_ASSERT_EQUAL(ibv_modify_qp(p->a, &qa, IBV_QP_STATE), 0, "");
+	CHECK(send_one(p, p->a, p->b, p->as, 7, 32, mr->lkey, IBV_WC_SUCCESS));
+	CHECK(recv_one(p->bcq, 601, 32, grh, rbuf[2]));
+	return TEST_SUCCESS;
 }
 
 static int
 sqe_case(enum ibv_qp_type t, enum fault f)
 {
-	const bool ud = t == IBV_QPT_UD, rc = t == IBV_QPT_RC;
-	const uint32_t grh = ud ? GRH : 0;
-	const enum ibv_wc_status want =
-		f == BAD_LKEY ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_LEN_ERR;
+	const bool rc = t == IBV_QPT_RC;
+	const enum ibv_qp_state after = rc ? IBV_QPS_ERR : IBV_QPS_SQE;
 	struct ibv_send_wr wr[3], *bad;
 	struct ibv_sge sge[3];
-	struct ibv_qp_attr qa;
 	struct ibv_port_attr pa;
-	struct ibv_wc wc[8];
+	struct ibv_wc wc[3];
 	struct pair p;
 	uint32_t big;
-	int i, rcode;
+	int i, ret;
 
-	rcode = pair_open(&p, t);
-	if (rcode != TEST_SUCCESS)
-		return rcode;
+	ret = pair_open(&p, t);
+	if (ret != TEST_SUCCESS)
+		return ret;
 	TEST_ASSERT_EQUAL(ibv_query_port(ctx, 1, &pa), 0, "");
 	/* a UD message must fit one packet of the path MTU */
 	big = (128u << pa.active_mtu) + 1;
@@ -307,99 +377,18 @@ sqe_case(enum ibv_qp_type t, enum fault f)
 	wr[0].next = &wr[1];
 	wr[1].next = &wr[2];
 	TEST_ASSERT_EQUAL(ibv_post_send(p.a, wr, &bad), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.as, wc, 3, 2000), 3, "send completions");
-	TEST_ASSERT_EQUAL(wc[0].wr_id, 1, "");
-	TEST_ASSERT_EQUAL(wc[0].status, want, "%s",
-			  ibv_wc_status_str(wc[0].status));
+	CHECK(expect_wc(
+		p.as, 1,
+		f == BAD_LKEY ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_LEN_ERR, wc));
 	TEST_ASSERT_EQUAL(wc[0].qp_num, p.a->qp_num, "");
-	for (i = 1; i < 3; i++) {
-		TEST_ASSERT_EQUAL(wc[i].wr_id, (uint64_t)i + 1, "in order");
-		TEST_ASSERT_EQUAL(wc[i].status, IBV_WC_WR_FLUSH_ERR, "wr %d",
-				  i + 1);
-	}
-	TEST_ASSERT_EQUAL(qstate(p.a), (rc ? IBV_QPS_ERR : IBV_QPS_SQE), "");
-	TEST_ASSERT_EQUAL(p.a->state, (rc ? IBV_QPS_ERR : IBV_QPS_SQE), "");
-
+	CHECK(expect_wc(p.as, 2, IBV_WC_WR_FLUSH_ERR, wc));
+	CHECK(expect_wc(p.as, 3, IBV_WC_WR_FLUSH_ERR, wc));
+	TEST_ASSERT_EQUAL(qstate(p.a), after, "");
+	TEST_ASSERT_EQUAL(p.a->state, after, "");
 	/* what is posted now is flushed */
-	send_wr(&p, p.b, &wr[0], &sge[0], 4, 64, mr->lkey);
-	TEST_ASSERT_EQUAL(ibv_post_send(p.a, wr, &bad), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.as, wc, 1, 2000), 1, "");
-	TEST_ASSERT_EQUAL(wc[0].wr_id, 4, "");
-	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_WR_FLUSH_ERR, "");
-
-	if (rc) {
-		/* ERR: the receive queue is flushed, no way back to RTS */
-		TEST_ASSERT_EQUAL(wait_wc(p.ar, wc, 1, 2000), 1, "");
-		TEST_ASSERT_EQUAL(wc[0].wr_id, 500, "");
-		TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_WR_FLUSH_ERR, "");
-		memset(&qa, 0, sizeof(qa));
-		qa.qp_state = IBV_QPS_RTS;
-		TEST_ASSERT_EQUAL(ibv_modify_qp(p.a, &qa, IBV_QP_STATE), EINVAL,
-				  "ERR -> RTS");
-		qa.cur_qp_state = IBV_QPS_SQE;
-		TEST_ASSERT_EQUAL(
-			ibv_modify_qp(p.a, &qa,
-				      IBV_QP_STATE | IBV_QP_CUR_STATE),
-			EINVAL, "cur_qp_state SQE in ERR");
-		TEST_ASSERT_EQUAL(wait_wc(p.bcq, wc, 1, 100), 0,
-				  "the peer received nothing");
-		return pair_close(&p);
-	}
-
-	/* SQE: the receive queue still receives */
-	send_wr(&p, p.a, &wr[0], &sge[0], 700, 100, mr->lkey);
-	TEST_ASSERT_EQUAL(ibv_post_send(p.b, wr, &bad), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.ar, wc, 1, 2000), 1, "receive in SQE");
-	TEST_ASSERT_EQUAL(wc[0].wr_id, 500, "");
-	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS, "%s",
-			  ibv_wc_status_str(wc[0].status));
-	TEST_ASSERT_EQUAL(wc[0].byte_len, 100 + grh, "");
-	TEST_ASSERT_BUFFERS_EQUAL(rbuf[0] + grh, sbuf, 100, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.bcq, wc, 1, 2000), 1, "");
-	TEST_ASSERT_EQUAL(wc[0].wr_id, 700, "nothing else reached b");
-	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS, "");
-	TEST_ASSERT_EQUAL(qstate(p.a), IBV_QPS_SQE, "");
-
-	/* SQE -> RTS with a wrong current state is refused, the right one
-	 * resumes sending */
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_RTS;
-	qa.cur_qp_state = IBV_QPS_RTS;
-	TEST_ASSERT_EQUAL(
-		ibv_modify_qp(p.a, &qa, IBV_QP_STATE | IBV_QP_CUR_STATE),
-		EINVAL, "");
-	TEST_ASSERT_EQUAL(qstate(p.a), IBV_QPS_SQE, "a refused modify");
-	qa.cur_qp_state = IBV_QPS_SQE;
-	TEST_ASSERT_EQUAL(
-		ibv_modify_qp(p.a, &qa, IBV_QP_STATE | IBV_QP_CUR_STATE), 0,
-		"SQE -> RTS");
-	TEST_ASSERT_EQUAL(qstate(p.a), IBV_QPS_RTS, "");
-	send_wr(&p, p.b, &wr[0], &sge[0], 5, 200, mr->lkey);
-	TEST_ASSERT_EQUAL(ibv_post_send(p.a, wr, &bad), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.as, wc, 1, 2000), 1, "");
-	TEST_ASSERT_EQUAL(wc[0].wr_id, 5, "");
-	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS, "%s",
-			  ibv_wc_status_str(wc[0].status));
-	TEST_ASSERT_EQUAL(wait_wc(p.bcq, wc, 2, 500), 1, "one receive");
-	TEST_ASSERT_EQUAL(wc[0].wr_id, 600, "");
-	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS, "");
-	TEST_ASSERT_EQUAL(wc[0].byte_len, 200 + grh, "the WR after recovery");
-	TEST_ASSERT_BUFFERS_EQUAL(rbuf[1] + grh, sbuf, 200, "");
-
-	/* a second error: SQE again, and back */
-	send_wr(&p, p.b, &wr[0], &sge[0], 6, 64, dead_lkey);
-	TEST_ASSERT_EQUAL(ibv_post_send(p.a, wr, &bad), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.as, wc, 1, 2000), 1, "");
-	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_LOC_PROT_ERR, "");
-	TEST_ASSERT_EQUAL(qstate(p.a), IBV_QPS_SQE, "");
-	TEST_ASSERT_EQUAL(ibv_modify_qp(p.a, &qa, IBV_QP_STATE), 0, "");
-	send_wr(&p, p.b, &wr[0], &sge[0], 7, 32, mr->lkey);
-	TEST_ASSERT_EQUAL(ibv_post_send(p.a, wr, &bad), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.as, wc, 1, 2000), 1, "");
-	TEST_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS, "");
-	TEST_ASSERT_EQUAL(wait_wc(p.bcq, wc, 1, 2000), 1, "");
-	TEST_ASSERT_EQUAL(wc[0].wr_id, 601, "");
-	TEST_ASSERT_EQUAL(wc[0].byte_len, 32 + grh, "");
+	CHECK(send_one(&p, p.a, p.b, p.as, 4, 64, mr->lkey,
+		       IBV_WC_WR_FLUSH_ERR));
+	CHECK(rc ? rc_in_err(&p) : sqe_recover(&p, t == IBV_QPT_UD ? GRH : 0));
 	return pair_close(&p);
 }
 

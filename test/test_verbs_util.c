@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Verbs test helpers (see test_verbs_util.h); registers no tests. */
 #include <stddef.h>
+#include <unistd.h>
 
 #include "dpv_test.h"
 #include "test_verbs_util.h"
@@ -32,4 +33,20 @@ test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
 	*pd = NULL;
 	*ctx = NULL;
 	*devs = NULL;
+}
+
+int
+test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
+{
+	int got = 0, i, r;
+
+	for (i = 0; i < ms * 10 && got < max; i++) {
+		r = ibv_poll_cq(c, max - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+		if (r == 0)
+			usleep(100);
+	}
+	return got;
 }

@@ -14,4 +14,9 @@ int test_verbs_open_first(struct ibv_device ***devs, struct ibv_context **ctx);
 void test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
 			struct ibv_pd **pd);
 
+/* Poll c until max completions are in wc or about ms milliseconds have
+ * passed (polling runs the device's engine). The count, or < 0 on a poll
+ * error. */
+int test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
+
 #endif
