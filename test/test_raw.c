@@ -2,7 +2,8 @@
 /*
  * Raw-packet QPs, flows, WQs, indirection tables and RSS through the
  * public verbs API on the loopback device dpv0 (its TX comes back on its
- * own RX).
+ * own RX). Sender and receivers share a context, so the receivers are
+ * created with self-loopback allowed (test_raw_ofl.c checks the default).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,21 +15,8 @@
 
 #include "dpv_test.h"
 #include "test_verbs_util.h"
-
-static struct ibv_device **devs;
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static struct ibv_mr *mr;
-static uint8_t *buf; /* [0, 64K): send frames; [64K, 256K): receive */
-
-#define SEND_OFF 0
-#define RECV_OFF 65536
-#define SLOT	 2048
-
-static const uint8_t mac_a[6] = {0x02, 0x00, 0x5e, 0x00, 0x02, 0x0a};
-static const uint8_t mac_b[6] = {0x02, 0x00, 0x5e, 0x00, 0x02, 0x0b};
-static const uint8_t mac_mc[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x07};
-static const uint8_t mac_src[6] = {0x02, 0x00, 0x5e, 0x00, 0x02, 0x01};
+#include "test_raw_util.h"
+#include "verbs_dv.h"
 
 /* 40-byte Toeplitz key (the well-known Microsoft sample key) */
 static const uint8_t rss_key[40] = {
@@ -38,272 +26,12 @@ static const uint8_t rss_key[40] = {
 	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
-struct frame_desc {
-	const uint8_t *dmac;
-	uint16_t ether_type;
-	uint32_t sip, dip; /* host order */
-	uint16_t sport, dport;
-	uint32_t paylen;
-	uint8_t seed;
-};
-
-/* Build an Ethernet (+ IPv4 + UDP when ether_type is IPv4) frame. */
-static uint32_t
-build_frame(uint8_t *f, const struct frame_desc *d)
-{
-	uint32_t n = 14, l;
-	uint16_t v;
-
-	memcpy(f, d->dmac, 6);
-	memcpy(f + 6, mac_src, 6);
-	v = htons(d->ether_type);
-	memcpy(f + 12, &v, 2);
-	if (d->ether_type == 0x0800) {
-		uint8_t *ip = f + 14;
-		uint32_t a;
-
-		memset(ip, 0, 28);
-		ip[0] = 0x45;
-		v = htons((uint16_t)(28 + d->paylen));
-		memcpy(ip + 2, &v, 2);
-		ip[8] = 64;
-		ip[9] = 17;
-		a = htonl(d->sip);
-		memcpy(ip + 12, &a, 4);
-		a = htonl(d->dip);
-		memcpy(ip + 16, &a, 4);
-		v = htons(d->sport);
-		memcpy(ip + 20, &v, 2);
-		v = htons(d->dport);
-		memcpy(ip + 22, &v, 2);
-		v = htons((uint16_t)(8 + d->paylen));
-		memcpy(ip + 24, &v, 2);
-		n += 28;
-	}
-	for (l = 0; l < d->paylen; l++)
-		f[n + l] = (uint8_t)(d->seed + l * 7);
-	return n + d->paylen;
-}
-
-static int
-to_rts(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = 1};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE) ? -1 : 0;
-}
-
-static struct ibv_qp *
-raw_qp(struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr a = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.qp_type = IBV_QPT_RAW_PACKET,
-		.cap = {.max_send_wr = 64,
-			.max_recv_wr = 64,
-			.max_send_sge = 2,
-			.max_recv_sge = 1},
-	};
-	struct ibv_qp *qp = ibv_create_qp(pd, &a);
-
-	if (qp != NULL && to_rts(qp) != 0) {
-		ibv_destroy_qp(qp);
-		return NULL;
-	}
-	return qp;
-}
-
-static int
-post_recvs(struct ibv_qp *qp, struct ibv_wq *wq, unsigned int slot0,
-	   unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++) {
-		struct ibv_sge sge = {.addr = (uintptr_t)buf + RECV_OFF +
-					      (slot0 + i) * SLOT,
-				      .length = SLOT,
-				      .lkey = mr->lkey};
-		struct ibv_recv_wr wr = {
-			.wr_id = slot0 + i, .sg_list = &sge, .num_sge = 1};
-		struct ibv_recv_wr *bad;
-		int rc = qp ? ibv_post_recv(qp, &wr, &bad)
-			    : ibv_post_wq_recv(wq, &wr, &bad);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int
-send_frame(struct ibv_qp *qp, unsigned int slot, uint32_t len)
-{
-	struct ibv_sge sge = {.addr = (uintptr_t)buf + SEND_OFF + slot * SLOT,
-			      .length = len,
-			      .lkey = mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = 1000 + slot,
-				 .sg_list = &sge,
-				 .num_sge = 1,
-				 .opcode = IBV_WR_SEND,
-				 .send_flags = IBV_SEND_SIGNALED};
-	struct ibv_send_wr *bad;
-
-	return ibv_post_send(qp, &wr, &bad);
-}
-
-/* Poll until max completions or nothing more comes (bounded). */
-static int
-drain(struct ibv_cq *c, struct ibv_wc *wc, int max)
-{
-	int got = 0, idle = 0;
-
-	for (int i = 0; i < 20000 && got < max && idle < 200; i++) {
-		int r = ibv_poll_cq(c, max - got, wc + got);
-
-		if (r < 0)
-			return r;
-		idle = r ? 0 : idle + 1;
-		got += r;
-	}
-	return got;
-}
-
-/* Count receive completions per QP number in wc[0..n). */
-static int
-count_recv(const struct ibv_wc *wc, int n, uint32_t qpn)
-{
-	int c = 0;
-
-	for (int i = 0; i < n; i++)
-		if (wc[i].opcode == IBV_WC_RECV && wc[i].qp_num == qpn &&
-		    wc[i].status == IBV_WC_SUCCESS)
-			c++;
-	return c;
-}
-
-struct flow_eth_ip_udp {
-	struct ibv_flow_attr attr;
-	struct ibv_flow_spec_eth eth;
-	struct ibv_flow_spec_ipv4 ip;
-	struct ibv_flow_spec_tcp_udp udp;
-};
-
-static struct ibv_flow *
-flow_eth(struct ibv_qp *qp, const uint8_t *dmac, uint16_t etype, uint16_t prio)
-{
-	struct {
-		struct ibv_flow_attr attr;
-		struct ibv_flow_spec_eth eth;
-	} f;
-
-	memset(&f, 0, sizeof(f));
-	f.attr.type = IBV_FLOW_ATTR_NORMAL;
-	f.attr.size = sizeof(f);
-	f.attr.priority = prio;
-	f.attr.num_of_specs = 1;
-	f.attr.port = 1;
-	f.eth.type = IBV_FLOW_SPEC_ETH;
-	f.eth.size = sizeof(f.eth);
-	if (dmac) {
-		memcpy(f.eth.val.dst_mac, dmac, 6);
-		memset(f.eth.mask.dst_mac, 0xff, 6);
-	}
-	if (etype) {
-		f.eth.val.ether_type = htons(etype);
-		f.eth.mask.ether_type = 0xffff;
-	}
-	return ibv_create_flow(qp, &f.attr);
-}
-
-static struct ibv_flow *
-flow_ip_udp(struct ibv_qp *qp, uint32_t dip, uint16_t dport, uint16_t prio)
-{
-	struct flow_eth_ip_udp f;
-
-	memset(&f, 0, sizeof(f));
-	f.attr.type = IBV_FLOW_ATTR_NORMAL;
-	f.attr.size = sizeof(f);
-	f.attr.priority = prio;
-	f.attr.num_of_specs = 3;
-	f.attr.port = 1;
-	f.eth.type = IBV_FLOW_SPEC_ETH;
-	f.eth.size = sizeof(f.eth);
-	f.ip.type = IBV_FLOW_SPEC_IPV4;
-	f.ip.size = sizeof(f.ip);
-	if (dip) {
-		f.ip.val.dst_ip = htonl(dip);
-		f.ip.mask.dst_ip = 0xffffffff;
-	}
-	f.udp.type = IBV_FLOW_SPEC_UDP;
-	f.udp.size = sizeof(f.udp);
-	if (dport) {
-		f.udp.val.dst_port = htons(dport);
-		f.udp.mask.dst_port = 0xffff;
-	}
-	return ibv_create_flow(qp, &f.attr);
-}
-
-static struct ibv_flow *
-flow_default(struct ibv_qp *qp, enum ibv_flow_attr_type t)
-{
-	struct ibv_flow_attr a = {.type = t, .size = sizeof(a), .port = 1};
-
-	return ibv_create_flow(qp, &a);
-}
-
-/* --------------------------------------------------------------- cases */
-
-static int
-setup(void)
-{
-	struct ibv_device *dev = NULL;
-	int n;
-
-	if (dpv_test_eal_init() != 0)
-		return TEST_SKIPPED;
-	devs = ibv_get_device_list(&n);
-	for (int i = 0; devs != NULL && i < n; i++)
-		if (strcmp(ibv_get_device_name(devs[i]), "dpv0") == 0)
-			dev = devs[i];
-	if (dev == NULL) {
-		DPV_TEST_LOG("no dpv0");
-		return TEST_SKIPPED;
-	}
-	ctx = ibv_open_device(dev);
-	if (ctx == NULL)
-		return TEST_FAILED;
-	pd = ibv_alloc_pd(ctx);
-	buf = aligned_alloc(4096, 262144);
-	if (pd == NULL || buf == NULL)
-		return TEST_FAILED;
-	memset(buf, 0, 262144);
-	mr = ibv_reg_mr(pd, buf, 262144, IBV_ACCESS_LOCAL_WRITE);
-	return mr ? TEST_SUCCESS : TEST_FAILED;
-}
-
-static void
-teardown(void)
-{
-	if (mr)
-		ibv_dereg_mr(mr);
-	test_verbs_release(&devs, &ctx, &pd);
-	free(buf);
-	mr = NULL;
-	buf = NULL;
-}
-
 static int
 case_caps(void)
 {
 	struct ibv_device_attr_ex a;
 
-	TEST_ASSERT_EQUAL(ibv_query_device_ex(ctx, NULL, &a), 0, "");
+	TEST_ASSERT_EQUAL(ibv_query_device_ex(rt_ctx, NULL, &a), 0, "");
 	TEST_ASSERT(a.rss_caps.supported_qpts & (1u << IBV_QPT_RAW_PACKET),
 		    "RSS on raw QPs");
 	TEST_ASSERT(a.rss_caps.max_rwq_indirection_table_size >= 4, "");
@@ -311,7 +39,19 @@ case_caps(void)
 	TEST_ASSERT_EQUAL(a.rss_caps.rx_hash_function,
 			  IBV_RX_HASH_FUNC_TOEPLITZ, "");
 	TEST_ASSERT(a.max_wq_type_rq > 0, "");
-	TEST_ASSERT_EQUAL(a.raw_packet_caps, 0, "no offloads claimed");
+	TEST_ASSERT_EQUAL(a.raw_packet_caps,
+			  IBV_RAW_PACKET_CAP_IP_CSUM |
+				  IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |
+				  IBV_RAW_PACKET_CAP_SCATTER_FCS,
+			  "offloads claimed");
+	TEST_ASSERT(a.device_cap_flags_ex & IBV_DEVICE_RAW_SCATTER_FCS, "");
+	TEST_ASSERT(a.orig_attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM, "");
+	TEST_ASSERT_EQUAL(a.packet_pacing_caps.supported_qpts,
+			  1u << IBV_QPT_RAW_PACKET, "pacing of raw QPs");
+	TEST_ASSERT(a.packet_pacing_caps.qp_rate_limit_min > 0 &&
+			    a.packet_pacing_caps.qp_rate_limit_max >
+				    a.packet_pacing_caps.qp_rate_limit_min,
+		    "");
 	TEST_ASSERT_EQUAL(a.tso_caps.max_tso, 0, "no TSO");
 	return TEST_SUCCESS;
 }
@@ -320,11 +60,11 @@ case_caps(void)
 static int
 case_send_recv(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	struct ibv_cq *cq = ibv_create_cq(rt_ctx, 256, NULL, NULL, 0);
 	struct ibv_qp *tx, *rx;
 	struct ibv_flow *fl;
 	struct ibv_wc wc[8];
-	struct frame_desc d = {.dmac = mac_a,
+	struct frame_desc d = {.dmac = rt_mac_a,
 			       .ether_type = 0x0800,
 			       .sip = 0xc0000201,
 			       .dip = 0xc0000202,
@@ -336,15 +76,15 @@ case_send_recv(void)
 	int n;
 
 	TEST_ASSERT_NOT_NULL(cq, "");
-	tx = raw_qp(cq);
-	rx = raw_qp(cq);
+	tx = rt_raw_qp(cq);
+	rx = rt_raw_qp(cq);
 	TEST_ASSERT(tx && rx, "raw QPs: %s", strerror(errno));
-	fl = flow_eth(rx, mac_a, 0, 0);
+	fl = rt_flow_eth(rx, rt_mac_a, 0, 0);
 	TEST_ASSERT_NOT_NULL(fl, "flow: %s", strerror(errno));
-	TEST_ASSERT_EQUAL(post_recvs(rx, NULL, 0, 4), 0, "");
-	len = build_frame(buf + SEND_OFF, &d);
-	TEST_ASSERT_EQUAL(send_frame(tx, 0, len), 0, "");
-	n = drain(cq, wc, 2);
+	TEST_ASSERT_EQUAL(rt_post_recvs(rx, NULL, 0, 4), 0, "");
+	len = rt_build_frame(rt_buf + SEND_OFF, &d);
+	TEST_ASSERT_EQUAL(rt_send_frame(tx, 0, len), 0, "");
+	n = rt_drain(cq, wc, 2);
 	TEST_ASSERT_EQUAL(n, 2, "send + recv completions");
 	for (int i = 0; i < n; i++) {
 		TEST_ASSERT_EQUAL(wc[i].status, IBV_WC_SUCCESS, "");
@@ -357,16 +97,16 @@ case_send_recv(void)
 			TEST_ASSERT_EQUAL(wc[i].qp_num, tx->qp_num, "");
 		}
 	}
-	TEST_ASSERT_BUFFERS_EQUAL(buf + RECV_OFF, buf + SEND_OFF, len,
+	TEST_ASSERT_BUFFERS_EQUAL(rt_buf + RECV_OFF, rt_buf + SEND_OFF, len,
 				  "frame byte-exact");
 	/* inline send of a small frame */
 	{
 		uint8_t f[64];
-		struct frame_desc d2 = {.dmac = mac_a,
+		struct frame_desc d2 = {.dmac = rt_mac_a,
 					.ether_type = 0x88b5,
 					.paylen = 46,
 					.seed = 3};
-		uint32_t l2 = build_frame(f, &d2);
+		uint32_t l2 = rt_build_frame(f, &d2);
 		struct ibv_sge sge = {.addr = (uintptr_t)f, .length = l2};
 		struct ibv_send_wr wr = {.sg_list = &sge,
 					 .num_sge = 1,
@@ -375,17 +115,17 @@ case_send_recv(void)
 		struct ibv_send_wr *bad;
 
 		TEST_ASSERT_EQUAL(ibv_post_send(tx, &wr, &bad), 0, "");
-		n = drain(cq, wc, 1);
+		n = rt_drain(cq, wc, 1);
 		TEST_ASSERT_EQUAL(n, 1, "recv only (unsignaled send)");
 		TEST_ASSERT_EQUAL(wc[0].byte_len, l2, "");
-		TEST_ASSERT_BUFFERS_EQUAL(buf + RECV_OFF + SLOT, f, l2, "");
+		TEST_ASSERT_BUFFERS_EQUAL(rt_buf + RECV_OFF + SLOT, f, l2, "");
 	}
 	/* destroy order: a QP with a flow is busy */
 	/* a frame longer than the receive WQE */
 	{
-		struct ibv_sge sge = {.addr = (uintptr_t)buf + RECV_OFF,
+		struct ibv_sge sge = {.addr = (uintptr_t)rt_buf + RECV_OFF,
 				      .length = 64,
-				      .lkey = mr->lkey};
+				      .lkey = rt_mr->lkey};
 		struct ibv_recv_wr rwr = {
 			.wr_id = 77, .sg_list = &sge, .num_sge = 1};
 		struct ibv_recv_wr *rbad;
@@ -393,10 +133,10 @@ case_send_recv(void)
 
 		/* RESET drops the two unused WQEs posted above */
 		TEST_ASSERT_EQUAL(ibv_modify_qp(rx, &ra, IBV_QP_STATE), 0, "");
-		TEST_ASSERT_EQUAL(to_rts(rx), 0, "");
+		TEST_ASSERT_EQUAL(rt_to_rts(rx), 0, "");
 		TEST_ASSERT_EQUAL(ibv_post_recv(rx, &rwr, &rbad), 0, "");
-		TEST_ASSERT_EQUAL(send_frame(tx, 0, len), 0, "");
-		n = drain(cq, wc, 8);
+		TEST_ASSERT_EQUAL(rt_send_frame(tx, 0, len), 0, "");
+		n = rt_drain(cq, wc, 8);
 		TEST_ASSERT_EQUAL(n, 2, "");
 		for (int i = 0; i < n; i++)
 			if (wc[i].qp_num == rx->qp_num)
@@ -407,8 +147,8 @@ case_send_recv(void)
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(rx), EBUSY, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_flow(fl), 0, "");
 	/* without the flow the frame is not delivered */
-	TEST_ASSERT_EQUAL(send_frame(tx, 0, len), 0, "");
-	n = drain(cq, wc, 8);
+	TEST_ASSERT_EQUAL(rt_send_frame(tx, 0, len), 0, "");
+	n = rt_drain(cq, wc, 8);
 	TEST_ASSERT_EQUAL(n, 1, "send completion only");
 	TEST_ASSERT_EQUAL(wc[0].opcode, IBV_WC_SEND, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(rx), 0, "");
@@ -423,17 +163,17 @@ who_gets(struct ibv_qp *tx, struct ibv_qp **q, int nq, struct ibv_cq *cq,
 	 const struct frame_desc *d)
 {
 	struct ibv_wc wc[16];
-	uint32_t len = build_frame(buf + SEND_OFF, d);
+	uint32_t len = rt_build_frame(rt_buf + SEND_OFF, d);
 	int n, mask = 0;
 
 	for (int i = 0; i < nq; i++)
-		if (post_recvs(q[i], NULL, 8 * i, 1))
+		if (rt_post_recvs(q[i], NULL, 8 * i, 1))
 			return -1;
-	if (send_frame(tx, 0, len))
+	if (rt_send_frame(tx, 0, len))
 		return -1;
-	n = drain(cq, wc, 16);
+	n = rt_drain(cq, wc, 16);
 	for (int i = 0; i < nq; i++)
-		if (count_recv(wc, n, q[i]->qp_num) == 1)
+		if (rt_count_recv(wc, n, q[i]->qp_num) == 1)
 			mask |= 1 << i;
 	/* take the unused receive WQEs back: RESET empties the queue */
 	for (int i = 0; i < nq; i++) {
@@ -441,7 +181,7 @@ who_gets(struct ibv_qp *tx, struct ibv_qp **q, int nq, struct ibv_cq *cq,
 			continue;
 		struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
 
-		if (ibv_modify_qp(q[i], &a, IBV_QP_STATE) || to_rts(q[i]))
+		if (ibv_modify_qp(q[i], &a, IBV_QP_STATE) || rt_to_rts(q[i]))
 			return -1;
 	}
 	return mask;
@@ -450,10 +190,10 @@ who_gets(struct ibv_qp *tx, struct ibv_qp **q, int nq, struct ibv_cq *cq,
 static int
 case_flow_match(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	struct ibv_cq *cq = ibv_create_cq(rt_ctx, 256, NULL, NULL, 0);
 	struct ibv_qp *tx, *q[4];
 	struct ibv_flow *f[6];
-	struct frame_desc d = {.dmac = mac_b,
+	struct frame_desc d = {.dmac = rt_mac_b,
 			       .ether_type = 0x0800,
 			       .sip = 0xc6336401,
 			       .dip = 0xcb007105,
@@ -462,14 +202,14 @@ case_flow_match(void)
 			       .paylen = 20};
 
 	TEST_ASSERT_NOT_NULL(cq, "");
-	tx = raw_qp(cq);
+	tx = rt_raw_qp(cq);
 	for (int i = 0; i < 4; i++)
-		q[i] = raw_qp(cq);
+		q[i] = rt_raw_qp(cq);
 	TEST_ASSERT(tx && q[0] && q[1] && q[2] && q[3], "");
-	f[0] = flow_eth(q[0], mac_a, 0, 0);	    /* MAC A */
-	f[1] = flow_eth(q[1], NULL, 0x88b5, 0);	    /* ethertype */
-	f[2] = flow_ip_udp(q[2], 0xcb007105, 0, 0); /* IPv4 dst */
-	f[3] = flow_ip_udp(q[3], 0, 7001, 0);	    /* UDP dport */
+	f[0] = rt_flow_eth(q[0], rt_mac_a, 0, 0);      /* MAC A */
+	f[1] = rt_flow_eth(q[1], NULL, 0x88b5, 0);     /* ethertype */
+	f[2] = rt_flow_ip_udp(q[2], 0xcb007105, 0, 0); /* IPv4 dst */
+	f[3] = rt_flow_ip_udp(q[3], 0, 7001, 0);       /* UDP dport */
 	for (int i = 0; i < 4; i++)
 		TEST_ASSERT_NOT_NULL(f[i], "flow %d: %s", i, strerror(errno));
 
@@ -478,20 +218,20 @@ case_flow_match(void)
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x0, "nobody");
 	d.dport = 7001;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x8, "UDP port");
-	d.dmac = mac_a;
+	d.dmac = rt_mac_a;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x9,
 			  "MAC + port, same priority: both");
 	d.ether_type = 0x88b5;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x3,
 			  "MAC + ethertype (no IP)");
-	d.dmac = mac_b;
+	d.dmac = rt_mac_b;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x2, "ethertype only");
 
 	/* priority: a stronger rule on q[1] for the IPv4 dst */
-	f[4] = flow_ip_udp(q[1], 0xcb007105, 0, 0);
+	f[4] = rt_flow_ip_udp(q[1], 0xcb007105, 0, 0);
 	TEST_ASSERT_NOT_NULL(f[4], "");
 	TEST_ASSERT_EQUAL(ibv_destroy_flow(f[2]), 0, "");
-	f[2] = flow_ip_udp(q[2], 0xcb007105, 0, 5);
+	f[2] = rt_flow_ip_udp(q[2], 0xcb007105, 0, 5);
 	TEST_ASSERT_NOT_NULL(f[2], "");
 	d.ether_type = 0x0800;
 	d.dip = 0xcb007105;
@@ -503,30 +243,30 @@ case_flow_match(void)
 			  "priority 5 when alone");
 
 	/* ALL_DEFAULT takes what no NORMAL flow wants; SNIFFER sees all */
-	f[5] = flow_default(q[0], IBV_FLOW_ATTR_ALL_DEFAULT);
+	f[5] = rt_flow_default(q[0], IBV_FLOW_ATTR_ALL_DEFAULT);
 	TEST_ASSERT_NOT_NULL(f[5], "all default: %s", strerror(errno));
 	d.dip = 0xcb007199;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x1, "all default");
 	d.dip = 0xcb007105;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x4, "normal flow first");
 	TEST_ASSERT_EQUAL(ibv_destroy_flow(f[5]), 0, "");
-	f[5] = flow_default(q[1], IBV_FLOW_ATTR_SNIFFER);
+	f[5] = rt_flow_default(q[1], IBV_FLOW_ATTR_SNIFFER);
 	TEST_ASSERT_NOT_NULL(f[5], "sniffer");
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x6,
 			  "sniffer copy + normal");
 	TEST_ASSERT_EQUAL(ibv_destroy_flow(f[5]), 0, "");
 	/* MC_DEFAULT: multicast frames no NORMAL flow takes */
-	f[5] = flow_default(q[3], IBV_FLOW_ATTR_MC_DEFAULT);
+	f[5] = rt_flow_default(q[3], IBV_FLOW_ATTR_MC_DEFAULT);
 	TEST_ASSERT_NOT_NULL(f[5], "mc default");
 	d.dip = 0xcb007199;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x0, "unicast: nobody");
-	d.dmac = mac_mc;
+	d.dmac = rt_mac_mc;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x8, "multicast");
 	d.dip = 0xcb007105;
 	TEST_ASSERT_EQUAL(who_gets(tx, q, 4, cq, &d), 0x4,
 			  "normal flow before mc default");
 	TEST_ASSERT_EQUAL(ibv_destroy_flow(f[5]), 0, "");
-	d.dmac = mac_b;
+	d.dmac = rt_mac_b;
 
 	/* flows with specs that make no sense for a default rule */
 	{
@@ -557,7 +297,7 @@ case_flow_match(void)
 static int
 case_flow_qp_types(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *cq = ibv_create_cq(rt_ctx, 16, NULL, NULL, 0);
 	struct ibv_qp_init_attr a = {.send_cq = cq,
 				     .recv_cq = cq,
 				     .cap = {.max_send_wr = 1,
@@ -568,15 +308,15 @@ case_flow_qp_types(void)
 
 	TEST_ASSERT_NOT_NULL(cq, "");
 	a.qp_type = IBV_QPT_RC;
-	rc = ibv_create_qp(pd, &a);
+	rc = ibv_create_qp(rt_pd, &a);
 	a.qp_type = IBV_QPT_UD;
-	ud = ibv_create_qp(pd, &a);
+	ud = ibv_create_qp(rt_pd, &a);
 	TEST_ASSERT(rc && ud, "");
 	errno = 0;
-	TEST_ASSERT_NULL(flow_eth(rc, mac_a, 0, 0), "");
+	TEST_ASSERT_NULL(rt_flow_eth(rc, rt_mac_a, 0, 0), "");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "RC: EINVAL as the kernel");
 	errno = 0;
-	TEST_ASSERT_NULL(flow_eth(ud, mac_a, 0, 0), "");
+	TEST_ASSERT_NULL(rt_flow_eth(ud, rt_mac_a, 0, 0), "");
 	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "UD steering: not supported");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(rc), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(ud), 0, "");
@@ -589,8 +329,8 @@ case_flow_qp_types(void)
 static int
 case_roce_untouched(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	struct ibv_cq *rcq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = ibv_create_cq(rt_ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(rt_ctx, 64, NULL, NULL, 0);
 	struct ibv_qp_init_attr ua = {
 		.send_cq = cq,
 		.recv_cq = cq,
@@ -609,13 +349,13 @@ case_roce_untouched(void)
 
 	TEST_ASSERT(cq && rcq, "");
 	for (int i = 0; i < 16 && gidx < 0; i++)
-		if (ibv_query_gid(ctx, 1, i, &gid) == 0 &&
+		if (ibv_query_gid(rt_ctx, 1, i, &gid) == 0 &&
 		    (gid.global.subnet_prefix || gid.global.interface_id))
 			gidx = i;
 	if (gidx < 0)
 		return TEST_SKIPPED;
-	ud_a = ibv_create_qp(pd, &ua);
-	ud_b = ibv_create_qp(pd, &ua);
+	ud_a = ibv_create_qp(rt_pd, &ua);
+	ud_b = ibv_create_qp(rt_pd, &ua);
 	TEST_ASSERT(ud_a && ud_b, "");
 	for (int k = 0; k < 2; k++) {
 		struct ibv_qp *q = k ? ud_b : ud_a;
@@ -635,15 +375,15 @@ case_roce_untouched(void)
 			ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0,
 			"");
 	}
-	snif = raw_qp(rcq);
-	dflt = raw_qp(rcq);
+	snif = rt_raw_qp(rcq);
+	dflt = rt_raw_qp(rcq);
 	TEST_ASSERT(snif && dflt, "");
-	fs = flow_default(snif, IBV_FLOW_ATTR_SNIFFER);
-	fd = flow_default(dflt, IBV_FLOW_ATTR_ALL_DEFAULT);
+	fs = rt_flow_default(snif, IBV_FLOW_ATTR_SNIFFER);
+	fd = rt_flow_default(dflt, IBV_FLOW_ATTR_ALL_DEFAULT);
 	TEST_ASSERT(fs && fd, "");
-	TEST_ASSERT_EQUAL(post_recvs(snif, NULL, 0, 2), 0, "");
-	TEST_ASSERT_EQUAL(post_recvs(dflt, NULL, 8, 2), 0, "");
-	TEST_ASSERT_EQUAL(post_recvs(ud_b, NULL, 16, 1), 0, "");
+	TEST_ASSERT_EQUAL(rt_post_recvs(snif, NULL, 0, 2), 0, "");
+	TEST_ASSERT_EQUAL(rt_post_recvs(dflt, NULL, 8, 2), 0, "");
+	TEST_ASSERT_EQUAL(rt_post_recvs(ud_b, NULL, 16, 1), 0, "");
 
 	struct ibv_ah_attr aha = {.is_global = 1,
 				  .port_num = 1,
@@ -651,13 +391,13 @@ case_roce_untouched(void)
 					  .sgid_index = (uint8_t)gidx,
 					  .hop_limit = 64}};
 
-	ah = ibv_create_ah(pd, &aha);
+	ah = ibv_create_ah(rt_pd, &aha);
 	TEST_ASSERT_NOT_NULL(ah, "ah: %s", strerror(errno));
-	memset(buf + SEND_OFF, 0x5a, 100);
+	memset(rt_buf + SEND_OFF, 0x5a, 100);
 	{
-		struct ibv_sge sge = {.addr = (uintptr_t)buf + SEND_OFF,
+		struct ibv_sge sge = {.addr = (uintptr_t)rt_buf + SEND_OFF,
 				      .length = 100,
-				      .lkey = mr->lkey};
+				      .lkey = rt_mr->lkey};
 		struct ibv_send_wr wr = {.sg_list = &sge,
 					 .num_sge = 1,
 					 .opcode = IBV_WR_SEND,
@@ -669,15 +409,16 @@ case_roce_untouched(void)
 		wr.wr.ud.remote_qkey = 0x11111111;
 		TEST_ASSERT_EQUAL(ibv_post_send(ud_a, &wr, &bad), 0, "");
 	}
-	n = drain(cq, wc, 2);
+	n = rt_drain(cq, wc, 2);
 	for (int i = 0; i < n; i++)
 		if (wc[i].opcode == IBV_WC_RECV && wc[i].qp_num == ud_b->qp_num)
 			got_ud += wc[i].status == IBV_WC_SUCCESS &&
 				  wc[i].byte_len == 100 + 40;
 	TEST_ASSERT_EQUAL(got_ud, 1, "UD receive through the RoCE path");
-	n = drain(rcq, wc, 4);
-	TEST_ASSERT_EQUAL(count_recv(wc, n, snif->qp_num), 1, "sniffer copy");
-	TEST_ASSERT_EQUAL(count_recv(wc, n, dflt->qp_num), 0,
+	n = rt_drain(rcq, wc, 4);
+	TEST_ASSERT_EQUAL(rt_count_recv(wc, n, snif->qp_num), 1,
+			  "sniffer copy");
+	TEST_ASSERT_EQUAL(rt_count_recv(wc, n, dflt->qp_num), 0,
 			  "default rule does not take RoCE");
 	for (int i = 0; i < n; i++)
 		if (wc[i].qp_num == snif->qp_num)
@@ -710,7 +451,8 @@ expect_hash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport)
 static int
 case_rss(void)
 {
-	struct ibv_cq *cqs[NWQ], *scq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	struct ibv_cq *cqs[NWQ],
+		*scq = ibv_create_cq(rt_ctx, 256, NULL, NULL, 0);
 	struct ibv_wq *wq[NWQ];
 	struct ibv_rwq_ind_table *ind;
 	struct ibv_qp *tx, *rss;
@@ -725,15 +467,16 @@ case_rss(void)
 		struct ibv_wq_init_attr wa = {.wq_type = IBV_WQT_RQ,
 					      .max_wr = 64,
 					      .max_sge = 1,
-					      .pd = pd};
+					      .pd = rt_pd};
 
-		cqs[i] = ibv_create_cq(ctx, 128, NULL, NULL, 0);
+		cqs[i] = ibv_create_cq(rt_ctx, 128, NULL, NULL, 0);
 		TEST_ASSERT_NOT_NULL(cqs[i], "");
 		wa.cq = cqs[i];
-		wq[i] = ibv_create_wq(ctx, &wa);
+		wq[i] = ibv_create_wq(rt_ctx, &wa);
 		TEST_ASSERT_NOT_NULL(wq[i], "create_wq: %s", strerror(errno));
 		TEST_ASSERT(wa.max_wr >= 64, "");
-		TEST_ASSERT_EQUAL(post_recvs(NULL, wq[i], 16 * i, 16), 0, "");
+		TEST_ASSERT_EQUAL(rt_post_recvs(NULL, wq[i], 16 * i, 16), 0,
+				  "");
 		struct ibv_wq_attr m = {.attr_mask = IBV_WQ_ATTR_STATE,
 					.wq_state = IBV_WQS_RDY};
 
@@ -751,7 +494,7 @@ case_rss(void)
 	struct ibv_rwq_ind_table_init_attr ia = {.log_ind_tbl_size = 2,
 						 .ind_tbl = wq};
 
-	ind = ibv_create_rwq_ind_table(ctx, &ia);
+	ind = ibv_create_rwq_ind_table(rt_ctx, &ia);
 	TEST_ASSERT_NOT_NULL(ind, "ind table: %s", strerror(errno));
 	TEST_ASSERT_EQUAL(ibv_destroy_wq(wq[1]), EBUSY, "WQ in a table");
 
@@ -759,7 +502,7 @@ case_rss(void)
 		.qp_type = IBV_QPT_RAW_PACKET,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE |
 			     IBV_QP_INIT_ATTR_RX_HASH,
-		.pd = pd,
+		.pd = rt_pd,
 		.rwq_ind_tbl = ind,
 		.rx_hash_conf = {.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
 				 .rx_hash_key_len = 40,
@@ -773,38 +516,40 @@ case_rss(void)
 	/* bad hash configurations */
 	qa.rx_hash_conf.rx_hash_fields_mask |= IBV_RX_HASH_SRC_PORT_TCP;
 	errno = 0;
-	TEST_ASSERT_NULL(ibv_create_qp_ex(ctx, &qa), "");
+	TEST_ASSERT_NULL(ibv_create_qp_ex(rt_ctx, &qa), "");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "TCP and UDP ports");
 	qa.rx_hash_conf.rx_hash_fields_mask &=
 		~(uint64_t)IBV_RX_HASH_SRC_PORT_TCP;
 	qa.rx_hash_conf.rx_hash_fields_mask |= IBV_RX_HASH_INNER;
 	errno = 0;
-	TEST_ASSERT_NULL(ibv_create_qp_ex(ctx, &qa), "");
+	TEST_ASSERT_NULL(ibv_create_qp_ex(rt_ctx, &qa), "");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "inner");
 	qa.rx_hash_conf.rx_hash_fields_mask &= ~(uint64_t)IBV_RX_HASH_INNER;
 	qa.rx_hash_conf.rx_hash_key_len = 20;
 	errno = 0;
-	TEST_ASSERT_NULL(ibv_create_qp_ex(ctx, &qa), "");
+	TEST_ASSERT_NULL(ibv_create_qp_ex(rt_ctx, &qa), "");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "key length");
 	qa.rx_hash_conf.rx_hash_key_len = 40;
 	qa.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_IND_TABLE;
 	errno = 0;
-	TEST_ASSERT_NULL(ibv_create_qp_ex(ctx, &qa), "");
+	TEST_ASSERT_NULL(ibv_create_qp_ex(rt_ctx, &qa), "");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "hash without table");
 	qa.comp_mask |= IBV_QP_INIT_ATTR_IND_TABLE;
 
-	rss = ibv_create_qp_ex(ctx, &qa);
+	rss = ibv_create_qp_ex(rt_ctx, &qa);
 	TEST_ASSERT_NOT_NULL(rss, "RSS QP: %s", strerror(errno));
-	TEST_ASSERT_EQUAL(to_rts(rss), 0, "");
+	/* the sender is a QP of the same context */
+	TEST_ASSERT_EQUAL(dpv_qp_raw_self_loopback(rss, 1, 0), 0, "");
+	TEST_ASSERT_EQUAL(rt_to_rts(rss), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_rwq_ind_table(ind), EBUSY,
 			  "table in use");
-	fl = flow_ip_udp(rss, 0xc0000263, 0, 0);
+	fl = rt_flow_ip_udp(rss, 0xc0000263, 0, 0);
 	TEST_ASSERT_NOT_NULL(fl, "flow on RSS QP: %s", strerror(errno));
-	tx = raw_qp(scq);
+	tx = rt_raw_qp(scq);
 	TEST_ASSERT_NOT_NULL(tx, "");
 
 	for (int k = 0; k < 32; k++) {
-		struct frame_desc d = {.dmac = mac_a,
+		struct frame_desc d = {.dmac = rt_mac_a,
 				       .ether_type = 0x0800,
 				       .sip = 0xc0000201 + (k % 5),
 				       .dip = 0xc0000263,
@@ -814,23 +559,23 @@ case_rss(void)
 				       .seed = (uint8_t)k};
 		uint32_t h = expect_hash(d.sip, d.dip, d.sport, d.dport);
 		uint32_t len =
-			build_frame(buf + SEND_OFF + (k % 16) * SLOT, &d);
+			rt_build_frame(rt_buf + SEND_OFF + (k % 16) * SLOT, &d);
 
 		expect[h & (NWQ - 1)]++;
 		want[k] = (int)(h & (NWQ - 1));
-		TEST_ASSERT_EQUAL(send_frame(tx, k % 16, len), 0, "");
+		TEST_ASSERT_EQUAL(rt_send_frame(tx, k % 16, len), 0, "");
 		if (k % 16 == 15)
-			TEST_ASSERT_EQUAL(drain(scq, wc, 16), 16, "sends");
+			TEST_ASSERT_EQUAL(rt_drain(scq, wc, 16), 16, "sends");
 	}
 	for (int i = 0; i < NWQ; i++) {
-		int n = drain(cqs[i], wc, 64), k;
+		int n = rt_drain(cqs[i], wc, 64), k;
 
 		for (int j = 0; j < n; j++) {
 			TEST_ASSERT_EQUAL(wc[j].status, IBV_WC_SUCCESS, "");
 			TEST_ASSERT_EQUAL(wc[j].qp_num, wq[i]->wq_num, "");
 			TEST_ASSERT_EQUAL(wc[j].byte_len, 14 + 28 + 32, "");
 			/* which frame: the payload seed is its index */
-			k = buf[RECV_OFF + wc[j].wr_id * SLOT + 42];
+			k = rt_buf[RECV_OFF + wc[j].wr_id * SLOT + 42];
 			TEST_ASSERT(k < 32, "");
 			TEST_ASSERT_EQUAL(want[k], i, "frame %d on WQ %d", k,
 					  i);
@@ -850,7 +595,7 @@ case_rss(void)
 		int n;
 
 		TEST_ASSERT_EQUAL(ibv_modify_wq(wq[3], &m), 0, "");
-		n = drain(cqs[3], wc, 64);
+		n = rt_drain(cqs[3], wc, 64);
 		TEST_ASSERT_EQUAL(n, 16 - got[3], "flushed");
 		for (int j = 0; j < n; j++)
 			TEST_ASSERT_EQUAL(wc[j].status, IBV_WC_WR_FLUSH_ERR,
@@ -873,20 +618,20 @@ case_rss(void)
 static int
 case_wq_errors(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *cq = ibv_create_cq(rt_ctx, 16, NULL, NULL, 0);
 	struct ibv_wq_init_attr wa = {.wq_type = IBV_WQT_RQ,
 				      .max_wr = 0,
 				      .max_sge = 1,
-				      .pd = pd,
+				      .pd = rt_pd,
 				      .cq = cq};
 	struct ibv_wq *wq;
 
 	TEST_ASSERT_NOT_NULL(cq, "");
 	errno = 0;
-	TEST_ASSERT_NULL(ibv_create_wq(ctx, &wa), "");
+	TEST_ASSERT_NULL(ibv_create_wq(rt_ctx, &wa), "");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "max_wr 0");
 	wa.max_wr = 4;
-	wq = ibv_create_wq(ctx, &wa);
+	wq = ibv_create_wq(rt_ctx, &wa);
 	TEST_ASSERT_NOT_NULL(wq, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), EBUSY, "CQ used by a WQ");
 	{
@@ -901,7 +646,7 @@ case_wq_errors(void)
 							 .ind_tbl = &wq};
 
 		errno = 0;
-		TEST_ASSERT_NULL(ibv_create_rwq_ind_table(ctx, &ia), "");
+		TEST_ASSERT_NULL(ibv_create_rwq_ind_table(rt_ctx, &ia), "");
 		TEST_ASSERT_EQUAL(errno, EINVAL, "table too large");
 	}
 	TEST_ASSERT_EQUAL(ibv_destroy_wq(wq), 0, "");
@@ -911,8 +656,8 @@ case_wq_errors(void)
 
 static const struct dpv_test_suite raw_suite = {
 	.name = "raw",
-	.setup = setup,
-	.teardown = teardown,
+	.setup = rt_setup,
+	.teardown = rt_teardown,
 	.cases =
 		{
 			TEST_CASE(case_caps),

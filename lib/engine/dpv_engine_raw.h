@@ -123,13 +123,68 @@ int dpv_engine_rss_set(struct dpv_engine *e, uint32_t qpn, uint64_t fields,
 uint32_t dpv_engine_rss_hash(const void *frame, uint32_t len, uint64_t fields,
 			     const uint8_t *key);
 
+/**
+ * @name Options of a raw QP (dpv_engine_raw_qp::flags)
+ * "Self" frames are those sent by a raw QP of the same domain (one domain
+ * per verbs context, as a ConnectX transport domain): by default a raw or
+ * RSS QP does not receive them (SNIFFER flows always do).
+ * @{
+ */
+/** Receive unicast frames of the own domain
+ *  (MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC). */
+#define DPV_RAW_QP_SELF_UC 0x1u
+/** Receive multicast/broadcast frames of the own domain
+ *  (MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC). */
+#define DPV_RAW_QP_SELF_MC 0x2u
+/** Never receive the multicast frames this QP itself sent
+ *  (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB). */
+#define DPV_RAW_QP_BLOCK_SELF_MC 0x4u
+/** Append the frame's Ethernet FCS (IBV_QP_CREATE_SCATTER_FCS). */
+#define DPV_RAW_QP_SCATTER_FCS 0x8u
+/** Remove an 802.1Q tag and report its TCI in the CQE
+ *  (IBV_QP_CREATE_CVLAN_STRIPPING). */
+#define DPV_RAW_QP_CVLAN_STRIP 0x10u
+/** Report IBV_WC_IP_CSUM_OK for IPv4 TCP/UDP frames whose checksums are
+ *  right (the device's IBV_RAW_PACKET_CAP_IP_CSUM). */
+#define DPV_RAW_QP_RX_CSUM 0x20u
+/** @} */
+
+/** What a raw QP is besides its rings. */
+struct dpv_engine_raw_qp {
+	uint32_t domain; /**< sender domain, != 0 (0: frames are untagged) */
+	uint32_t flags;	 /**< DPV_RAW_QP_* */
+};
+
+/**
+ * Set the options of raw QP qpn (RAW_PACKET, with rings or RSS); called
+ * once after dpv_engine_qp_create(). Until then the QP has domain 0 and
+ * no options.
+ * @return 0; -EINVAL (NULL, domain 0); -ENOENT (no such QP); -ENOMEM.
+ */
+int dpv_engine_raw_qp_set(struct dpv_engine *e, uint32_t qpn,
+			  const struct dpv_engine_raw_qp *c);
+
+/**
+ * Pace the transmit of raw QP qpn: a token bucket filled at kbps
+ * kilobits per second that keeps at most max_burst bytes of credit while
+ * the QP is idle (0: frames are spaced from the first one). A frame goes
+ * when the credit is not negative and costs its length, so the long-run
+ * rate holds for any frame size. kbps 0 removes the limit.
+ * @return 0; -EINVAL; -ENOENT (not a raw QP set up with
+ *   dpv_engine_raw_qp_set()).
+ */
+int dpv_engine_raw_rate_set(struct dpv_engine *e, uint32_t qpn, uint32_t kbps,
+			    uint32_t max_burst);
+
 /** Raw-path counters. */
 struct dpv_engine_raw_stats {
 	uint64_t rx_delivered; /**< frames placed in a receive queue */
 	uint64_t rx_no_wqe;    /**< a QP/WQ took it but had no receive WQE */
 	uint64_t rx_too_long;  /**< did not fit the receive WQE */
+	uint64_t rx_self_drop; /**< own-domain frames a QP did not take */
 	uint64_t tx_frames;    /**< raw frames sent */
 	uint64_t tx_errors;    /**< raw send WQEs completed in error */
+	uint64_t tx_paced;     /**< times a QP's send waited for its rate */
 };
 
 /** Copy the raw counters. @return 0 or -EINVAL. */

@@ -138,6 +138,8 @@ struct dpv_cqe_info {
 	bool solicited;	       /**< receive of a solicited message */
 	uint8_t vendor_err;    /**< error CQEs only */
 	uint64_t timestamp;    /**< completion time stamp, 0 if none */
+	bool vlan_stripped;    /**< raw receive: an 802.1Q tag was removed */
+	uint16_t vlan_tci;     /**< its TCI (host order), if vlan_stripped */
 };
 
 #endif /* DPV_WR_H */

@@ -20,6 +20,7 @@
 
 #include "engine_int.h"
 #include "dpv_engine_raw.h"
+#include "engine_raw_int.h"
 #include "mlx5_ring.h"
 
 #define RAW_MAX_ENGINES 32
@@ -45,6 +46,8 @@ struct raw_state {
 	uint64_t next_id;
 	struct raw_rss *rss;
 	unsigned int nrss;
+	struct raw_qp *qps; /* options and pacing of raw QPs */
+	unsigned int nqps, qcap;
 	struct dpv_engine_raw_stats st;
 };
 
@@ -69,6 +72,9 @@ raw_get(struct dpv_engine *e)
 	struct raw_state *r;
 
 	pthread_mutex_lock(&registry_lock);
+	if (raw_tag_init() != 0)
+		ENGINE_LOG(WARNING, "no mbuf field for raw loopback tags: "
+				    "raw QPs receive their own frames");
 	r = raw_find(e);
 	if (r == NULL) {
 		for (unsigned int i = 0; i < RAW_MAX_ENGINES; i++) {
@@ -101,6 +107,7 @@ dpv_engine_raw_fini(struct dpv_engine *e)
 			free(r->rss[k].tbl);
 		free(r->rss);
 		free(r->flows);
+		free(r->qps);
 		free(r);
 	}
 	pthread_mutex_unlock(&registry_lock);
@@ -358,6 +365,77 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------- QP options */
+
+static struct raw_qp *
+raw_qp_find(struct raw_state *r, uint32_t qpn)
+{
+	for (unsigned int i = 0; r != NULL && i < r->nqps; i++)
+		if (r->qps[i].qpn == qpn)
+			return &r->qps[i];
+	return NULL;
+}
+
+int
+dpv_engine_raw_qp_set(struct dpv_engine *e, uint32_t qpn,
+		      const struct dpv_engine_raw_qp *c)
+{
+	struct raw_state *r;
+	struct raw_qp *q;
+	int ret = 0;
+
+	if (e == NULL || c == NULL || c->domain == 0)
+		return -EINVAL;
+	r = raw_get(e);
+	if (r == NULL)
+		return -ENOMEM;
+	dpv_engine_lock(e);
+	if (dpv_engine_qp_lookup(e, qpn) == NULL) {
+		ret = -ENOENT;
+		goto out;
+	}
+	q = raw_qp_find(r, qpn);
+	if (q == NULL) {
+		if (r->nqps == r->qcap) {
+			unsigned int n = r->qcap ? r->qcap * 2 : 8;
+
+			q = realloc(r->qps, sizeof(*q) * n);
+			if (q == NULL) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			r->qps = q;
+			r->qcap = n;
+		}
+		q = &r->qps[r->nqps++];
+		memset(q, 0, sizeof(*q));
+		q->qpn = qpn;
+	}
+	q->c = *c;
+out:
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}
+
+int
+dpv_engine_raw_rate_set(struct dpv_engine *e, uint32_t qpn, uint32_t kbps,
+			uint32_t max_burst)
+{
+	struct raw_qp *q;
+	int ret = 0;
+
+	if (e == NULL)
+		return -EINVAL;
+	dpv_engine_lock(e);
+	q = raw_qp_find(raw_find(e), qpn);
+	if (q == NULL)
+		ret = -ENOENT;
+	else
+		raw_pace_set(q, kbps, max_burst);
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}
+
 /* -------------------------------------------------------------- flows */
 
 int
@@ -440,19 +518,74 @@ dpv_engine_raw_qp_gone(struct dpv_engine *e, uint32_t qpn)
 		r->rss[i] = r->rss[--r->nrss];
 		break;
 	}
+	for (unsigned int i = 0; i < r->nqps; i++) {
+		if (r->qps[i].qpn == qpn) {
+			r->qps[i] = r->qps[--r->nqps];
+			break;
+		}
+	}
 }
 
 /* -------------------------------------------------------------- receive */
 
+/*
+ * A received frame as one QP gets it: the 802.1Q tag possibly cut out
+ * (bytes 12..15 of the frame), the FCS possibly appended.
+ */
+struct raw_view {
+	const struct rte_mbuf *m;
+	uint32_t cut;  /* 4: the VLAN tag is left out */
+	uint32_t body; /* frame bytes delivered */
+	uint32_t len;  /* body, plus 4 with the FCS */
+	uint8_t fcs[4];
+};
+
+/* A received frame and what is known about it. */
+struct raw_rx {
+	const struct rte_mbuf *m;
+	const struct raw_pkt *p;
+	struct raw_tag tag;
+	bool tagged; /* sent by a raw QP of this process */
+	bool mc;     /* multicast or broadcast destination */
+	int8_t csum; /* IBV_WC_IP_CSUM_OK: -1 not checked yet, 0, 1 */
+};
+
+static void
+view_copy(const struct raw_view *v, uint32_t off, uint8_t *dst, uint32_t n)
+{
+	while (n > 0) {
+		const void *s;
+		uint32_t k, src;
+
+		if (off >= v->body) {
+			memcpy(dst, v->fcs + (off - v->body), n);
+			return;
+		}
+		if (v->cut != 0 && off < 12) {
+			k = RTE_MIN(n, 12 - off);
+			src = off;
+		} else {
+			k = RTE_MIN(n, v->body - off);
+			src = off + (off >= 12 ? v->cut : 0);
+		}
+		s = rte_pktmbuf_read(v->m, src, k, dst);
+		if (s != NULL && s != dst)
+			rte_memcpy(dst, s, k);
+		dst += k;
+		off += k;
+		n -= k;
+	}
+}
+
 /* Scatter a frame into the next receive WQE of rq; 0 or -1 (dropped). */
 static int
 deliver_rq(struct raw_state *r, struct dpv_eqp *kq, struct dpv_mlx5_rq *rq,
-	   bool srq, const struct rte_mbuf *m, uint16_t *wqe_index,
+	   bool srq, const struct raw_view *v, uint16_t *wqe_index,
 	   enum ibv_wc_status *st)
 {
 	struct dpv_recv_wr rw;
 	void *host[DPV_WR_MAX_SGE];
-	uint32_t len = m->pkt_len, off = 0;
+	uint32_t len = v->len, off = 0;
 
 	if (!dpv_mlx5_rq_fetch(rq, &rw)) {
 		r->st.rx_no_wqe++;
@@ -477,8 +610,7 @@ deliver_rq(struct raw_state *r, struct dpv_eqp *kq, struct dpv_mlx5_rq *rq,
 	for (uint32_t i = 0; i < rw.num_sge && off < len; i++) {
 		uint32_t n = RTE_MIN(rw.sg_list[i].length, len - off);
 
-		rte_memcpy(host[i],
-			   rte_pktmbuf_read(m, off, n, (uint8_t *)host[i]), n);
+		view_copy(v, off, host[i], n);
 		off += n;
 	}
 	r->st.rx_delivered++;
@@ -488,14 +620,61 @@ done:
 	return 0;
 }
 
+/* Write a receive CQE and raise the CQ's event if it is armed. */
 static void
-deliver_rss(struct raw_state *r, struct raw_rss *rs, const struct raw_pkt *p,
-	    const struct rte_mbuf *m)
+raw_cqe(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
+	const struct dpv_cqe_info *ci)
 {
-	uint32_t h = rss_hash_pkt(p, rs->fields, rs->key);
+	if (dpv_mlx5_cq_push(cq, ci) != 0) {
+		ENGINE_LOG(WARNING, "qp %u: CQ overrun", ci->qpn);
+		return;
+	}
+	e->st.cqes++;
+	e->work++;
+	if (e->conf.cq_event != NULL && dpv_mlx5_cq_should_notify(cq))
+		e->conf.cq_event(e->conf.cq_event_arg, cq);
+}
+
+/* The frame as QP q (options flags) gets it, and its CQE fields. */
+static void
+view_make(struct raw_state *r, struct raw_rx *rx, uint32_t flags,
+	  struct raw_view *v, struct dpv_cqe_info *ci)
+{
+	memset(v, 0, sizeof(*v));
+	memset(ci, 0, sizeof(*ci));
+	v->m = rx->m;
+	if ((flags & DPV_RAW_QP_CVLAN_STRIP) &&
+	    (rx->p->has & DPV_FLOW_HAS_VLAN)) {
+		v->cut = 4;
+		ci->vlan_stripped = true;
+		ci->vlan_tci = rte_be_to_cpu_16(rx->p->vlan);
+	}
+	v->body = rx->m->pkt_len - v->cut;
+	v->len = v->body;
+	if ((flags & DPV_RAW_QP_SCATTER_FCS) &&
+	    raw_fcs(rx->m, rx->m->pkt_len, v->fcs) == 0)
+		v->len += 4;
+	else if (flags & DPV_RAW_QP_SCATTER_FCS)
+		r->st.rx_too_long++; /* no room to compute it: none added */
+	if (flags & DPV_RAW_QP_RX_CSUM) {
+		if (rx->csum < 0)
+			rx->csum = raw_csum_ok(rx->m) ? 1 : 0;
+		if (rx->csum)
+			ci->wc_flags |= IBV_WC_IP_CSUM_OK;
+	}
+	ci->opcode = IBV_WC_RECV;
+	ci->is_recv = true;
+}
+
+static void
+deliver_rss(struct raw_state *r, struct raw_rss *rs, struct raw_rx *rx,
+	    uint32_t flags)
+{
+	uint32_t h = rss_hash_pkt(rx->p, rs->fields, rs->key);
 	struct dpv_engine_rss_wq *w = &rs->tbl[h & (rs->size - 1)];
 	struct dpv_eqp kq;
 	struct dpv_cqe_info ci;
+	struct raw_view v;
 	enum ibv_wc_status st;
 	uint16_t idx;
 
@@ -507,55 +686,76 @@ deliver_rss(struct raw_state *r, struct raw_rss *rs, const struct raw_pkt *p,
 	kq.e = r->e;
 	kq.qpn = w->wqn;
 	kq.pdn = w->pdn;
-	if (deliver_rq(r, &kq, w->rq, false, m, &idx, &st) != 0)
+	view_make(r, rx, flags, &v, &ci);
+	if (deliver_rq(r, &kq, w->rq, false, &v, &idx, &st) != 0)
 		return;
-	memset(&ci, 0, sizeof(ci));
 	ci.status = st;
-	ci.opcode = IBV_WC_RECV;
-	ci.is_recv = true;
 	ci.qpn = w->wqn;
 	ci.wqe_counter = idx;
-	ci.byte_len = st == IBV_WC_SUCCESS ? m->pkt_len : 0;
-	if (dpv_mlx5_cq_push(w->cq, &ci) != 0)
-		return;
-	r->e->st.cqes++;
-	r->e->work++;
-	if (r->e->conf.cq_event != NULL && dpv_mlx5_cq_should_notify(w->cq))
-		r->e->conf.cq_event(r->e->conf.cq_event_arg, w->cq);
+	ci.byte_len = st == IBV_WC_SUCCESS ? v.len : 0;
+	if (st != IBV_WC_SUCCESS)
+		ci.wc_flags = 0;
+	raw_cqe(r->e, w->cq, &ci);
+}
+
+/* Whether QP qpn (options q, may be NULL) takes a frame of its domain. */
+static bool
+self_ok(const struct raw_qp *q, uint32_t qpn, const struct raw_rx *rx)
+{
+	if (!rx->tagged || q == NULL || rx->tag.domain != q->c.domain)
+		return true;
+	if (!rx->mc)
+		return (q->c.flags & DPV_RAW_QP_SELF_UC) != 0;
+	if ((q->c.flags & DPV_RAW_QP_BLOCK_SELF_MC) && rx->tag.qpn == qpn)
+		return false;
+	return (q->c.flags & DPV_RAW_QP_SELF_MC) != 0;
 }
 
 static void
-deliver(struct raw_state *r, uint32_t qpn, const struct raw_pkt *p,
-	const struct rte_mbuf *m)
+deliver(struct raw_state *r, uint32_t qpn, struct raw_rx *rx, bool sniffer)
 {
 	struct dpv_eqp *qp = dpv_engine_qp_lookup(r->e, qpn);
+	struct raw_qp *q = raw_qp_find(r, qpn);
+	uint32_t flags = q != NULL ? q->c.flags : 0;
+	struct dpv_cqe_info ci;
+	struct raw_view v;
 	struct raw_rss *rs;
 	enum ibv_wc_status st;
 	uint16_t idx;
 
 	if (qp == NULL)
 		return;
+	if (!sniffer && !self_ok(q, qpn, rx)) {
+		r->st.rx_self_drop++;
+		return;
+	}
 	/* an RSS QP has no state machine of its own (as an mlx5 TIR): its
 	 * WQs' states decide */
 	rs = rss_find(r, qpn);
 	if (rs != NULL) {
-		deliver_rss(r, rs, p, m);
+		deliver_rss(r, rs, rx, flags);
 		return;
 	}
 	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
 	    qp->state != IBV_QPS_SQD)
 		return;
+	view_make(r, rx, flags, &v, &ci);
 	if (qp->rq == NULL ||
-	    deliver_rq(r, qp, qp->rq, qp->has_srq, m, &idx, &st) != 0)
+	    deliver_rq(r, qp, qp->rq, qp->has_srq, &v, &idx, &st) != 0)
 		return;
-	dpv_engine_cqe(qp, true, idx, st, IBV_WC_RECV,
-		       st == IBV_WC_SUCCESS ? m->pkt_len : 0, 0, 0, 0);
+	ci.status = st;
+	ci.qpn = qp->qpn;
+	ci.wqe_counter = idx;
+	ci.srqn = qp->has_srq ? qp->srqn : 0;
+	ci.byte_len = st == IBV_WC_SUCCESS ? v.len : 0;
+	if (st != IBV_WC_SUCCESS)
+		ci.wc_flags = 0;
+	raw_cqe(r->e, qp->rcq, &ci);
 }
 
 /* Deliver to every flow of type t that matches (NORMAL: best priority). */
 static bool
-deliver_type(struct raw_state *r, uint8_t t, const struct raw_pkt *p,
-	     const struct rte_mbuf *m)
+deliver_type(struct raw_state *r, uint8_t t, struct raw_rx *rx)
 {
 	uint32_t done[16];
 	unsigned int nd = 0;
@@ -564,7 +764,7 @@ deliver_type(struct raw_state *r, uint8_t t, const struct raw_pkt *p,
 	for (unsigned int i = 0; i < r->nflows; i++) {
 		const struct dpv_engine_flow *f = &r->flows[i].f;
 
-		if (f->type != t || !flow_match(&f->m, p))
+		if (f->type != t || !flow_match(&f->m, rx->p))
 			continue;
 		if (t == DPV_FLOW_NORMAL && best >= 0 && f->priority > best)
 			continue;
@@ -580,7 +780,7 @@ deliver_type(struct raw_state *r, uint8_t t, const struct raw_pkt *p,
 			done[nd++] = f->qpn;
 	}
 	for (unsigned int k = 0; k < nd; k++)
-		deliver(r, done[k], p, m);
+		deliver(r, done[k], rx, t == DPV_FLOW_SNIFFER);
 	return nd > 0;
 }
 
@@ -591,6 +791,7 @@ dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m)
 	uint8_t buf[128];
 	const uint8_t *f;
 	struct raw_pkt p;
+	struct raw_rx rx;
 	bool roce, neigh, taken;
 
 	if (r == NULL || r->nflows == 0)
@@ -600,7 +801,15 @@ dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m)
 	if (f == NULL)
 		return false;
 	raw_parse(f, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), &p);
-	deliver_type(r, DPV_FLOW_SNIFFER, &p, m);
+	if (p.dmac == NULL)
+		return false; /* shorter than an Ethernet header */
+	memset(&rx, 0, sizeof(rx));
+	rx.m = m;
+	rx.p = &p;
+	rx.csum = -1;
+	rx.tagged = raw_tag_get(m, &rx.tag);
+	rx.mc = rte_is_multicast_ether_addr((const void *)p.dmac);
+	deliver_type(r, DPV_FLOW_SNIFFER, &rx);
 	roce = (p.has & DPV_FLOW_HAS_UDP) &&
 	       p.dport == rte_cpu_to_be_16(ROCE_UDP_PORT);
 	if (roce)
@@ -608,12 +817,11 @@ dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m)
 	neigh = p.ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP) ||
 		((p.has & DPV_FLOW_HAS_IPV6) &&
 		 f[20 + (p.has & DPV_FLOW_HAS_VLAN ? 4 : 0)] == 58);
-	taken = deliver_type(r, DPV_FLOW_NORMAL, &p, m);
-	if (!taken && !neigh &&
-	    rte_is_multicast_ether_addr((const void *)p.dmac))
-		taken = deliver_type(r, DPV_FLOW_MC_DEFAULT, &p, m);
+	taken = deliver_type(r, DPV_FLOW_NORMAL, &rx);
+	if (!taken && !neigh && rx.mc)
+		taken = deliver_type(r, DPV_FLOW_MC_DEFAULT, &rx);
 	if (!taken && !neigh)
-		taken = deliver_type(r, DPV_FLOW_ALL_DEFAULT, &p, m);
+		taken = deliver_type(r, DPV_FLOW_ALL_DEFAULT, &rx);
 	/* ARP / ICMPv6 still reach the engine's neighbour code */
 	return taken && !neigh;
 }
@@ -625,12 +833,18 @@ dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget)
 {
 	struct dpv_engine *e = qp->e;
 	struct raw_state *r = raw_find(e);
+	struct raw_qp *q = raw_qp_find(r, qp->qpn);
 	struct dpv_wr w;
 
 	if (qp->sq == NULL)
 		return;
-	while (*budget > 0 && dpv_engine_tx_room(e) &&
-	       dpv_mlx5_sq_fetch(qp->sq, &w)) {
+	while (*budget > 0 && dpv_engine_tx_room(e)) {
+		if (q != NULL && !raw_pace_ok(q)) {
+			r->st.tx_paced++; /* the WQE waits in the ring */
+			break;
+		}
+		if (!dpv_mlx5_sq_fetch(qp->sq, &w))
+			break;
 		enum ibv_wc_status st = IBV_WC_SUCCESS;
 		uint32_t len = w.raw_hdr_len + (uint32_t)w.total_len;
 		struct rte_mbuf *m = NULL;
@@ -674,6 +888,12 @@ dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget)
 				memcpy(d, src, w.sg_list[k].length);
 				d += w.sg_list[k].length;
 			}
+		}
+		if (w.flags & DPV_WR_F_IP_CSUM)
+			raw_csum_fill(rte_pktmbuf_mtod(m, uint8_t *), len);
+		if (q != NULL) {
+			raw_tag_set(m, q->c.domain, qp->qpn);
+			raw_pace_take(q, len);
 		}
 		e->tx[e->ntx++] = m;
 		m = NULL;

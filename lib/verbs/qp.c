@@ -823,18 +823,11 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	}
 
 	if (cm & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
-		uint32_t f = a->create_flags;
-
-		if (f & ~QP_CREATE_FLAGS_KNOWN)
+		if (a->create_flags & ~QP_CREATE_FLAGS_KNOWN)
 			return EINVAL;
-		if ((f & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) &&
-		    a->qp_type != IBV_QPT_UD)
-			return EINVAL; /* multicast is UD only */
-		if (f &
-		    (IBV_QP_CREATE_SCATTER_FCS | IBV_QP_CREATE_CVLAN_STRIPPING |
-		     IBV_QP_CREATE_SOURCE_QPN |
-		     IBV_QP_CREATE_PCI_WRITE_END_PADDING))
-			return EOPNOTSUPP;
+		rc = dpv_raw_create_flags_check(a); /* qp_raw.c */
+		if (rc)
+			return rc;
 	}
 	if (cm & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		if (a->send_ops_flags & ~(uint64_t)QP_SEND_OPS_KNOWN)
@@ -992,6 +985,11 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		dpv_mlx5_sq_bind(&qp->sq, a->qp_type, ibqp->qp_num);
 #endif
 	rc = eng_create(qp);
+	if (rc == 0 && a->qp_type == IBV_QPT_RAW_PACKET) {
+		rc = dpv_raw_qp_setup(qp);
+		if (rc)
+			eng_destroy(qp);
+	}
 	if (rc == 0 && rss) {
 		rc = dpv_rss_qp_attach(qp, a);
 		if (rc)
@@ -1143,6 +1141,8 @@ qp_limits(struct dpv_qp *qp, int mask, struct dpv_qp_limits *lim)
 	lim->max_dest_rd_atomic = DPV_CAP_MAX_QP_RD_ATOM;
 	lim->max_mtu = IBV_MTU_4096;
 	lim->roce = true;
+	lim->rate_limit_min = DPV_CAP_RATE_LIMIT_MIN;
+	lim->rate_limit_max = DPV_CAP_RATE_LIMIT_MAX;
 	lim->gid_valid = 0;
 	if (!(mask & IBV_QP_AV))
 		return;
@@ -1153,6 +1153,13 @@ qp_limits(struct dpv_qp *qp, int mask, struct dpv_qp_limits *lim)
 
 int
 ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
+{
+	return dpv_qp_modify(ibqp, attr, mask, 0);
+}
+
+int
+dpv_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
+	      uint32_t max_burst)
 {
 	struct dpv_engine_path path;
 	struct dpv_qp_limits lim;
@@ -1192,11 +1199,16 @@ ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 			goto out;
 		memset(&qp->attr, 0, sizeof(qp->attr));
 		qp->attr.cap = qp->cap;
+		if (ibqp->qp_type == IBV_QPT_RAW_PACKET)
+			dpv_raw_qp_rate(qp, 0, 0); /* pacing starts over */
 	} else {
 		rc = eng_modify(qp, attr, mask, &path);
 		if (rc)
 			goto out;
 	}
+	if ((mask & IBV_QP_RATE_LIMIT) &&
+	    (rc = dpv_raw_qp_rate(qp, attr->rate_limit, max_burst)) != 0)
+		goto out;
 	dpv_qp_apply_attr(&qp->attr, mask, attr);
 	if (mask & IBV_QP_STATE) {
 		qp->attr.qp_state = next;

@@ -62,6 +62,8 @@ struct dpv_qp {
 				    (RC, UC, UD with a device engine),
 				    else NULL */
 	uint32_t create_flags; /**< accepted IBV_QP_CREATE_* bits */
+	uint32_t raw_flags;    /**< RAW_PACKET: DPV_RAW_QP_* (qp_raw.c) */
+	uint32_t rl_burst;     /**< RAW_PACKET: max_burst_sz of the rate */
 	uint64_t send_ops_flags;
 	int sq_sig_all;
 	struct ibv_qp_cap cap;	   /**< actual capacities */
@@ -204,6 +206,14 @@ void dpv_qp_sq_drained_hook(void *arg, uint32_t qpn);
  *   Number of completions written.
  */
 unsigned int dpv_qp_flush(struct dpv_qp *qp);
+
+/**
+ * ibv_modify_qp() with the burst size of IBV_QP_RATE_LIMIT (bytes of
+ * credit a paced RAW_PACKET QP keeps while idle; ibv_modify_qp uses 0).
+ * @return as ibv_modify_qp().
+ */
+int dpv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		  uint32_t max_burst);
 
 /**
  * After posting: let the device's engine make progress (it consumes the

@@ -155,6 +155,8 @@ dpv_qp_limits_default(struct dpv_qp_limits *lim)
 	lim->max_rd_atomic = 128;
 	lim->max_dest_rd_atomic = 128;
 	lim->roce = true;
+	lim->rate_limit_min = 0;
+	lim->rate_limit_max = UINT32_MAX;
 }
 
 int
@@ -246,6 +248,10 @@ check_values(int mask, const struct ibv_qp_attr *a,
 	if ((mask & A(DEST_QPN)) && a->dest_qp_num > DPV_QP_24BIT_MASK)
 		return EINVAL;
 	if ((mask & A(AV)) && check_ah(&a->ah_attr, lim))
+		return EINVAL;
+	if ((mask & A(RATE_LIMIT)) && a->rate_limit != 0 &&
+	    (a->rate_limit < lim->rate_limit_min ||
+	     a->rate_limit > lim->rate_limit_max))
 		return EINVAL;
 	return 0;
 }

@@ -37,6 +37,8 @@ struct dpv_qp_limits {
 	uint32_t max_rd_atomic;	     /**< max_qp_init_rd_atom of the device */
 	uint32_t max_dest_rd_atomic; /**< max_qp_rd_atom of the device */
 	bool roce;		     /**< Ethernet link layer: AV needs a GRH */
+	uint32_t rate_limit_min;     /**< IBV_QP_RATE_LIMIT range (kbps; */
+	uint32_t rate_limit_max;     /**< 0, no limit, is always valid) */
 };
 
 /** Attribute mask bits dpverbs never accepts (no automatic path migration). */
@@ -104,8 +106,9 @@ int dpv_qp_transition_masks(enum ibv_qp_type type, enum ibv_qp_state cur,
  *  - IBV_QP_TIMEOUT, IBV_QP_MIN_RNR_TIMER: <= 31 (5-bit encodings);
  *  - IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY: <= 7;
  *  - IBV_QP_DEST_QPN: <= 0xffffff;
- *  - IBV_QP_RQ_PSN, IBV_QP_SQ_PSN, IBV_QP_QKEY, IBV_QP_EN_SQD_ASYNC_NOTIFY,
- *    IBV_QP_RATE_LIMIT: any value (PSNs are masked to 24 bits when applied);
+ *  - IBV_QP_RATE_LIMIT: 0, or lim->rate_limit_min..lim->rate_limit_max;
+ *  - IBV_QP_RQ_PSN, IBV_QP_SQ_PSN, IBV_QP_QKEY, IBV_QP_EN_SQD_ASYNC_NOTIFY:
+ *    any value (PSNs are masked to 24 bits when applied);
  *  - IBV_QP_AV: ah_attr.port_num valid as for IBV_QP_PORT, sl <= 15,
  *    static_rate a defined enum ibv_rate; on RoCE (lim->roce) is_global
  *    must be set and grh.sgid_index must name a populated GID.

@@ -64,12 +64,19 @@
 /**
  * Raw packet (lib/engine/engine_raw.c, doc/guides/raw.rst): RAW_PACKET
  * QPs, receive WQs, RWQ indirection tables and RSS QPs (Toeplitz over
- * IPv4/IPv6 addresses and TCP/UDP ports), flows. No TSO, no checksum or
- * VLAN offloads.
+ * IPv4/IPv6 addresses and TCP/UDP ports), flows; checksum, VLAN stripping
+ * and FCS offloads and transmit pacing done in software. No TSO.
  */
 #define DPV_CAP_RSS_MAX_TBLS	 64 /**< max_rwq_indirection_tables */
 #define DPV_CAP_RSS_LOG_TBL_SIZE 12 /**< log2 max_rwq_indirection_table_size */
 #define DPV_CAP_MAX_WQ_TYPE_RQ	 1024 /**< = DPV_WQ_MAX */
+/** Raw-packet offloads done in software (engine_raw_ofl.c). */
+#define DPV_CAP_RAW_PACKET                                                     \
+	(IBV_RAW_PACKET_CAP_IP_CSUM | IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |     \
+	 IBV_RAW_PACKET_CAP_SCATTER_FCS)
+/** Transmit pacing of raw-packet QPs (IBV_QP_RATE_LIMIT), in kbps. */
+#define DPV_CAP_RATE_LIMIT_MIN 1000u	  /**< 1 Mbit/s */
+#define DPV_CAP_RATE_LIMIT_MAX 100000000u /**< 100 Gbit/s */
 
 /**
  * Memory windows: type 1 (ibv_bind_mw) and type 2B (IBV_WR_BIND_MW), bound

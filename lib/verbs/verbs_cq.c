@@ -391,7 +391,20 @@ cqx_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 {
 	return dpv_mlx5_cq_read_dlid_path_bits(RING(cqx));
 }
+
+/* the TCI of a raw frame received with CVLAN stripping (0 if none) */
+static uint16_t
+cqx_read_cvlan(struct ibv_cq_ex *cqx)
+{
+	return dpv_mlx5_cq_read_cvlan(RING(cqx));
+}
 #else
+static uint16_t
+cqx_read_cvlan(struct ibv_cq_ex *cqx)
+{
+	return 0;
+}
+
 static int
 cqx_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 {
@@ -456,12 +469,6 @@ cqx_read_zero64(struct ibv_cq_ex *cqx)
 	return 0;
 }
 
-static uint16_t
-cqx_read_cvlan(struct ibv_cq_ex *cqx)
-{
-	return 0;
-}
-
 static uint32_t
 cqx_read_flow_tag(struct ibv_cq_ex *cqx)
 {
@@ -474,7 +481,8 @@ cqx_read_tm_info(struct ibv_cq_ex *cqx, struct ibv_wc_tm_info *ti)
 	memset(ti, 0, sizeof(*ti));
 }
 
-#define DPV_WC_EX_SUPPORTED ((uint64_t)IBV_WC_STANDARD_FLAGS)
+#define DPV_WC_EX_SUPPORTED                                                    \
+	((uint64_t)IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN)
 
 /* ---------------------------------------------------------------------- */
 /* Create / destroy / resize                                               */
@@ -568,7 +576,7 @@ dpv_create_cq_ex_op(struct ibv_context *context,
 		return NULL;
 	}
 	if (attr->wc_flags & ~DPV_WC_EX_SUPPORTED) {
-		errno = EOPNOTSUPP; /* timestamps, VLAN, flow tag, TM */
+		errno = EOPNOTSUPP; /* timestamps, flow tag, TM */
 		return NULL;
 	}
 	cq = cq_create(context, (int)attr->cqe, attr->cq_context, attr->channel,

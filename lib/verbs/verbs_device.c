@@ -22,6 +22,8 @@ RTE_LOG_REGISTER(dpv_logtype_verbs, dpv.verbs, NOTICE);
 #pragma weak dpv_qp_ops_init
 
 static pthread_mutex_t g_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Transport domain of the next context (raw-packet self-loopback). */
+static uint32_t g_next_domain;
 static struct dpv_device *g_devs[64];
 static unsigned int g_ndevs;
 
@@ -309,6 +311,10 @@ ibv_open_device(struct ibv_device *device)
 		return NULL;
 	}
 	ctx->dev = dev;
+	ctx->domain = __atomic_add_fetch(&g_next_domain, 1, __ATOMIC_RELAXED);
+	if (ctx->domain == 0) /* wrapped: 0 means "no domain" */
+		ctx->domain = __atomic_add_fetch(&g_next_domain, 1,
+						 __ATOMIC_RELAXED);
 	pthread_mutex_init(&ctx->lock, NULL);
 	TAILQ_INIT(&ctx->async_q);
 	c = &ctx->vctx.context;

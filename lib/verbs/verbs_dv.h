@@ -75,4 +75,18 @@ struct mlx5dv_qp_ex *dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex);
 struct ibv_qp *dpv_gsi_qp_create(struct ibv_pd *pd,
 				 struct ibv_qp_init_attr *attr);
 
+/**
+ * mlx5dv_create_qp()'s MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC / _MC:
+ * whether a RAW_PACKET QP (plain or RSS) receives the unicast / multicast
+ * frames that raw QPs of its own context send. By default it does not
+ * (as a ConnectX TIR in the context's transport domain); frames from
+ * other contexts are always received. Call before the QP takes traffic.
+ *
+ * @param qp the QP
+ * @param uc nonzero: receive own unicast frames
+ * @param mc nonzero: receive own multicast and broadcast frames
+ * @return 0; EINVAL qp NULL; EOPNOTSUPP not a RAW_PACKET QP; ENOMEM.
+ */
+int dpv_qp_raw_self_loopback(struct ibv_qp *qp, int uc, int mc);
+
 #endif /* DPV_VERBS_DV_H */

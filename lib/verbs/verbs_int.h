@@ -210,6 +210,9 @@ struct dpv_mlx5_wq;
 struct dpv_context {
 	struct verbs_context vctx; /**< ends with the ibv_context handed out */
 	struct dpv_device *dev;
+	/** Transport domain, unique per context in the process: raw-packet
+	 *  frames a context's QPs send are "self" for its raw QPs. */
+	uint32_t domain;
 	pthread_mutex_t lock;	       /**< protects the lists below */
 	struct dpv_async_list async_q; /**< pending async events */
 	/**

@@ -170,6 +170,8 @@ fill_device_attr(struct dpv_device *dev, struct ibv_device_attr *a)
 	a->max_qp = DPV_CAP_MAX_QP;
 	a->max_qp_wr = DPV_CAP_MAX_QP_WR;
 	a->device_cap_flags = DPV_CAP_DEVICE_FLAGS;
+	if (dev->engine != NULL) /* raw QPs: checksums in software */
+		a->device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM;
 	a->max_sge = DPV_CAP_MAX_SGE;
 	a->max_sge_rd = DPV_CAP_MAX_SGE_RD;
 	a->max_cq = DPV_CAP_MAX_CQ;
@@ -215,15 +217,15 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	fill_device_attr(dctx_dev(context), &a.orig_attr);
-	/* No ODP, timestamps, TSO, packet pacing, raw packet offloads, tag
-	 * matching, CQ moderation or device memory: all zero. */
+	/* No ODP, timestamps, TSO, tag matching, CQ moderation or device
+	 * memory: all zero. */
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	/* the 64-bit flags repeat the 32-bit ones (rdma-core and the kernel
 	 * do; programs read this field); no flag above bit 31 applies */
 	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags;
 	if (dctx_dev(context)->engine != NULL) {
-		/* raw packet (verbs_wq.c, verbs_flow.c): RSS and WQs, no
-		 * offloads (raw_packet_caps stays 0), no TSO */
+		/* raw packet (verbs_wq.c, verbs_flow.c, qp_raw.c): RSS and
+		 * WQs, offloads and pacing in software, no TSO */
 		a.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 		a.rss_caps.max_rwq_indirection_tables = DPV_CAP_RSS_MAX_TBLS;
 		a.rss_caps.max_rwq_indirection_table_size =
@@ -235,6 +237,12 @@ dpv_query_device_ex_op(struct ibv_context *context,
 			IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |
 			IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
 		a.max_wq_type_rq = DPV_CAP_MAX_WQ_TYPE_RQ;
+		a.raw_packet_caps = DPV_CAP_RAW_PACKET;
+		a.device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
+		a.packet_pacing_caps.qp_rate_limit_min = DPV_CAP_RATE_LIMIT_MIN;
+		a.packet_pacing_caps.qp_rate_limit_max = DPV_CAP_RATE_LIMIT_MAX;
+		a.packet_pacing_caps.supported_qpts =
+			1u << IBV_QPT_RAW_PACKET;
 	}
 	memset(attr, 0, attr_size);
 	memcpy(attr, &a, RTE_MIN(attr_size, sizeof(a)));

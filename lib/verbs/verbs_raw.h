@@ -62,4 +62,30 @@ void dpv_wq_ops_init(struct verbs_context *vctx);
 /** Install the flow ops into a context. */
 void dpv_flow_ops_init(struct verbs_context *vctx);
 
+/**
+ * Check the create flags of a QP (IBV_QP_INIT_ATTR_CREATE_FLAGS).
+ * @return 0; EINVAL (BLOCK_SELF_MCAST_LB on a type without multicast);
+ *   EOPNOTSUPP (SCATTER_FCS or CVLAN_STRIPPING on anything but a
+ *   RAW_PACKET QP with its own receive queue; SOURCE_QPN;
+ *   PCI_WRITE_END_PADDING).
+ */
+int dpv_raw_create_flags_check(const struct ibv_qp_init_attr_ex *a);
+
+/**
+ * Give a created RAW_PACKET QP (in the engine) its options: its context's
+ * transport domain, the create flags, the receive checksum report.
+ * @return 0 or an errno (ENOMEM).
+ */
+int dpv_raw_qp_setup(struct dpv_qp *qp);
+
+/**
+ * Pace a RAW_PACKET QP's transmit at kbps (0: unpaced), keeping at most
+ * max_burst bytes of credit while idle. The range was checked.
+ * @return 0 or an errno.
+ */
+int dpv_raw_qp_rate(struct dpv_qp *qp, uint32_t kbps, uint32_t max_burst);
+
+/** Install ibv_modify_qp_rate_limit into a context. */
+void dpv_raw_ops_init(struct verbs_context *vctx);
+
 #endif

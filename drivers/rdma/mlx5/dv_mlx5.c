@@ -183,14 +183,21 @@ _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
 
 /*
  * Object creation: without mlx5-specific attributes these are the plain
- * verbs, as with rdma-core's provider. Any mlx5 attribute (DC, scatter to
- * CQE, CQE compression, striding RQ, ...) is not supported.
+ * verbs, as with rdma-core's provider. Of the mlx5 attributes only the TIR
+ * self-loopback flags of raw-packet QPs are supported; the others (DC,
+ * scatter to CQE, CQE compression, striding RQ, ...) are not.
  */
 struct ibv_qp *
 mlx5dv_create_qp(struct ibv_context *context,
 		 struct ibv_qp_init_attr_ex *qp_attr,
 		 struct mlx5dv_qp_init_attr *mlx5_qp_attr)
 {
+	const uint32_t self_lb = MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC |
+				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC;
+	struct ibv_qp *qp;
+	uint32_t f = 0;
+	int rc;
+
 	if (context == NULL || qp_attr == NULL) {
 		errno = EINVAL;
 		return NULL;
@@ -203,10 +210,10 @@ mlx5dv_create_qp(struct ibv_context *context,
 				       MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |
 				       MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
 		uint64_t cm = mlx5_qp_attr->comp_mask;
-		uint32_t f = (cm & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)
-				     ? mlx5_qp_attr->create_flags
-				     : 0;
 
+		f = (cm & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)
+			    ? mlx5_qp_attr->create_flags
+			    : 0;
 		if (cm & ~known) {
 			errno = EINVAL; /* as rdma-core's provider */
 			return NULL;
@@ -217,15 +224,30 @@ mlx5dv_create_qp(struct ibv_context *context,
 			return NULL;
 		}
 		/* asking for nothing, or for no scatter to CQE (the engine
-		 * never scatters into CQEs) is what a plain QP does */
+		 * never scatters into CQEs) is what a plain QP does; the
+		 * self-loopback flags are for raw-packet QPs (as the kernel
+		 * has it: other types EOPNOTSUPP) */
 		f &= ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE;
-		if (f != 0 || (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
-				     MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)) ||
+		if ((f & ~self_lb) != 0 ||
+		    ((f & self_lb) && qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
+		    (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
+			   MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)) ||
 		    ((cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
 		     mlx5_qp_attr->send_ops_flags != 0))
 			DV_MLX5_NOTSUP_NULL();
 	}
-	return ibv_create_qp_ex(context, qp_attr);
+	qp = ibv_create_qp_ex(context, qp_attr);
+	if (qp == NULL || !(f & self_lb))
+		return qp;
+	rc = dpv_qp_raw_self_loopback(
+		qp, !!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC),
+		!!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC));
+	if (rc) {
+		ibv_destroy_qp(qp);
+		errno = rc;
+		return NULL;
+	}
+	return qp;
 }
 
 struct ibv_cq_ex *

@@ -265,6 +265,12 @@ mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 			c.hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
 			c.l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
 		}
+		/* bit 0 of l4_hdr_type_etc: the VLAN tag was stripped and
+		 * vlan_info holds it (as ConnectX reports it) */
+		if (ci->vlan_stripped) {
+			c.l4_hdr_type_etc |= 1;
+			c.vlan_info = htobe16(ci->vlan_tci);
+		}
 	}
 	dst = &cq->buf[cq->prod_index & (cq->cqe_cnt - 1)];
 	memcpy(dst, &c, offsetof(struct mlx5_cqe64, op_own));

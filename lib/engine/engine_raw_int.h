@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_ENGINE_RAW_INT_H
+#define DPV_ENGINE_RAW_INT_H
+
+/*
+ * Shared by engine_raw.c (frames in and out) and engine_raw_ofl.c (what
+ * a ConnectX does to them on the way: checksums, FCS, VLAN stripping,
+ * pacing, loopback tagging).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dpv_engine_raw.h"
+
+struct rte_mbuf;
+
+/* Where a frame came from, when one of our raw QPs sent it. */
+struct raw_tag {
+	uint32_t domain; /* dpv_engine_raw_qp::domain of the sender */
+	uint32_t qpn;	 /* the sending QP */
+};
+
+/* Per raw QP: its options and its transmit pacing. */
+struct raw_qp {
+	uint32_t qpn;
+	struct dpv_engine_raw_qp c;
+	/* token bucket, in byte * tsc-hz units (0 rate: unpaced) */
+	uint64_t rate_kbps;
+	int64_t tokens;	   /* may go negative: a frame larger than the bucket */
+	int64_t depth;	   /* largest credit kept while idle */
+	int64_t last_cost; /* of the last frame sent */
+	uint64_t last_tsc;
+};
+
+/* Mark an mbuf as sent by a raw QP (no-op if tags are unavailable). */
+void raw_tag_set(struct rte_mbuf *m, uint32_t domain, uint32_t qpn);
+/* The tag of a received frame; false if it carries none. */
+bool raw_tag_get(const struct rte_mbuf *m, struct raw_tag *t);
+/* Register the mbuf field once per process; 0 or a negative errno. */
+int raw_tag_init(void);
+
+/* Pacing: set the rate (0: unpaced); may a frame of len bytes go now? */
+void raw_pace_set(struct raw_qp *q, uint32_t kbps, uint32_t max_burst);
+bool raw_pace_ok(struct raw_qp *q);
+void raw_pace_take(struct raw_qp *q, uint32_t len);
+
+/*
+ * Fill in the IPv4 header checksum and the TCP/UDP checksum (IPv4 or
+ * IPv6) of a contiguous frame, as IBV_SEND_IP_CSUM asks. Frames that are
+ * not IP, or whose headers do not fit the frame, are left as they are.
+ */
+void raw_csum_fill(uint8_t *f, uint32_t len);
+
+/*
+ * Whether a received frame is IPv4 (not a fragment) carrying TCP or UDP
+ * with correct IP and L4 checksums: IBV_WC_IP_CSUM_OK.
+ */
+bool raw_csum_ok(const struct rte_mbuf *m);
+
+/*
+ * The Ethernet FCS of the first len bytes of m, in wire byte order.
+ * @return 0, or -1 if the frame is too long for the scratch buffer.
+ */
+int raw_fcs(const struct rte_mbuf *m, uint32_t len, uint8_t fcs[4]);
+
+#endif
