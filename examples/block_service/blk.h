@@ -38,7 +38,6 @@ enum blk_status {
 	BLK_OK = 0,
 	BLK_ERR_RANGE = 1,  /* offset/len outside the store or misaligned */
 	BLK_ERR_OPCODE = 2, /* unknown opcode */
-	BLK_ERR_XFER = 3,   /* the RDMA transfer failed */
 };
 
 struct blk_cmd { /* client -> server, by SEND */
@@ -79,6 +78,10 @@ struct blk_conn {
 };
 
 /*
+ * A failed RDMA transfer (a bad rkey, say) moves the server's QP to the
+ * error state: the server reports it and exits; the client gets an error
+ * completion or, at worst, no response within 20 s.
+ *
  * The data pattern: every 8-byte word of the store holds its own byte
  * offset in the low 40 bits and the generation of the write that put it
  * there in the high 24 bits. A block read back proves both where it came

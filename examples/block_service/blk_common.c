@@ -137,8 +137,10 @@ blk_tcp_exchange(struct blk_conn *c, const char *host, int port)
 					  .sin_addr.s_addr = htonl(INADDR_ANY)};
 		int l = socket(AF_INET, SOCK_STREAM, 0);
 
-		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) ||
+		if (l < 0 ||
+		    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one,
+			       sizeof(one)) ||
+		    bind(l, (struct sockaddr *)&sin, sizeof(sin)) ||
 		    listen(l, 1)) {
 			perror("listen");
 			return -1;
