@@ -217,7 +217,7 @@ static int
 random_io(struct client *cl, unsigned long n)
 {
 	unsigned long k;
-	int cid;
+	int cid, tries;
 
 	for (k = 0; k < n; k++) {
 		uint32_t len = BLK_MIN_IO << (rnd(cl) % 9); /* 4 KiB .. 1 MiB */
@@ -229,10 +229,19 @@ random_io(struct client *cl, unsigned long n)
 			return -1;
 		if (len > cl->size)
 			len = BLK_MIN_IO;
-		do
+		/* a random place that no command in flight touches; when
+		 * none turns up, wait for one to finish */
+		for (tries = 0;; tries++) {
 			off = rnd(cl) % ((cl->size - len) / BLK_MIN_IO + 1) *
 			      BLK_MIN_IO;
-		while (overlaps_inflight(cl, off, len));
+			if (!overlaps_inflight(cl, off, len))
+				break;
+			if (tries == 64) {
+				if (reap(cl))
+					return -1;
+				tries = 0;
+			}
+		}
 		if (issue(cl, cid, op, off, len))
 			return -1;
 	}
@@ -268,6 +277,7 @@ main(int argc, char **argv)
 	uint8_t *data = NULL;
 	double t0, t;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	cl.depth = 4;
 	cl.rng = 1;
 	while ((opt = getopt(argc, argv, "d:g:p:n:q:r:")) != -1) {

@@ -176,6 +176,7 @@ main(int argc, char **argv)
 	struct ibv_wc wc;
 	unsigned int i;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((opt = getopt(argc, argv, "d:g:p:S:t:")) != -1) {
 		switch (opt) {
 		case 'd':

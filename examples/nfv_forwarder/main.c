@@ -444,6 +444,7 @@ main(int argc, char **argv)
 	size_t area;
 	int opt, rc = 1;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((opt = getopt(argc, argv, "d:q:t:i:r:")) != -1) {
 		switch (opt) {
 		case 'd':
