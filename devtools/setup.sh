@@ -9,6 +9,7 @@ PKGS=(
     build-essential meson ninja-build pkg-config python3 python3-pyelftools
     libdpdk-dev dpdk libnuma-dev libibverbs-dev libpcap-dev
     dpdk-dev  # dpdk-telemetry.py (reads the /dpverbs/ telemetry commands)
+    python3-sphinx doxygen  # HTML guides and API reference (meson -Ddocs)
     # real peers the tests run against our libraries
     ibverbs-utils rdma-core perftest qperf python3-pyverbs librdmacm-dev
     rdmacm-utils tshark

@@ -58,7 +58,7 @@ PY
     total_pass=$((total_pass + $1)); total_fail=$((total_fail + $2)); total_skip=$((total_skip + $3))
 }
 
-if build build; then
+if build build -Ddocs=enabled; then
     args=()
     for s in $suites; do args+=(--suite "$s"); done
     run build "${args[@]}"
@@ -67,7 +67,7 @@ else
 fi
 
 if [ -z "${DPV_NO_ASAN:-}" ]; then
-    if build build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
+    if build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Ddocs=disabled; then
         ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
             run build-asan --suite fast --no-suite script

@@ -16,7 +16,7 @@
  * Ethernet, VLAN, IPv4, IPv6 and UDP use DPDK's own structures (rte_ether.h,
  * rte_ip.h, rte_udp.h). The InfiniBand headers are defined here as packed
  * structures of big-endian integers; read and write them only through the
- * dpv_<hdr>_<field>() / dpv_<hdr>_set_<field>() accessors below, which do
+ * dpv_HDR_FIELD() / dpv_HDR_set_FIELD() accessors below, which do
  * the byte-order conversion and the sub-byte field masking. None of the
  * structures has alignment requirements beyond 1 byte.
  *
