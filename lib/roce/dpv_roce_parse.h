@@ -103,6 +103,13 @@ dpv_roce_parse_ext_(const uint8_t *bth, const struct dpv_roce_opcode_info *oi,
 			(const void *)(bth + oi->off[DPV_HDR_IETH]));
 }
 
+/* The first seg_len bytes must hold n bytes of headers. */
+#define DPV_ROCE_NEED_(n)                                                      \
+	do {                                                                   \
+		if ((n) > seg_len)                                             \
+			return DPV_ROCE_RX_SEG_HDRS;                           \
+	} while (0)
+
 /**
  * Parse a frame, as dpv_roce_parse() (m NULL, seg_len == len) or
  * dpv_roce_parse_mbuf() (m the chain: the headers must lie in the first
@@ -123,12 +130,6 @@ dpv_roce_parse_ext_(const uint8_t *bth, const struct dpv_roce_opcode_info *oi,
  * @return
  *   DPV_ROCE_RX_OK (0), or the first check that failed.
  */
-#define DPV_ROCE_NEED_(n)                                                      \
-	do {                                                                   \
-		if ((n) > seg_len)                                             \
-			return DPV_ROCE_RX_SEG_HDRS;                           \
-	} while (0)
-
 static inline enum dpv_roce_rx_status
 dpv_roce_parse_inline(const uint8_t *f, uint32_t seg_len, uint32_t len,
 		      const struct rte_mbuf *m, uint32_t flags,
