@@ -51,10 +51,11 @@ grep -h "iters in" "$TMP/a.out" "$TMP/b.out"
 # 2. a long-lived memif client sees server 1, its death, and server 2
 rm -f "$SOCK"
 {
-	for i in $(seq 1 24); do echo "show port"; sleep 0.5; done
+	# 20 s of looking: a loaded machine takes seconds to start server 2
+	for i in $(seq 1 40); do echo "show port"; sleep 0.5; done
 	echo quit
 } | DPV_CONF=/dev/null DPV_EAL="$(eal client c)" DPV_IP=192.0.2.2/24 \
-	LD_LIBRARY_PATH=$LIB timeout 40 "$CMD" >"$TMP/c.out" 2>&1 &
+	LD_LIBRARY_PATH=$LIB timeout 60 "$CMD" >"$TMP/c.out" 2>&1 &
 c=$!
 pids+=($c)
 server() { # a memif server holding the link for $1 s (killed at exit)
