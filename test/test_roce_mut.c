@@ -365,6 +365,7 @@ test_status_names(void)
 
 static const struct dpv_test_suite mut_suite = {
 	.name = "roce_mutations",
+	.setup = test_roce_captures_setup,
 	.cases =
 		{
 			TEST_CASE(test_mutations),

@@ -347,6 +347,7 @@ test_capture_pad(void)
 
 static const struct dpv_test_suite captures_suite = {
 	.name = "roce_captures",
+	.setup = test_roce_captures_setup,
 	.cases =
 		{
 			TEST_CASE(test_captures),

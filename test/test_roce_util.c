@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers for the lib/roce tests: pcap reader, ARP/ND frame checks. */
+#include <unistd.h>
 #include <stdlib.h>
 
 #include <rte_byteorder.h>
@@ -21,6 +22,20 @@ rd32(const uint8_t *p, bool swap)
 
 	memcpy(&v, p, 4);
 	return swap ? rte_bswap32(v) : v;
+}
+
+int
+test_roce_captures_setup(void)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/rxe-rc-send.pcap",
+		 dpv_test_captures_dir());
+	if (access(path, R_OK) != 0) {
+		DPV_TEST_LOG("no captures at %s: skipped", path);
+		return TEST_SKIPPED;
+	}
+	return 0;
 }
 
 int

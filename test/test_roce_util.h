@@ -18,6 +18,9 @@ struct test_roce_frames {
 
 /* Read a classic pcap file (link type Ethernet). 0 or -1 (logged). */
 int test_roce_read_pcap(const char *path, struct test_roce_frames *fr);
+/* Suite set-up: TEST_SKIPPED when the captures directory
+ * (dpv_test_captures_dir(), ../shared/captures by default) is absent. */
+int test_roce_captures_setup(void);
 void test_roce_free_frames(struct test_roce_frames *fr);
 
 bool test_roce_is_arp(const uint8_t *f, uint32_t len);
