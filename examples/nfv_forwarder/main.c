@@ -23,9 +23,11 @@
  * rte_softrss().
  *
  * Usage: nfv_forwarder [-d dev0,dev1] [-q queues] [-t max_s] [-i idle_s]
- *                      [-r report_file]
+ *                      [-r report_file] [-c frames]
  * It stops after max_s seconds (default 30), or after idle_s seconds
- * (default 2) without a frame once traffic has been seen, or on SIGINT.
+ * (default 2; 0: never) without a frame once traffic has been seen, or on
+ * SIGINT or SIGTERM. With -c it says when each device has received that
+ * many frames (and goes on).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -395,6 +397,16 @@ report(FILE *f)
 	}
 }
 
+static uint64_t
+received(unsigned int pi)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int w = 0; w < nwq; w++)
+		sum += ports[pi].rx[w];
+	return sum;
+}
+
 static void
 teardown(void)
 {
@@ -440,12 +452,13 @@ main(int argc, char **argv)
 {
 	const char *names = "dpv0,dpv1", *report_path = NULL;
 	double max_s = 30, idle_s = 2, t0, last = 0;
+	uint64_t mark = 0;
 	char namebuf[64], *comma;
 	size_t area;
 	int opt, rc = 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "d:q:t:i:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:q:t:i:r:c:")) != -1) {
 		switch (opt) {
 		case 'd':
 			names = optarg;
@@ -461,6 +474,9 @@ main(int argc, char **argv)
 			break;
 		case 'r':
 			report_path = optarg;
+			break;
+		case 'c':
+			mark = strtoull(optarg, NULL, 0);
 			break;
 		default:
 			goto usage;
@@ -508,7 +524,14 @@ main(int argc, char **argv)
 
 		if (poll_once() > 0)
 			last = t;
-		if (t - t0 > max_s || (last > 0 && t - last > idle_s))
+		if (mark && received(0) >= mark && received(1) >= mark) {
+			printf("nfv_forwarder: %llu frames received on each "
+			       "device\n",
+			       (unsigned long long)mark);
+			mark = 0;
+		}
+		if (t - t0 > max_s ||
+		    (idle_s > 0 && last > 0 && t - last > idle_s))
 			break;
 	}
 	/* let the last sends complete */
@@ -548,7 +571,7 @@ out:
 usage:
 	fprintf(stderr,
 		"usage: %s [-d dev0,dev1] [-q queues (power of 2, <= %d)] [-t "
-		"max_s] [-i idle_s] [-r report_file]\n",
+		"max_s] [-i idle_s] [-r report_file] [-c frames]\n",
 		argv[0], MAX_WQ);
 	return 2;
 }
