@@ -158,14 +158,20 @@ test_query_device(void)
 	TEST_ASSERT_EQUAL(ax.phys_port_cnt_ex, ax.orig_attr.phys_port_cnt,
 			  "phys_port_cnt_ex");
 	TEST_ASSERT(memcmp(&ax.orig_attr, &a, sizeof(a)) == 0, "same attrs");
-	/* the 64-bit flags carry the 32-bit ones, as rdma-core's do */
+	/* the 64-bit flags carry the 32-bit ones, as rdma-core's do, and
+	 * above them only the raw-packet FCS scatter (test_raw_ofl.c) */
 	TEST_ASSERT_EQUAL(ax.device_cap_flags_ex,
-			  (uint64_t)(uint32_t)a.device_cap_flags,
+			  (uint64_t)(uint32_t)a.device_cap_flags |
+				  IBV_DEVICE_RAW_SCATTER_FCS,
 			  "device_cap_flags_ex 0x%" PRIx64 ", flags 0x%x",
 			  ax.device_cap_flags_ex, a.device_cap_flags);
 	TEST_ASSERT_EQUAL(ax.rss_caps.supported_qpts,
 			  1u << IBV_QPT_RAW_PACKET, "RSS on raw QPs");
-	TEST_ASSERT_EQUAL(ax.raw_packet_caps, 0, "no raw caps");
+	TEST_ASSERT_EQUAL(ax.raw_packet_caps,
+			  IBV_RAW_PACKET_CAP_IP_CSUM |
+				  IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |
+				  IBV_RAW_PACKET_CAP_SCATTER_FCS,
+			  "raw offloads in software");
 	TEST_ASSERT_EQUAL(ax.max_dm_size, 0, "no DM");
 	in.comp_mask = 1;
 	TEST_ASSERT_EQUAL(ibv_query_device_ex(ctx, &in, &ax), EINVAL, "mask");

@@ -24,6 +24,7 @@
 #include "mlx5_ring.h"
 
 #define RAW_MAX_ENGINES 32
+#define RAW_SCRATCH	16384
 #define ROCE_UDP_PORT	4791
 
 struct raw_flow {
@@ -48,6 +49,7 @@ struct raw_state {
 	unsigned int nrss;
 	struct raw_qp *qps; /* options and pacing of raw QPs */
 	unsigned int nqps, qcap;
+	uint8_t *scratch; /* RAW_SCRATCH bytes: a segmented frame's FCS */
 	struct dpv_engine_raw_stats st;
 };
 
@@ -81,6 +83,12 @@ raw_get(struct dpv_engine *e)
 			if (registry[i] != NULL)
 				continue;
 			r = calloc(1, sizeof(*r));
+			if (r != NULL)
+				r->scratch = malloc(RAW_SCRATCH);
+			if (r != NULL && r->scratch == NULL) {
+				free(r);
+				r = NULL;
+			}
 			if (r != NULL) {
 				r->e = e;
 				r->next_id = 1;
@@ -108,6 +116,7 @@ dpv_engine_raw_fini(struct dpv_engine *e)
 		free(r->rss);
 		free(r->flows);
 		free(r->qps);
+		free(r->scratch);
 		free(r);
 	}
 	pthread_mutex_unlock(&registry_lock);
@@ -652,7 +661,8 @@ view_make(struct raw_state *r, struct raw_rx *rx, uint32_t flags,
 	v->body = rx->m->pkt_len - v->cut;
 	v->len = v->body;
 	if ((flags & DPV_RAW_QP_SCATTER_FCS) &&
-	    raw_fcs(rx->m, rx->m->pkt_len, v->fcs) == 0)
+	    raw_fcs(rx->m, rx->m->pkt_len, r->scratch, RAW_SCRATCH, v->fcs) ==
+		    0)
 		v->len += 4;
 	else if (flags & DPV_RAW_QP_SCATTER_FCS)
 		r->st.rx_too_long++; /* no room to compute it: none added */

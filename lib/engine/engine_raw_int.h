@@ -59,9 +59,11 @@ void raw_csum_fill(uint8_t *f, uint32_t len);
 bool raw_csum_ok(const struct rte_mbuf *m);
 
 /*
- * The Ethernet FCS of the first len bytes of m, in wire byte order.
- * @return 0, or -1 if the frame is too long for the scratch buffer.
+ * The Ethernet FCS of the first len bytes of m, in wire byte order; a
+ * frame in several segments is first copied to scratch.
+ * @return 0, or -1 if it does not fit scratch.
  */
-int raw_fcs(const struct rte_mbuf *m, uint32_t len, uint8_t fcs[4]);
+int raw_fcs(const struct rte_mbuf *m, uint32_t len, uint8_t *scratch,
+	    uint32_t scratch_len, uint8_t fcs[4]);
 
 #endif

@@ -260,13 +260,13 @@ raw_csum_ok(const struct rte_mbuf *m)
 /* ----------------------------------------------------------------- FCS */
 
 int
-raw_fcs(const struct rte_mbuf *m, uint32_t len, uint8_t fcs[4])
+raw_fcs(const struct rte_mbuf *m, uint32_t len, uint8_t *scratch,
+	uint32_t scratch_len, uint8_t fcs[4])
 {
-	static __thread uint8_t scratch[16384];
 	const void *d;
 	uint32_t crc;
 
-	if (len > sizeof(scratch) && m->nb_segs != 1)
+	if (m->nb_segs != 1 && (scratch == NULL || len > scratch_len))
 		return -1;
 	d = rte_pktmbuf_read(m, 0, len, scratch);
 	if (d == NULL)
