@@ -41,6 +41,8 @@ dpv_engine_parse(struct rte_mbuf *m, struct dpv_epkt *p)
 	if (!rte_pktmbuf_is_contiguous(m) && rte_pktmbuf_linearize(m) != 0)
 		return DPV_ROCE_RX_SEG_HDRS;
 	d = rte_pktmbuf_mtod(m, uint8_t *);
+	/* the extension headers (the end of r) are set only where present */
+	memset(&r.reth, 0, sizeof(r) - offsetof(struct dpv_roce_pkt, reth));
 	st = dpv_roce_parse_inline(d, m->data_len, m->data_len, NULL,
 				   parse_flags(m), &r);
 	if (unlikely(st != DPV_ROCE_RX_OK))
