@@ -45,6 +45,9 @@ python3 - "$ROOT/../shared/captures" "$CORPUS" <<'PY'
 import os, struct, sys
 src, out = sys.argv[1], sys.argv[2]
 n = 0
+if not os.path.isdir(src):
+    print('seeds: none (no captures at %s)' % src)
+    sys.exit(0)
 for name in sorted(os.listdir(src)):
     if not name.endswith('.pcap'):
         continue
