@@ -43,12 +43,16 @@ enum dpv_engine_flow_type {
 	DPV_FLOW_SNIFFER = 3,	  /**< IBV_FLOW_ATTR_SNIFFER */
 };
 
-/** Bits of dpv_engine_flow_match::has: which layers a frame must have. */
-#define DPV_FLOW_HAS_IPV4 0x1u
-#define DPV_FLOW_HAS_IPV6 0x2u
-#define DPV_FLOW_HAS_TCP  0x4u
-#define DPV_FLOW_HAS_UDP  0x8u
-#define DPV_FLOW_HAS_VLAN 0x10u
+/**
+ * @name Bits of dpv_engine_flow_match::has: which layers a frame must have
+ * @{
+ */
+#define DPV_FLOW_HAS_IPV4 0x1u	/**< an IPv4 header */
+#define DPV_FLOW_HAS_IPV6 0x2u	/**< an IPv6 header */
+#define DPV_FLOW_HAS_TCP  0x4u	/**< a TCP header */
+#define DPV_FLOW_HAS_UDP  0x8u	/**< a UDP header */
+#define DPV_FLOW_HAS_VLAN 0x10u /**< an 802.1Q tag */
+/** @} */
 
 /**
  * What a flow matches: value and mask per field, compared as
@@ -56,16 +60,25 @@ enum dpv_engine_flow_type {
  * as in struct ibv_flow_spec_*. IPv4 addresses use the first 4 bytes.
  */
 struct dpv_engine_flow_match {
-	uint32_t has; /**< DPV_FLOW_HAS_* */
-	uint8_t dmac[6], dmac_m[6];
-	uint8_t smac[6], smac_m[6];
-	uint16_t ether_type, ether_type_m;
-	uint16_t vlan, vlan_m; /**< TCI */
-	uint8_t sip[16], sip_m[16];
-	uint8_t dip[16], dip_m[16];
-	uint16_t sport, sport_m;
-	uint16_t dport, dport_m;
-	uint8_t proto, proto_m; /**< IPv4 protocol / IPv6 next header */
+	uint32_t has;	       /**< DPV_FLOW_HAS_* */
+	uint8_t dmac[6];       /**< destination MAC */
+	uint8_t dmac_m[6];     /**< its mask */
+	uint8_t smac[6];       /**< source MAC */
+	uint8_t smac_m[6];     /**< its mask */
+	uint16_t ether_type;   /**< ethertype (after a VLAN tag) */
+	uint16_t ether_type_m; /**< its mask */
+	uint16_t vlan;	       /**< TCI */
+	uint16_t vlan_m;       /**< its mask */
+	uint8_t sip[16];       /**< source address */
+	uint8_t sip_m[16];     /**< its mask */
+	uint8_t dip[16];       /**< destination address */
+	uint8_t dip_m[16];     /**< its mask */
+	uint16_t sport;	       /**< TCP/UDP source port */
+	uint16_t sport_m;      /**< its mask */
+	uint16_t dport;	       /**< TCP/UDP destination port */
+	uint16_t dport_m;      /**< its mask */
+	uint8_t proto;	       /**< IPv4 protocol / IPv6 next header */
+	uint8_t proto_m;       /**< its mask */
 };
 
 /** One flow rule. */
@@ -73,12 +86,14 @@ struct dpv_engine_flow {
 	uint32_t qpn;	   /**< RAW_PACKET or RSS QP of the engine */
 	uint16_t priority; /**< lower is stronger */
 	uint8_t type;	   /**< enum dpv_engine_flow_type */
-	struct dpv_engine_flow_match m;
+	struct dpv_engine_flow_match m; /**< what it matches */
 };
 
 /**
  * Attach a flow.
- * @param e  engine; @param f  the rule; @param id  out: its handle.
+ * @param e  engine
+ * @param f  the rule
+ * @param id  out: its handle
  * @return 0; -EINVAL (NULL, unknown type); -ENOENT (no such QP);
  *   -ENOMEM.
  */
@@ -87,6 +102,8 @@ int dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
 
 /**
  * Detach a flow.
+ * @param e  engine
+ * @param id  handle from dpv_engine_flow_add()
  * @return 0; -ENOENT (unknown id, or its QP is gone); -EINVAL.
  */
 int dpv_engine_flow_del(struct dpv_engine *e, uint64_t id);
@@ -105,11 +122,14 @@ struct dpv_engine_rss_wq {
 
 /**
  * Make QP qpn (already created, RAW_PACKET without rings) an RSS QP.
+ * @param e  engine
+ * @param qpn  the QP
  * @param fields  enum ibv_rx_hash_fields bits (IPv4/IPv6 addresses,
  *   TCP or UDP ports).
  * @param key  DPV_ENGINE_RSS_KEY_LEN bytes.
  * @param log_size  log2 of the table size; tbl has 1 << log_size entries
  *   (copied; the rings must outlive the QP).
+ * @param tbl  the indirection table
  * @return 0; -EINVAL; -ENOENT (no such QP); -ENOMEM.
  */
 int dpv_engine_rss_set(struct dpv_engine *e, uint32_t qpn, uint64_t fields,
@@ -118,6 +138,10 @@ int dpv_engine_rss_set(struct dpv_engine *e, uint32_t qpn, uint64_t fields,
 
 /**
  * Toeplitz hash the engine computes for a frame (for tests and tracing).
+ * @param frame  Ethernet frame
+ * @param len  its length
+ * @param fields  enum ibv_rx_hash_fields bits
+ * @param key  DPV_ENGINE_RSS_KEY_LEN bytes
  * @return the 32-bit hash (0 when no selected field is present).
  */
 uint32_t dpv_engine_rss_hash(const void *frame, uint32_t len, uint64_t fields,
@@ -159,6 +183,9 @@ struct dpv_engine_raw_qp {
  * Set the options of raw QP qpn (RAW_PACKET, with rings or RSS); called
  * once after dpv_engine_qp_create(). Until then the QP has domain 0 and
  * no options.
+ * @param e  engine
+ * @param qpn  the QP
+ * @param c  its options (copied)
  * @return 0; -EINVAL (NULL, domain 0); -ENOENT (no such QP); -ENOMEM.
  */
 int dpv_engine_raw_qp_set(struct dpv_engine *e, uint32_t qpn,
@@ -170,6 +197,10 @@ int dpv_engine_raw_qp_set(struct dpv_engine *e, uint32_t qpn,
  * the QP is idle (0: frames are spaced from the first one). A frame goes
  * when the credit is not negative and costs its length, so the long-run
  * rate holds for any frame size. kbps 0 removes the limit.
+ * @param e  engine
+ * @param qpn  the QP
+ * @param kbps  rate in kbit/s, 0: unpaced
+ * @param max_burst  bytes of credit kept while idle
  * @return 0; -EINVAL; -ENOENT (not a raw QP set up with
  *   dpv_engine_raw_qp_set()).
  */
@@ -187,20 +218,41 @@ struct dpv_engine_raw_stats {
 	uint64_t tx_paced;     /**< times a QP's send waited for its rate */
 };
 
-/** Copy the raw counters. @return 0 or -EINVAL. */
+/**
+ * Copy the raw counters.
+ * @param e  engine
+ * @param out  the counters (zero if the engine has no raw state)
+ * @return 0 or -EINVAL.
+ */
 int dpv_engine_raw_stats_get(struct dpv_engine *e,
 			     struct dpv_engine_raw_stats *out);
 
 /* ------------------------------------------------ engine.c hooks only */
 
 struct dpv_eqp;
-/** RX: offer a frame; true if it was consumed (not for the RoCE path). */
+/**
+ * RX: offer a frame to the flows (engine lock held).
+ * @param e  engine
+ * @param m  the frame (not freed)
+ * @return true if it was consumed (not for the RoCE path).
+ */
 bool dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m);
-/** Send the posted WQEs of a RAW_PACKET QP (RTS). */
+/**
+ * Send the posted WQEs of a RAW_PACKET QP in RTS, as its pacing allows.
+ * @param qp  the QP
+ * @param budget  WQEs it may take; decremented
+ */
 void dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget);
-/** A QP is being destroyed: drop its flows and RSS state. */
+/**
+ * A QP is being destroyed: drop its flows, RSS and raw state.
+ * @param e  engine (lock held)
+ * @param qpn  the QP
+ */
 void dpv_engine_raw_qp_gone(struct dpv_engine *e, uint32_t qpn);
-/** The engine is being destroyed. */
+/**
+ * The engine is being destroyed: free its raw state.
+ * @param e  engine
+ */
 void dpv_engine_raw_fini(struct dpv_engine *e);
 
 #ifdef __cplusplus
