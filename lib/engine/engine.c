@@ -457,6 +457,14 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 	}
 }
 
+/* a new poll number (never 0: 0 marks an ACK not held) */
+static inline void
+next_poll_seq(struct dpv_engine *e)
+{
+	if (++e->poll_seq == 0)
+		e->poll_seq = 1;
+}
+
 unsigned
 dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 {
@@ -467,8 +475,7 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	e->work = 0;
 	e->now = dpv_engine_now(); /* the clock of this whole poll */
 	e->posts_unpolled = 0;
-	if (++e->poll_seq == 0)
-		e->poll_seq = 1;
+	next_poll_seq(e);
 	e->acks_held_at = 0;
 	n = rx_pass(e, budget);
 	/* doorbells rung on QPs off the run list: a slice per poll (all of
@@ -499,8 +506,7 @@ dpv_engine_progress_post(struct dpv_engine *e)
 		 * side and the send burst to the next poll */
 		e->work = 0;
 		e->now = now;
-		if (++e->poll_seq == 0)
-			e->poll_seq = 1;
+		next_poll_seq(e);
 		scan_doorbells(e, SCAN_SLICE);
 		run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
 		r = e->work;
@@ -516,30 +522,32 @@ dpv_engine_tx_pending(const struct dpv_engine *e)
 	return __atomic_load_n(&e->ntx, __ATOMIC_RELAXED) != 0;
 }
 
-unsigned
-dpv_engine_progress(struct dpv_engine *e)
+/* one poll under the lock unless another thread holds it; hold: ACKs
+ * arising in it may be held (an application's own poll) */
+static unsigned
+progress_locked(struct dpv_engine *e, bool hold)
 {
 	unsigned r;
 
 	if (!dpv_engine_trylock(e))
 		return 0;
+	e->ack_hold = hold && e->ack_hold_on;
 	r = dpv_engine_poll(e, 0);
+	e->ack_hold = false;
 	rte_spinlock_unlock(&e->lock);
 	return r;
 }
 
 unsigned
+dpv_engine_progress(struct dpv_engine *e)
+{
+	return progress_locked(e, false);
+}
+
+unsigned
 dpv_engine_progress_app(struct dpv_engine *e)
 {
-	unsigned r;
-
-	if (!dpv_engine_trylock(e))
-		return 0;
-	e->ack_hold = e->ack_hold_on;
-	r = dpv_engine_poll(e, 0);
-	e->ack_hold = false;
-	rte_spinlock_unlock(&e->lock);
-	return r;
+	return progress_locked(e, true);
 }
 
 void

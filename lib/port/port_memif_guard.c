@@ -145,23 +145,25 @@ is_memif_region(int fd)
 
 /*
  * mmap64() (the name DPDK's memif driver imports) in front of libc's, for
- * the same reason as munmap() above: the memif driver maps a connection's shared regions (rings and packet
- * buffers) with it, and those pages are mapped here at once
- * (MAP_POPULATE) rather than by a page fault at the first use of each
- * buffer on the data path (~20 us each on a VM: the first ~1,000 round
- * trips of a latency test took 20-40 us instead of 2 us). Other calls
- * pay one flag test.
+ * the same reason as munmap() above: the memif driver maps a connection's
+ * shared regions (rings and packet buffers) with it, and those pages are
+ * mapped here at once (MAP_POPULATE) rather than by a page fault at the
+ * first use of each buffer on the data path (~20 us each on a VM: the
+ * first ~1,000 round trips of a latency test took 20-40 us instead of
+ * 2 us). Private and anonymous mappings pay a flag test; shared mappings
+ * of a file pay a readlink() of its /proc/self/fd entry.
  */
 void *
 mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
 	bool populate = (flags & MAP_SHARED) && fd >= 0 &&
 			(prot & PROT_READ) && is_memif_region(fd);
+	long pg = sysconf(_SC_PAGESIZE);
 	void *ret;
 
 	if (populate)
 		flags |= MAP_POPULATE;
-	if (off & (off64_t)(sysconf(_SC_PAGESIZE) - 1)) {
+	if (off & (off64_t)(pg - 1)) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
@@ -170,8 +172,6 @@ mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 		/* and touch each page from user space: on a VM with shadow
 		 * page tables the first user access to a page is a trap of
 		 * its own (~5 us each here) however the kernel populated it */
-		long pg = sysconf(_SC_PAGESIZE);
-
 		for (size_t o = 0; o < len; o += (size_t)pg)
 			(void)((volatile const uint8_t *)ret)[o];
 	}

@@ -125,8 +125,7 @@ wait_event(struct ibv_comp_channel *channel)
 
 	/* a progress thread signals the fd: just block on it (and the
 	 * thread stops napping: the application no longer drives) */
-	if (dev->progress_thr != NULL)
-		dpv_progress_app_blocks(dev);
+	dpv_progress_app_blocks(dev);
 	if (dev->progress == NULL || dev->progress_thr != NULL)
 		return 0;
 	fl = fcntl(channel->fd, F_GETFL);

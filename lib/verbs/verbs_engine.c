@@ -209,6 +209,15 @@ prog_nap(struct dpv_progress_thr *t, unsigned int us)
 	syscall(SYS_futex, &t->kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
+/* Nap for nap_us; the next nap is twice as long, up to nap_max_us. */
+static unsigned int
+prog_nap_grow(struct dpv_progress_thr *t, unsigned int nap_us)
+{
+	prog_nap(t, nap_us);
+	return RTE_MIN(nap_us * 2, atomic_load_explicit(&t->nap_max_us,
+							memory_order_relaxed));
+}
+
 void
 dpv_progress_app_blocks(struct dpv_device *dev)
 {
@@ -280,11 +289,7 @@ progress_main(void *arg)
 			app_seen = now;
 			sleep_us = 0;
 			last_work = 0;
-			prog_nap(t, nap_us);
-			nap_us = RTE_MIN(nap_us * 2,
-					 atomic_load_explicit(
-						 &t->nap_max_us,
-						 memory_order_relaxed));
+			nap_us = prog_nap_grow(t, nap_us);
 			continue;
 		}
 		/* it drove the engine a moment ago: it may just be
@@ -294,11 +299,7 @@ progress_main(void *arg)
 		if (now - app_seen < recent) {
 			dpv_engine_progress(t->e);
 			last_work = 0;
-			prog_nap(t, nap_us);
-			nap_us = RTE_MIN(nap_us * 2,
-					 atomic_load_explicit(
-						 &t->nap_max_us,
-						 memory_order_relaxed));
+			nap_us = prog_nap_grow(t, nap_us);
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
@@ -488,8 +489,9 @@ progress_fini(void)
  * worker lcores when [dpverbs] workers > 0, else a thread, when the
  * library started EAL (standalone). In embedded mode the application owns
  * EAL and its lcores, and tears them down (dpv_port_fini(), then its own
- * rte_eal_cleanup()) whenever it likes, so only its own calls (verbs calls, dpv_device_poll())
- * make progress there and "thread"/"workers" are ignored.
+ * rte_eal_cleanup()) whenever it likes, so only its own calls (verbs
+ * calls, dpv_device_poll()) make progress there and "thread"/"workers"
+ * are ignored.
  */
 static int
 progress_mode(int *out)
