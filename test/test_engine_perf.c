@@ -115,6 +115,10 @@ heap_used(void)
  * Keep operations in flight on each of nqp requesters (posted round
  * robin) for about secs seconds; ops/s of all of them.
  */
+/* messages completed by the last run() (instructions per message under
+ * callgrind: the Ir of run() over this) */
+static uint64_t last_done;
+
 static int
 run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
     uint32_t len, uint8_t *buf, uint32_t key, double secs, double *ops_s)
@@ -159,6 +163,8 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 				DPV_TEST_LOG("post_send");
 				goto fail;
 			}
+			if (dpv_engine_kick_wanted(e))
+				dpv_engine_qp_kick(e, &a->sq);
 			out[next]++;
 			posted++;
 		}
@@ -184,6 +190,7 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 	}
 	free(out);
 	*ops_s = (double)done * hz / (double)(rte_get_timer_cycles() - t0);
+	last_done = done;
 	return 0;
 fail:
 	free(out);
@@ -226,6 +233,7 @@ engine_perf(void)
 {
 	const char *qenv = getenv("DPV_PERF_QPS");
 	double secs = getenv("DPV_PERF_QUICK") ? 0.3 : 1.0;
+	const char *senv = getenv("DPV_PERF_SECS"); /* per case */
 	struct dpv_engine_conf conf = {.max_keys = 16, .max_qps = 8192 + 64};
 	char list[128], *tok, *save;
 	struct rte_mempool *mp;
@@ -237,6 +245,8 @@ engine_perf(void)
 	double w, s = 0;
 	int ret;
 
+	if (senv != NULL && atof(senv) > 0)
+		secs = atof(senv);
 	if (dpv_test_eal_init() != 0)
 		return TEST_SKIPPED;
 	/* 4,096 pairs need ~800 MB: devtools/bench.py asks with -m 2048 */
@@ -259,9 +269,14 @@ engine_perf(void)
 	k.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	k.pdn = 1;
 	TEST_ASSERT_EQUAL(dpv_engine_key_set(e, key, &k), 0, "");
-	ret = run_qps(e, 1, IBV_WR_RDMA_WRITE, SZ, buf, key, secs, &w,
-		      &per_qp);
-	if (ret == 0)
+	/* DPV_PERF_NO_WRITE: only the 64 B SEND runs (for profiles) */
+	ret = getenv("DPV_PERF_NO_WRITE")
+		      ? 1
+		      : run_qps(e, 1, IBV_WR_RDMA_WRITE, SZ, buf, key, secs,
+				&w, &per_qp);
+	if (ret == 1)
+		ret = 0;
+	else if (ret == 0)
 		printf("RESULT engine_perf op=write size=%u qps=1 gbps=%.3f "
 		       "msg_mps=%.4f\n",
 		       SZ, w * SZ * 8 / 1e9, w / 1e6);
@@ -282,10 +297,10 @@ engine_perf(void)
 		dpv_engine_stats_get(e, &st1);
 		printf("%s engine_perf op=send size=64 qps=%u "
 		       "msg_mps=%.4f bytes_per_qp=%zu retransmits=%" PRIu64
-		       " tx_drop_full=%" PRIu64 "\n",
+		       " tx_drop_full=%" PRIu64 " msgs=%" PRIu64 "\n",
 		       ret == 0 ? "RESULT" : "FAILED", n, s / 1e6, per_qp,
 		       st1.retransmits - st0.retransmits,
-		       st1.tx_drop_full - st0.tx_drop_full);
+		       st1.tx_drop_full - st0.tx_drop_full, last_done);
 		fflush(stdout);
 	}
 	dpv_mlx5_cq_fini(&cq[0]);

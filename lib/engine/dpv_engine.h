@@ -238,6 +238,21 @@ unsigned dpv_engine_poll(struct dpv_engine *e, unsigned budget);
 unsigned dpv_engine_progress(struct dpv_engine *e);
 
 /**
+ * Whether posters should call dpv_engine_qp_kick(): the engine has more
+ * QPs than its doorbell scan checks in one poll (64). Any thread.
+ */
+bool dpv_engine_kick_wanted(const struct dpv_engine *e);
+
+/**
+ * Tell the engine that the SQ @p sq (of one of its QPs, sq->qpn) has new
+ * WQEs, after the doorbell record was written: the next poll runs that QP
+ * instead of finding the doorbell in its round-robin scan of all QPs
+ * (which checks 64 per poll). Any thread, no lock; a QP already told and
+ * not yet polled costs one atomic exchange.
+ */
+void dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq);
+
+/**
  * Application-driven progress after a post (ibv_post_send, post_recv):
  * like dpv_engine_progress(), except that a post that follows another
  * within 5 us (a burst) only builds and queues its frames; the receive

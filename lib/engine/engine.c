@@ -116,6 +116,13 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->qp_hash = rte_hash_create(&hp);
 	if (e->qp_hash == NULL)
 		goto fail;
+	snprintf(name, sizeof(name), "dpv_kk_%p", (void *)e);
+	/* one entry per SQ at most (its kicked flag): never full */
+	e->kick = rte_ring_create_elem(name, sizeof(uint32_t),
+				       rte_align32pow2(e->max_qps + 1),
+				       SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (e->kick == NULL)
+		goto fail;
 	return e;
 nomem:
 	rte_errno = ENOMEM;
@@ -153,6 +160,7 @@ dpv_engine_destroy(struct dpv_engine *e)
 		rte_ring_free(e->loop);
 	}
 	rte_hash_free(e->qp_hash);
+	rte_ring_free(e->kick);
 	rte_free(e->qps);
 	rte_free(e->qpn_tab);
 	rte_free(e->run);
@@ -327,15 +335,21 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 }
 
 /*
- * Whether a QP still needs the poll loop: an ACK owed, a timer armed,
- * WQEs posted but not fetched, fetched but not sent, or sent but not
- * completed, an SQD event to raise. In doubt, yes.
+ * Whether a QP has work now and stays on the run list: an ACK owed, WQEs
+ * posted but not fetched or fetched but not sent, an SQD event to raise,
+ * WQEs not completed with no timer to watch them. In doubt, yes. A QP
+ * whose requests are all sent and only wait for their responses (or for
+ * the end of an RNR wait) leaves it: a response puts it back
+ * (engine_rx_one), and so does its timer, through the scan.
  */
 static inline bool
 qp_has_work(const struct dpv_eqp *qp)
 {
-	if (qp->resp.ack.pending || qp->comp.deadline || qp->comp.rnr_until ||
-	    qp->sqd_notify || qp->s_tail != qp->s_head)
+	if (qp->resp.ack.pending || qp->sqd_notify || qp->s_cur != qp->s_head)
+		return true;
+	if (qp->s_tail != qp->s_head &&
+	    ((qp->comp.deadline == 0 && qp->comp.rnr_until == 0) ||
+	     qp->state == IBV_QPS_ERR || qp->state == IBV_QPS_SQE))
 		return true;
 	if (qp->sq != NULL && dpv_mlx5_wq_posted(&qp->sq->wq))
 		return true;
@@ -344,7 +358,16 @@ qp_has_work(const struct dpv_eqp *qp)
 	       dpv_mlx5_wq_posted(&qp->rq->wq);
 }
 
-/* Check the doorbells of up to max QPs off the run list, round robin. */
+/* A retransmission or RNR timer of a QP off the run list has expired. */
+static inline bool
+qp_timer_due(const struct dpv_eqp *qp, uint64_t now)
+{
+	return (qp->comp.deadline != 0 && now >= qp->comp.deadline) ||
+	       (qp->comp.rnr_until != 0 && now >= qp->comp.rnr_until);
+}
+
+/* Check the doorbells and timers of up to max QPs off the run list, round
+ * robin. */
 static void
 scan_doorbells(struct dpv_engine *e, uint32_t max)
 {
@@ -356,9 +379,52 @@ scan_doorbells(struct dpv_engine *e, uint32_t max)
 		if (e->scan_pos >= e->nqps)
 			e->scan_pos = 0;
 		qp = e->qps[e->scan_pos++];
-		if (!qp->active && qp_has_work(qp))
+		if (!qp->active &&
+		    (qp_has_work(qp) || qp_timer_due(qp, e->now)))
 			dpv_engine_qp_activate(qp);
 	}
+}
+
+bool
+dpv_engine_kick_wanted(const struct dpv_engine *e)
+{
+	return __atomic_load_n(&e->nqps, __ATOMIC_RELAXED) > SCAN_SLICE;
+}
+
+void
+dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
+{
+	uint32_t qpn = sq->qpn;
+
+	/* the doorbell record is written before the flag is set; the poll
+	 * that takes the flag back reads the doorbell after it */
+	if (__atomic_exchange_n(&sq->kicked, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (rte_ring_mp_enqueue_elem(e->kick, &qpn, sizeof(qpn)) != 0)
+		__atomic_store_n(&sq->kicked, 0, __ATOMIC_RELEASE); /* scan */
+}
+
+/* The QPs kicked since the last poll go on the run list. */
+static void
+take_kicks(struct dpv_engine *e)
+{
+	uint32_t qpns[32];
+	unsigned int n;
+
+	do {
+		n = rte_ring_sc_dequeue_burst_elem(e->kick, qpns,
+						   sizeof(qpns[0]),
+						   RTE_DIM(qpns), NULL);
+		for (unsigned int i = 0; i < n; i++) {
+			struct dpv_eqp *qp = dpv_engine_qp_lookup(e, qpns[i]);
+
+			if (qp == NULL || qp->sq == NULL)
+				continue; /* destroyed since */
+			__atomic_exchange_n(&qp->sq->kicked, 0,
+					    __ATOMIC_ACQ_REL);
+			dpv_engine_qp_activate(qp);
+		}
+	} while (n == RTE_DIM(qpns));
 }
 
 /* Receive a burst: responder and completer. Returns frames received. */
@@ -477,6 +543,7 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	e->posts_unpolled = 0;
 	next_poll_seq(e);
 	e->acks_held_at = 0;
+	take_kicks(e);
 	n = rx_pass(e, budget);
 	/* doorbells rung on QPs off the run list: a slice per poll (all of
 	 * them when there are few) */
@@ -507,6 +574,7 @@ dpv_engine_progress_post(struct dpv_engine *e)
 		e->work = 0;
 		e->now = now;
 		next_poll_seq(e);
+		take_kicks(e);
 		scan_doorbells(e, SCAN_SLICE);
 		run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
 		r = e->work;
@@ -917,6 +985,8 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	qp->state = IBV_QPS_RESET;
 	qp->pdn = init->pdn;
 	qp->sq = init->sq;
+	if (qp->sq != NULL) /* a kick of an earlier QP on this SQ is lost */
+		__atomic_store_n(&qp->sq->kicked, 0, __ATOMIC_RELAXED);
 	qp->rq = init->srq ? init->srq : init->rq;
 	qp->has_srq = init->srq != NULL;
 	qp->srqn = init->srqn;

@@ -318,6 +318,11 @@ struct dpv_engine {
 	uint32_t nrun;
 	uint32_t run_pos; /* where the run list's next pass starts */
 	uint32_t scan_pos;
+	/* QPNs whose SQ was posted to (dpv_engine_qp_kick(), any thread),
+	 * put on the run list by the next poll: with more QPs than a scan
+	 * slice, the doorbell scan alone would find them late */
+	struct rte_ring *kick;
+	struct raw_state *raw; /* raw-packet QPs and flows (engine_raw.c) */
 	uint64_t now; /* TSC at the start of the current poll */
 	uint64_t last_post;	 /* TSC of the last dpv_engine_progress_post */
 	uint32_t posts_unpolled; /* posts of a burst since the last poll */

@@ -721,6 +721,15 @@ dpv_qp_after_post(struct dpv_qp *qp)
 		dpv_qp_flush(qp);
 }
 
+void
+dpv_qp_after_post_send(struct dpv_qp *qp)
+{
+	/* with many QPs, the engine is told which SQ has new WQEs */
+	if (qp->engine && dpv_engine_kick_wanted(qp->engine))
+		dpv_engine_qp_kick(qp->engine, &qp->sq);
+	dpv_qp_after_post(qp);
+}
+
 /* ------------------------------------------------------------------ */
 /* Create                                                             */
 
@@ -1489,7 +1498,7 @@ dpv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&qp->sq_lock);
 	rc = ring_post_send(qp, wr, bad);
 	pthread_spin_unlock(&qp->sq_lock);
-	dpv_qp_after_post(qp);
+	dpv_qp_after_post_send(qp);
 	return rc;
 }
 

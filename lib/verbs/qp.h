@@ -225,6 +225,10 @@ int dpv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
  */
 void dpv_qp_after_post(struct dpv_qp *qp);
 
+/** dpv_qp_after_post() after a send post: tells the engine which SQ has
+ *  new WQEs when it has many QPs (dpv_engine_qp_kick()). */
+void dpv_qp_after_post_send(struct dpv_qp *qp);
+
 /**
  * Current state of a QP.
  *

@@ -177,7 +177,7 @@ wr_complete(struct ibv_qp_ex *x)
 	qp->wr_active = false;
 	pthread_spin_unlock(&qp->sq_lock);
 	if (rc == 0)
-		dpv_qp_after_post(qp);
+		dpv_qp_after_post_send(qp);
 	return rc;
 }
 

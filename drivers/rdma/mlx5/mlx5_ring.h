@@ -154,6 +154,9 @@ struct dpv_mlx5_sq {
 				    UMR WQEs, else 0 */
 	enum ibv_qp_type type; /**< set by dpv_mlx5_sq_bind / posting */
 	uint32_t qpn;
+	/** set by the poster when it told the engine of new WQEs
+	 *  (dpv_engine_qp_kick()), cleared by the engine when it took note */
+	uint32_t kicked;
 	uint8_t fm_next; /**< fence to put on the next WQE */
 	/** ibv_qp_ex builder state (dpv_mlx5_wr_*). */
 	struct {
