@@ -3,9 +3,9 @@
  * Raw-packet QPs: frames out as they are, frames in through flows, RSS
  * through Toeplitz (rte_softrss) and an indirection table.
  *
- * The raw state of an engine lives in a small registry here (created at
- * the first flow or RSS QP); it is read by the poll loop and changed by
- * the control functions, both under the engine lock.
+ * The raw state of an engine (e->raw, created at the first flow or RSS QP)
+ * is read by the poll loop and changed by the control functions, both
+ * under the engine lock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +23,6 @@
 #include "engine_raw_int.h"
 #include "mlx5_ring.h"
 
-#define RAW_MAX_ENGINES 32
 #define RAW_SCRATCH	16384
 #define ROCE_UDP_PORT	4791
 
@@ -53,19 +52,13 @@ struct raw_state {
 	struct dpv_engine_raw_stats st;
 };
 
-static struct raw_state *_Atomic registry[RAW_MAX_ENGINES];
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* raw_tag_init() once for all engines */
+static pthread_mutex_t raw_tag_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct raw_state *
+static inline struct raw_state *
 raw_find(struct dpv_engine *e)
 {
-	for (unsigned int i = 0; i < RAW_MAX_ENGINES; i++) {
-		struct raw_state *r = registry[i];
-
-		if (r != NULL && r->e == e)
-			return r;
-	}
-	return NULL;
+	return e->raw;
 }
 
 static struct raw_state *
@@ -73,53 +66,43 @@ raw_get(struct dpv_engine *e)
 {
 	struct raw_state *r;
 
-	pthread_mutex_lock(&registry_lock);
+	pthread_mutex_lock(&raw_tag_lock);
 	if (raw_tag_init() != 0)
 		ENGINE_LOG(WARNING, "no mbuf field for raw loopback tags: "
 				    "raw QPs receive their own frames");
-	r = raw_find(e);
-	if (r == NULL) {
-		for (unsigned int i = 0; i < RAW_MAX_ENGINES; i++) {
-			if (registry[i] != NULL)
-				continue;
-			r = calloc(1, sizeof(*r));
-			if (r != NULL)
-				r->scratch = malloc(RAW_SCRATCH);
-			if (r != NULL && r->scratch == NULL) {
-				free(r);
-				r = NULL;
-			}
-			if (r != NULL) {
-				r->e = e;
-				r->next_id = 1;
-				registry[i] = r;
-			}
-			break;
-		}
+	pthread_mutex_unlock(&raw_tag_lock);
+	if (e->raw != NULL)
+		return e->raw;
+	r = calloc(1, sizeof(*r));
+	if (r != NULL)
+		r->scratch = malloc(RAW_SCRATCH);
+	if (r != NULL && r->scratch == NULL) {
+		free(r);
+		r = NULL;
 	}
-	pthread_mutex_unlock(&registry_lock);
+	if (r != NULL) {
+		r->e = e;
+		r->next_id = 1;
+		e->raw = r;
+	}
 	return r;
 }
 
 void
 dpv_engine_raw_fini(struct dpv_engine *e)
 {
-	pthread_mutex_lock(&registry_lock);
-	for (unsigned int i = 0; i < RAW_MAX_ENGINES; i++) {
-		struct raw_state *r = registry[i];
+	struct raw_state *r = e->raw;
 
-		if (r == NULL || r->e != e)
-			continue;
-		registry[i] = NULL;
-		for (unsigned int k = 0; k < r->nrss; k++)
-			free(r->rss[k].tbl);
-		free(r->rss);
-		free(r->flows);
-		free(r->qps);
-		free(r->scratch);
-		free(r);
-	}
-	pthread_mutex_unlock(&registry_lock);
+	if (r == NULL)
+		return;
+	e->raw = NULL;
+	for (unsigned int k = 0; k < r->nrss; k++)
+		free(r->rss[k].tbl);
+	free(r->rss);
+	free(r->flows);
+	free(r->qps);
+	free(r->scratch);
+	free(r);
 }
 
 int
