@@ -12,6 +12,20 @@
 #include "dpv_roce.h"
 #include "test_roce_util.h"
 
+/* CRC-32 (Ethernet, reflected) one bit at a time: the reference */
+static uint32_t
+ref_crc32(uint32_t crc, const uint8_t *p, uint32_t len)
+{
+	uint32_t c = ~crc;
+
+	while (len--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & -(c & 1));
+	}
+	return ~c;
+}
+
 static int
 test_crc32_vectors(void)
 {
@@ -36,7 +50,17 @@ test_crc32_vectors(void)
 			  0x1234, "x^0 is one");
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)test_roce_rand(&st);
+	/* every length through the folding code's 16-byte steps and tail,
+	 * from any register and any alignment */
+	for (i = 0; i < 300; i++) {
+		uint32_t c0 = test_roce_rand(&st) ^ test_roce_rand(&st) << 16;
+		uint32_t off = i % 13;
+
+		TEST_ASSERT_EQUAL(dpv_crc32_update(c0, buf + off, i),
+				  ref_crc32(c0, buf + off, i), "length %u", i);
+	}
 	whole = dpv_crc32_update(0, buf, sizeof(buf));
+	TEST_ASSERT_EQUAL(whole, ref_crc32(0, buf, sizeof(buf)), "3000 bytes");
 	for (a = 0; a <= sizeof(buf); a += 1 + a / 3) {
 		uint32_t c1 = dpv_crc32_update(0, buf, a);
 		uint32_t c2 = dpv_crc32_update(0, buf + a, sizeof(buf) - a);
@@ -80,6 +104,12 @@ test_icrc_methods(void)
 					  len);
 		}
 		TEST_ASSERT(dpv_roce_icrc_check(l3, l3len), "check");
+		/* one pass from the Ethernet header's last 8 bytes, which do
+		 * not count */
+		for (i = 1; i <= 8; i++)
+			l3[-(int)i] ^= (uint8_t)(0x5a + i);
+		TEST_ASSERT_EQUAL(dpv_roce_icrc_calc_l2(l3, l3len), p.icrc,
+				  "one pass, len %u", len);
 
 		/* variant fields */
 		if (v6) {
@@ -96,9 +126,13 @@ test_icrc_methods(void)
 		frame[p.l4_off + 6] ^= 0xff;  /* UDP checksum */
 		frame[p.bth_off + 4] ^= 0xc1; /* FECN, BECN, resv6 */
 		TEST_ASSERT(dpv_roce_icrc_check(l3, l3len), "variant fields");
+		TEST_ASSERT_EQUAL(dpv_roce_icrc_calc_l2(l3, l3len), p.icrc,
+				  "variant fields, one pass, len %u", len);
 		/* invariant: QPN, PSN, payload, IP addresses, version */
 		frame[p.bth_off + 7] ^= 1;
 		TEST_ASSERT(!dpv_roce_icrc_check(l3, l3len), "QPN is covered");
+		TEST_ASSERT(dpv_roce_icrc_calc_l2(l3, l3len) != p.icrc,
+			    "QPN is covered, one pass");
 		frame[p.bth_off + 7] ^= 1;
 		frame[n - 5] ^= 0x80;
 		TEST_ASSERT(!dpv_roce_icrc_check(l3, l3len), "last byte");

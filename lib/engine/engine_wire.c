@@ -260,5 +260,6 @@ dpv_engine_finish(struct rte_mbuf *m)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, m->l2_len);
 
-	dpv_roce_icrc_set(l3, m->pkt_len - m->l2_len);
+	/* the Ethernet header precedes: one pass, headers masked in place */
+	dpv_roce_icrc_set_l2(l3, m->pkt_len - m->l2_len);
 }

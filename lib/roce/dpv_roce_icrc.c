@@ -21,7 +21,7 @@
 
 /* Below this many bytes after the masked headers, the table method is
  * cheaper than an rte_net_crc call plus the combine step. */
-#define ICRC_DPDK_MIN_REST 64
+#define ICRC_DPDK_MIN_REST 192
 
 static uint32_t crc_tbl[8][256];
 /* x2n[n] = x^(2^n) modulo the polynomial, reflected */
@@ -53,12 +53,10 @@ load_le32(const uint8_t *p)
 	return rte_le_to_cpu_32(v);
 }
 
-uint32_t
-dpv_crc32_update(uint32_t crc, const void *buf, uint32_t len)
+/* The CRC register (not inverted) after p[0..len), by slicing-by-8. */
+static inline uint32_t
+crc_reg_table(uint32_t c, const uint8_t *p, uint32_t len)
 {
-	const uint8_t *p = buf;
-	uint32_t c = ~crc;
-
 	while (len >= 8) {
 		uint32_t a = load_le32(p) ^ c, b = load_le32(p + 4);
 
@@ -71,7 +69,143 @@ dpv_crc32_update(uint32_t crc, const void *buf, uint32_t len)
 	}
 	while (len--)
 		c = (c >> 8) ^ crc_tbl[0][(c ^ *p++) & 0xff];
-	return ~c;
+	return c;
+}
+
+static uint32_t
+crc_reg_table_fn(uint32_t c, const uint8_t *p, uint32_t len)
+{
+	return crc_reg_table(c, p, len);
+}
+
+#ifdef RTE_ARCH_X86_64
+/*
+ * Folding with carry-less multiplies, 16 bytes a step. In the reflected
+ * order a 16-byte block stands for a polynomial whose first bit is its
+ * highest term; a block H followed by 16 more bytes L weighs
+ * H x^128 + L, and H = A x^64 + B (A its first 8 bytes): so H is replaced
+ * by A (x^191 mod P) x + B (x^127 mod P) x, two 64x32-bit products (the
+ * multiply of two reflected values yields the product times x^-1 in that
+ * order, hence x^191 and x^127). The register enters as the first four
+ * bytes of the message; the last 16-byte remainder goes through the
+ * table, as a message of its own, and the tail after it too.
+ */
+static __m128i fold_k; /* low: x^191 mod P, high: x^127 mod P, reflected */
+
+__attribute__((target("pclmul,sse2"))) static uint32_t
+crc_reg_clmul(uint32_t c, const uint8_t *p, uint32_t len)
+{
+	__m128i x, k = fold_k;
+	uint8_t rem[16];
+
+	if (len < 32)
+		return crc_reg_table(c, p, len);
+	x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p),
+			  _mm_cvtsi32_si128((int)c));
+	p += 16;
+	len -= 16;
+	for (; len >= 16; p += 16, len -= 16)
+		x = _mm_xor_si128(
+			_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+				      _mm_clmulepi64_si128(x, k, 0x11)),
+			_mm_loadu_si128((const __m128i *)(const void *)p));
+	_mm_storeu_si128((__m128i *)(void *)rem, x);
+	return crc_reg_table(crc_reg_table(0, rem, 16), p, len);
+}
+
+/*
+ * The ICRC in one pass over the frame from 8 bytes before its IP header:
+ * those 8 bytes stand for the LRH (all ones), and the first nmask 16-byte
+ * blocks are ORed with masks[] (the variant fields read as ones), the way
+ * icrc_masked_prefix() copies them. Returns the ICRC.
+ */
+__attribute__((target("pclmul,sse2"))) static uint32_t
+icrc_fold_masked(const uint8_t *p, uint32_t len, const __m128i *masks,
+		 unsigned int nmask)
+{
+	__m128i x, k = fold_k;
+	uint8_t rem[16];
+
+	x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)p),
+			 masks[0]);
+	x = _mm_xor_si128(x, _mm_cvtsi32_si128(-1)); /* register ~0 */
+	p += 16;
+	len -= 16;
+	for (unsigned int i = 1; len >= 16; i++, p += 16, len -= 16) {
+		__m128i d = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+		if (i < nmask)
+			d = _mm_or_si128(d, masks[i]);
+		x = _mm_xor_si128(
+			_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+				      _mm_clmulepi64_si128(x, k, 0x11)),
+			d);
+	}
+	_mm_storeu_si128((__m128i *)(void *)rem, x);
+	return ~crc_reg_table(crc_reg_table(0, rem, 16), p, len);
+}
+
+/* masks from 8 bytes before the IP header: IPv4 (no options) and IPv6 */
+static __m128i icrc_mask4[3], icrc_mask6[4];
+
+static void
+icrc_masks_init(void)
+{
+	uint8_t m4[48] = {0}, m6[64] = {0};
+
+	memset(m4, 0xff, 8);
+	m4[8 + 1] = 0xff;		     /* TOS */
+	m4[8 + 8] = 0xff;		     /* TTL */
+	m4[8 + 10] = m4[8 + 11] = 0xff;	     /* header checksum */
+	m4[8 + 20 + 6] = m4[8 + 20 + 7] = 0xff; /* UDP checksum */
+	m4[8 + 28 + 4] = 0xff;		     /* BTH FECN/BECN/resv6 */
+	memset(m6, 0xff, 8);
+	m6[8] = 0x0f; /* traffic class + flow label */
+	m6[8 + 1] = m6[8 + 2] = m6[8 + 3] = 0xff;
+	m6[8 + 7] = 0xff; /* hop limit */
+	m6[8 + 40 + 6] = m6[8 + 40 + 7] = 0xff;
+	m6[8 + 48 + 4] = 0xff;
+	for (unsigned int i = 0; i < 3; i++)
+		memcpy(&icrc_mask4[i], m4 + 16 * i, 16);
+	for (unsigned int i = 0; i < 4; i++)
+		memcpy(&icrc_mask6[i], m6 + 16 * i, 16);
+}
+
+/* x^n mod P (not reflected: bit i is x^i), then reflected into 64 bits
+ * the way crc_reg_clmul() multiplies: x^d at bit 63 - d */
+static uint64_t
+xn_mod_p_reflected64(unsigned int n)
+{
+	uint64_t r = 1, out = 0;
+
+	while (n--) {
+		r <<= 1;
+		if (r & (1ull << 32))
+			r ^= 0x104c11db7ull;
+	}
+	for (unsigned int d = 0; d < 32; d++)
+		if (r & (1ull << d))
+			out |= 1ull << (63 - d);
+	return out;
+}
+#endif
+
+/* the register update dpv_crc32_update() uses: folding where the CPU
+ * has PCLMULQDQ */
+static uint32_t (*crc_reg)(uint32_t c, const uint8_t *p,
+			   uint32_t len) = crc_reg_table_fn;
+
+uint32_t
+dpv_crc32_update(uint32_t crc, const void *buf, uint32_t len)
+{
+	return ~crc_reg(~crc, buf, len);
+}
+
+/* the same, by the table alone (DPV_ROCE_ICRC_TABLE) */
+static uint32_t
+crc32_table(uint32_t crc, const uint8_t *p, uint32_t len)
+{
+	return ~crc_reg_table(~crc, p, len);
 }
 
 static uint32_t
@@ -135,6 +269,10 @@ RTE_INIT(dpv_roce_crc_init)
 	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0) {
 		multmod = gf2_multmod_clmul;
 		cpu_has_clmul = true;
+		fold_k = _mm_set_epi64x((long long)xn_mod_p_reflected64(127),
+					(long long)xn_mod_p_reflected64(191));
+		crc_reg = crc_reg_clmul;
+		icrc_masks_init();
 	}
 #endif
 }
@@ -231,8 +369,8 @@ dpv_roce_icrc_calc_method(enum dpv_roce_icrc_method method, const void *l3,
 		crc = crc32_bitwise(0, buf, n);
 		return crc32_bitwise(crc, p, rest);
 	case DPV_ROCE_ICRC_TABLE:
-		crc = dpv_crc32_update(0, buf, n);
-		return dpv_crc32_update(crc, p, rest);
+		crc = crc32_table(0, buf, n);
+		return crc32_table(crc, p, rest);
 	case DPV_ROCE_ICRC_DPDK:
 	default:
 		return crc_continue(dpv_crc32_update(0, buf, n), p, rest);
@@ -243,6 +381,38 @@ uint32_t
 dpv_roce_icrc_calc(const void *l3, uint32_t l3_len)
 {
 	return dpv_roce_icrc_calc_method(DPV_ROCE_ICRC_DPDK, l3, l3_len);
+}
+
+uint32_t
+dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len)
+{
+#ifdef RTE_ARCH_X86_64
+	const uint8_t *p = l3;
+	uint32_t n = l3_len + 8 - DPV_ROCE_ICRC_LEN; /* bytes folded */
+
+	/* one pass where the frame is not long enough for rte_net_crc's wide
+	 * code to pay for a combine step */
+	if (cpu_has_clmul && l3_len < 1024) {
+		if (p[0] == 0x45 && n >= 48)
+			return icrc_fold_masked(p - 8, n, icrc_mask4, 3);
+		if ((p[0] >> 4) == 6 && n >= 64)
+			return icrc_fold_masked(p - 8, n, icrc_mask6, 4);
+	}
+#endif
+	return dpv_roce_icrc_calc(l3, l3_len);
+}
+
+uint32_t
+dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len)
+{
+	uint32_t crc = dpv_roce_icrc_calc_l2(l3, l3_len);
+	uint8_t *p = (uint8_t *)l3 + l3_len - DPV_ROCE_ICRC_LEN;
+
+	p[0] = (uint8_t)crc;
+	p[1] = (uint8_t)(crc >> 8);
+	p[2] = (uint8_t)(crc >> 16);
+	p[3] = (uint8_t)(crc >> 24);
+	return crc;
 }
 
 void

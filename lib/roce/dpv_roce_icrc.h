@@ -176,7 +176,36 @@ uint32_t dpv_roce_icrc_set_mbuf(struct rte_mbuf *m, uint32_t l3_off,
 				uint32_t l3_len);
 
 /**
- * Plain CRC-32 (Ethernet/zlib) continued over more data: table method.
+ * dpv_roce_icrc_calc() for a frame whose IP header has at least 8
+ * readable bytes before it (an Ethernet header): one pass over the frame
+ * with no copy of its headers, where the CPU has PCLMULQDQ (IPv4 without
+ * options, IPv6); otherwise the same as dpv_roce_icrc_calc().
+ *
+ * @param l3
+ *   Start of the IP header; l3 - 8 .. l3 - 1 must be readable.
+ * @param l3_len
+ *   Bytes from the IP header to the end of the ICRC field.
+ * @return
+ *   The ICRC value (0 if l3_len is too short).
+ */
+uint32_t dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len);
+
+/**
+ * dpv_roce_icrc_set() by dpv_roce_icrc_calc_l2() (8 readable bytes before
+ * the IP header).
+ *
+ * @param l3
+ *   Start of the IP header; l3 - 8 .. l3 - 1 must be readable.
+ * @param l3_len
+ *   Bytes from the IP header to the end of the ICRC field.
+ * @return
+ *   The value stored.
+ */
+uint32_t dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len);
+
+/**
+ * Plain CRC-32 (Ethernet/zlib) continued over more data (folding with
+ * carry-less multiplies where the CPU has them, else by table).
  * crc32(A||B) = dpv_crc32_update(dpv_crc32_update(0, A), B).
  *
  * @param crc

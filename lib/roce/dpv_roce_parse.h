@@ -320,6 +320,8 @@ dpv_roce_parse_inline(const uint8_t *f, uint32_t seg_len, uint32_t len,
 		uint32_t c =
 			(flags & DPV_ROCE_PARSE_NO_ICRC)
 				? 0
+				: pkt->l3_off >= 8
+				? dpv_roce_icrc_calc_l2(f + pkt->l3_off, l3_len)
 				: dpv_roce_icrc_calc(f + pkt->l3_off, l3_len);
 
 		pkt->icrc = dpv_roce_icrc_get(f + pkt->l3_off, l3_len);
