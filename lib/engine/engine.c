@@ -411,6 +411,8 @@ take_kicks(struct dpv_engine *e)
 	uint32_t qpns[32];
 	unsigned int n;
 
+	if (rte_ring_empty(e->kick))
+		return;
 	do {
 		n = rte_ring_sc_dequeue_burst_elem(e->kick, qpns,
 						   sizeof(qpns[0]),

@@ -787,6 +787,7 @@ decode_umr(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
 		return true;
 	}
 	out->opcode = IBV_WR_BIND_MW;
+	memset(&out->bind, 0, sizeof(out->bind));
 	out->bind.mw_rkey = be32toh(out->imm_data);
 	out->imm_data = 0;
 	out->bind.new_key = be32toh(m.qpn_mkey) & 0xff;
@@ -832,6 +833,7 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 
 		mlx5r_copy_out(&sq->wq, base + off, &d, sizeof(d));
 		dpv_mlx5_av_parse(&d.av, &a);
+		memset(&out->ud, 0, sizeof(out->ud));
 		out->ud.remote_qpn = be32toh(d.av.dqp_dct) & 0xffffff;
 		out->ud.remote_qkey = be32toh(d.av.key.qkey.qkey);
 		memcpy(out->ud.dgid, a.dgid, 16);
@@ -984,7 +986,14 @@ dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 		return false;
 	memcpy(&c, mlx5r_at(&sq->wq, sq->wq.eng_pi << MLX5_SEND_WQE_SHIFT),
 	       sizeof(c));
-	memset(out, 0, offsetof(struct dpv_wr, sg_list));
+	/* the fields every WQE has; ud and bind are cleared by the WQEs
+	 * that carry them, raw_hdr[] and inl[] are read only up to their
+	 * lengths */
+	memset(out, 0, offsetof(struct dpv_wr, ud));
+	out->raw_hdr_len = 0;
+	out->inline_len = 0;
+	out->total_len = 0;
+	out->num_sge = 0;
 	ds = be32toh(c.qpn_ds) & 0x3f;
 	nbb = (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
 	out->wqe_index = (uint16_t)sq->wq.eng_pi;
@@ -1004,6 +1013,8 @@ dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 		out->flags |= DPV_WR_F_MALFORMED;
 		out->num_sge = 0;
 		out->inline_len = 0;
+		out->raw_hdr_len = 0;
+		memset(&out->ud, 0, sizeof(out->ud));
 	}
 	out->nbb = (uint16_t)nbb;
 	sq->wq.eng_pi += nbb;
