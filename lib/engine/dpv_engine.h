@@ -240,6 +240,11 @@ unsigned dpv_engine_progress(struct dpv_engine *e);
 /**
  * Whether posters should call dpv_engine_qp_kick(): the engine has more
  * QPs than its doorbell scan checks in one poll (64). Any thread.
+ *
+ * @param e
+ *   Engine.
+ * @return
+ *   true if posts should kick the engine.
  */
 bool dpv_engine_kick_wanted(const struct dpv_engine *e);
 
@@ -249,6 +254,11 @@ bool dpv_engine_kick_wanted(const struct dpv_engine *e);
  * instead of finding the doorbell in its round-robin scan of all QPs
  * (which checks 64 per poll). Any thread, no lock; a QP already told and
  * not yet polled costs one atomic exchange.
+ *
+ * @param e
+ *   Engine that runs the QP.
+ * @param sq
+ *   The QP's send ring (its kicked flag is set until the engine polls).
  */
 void dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq);
 
