@@ -667,6 +667,96 @@ dpv_mlx5_wr_complete(struct dpv_mlx5_sq *sq)
 	return 0;
 }
 
+/*
+ * The common WQE in one go: RC/UC SEND, WRITE (with or without
+ * immediate) or READ of one non-empty SGE, not inline. It writes the same
+ * bytes and bookkeeping as the builder (dpv_mlx5_wr_op, _wr_rdma,
+ * bld_data, bld_close; test mlx5_send checks they agree).
+ */
+static inline bool
+post_fast_ok(const struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
+	     const struct ibv_send_wr *wr)
+{
+	if ((type != IBV_QPT_RC && type != IBV_QPT_UC) || wr->num_sge != 1 ||
+	    sq->wq.max_gs == 0 || wr->sg_list[0].length == 0 ||
+	    (wr->send_flags & ~(unsigned int)(IBV_SEND_SIGNALED |
+					      IBV_SEND_SOLICITED |
+					      IBV_SEND_FENCE)))
+		return false;
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_READ:
+		return type == IBV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static int
+post_fast(struct dpv_mlx5_sq *sq, const struct ibv_send_wr *wr)
+{
+	bool raddr = wr->opcode == IBV_WR_RDMA_WRITE ||
+		     wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		     wr->opcode == IBV_WR_RDMA_READ;
+	uint32_t ds = raddr ? 3 : 2, idx, tail;
+	struct mlx5_wqe_ctrl_seg *c;
+	struct mlx5_wqe_data_seg *d;
+	uint8_t *w, fence;
+	int rc;
+
+	tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
+	if (sq->wq.head + sq->bld.nreq - tail >= sq->wq.max_post)
+		return ENOMEM;
+	rc = bld_room(sq, ds * 16);
+	if (rc)
+		return rc;
+	/* a 64-byte block never wraps around the ring */
+	w = mlx5r_at(&sq->wq, wqe_pos(sq, 0));
+	c = (struct mlx5_wqe_ctrl_seg *)(void *)w;
+	fence = (wr->send_flags & IBV_SEND_FENCE) ? MLX5_WQE_CTRL_FENCE
+						  : sq->fm_next;
+	memset(c, 0, sizeof(*c));
+	c->opmod_idx_opcode = htobe32(((sq->cur_post & 0xffff) << 8) |
+				      wr_to_mlx5_op(wr->opcode));
+	c->qpn_ds = htobe32((sq->qpn << 8) | ds);
+	c->fm_ce_se = fence |
+		      ((wr->send_flags & IBV_SEND_SIGNALED)
+			       ? MLX5_WQE_CTRL_CQ_UPDATE
+			       : 0) |
+		      ((wr->send_flags & IBV_SEND_SOLICITED)
+			       ? MLX5_WQE_CTRL_SOLICITED
+			       : 0);
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		c->imm = wr->imm_data;
+	if (raddr) {
+		struct mlx5_wqe_raddr_seg *r =
+			(struct mlx5_wqe_raddr_seg *)(void *)(w + CTRL_SZ);
+
+		r->raddr = htobe64(wr->wr.rdma.remote_addr);
+		r->rkey = htobe32(wr->wr.rdma.rkey);
+		r->reserved = 0;
+	}
+	d = (struct mlx5_wqe_data_seg *)(void *)(w + (ds - 1) * 16);
+	d->byte_count = htobe32(wr->sg_list[0].length);
+	d->lkey = htobe32(wr->sg_list[0].lkey);
+	d->addr = htobe64(wr->sg_list[0].addr);
+
+	idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
+	sq->wq.wrid[idx] = wr->wr_id;
+	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
+	sq->wqe_bbend[idx] = sq->cur_post + 1;
+	sq->wr_data[idx] = 0;
+	sq->cur_post += 1;
+	sq->fm_next = 0;
+	sq->bld.nreq++;
+	return 0;
+}
+
 int
 dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 		   struct ibv_send_wr *wr, struct ibv_send_wr **bad)
@@ -677,6 +767,16 @@ dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 	for (; wr; wr = wr->next) {
 		struct pieces p = {.sge = wr->sg_list};
 		bool inl = wr->send_flags & IBV_SEND_INLINE;
+
+		if (post_fast_ok(sq, type, wr)) {
+			bld_close(sq); /* the WR before, if built */
+			if (sq->bld.err)
+				break;
+			err = post_fast(sq, wr);
+			if (err)
+				break;
+			continue;
+		}
 
 		if (wr->num_sge < 0 ||
 		    (!inl && wr->num_sge > (int)sq->wq.max_gs)) {
@@ -974,18 +1074,82 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 	return true;
 }
 
+/*
+ * The common WQE (what post_fast() writes): RC/UC SEND, WRITE or READ,
+ * with or without immediate, one data segment, one block. false: not
+ * that shape, decode_send() decodes it (and *out is left to it).
+ */
+static inline bool
+decode_fast(const struct dpv_mlx5_sq *sq, uint32_t ds,
+	    const struct mlx5_wqe_ctrl_seg *c, const uint8_t *w,
+	    struct dpv_wr *out)
+{
+	uint8_t op = be32toh(c->opmod_idx_opcode) & 0xff;
+	const struct mlx5_wqe_data_seg *d;
+	enum ibv_wr_opcode wop;
+	bool raddr, imm;
+	uint32_t len;
+
+	if ((sq->type != IBV_QPT_RC && sq->type != IBV_QPT_UC) ||
+	    sq->wq.max_gs == 0)
+		return false;
+	switch (op) {
+	case MLX5_OPCODE_SEND:
+		wop = IBV_WR_SEND, raddr = false, imm = false;
+		break;
+	case MLX5_OPCODE_SEND_IMM:
+		wop = IBV_WR_SEND_WITH_IMM, raddr = false, imm = true;
+		break;
+	case MLX5_OPCODE_RDMA_WRITE:
+		wop = IBV_WR_RDMA_WRITE, raddr = true, imm = false;
+		break;
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		wop = IBV_WR_RDMA_WRITE_WITH_IMM, raddr = true, imm = true;
+		break;
+	case MLX5_OPCODE_RDMA_READ:
+		wop = IBV_WR_RDMA_READ, raddr = true, imm = false;
+		break;
+	default:
+		return false;
+	}
+	if (ds != (raddr ? 3u : 2u))
+		return false;
+	d = (const struct mlx5_wqe_data_seg *)(const void *)(w +
+							     (ds - 1) * 16);
+	len = be32toh(d->byte_count);
+	if (len == 0 || (len & MLX5_INLINE_SEG))
+		return false; /* 2 GiB or inline: the general decoder */
+	out->opcode = wop;
+	out->imm_data = imm ? c->imm : 0;
+	if (raddr) {
+		const struct mlx5_wqe_raddr_seg *r =
+			(const struct mlx5_wqe_raddr_seg *)(const void *)(w +
+									  16);
+
+		out->remote_addr = be64toh(r->raddr);
+		out->rkey = be32toh(r->rkey);
+	}
+	out->sg_list[0].addr = be64toh(d->addr);
+	out->sg_list[0].length = len;
+	out->sg_list[0].lkey = be32toh(d->lkey);
+	out->num_sge = 1;
+	out->total_len = len;
+	return true;
+}
+
 bool
 dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 {
 	uint32_t db = mlx5r_db_read(&sq->wq) & 0xffff;
 	uint16_t avail = (uint16_t)(db - (uint16_t)sq->wq.eng_pi);
 	struct mlx5_wqe_ctrl_seg c;
+	const uint8_t *w;
 	uint32_t ds, nbb;
 
 	if (avail == 0)
 		return false;
-	memcpy(&c, mlx5r_at(&sq->wq, sq->wq.eng_pi << MLX5_SEND_WQE_SHIFT),
-	       sizeof(c));
+	w = mlx5r_at(&sq->wq, sq->wq.eng_pi << MLX5_SEND_WQE_SHIFT);
+	memcpy(&c, w, sizeof(c));
 	/* the fields every WQE has; ud and bind are cleared by the WQEs
 	 * that carry them, raw_hdr[] and inl[] are read only up to their
 	 * lengths */
@@ -1006,8 +1170,10 @@ dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 		out->flags |= DPV_WR_F_FENCE;
 	else if ((c.fm_ce_se & 0xe0) == MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)
 		out->flags |= DPV_WR_F_SMALL_FENCE;
-	if (ds == 0 || nbb > avail ||
-	    !decode_send(sq, sq->wq.eng_pi, ds, &c, out)) {
+	if (nbb == 1 && decode_fast(sq, ds, &c, w, out)) {
+		/* done */
+	} else if (ds == 0 || nbb > avail ||
+		   !decode_send(sq, sq->wq.eng_pi, ds, &c, out)) {
 		if (nbb == 0 || nbb > avail)
 			nbb = 1;
 		out->flags |= DPV_WR_F_MALFORMED;
