@@ -8,17 +8,21 @@
  *
  *   dpv-rdmacm-peer server SCENARIO ADDR PORT
  *   dpv-rdmacm-peer client SCENARIO ADDR PORT
+ *   dpv-rdmacm-peer local mcast ADDR PORT
  *
  * Scenarios: reject (the server rejects with private data), srvdisc (the
  * server disconnects an established connection), death (the server
  * process exits while connected), nolisten (the server destroys its
- * listener first), unreach (no CM on the peer: client only).
+ * listener first), unreach (no CM on the peer: client only); local mcast
+ * (no peer: the multicast join / leave API on the device that owns ADDR,
+ * its errors and the join event's UD parameters).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -217,6 +221,126 @@ client(const char *sc, struct sockaddr_in *sin)
 	return rc;
 }
 
+/* Print and count a check that failed. */
+#define CHECK(cond, what)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("FAIL %s (errno %d)\n", what, errno);           \
+			bad++;                                                 \
+		}                                                              \
+	} while (0)
+
+/* A GID (union) from 16 bytes, for ibv_attach_mcast / ibv_detach_mcast */
+#define u_gid(raw) (*(union ibv_gid *)(uintptr_t)(raw))
+
+static void
+group(struct sockaddr_in *g, const char *a)
+{
+	memset(g, 0, sizeof(*g));
+	g->sin_family = AF_INET;
+	inet_pton(AF_INET, a, &g->sin_addr);
+}
+
+static int
+local_mcast(struct sockaddr_in *sin)
+{
+	static const uint8_t mgid[16] = {[10] = 0xff, [11] = 0xff, 230, 0, 2,
+					 7};
+	struct rdma_cm_join_mc_attr_ex ax;
+	struct sockaddr_in g, g2, uni;
+	struct rdma_cm_id *ud, *tcp;
+	struct ibv_qp_init_attr a;
+	struct rdma_cm_event *e;
+	int bad = 0, ctx_tag;
+
+	group(&g, "230.0.2.7");
+	group(&g2, "230.0.2.8");
+	group(&uni, "192.0.2.77");
+	if (rdma_create_id(ch, &ud, NULL, RDMA_PS_UDP) != 0 ||
+	    rdma_create_id(ch, &tcp, NULL, RDMA_PS_TCP) != 0)
+		return 1;
+	errno = 0;
+	CHECK(rdma_join_multicast(ud, (struct sockaddr *)&g, NULL) == -1 &&
+		      errno == EINVAL,
+	      "join on an unbound ID: EINVAL");
+	if (rdma_bind_addr(ud, (struct sockaddr *)sin) != 0 ||
+	    rdma_bind_addr(tcp, (struct sockaddr *)sin) != 0)
+		return 1;
+	errno = 0;
+	CHECK(rdma_join_multicast(tcp, (struct sockaddr *)&g, NULL) == -1 &&
+		      errno == EINVAL,
+	      "join on an RDMA_PS_TCP ID: EINVAL");
+	errno = 0;
+	CHECK(rdma_join_multicast(ud, (struct sockaddr *)&uni, NULL) == -1 &&
+		      errno == EINVAL,
+	      "join of a unicast address: EINVAL");
+	memset(&ax, 0, sizeof(ax));
+	ax.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS;
+	ax.addr = (struct sockaddr *)&g;
+	errno = 0;
+	CHECK(rdma_join_multicast_ex(ud, &ax, NULL) == -1 && errno == EINVAL,
+	      "join_ex without join flags: EINVAL");
+	ax.comp_mask = RDMA_CM_JOIN_MC_ATTR_RESERVED |
+		       RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+		       RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
+	errno = 0;
+	CHECK(rdma_join_multicast_ex(ud, &ax, NULL) == -1 && errno == ENOTSUP,
+	      "join_ex with a reserved comp_mask bit: ENOTSUP");
+	/* a UD QP first: it is attached when the join event is read */
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_UD;
+	a.cap.max_send_wr = a.cap.max_recv_wr = 4;
+	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
+	if (rdma_create_qp(ud, NULL, &a) != 0)
+		return 1;
+	CHECK(rdma_join_multicast(ud, (struct sockaddr *)&g, &ctx_tag) == 0,
+	      "join 230.0.2.7");
+	if (expect(RDMA_CM_EVENT_MULTICAST_JOIN, 3000, &e) == 0) {
+		const struct rdma_ud_param *u = &e->param.ud;
+
+		CHECK(e->id == ud && e->status == 0, "event names the ID");
+		CHECK(u->qp_num == 0xffffff && u->qkey == 0x01234567,
+		      "group QPN 0xffffff, Q_Key 0x01234567");
+		CHECK(u->ah_attr.is_global &&
+			      memcmp(u->ah_attr.grh.dgid.raw, mgid, 16) == 0,
+		      "AH to MGID ::ffff:230.0.2.7");
+		CHECK(u->private_data == &ctx_tag, "join context in the event");
+		rdma_ack_cm_event(e);
+	} else {
+		bad++;
+	}
+	errno = 0;
+	CHECK(rdma_join_multicast(ud, (struct sockaddr *)&g, NULL) == -1 &&
+		      errno == EADDRINUSE,
+	      "second join of the group: EADDRINUSE");
+	errno = 0;
+	CHECK(rdma_leave_multicast(ud, (struct sockaddr *)&g2) == -1 &&
+		      errno == EADDRNOTAVAIL,
+	      "leave of a group not joined: EADDRNOTAVAIL");
+	/* attached: the QP cannot be attached to the group again */
+	CHECK(ibv_detach_mcast(ud->qp, &u_gid(mgid), 0) == 0 &&
+		      ibv_attach_mcast(ud->qp, &u_gid(mgid), 0) == 0,
+	      "QP attached to the group by the join");
+	CHECK(rdma_leave_multicast(ud, (struct sockaddr *)&g) == 0,
+	      "leave 230.0.2.7");
+	errno = 0;
+	CHECK(ibv_detach_mcast(ud->qp, &u_gid(mgid), 0) != 0,
+	      "QP detached by the leave");
+	errno = 0;
+	CHECK(rdma_leave_multicast(ud, (struct sockaddr *)&g) == -1 &&
+		      errno == EADDRNOTAVAIL,
+	      "second leave: EADDRNOTAVAIL");
+	/* joined again, then the ID goes with the group */
+	CHECK(rdma_join_multicast(ud, (struct sockaddr *)&g, NULL) == 0 &&
+		      expect(RDMA_CM_EVENT_MULTICAST_JOIN, 3000, NULL) == 0,
+	      "join again");
+	rdma_destroy_qp(ud);
+	CHECK(rdma_destroy_id(ud) == 0, "destroy a joined ID");
+	rdma_destroy_id(tcp);
+	printf("%d multicast checks failed\n", bad);
+	return bad != 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -235,8 +359,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
-	rc = strcmp(argv[1], "server") == 0 ? server(argv[2], &sin)
-					    : client(argv[2], &sin);
+	if (strcmp(argv[1], "local") == 0)
+		rc = local_mcast(&sin);
+	else
+		rc = strcmp(argv[1], "server") == 0 ? server(argv[2], &sin)
+						    : client(argv[2], &sin);
 	printf("%s %s: %s\n", argv[1], argv[2], rc ? "FAILED" : "ok");
 	rdma_destroy_event_channel(ch);
 	return rc;

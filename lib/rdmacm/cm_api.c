@@ -181,6 +181,8 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 			e->next = NULL;
 			if (e->complete_rep)
 				cm_rep_complete(e);
+			if (e->ev.event == RDMA_CM_EVENT_MULTICAST_JOIN)
+				cm_mc_join_read(e);
 		}
 		pthread_mutex_unlock(&cm.lock);
 		if (e != NULL)
@@ -265,6 +267,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		break;
 	}
 	c->armed = false;
+	cm_mc_leave_all(c);
 	if (c->listener != NULL && c->listener->pending > 0)
 		c->listener->pending--;
 	for (struct cm_id *o = cm.ids; o != NULL; o = o->next)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -62,6 +63,17 @@ enum cm_state {
 
 struct cm_chan;
 
+/* A multicast group an ID joined (cm_mcast.c). */
+struct cm_mc {
+	struct cm_mc *next;
+	struct sockaddr_storage addr;
+	uint8_t mgid[16];
+	void *context;
+	bool send_only;
+	bool attached;	   /* the QP below is attached to mgid */
+	struct ibv_qp *qp; /* the ID's QP when attached */
+};
+
 struct cm_id {
 	struct rdma_cm_id id; /* first: handed out */
 	struct cm_id *next;
@@ -100,6 +112,7 @@ struct cm_id {
 	struct ibv_qp_init_attr *ep_qp_attr; /* rdma_create_ep listener */
 	struct ibv_pd *ep_pd;
 	int sync_err; /* synchronous IDs: result of the last operation */
+	struct cm_mc *mcs; /* multicast groups joined */
 };
 
 struct cm_event {
@@ -109,6 +122,7 @@ struct cm_event {
 	uint8_t pdata[CM_SIDR_REQ_PDATA + 8];
 	struct ibv_ah_attr ah_attr; /* UD param */
 	bool complete_rep;	    /* ESTABLISHED of a REP: finish when read */
+	struct cm_mc *join;	    /* MULTICAST_JOIN: attach when read */
 };
 
 struct cm_chan {
@@ -174,5 +188,10 @@ int cm_qp_to(struct cm_id *c, enum ibv_qp_state s);
 void cm_qp_err(struct cm_id *c);
 uint16_t cm_port_of(const struct sockaddr *a);
 int cm_wait_sync(struct cm_id *c, enum rdma_cm_event_type want);
+
+/* cm_mcast.c (under cm.lock) */
+void cm_mc_join_read(struct cm_event *e); /* a join event is read */
+void cm_mc_detach_all(struct cm_id *c);	  /* before its QP goes */
+void cm_mc_leave_all(struct cm_id *c);	  /* the ID goes */
 
 #endif /* DPV_CM_INT_H */

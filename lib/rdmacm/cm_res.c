@@ -2,7 +2,7 @@
 /*
  * Verbs resources of an ID (rdma_create_qp, SRQs, rdma_init_qp_attr),
  * rdma_getaddrinfo, the endpoint helpers (rdma_create_ep,
- * rdma_get_request), and the entry points not supported here.
+ * rdma_get_request), and ECE, which is not supported here.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -150,6 +150,9 @@ rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	if (id == NULL || id->qp == NULL)
 		return;
+	pthread_mutex_lock(&cm.lock);
+	cm_mc_detach_all(to_c(id));
+	pthread_mutex_unlock(&cm.lock);
 	ibv_destroy_qp(id->qp);
 	id->qp = NULL;
 	id_cqs_free(id);
@@ -220,6 +223,41 @@ rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr,
 	return rc ? ERR(rc) : 0;
 }
 
+/* Nothing to look up: one result made of the hints' addresses (the
+ * source alone, as a multicast join gives). */
+static int
+addrinfo_from_hints(const struct rdma_addrinfo *hints,
+		    struct rdma_addrinfo **res)
+{
+	struct rdma_addrinfo *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return ERR(ENOMEM);
+	r->ai_flags = hints->ai_flags;
+	r->ai_family = hints->ai_family;
+	r->ai_qp_type = hints->ai_qp_type;
+	r->ai_port_space = hints->ai_port_space;
+	if (hints->ai_dst_len && hints->ai_dst_addr) {
+		r->ai_dst_addr = malloc(hints->ai_dst_len);
+		if (r->ai_dst_addr == NULL)
+			goto nomem;
+		memcpy(r->ai_dst_addr, hints->ai_dst_addr, hints->ai_dst_len);
+		r->ai_dst_len = hints->ai_dst_len;
+	}
+	if (hints->ai_src_len && hints->ai_src_addr) {
+		r->ai_src_addr = malloc(hints->ai_src_len);
+		if (r->ai_src_addr == NULL)
+			goto nomem;
+		memcpy(r->ai_src_addr, hints->ai_src_addr, hints->ai_src_len);
+		r->ai_src_len = hints->ai_src_len;
+	}
+	*res = r;
+	return 0;
+nomem:
+	rdma_freeaddrinfo(r);
+	return ERR(ENOMEM);
+}
+
 /* rdma_getaddrinfo over getaddrinfo(3): one result per address. */
 int
 rdma_getaddrinfo(const char *node, const char *service,
@@ -229,8 +267,10 @@ rdma_getaddrinfo(const char *node, const char *service,
 	struct rdma_addrinfo *head = NULL, **tail = &head;
 	int rc;
 
-	if (res == NULL || (node == NULL && service == NULL))
+	if (res == NULL || (node == NULL && service == NULL && hints == NULL))
 		return ERR(EINVAL);
+	if (node == NULL && service == NULL)
+		return addrinfo_from_hints(hints, res);
 	memset(&h, 0, sizeof(h));
 	if (hints) {
 		h.ai_family = hints->ai_family;
@@ -401,30 +441,7 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 	return 0;
 }
 
-/* Multicast and ECE: not implemented here. */
-int
-rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)
-{
-	(void)id, (void)addr, (void)context;
-	return ERR(EOPNOTSUPP);
-}
-
-int
-rdma_join_multicast_ex(struct rdma_cm_id *id,
-		       struct rdma_cm_join_mc_attr_ex *mc_join_attr,
-		       void *context)
-{
-	(void)id, (void)mc_join_attr, (void)context;
-	return ERR(EOPNOTSUPP);
-}
-
-int
-rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
-{
-	(void)id, (void)addr;
-	return ERR(EOPNOTSUPP);
-}
-
+/* ECE: not implemented here. */
 int
 rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {

@@ -10,6 +10,10 @@
 #             QP in ERR
 #   unreach   the peer runs no CM (ibv_rc_pingpong): UNREACHABLE,
 #             -ETIMEDOUT after the REQ's retries (about 10 s)
+#   mcast     one process (in-process loopback device): the multicast
+#             join / leave API, its errors, the join event's UD
+#             parameters, the QP attached by the join and detached by
+#             the leave
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -70,5 +74,14 @@ scen srvdisc
 scen death
 if command -v ibv_rc_pingpong >/dev/null 2>&1; then
 	scen unreach ibv_rc_pingpong -d dpv0 -g 1 -p "$PORT"
+fi
+m=$IC_TMP/mcast
+if env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
+	timeout "$IC_TIMEOUT" "$PEER" local mcast 192.0.2.2 0 >"$m" 2>&1; then
+	IC_PASSES=$((IC_PASSES + 1))
+	echo "PASS mcast: $(grep 'checks failed' "$m")"
+else
+	IC_FAILS=$((IC_FAILS + 1))
+	echo "FAIL mcast"; grep -v avx512 "$m" | tail -12 | sed 's/^/  /'
 fi
 ic_summary

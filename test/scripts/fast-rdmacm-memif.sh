@@ -3,7 +3,8 @@
 # Our librdmacm.so.1 under unmodified rdmacm-utils programs, two processes
 # joined by memif (192.0.2.1 / 192.0.2.2), the IB CM on each device's GSI
 # QP: rping (RC, RDMA READ/WRITE, 100 validated pings, disconnect),
-# ucmatose (RC, two connections), udaddy (UD through SIDR), a connect to
+# ucmatose (RC, two connections), udaddy (UD through SIDR), mckey (UD
+# multicast through rdma_join_multicast), a connect to
 # a port nobody listens on, which must be rejected (REJ reason 8),
 # rdma_server/rdma_client (synchronous API), perftest -R (ib_send_bw,
 # ib_read_lat); tshark decodes the captured CM MADs.
@@ -21,7 +22,8 @@ PORT=$((20000 + $$ % 20000))
 
 # run NAME "server args" "client args" CLIENT_PATTERN [SERVER_PATTERN]
 # (tool in $TOOL, or $CTOOL for the client; CAP=1: the client
-# captures to $IC_TMP/NAME.pcapng; XENV: more environment for both).
+# captures to $IC_TMP/NAME.pcapng; XENV: more environment for both,
+# CXENV for the client only).
 # Both must exit 0 (unless NOSERVER_RC is set) and the
 # client's output must match CLIENT_PATTERN.
 run() {
@@ -40,7 +42,7 @@ run() {
 	done
 	sleep 0.5
 	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" ${XENV:-} ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL ${CTOOL:-$TOOL} \
+		DPV_EAL="$IC_CEAL" ${XENV:-} ${CXENV:-} ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL ${CTOOL:-$TOOL} \
 		$cargs >"$c" 2>&1
 	crc=$?
 	if [ -n "${NOSERVER_RC:-}" ]; then
@@ -111,6 +113,18 @@ TOOL=udaddy
 CAP=1 run udaddy "-b 192.0.2.1 -C 20" "-s 192.0.2.1 -C 20" \
 	"return status 0" "return status 0"
 tshark_cm udaddy "ServiceIDResReq +CM: ServiceIDResReqResp"
+# multicast (UD): the receiver joins 230.0.2.9 and must get all 20
+# messages the sender sends to the group; the sender waits for the link
+# (unreliable datagrams sent before it would be lost), the receiver must
+# not (it would join only once the sender is already sending)
+if command -v mckey >/dev/null; then
+	TOOL=mckey
+	CXENV=DPV_LINK_WAIT_MS=15000 run mckey \
+		"-m 230.0.2.9 -b 192.0.2.1 -C 20" \
+		"-m 230.0.2.9 -b 192.0.2.2 -s -C 20" \
+		"joined dgid: ::ffff:230.0.2.9" \
+		"data transfers complete"
+fi
 # the synchronous API: rdma_getaddrinfo, rdma_create_ep, rdma_get_request
 TOOL=rdma_server
 CTOOL=rdma_client run rdma_server "-s 192.0.2.1 -p $PORT" \
