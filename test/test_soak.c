@@ -42,7 +42,9 @@
 #define UC_PAIR	   3
 #define STALL_S	   20		 /* no progress for this long: failed */
 #define UC_LOST_MS 50		 /* a UC message not there by then is lost */
-#define UC_GRACE_MS 2		 /* > the fault layer's hold_us and delays */
+#define UC_REUSE_MS 200		 /* UC: a WRITE target rests this long */
+#define UC_WSLOT   16		 /* UC: WRITE targets */
+#define HIST	   4096		 /* UC: messages remembered */
 #define MAX_SAMPLES 4096
 #define FLAT_SLACK (4u << 20)	 /* growth allowed after the warm-up */
 #define DEF_FAULT  "tx:drop=1%,dup=1%,reorder=1%/8,corrupt=1%"
@@ -59,6 +61,7 @@ struct op {
 	enum kind kind;
 	uint32_t len;
 	uint32_t roff;	   /* READ: offset in the read area */
+	unsigned bslot;	   /* WRITE: the target slot at B */
 	uint64_t expect;   /* atomics: the original value the model gives */
 	uint64_t a_tsc;	   /* when the requester's completion came */
 	bool a_done;	   /* requester's completion seen (and checked) */
@@ -79,11 +82,15 @@ struct pair {
 	struct op ops[NSLOT];
 	uint64_t model;	     /* what the atomic target must hold */
 	uint64_t b_max;	     /* UC: the latest message delivered */
+	unsigned nwslot;     /* WRITE target slots at B */
+	uint64_t wslot_free[UC_WSLOT]; /* UC: when each became free (tsc) */
+	bool wslot_busy[UC_WSLOT];
+	struct op hist[HIST]; /* UC: retired messages, by sequence number */
 };
 
 struct soak_stats {
 	uint64_t ops[K_NUM], bytes[K_NUM];
-	uint64_t uc_lost, uc_delivered, uc_dup, uc_late;
+	uint64_t uc_lost, uc_delivered, uc_dup, uc_late, uc_after_retire;
 };
 
 static struct ibv_device **devs;
@@ -97,10 +104,10 @@ static struct soak_stats st;
 static uint8_t ack_timeout = 14; /* 67 ms: a loaded 2-core machine */
 
 #define B_WRITE(p, s)  ((p)->bbuf + (size_t)(s) * SLOT)
-#define B_READ(p)      ((p)->bbuf + (size_t)NSLOT * SLOT)
+#define B_READ(p)      ((p)->bbuf + (size_t)(p)->nwslot * SLOT)
 #define B_RECV(p, r)   (B_READ(p) + READ_AREA + (size_t)(r) * SLOT)
 #define B_ATOM(p)      ((uint64_t *)B_RECV(p, NRECV))
-#define B_SIZE	       ((size_t)(NSLOT + NRECV) * SLOT + READ_AREA + 64)
+#define B_SIZE(p)      ((size_t)((p)->nwslot + NRECV) * SLOT + READ_AREA + 64)
 #define A_SLOT(p, s)   ((p)->abuf + (size_t)(s) * SLOT)
 
 static uint64_t
@@ -154,18 +161,19 @@ pair_up(struct pair *p, bool uc, int gi, enum ibv_mtu mtu, uint32_t psn)
 		.mtu = mtu, .timeout = ack_timeout, .rd_atomic = NSLOT};
 
 	p->uc = uc;
+	p->nwslot = uc ? UC_WSLOT : NSLOT;
 	p->abuf = aligned_alloc(4096, (size_t)NSLOT * SLOT);
-	p->bbuf = aligned_alloc(4096, B_SIZE);
+	p->bbuf = aligned_alloc(4096, B_SIZE(p));
 	p->acq = ibv_create_cq(ctx, NSLOT, NULL, NULL, 0);
 	p->bcq = ibv_create_cq(ctx, NRECV, NULL, NULL, 0);
 	if (p->abuf == NULL || p->bbuf == NULL || p->acq == NULL ||
 	    p->bcq == NULL)
 		return -1;
 	memset(p->abuf, 0, (size_t)NSLOT * SLOT);
-	memset(p->bbuf, 0, B_SIZE);
+	memset(p->bbuf, 0, B_SIZE(p));
 	memcpy(B_READ(p), pat, READ_AREA);
 	p->amr = ibv_reg_mr(pd, p->abuf, (size_t)NSLOT * SLOT, acc);
-	p->bmr = ibv_reg_mr(pd, p->bbuf, B_SIZE, acc);
+	p->bmr = ibv_reg_mr(pd, p->bbuf, B_SIZE(p), acc);
 	ia.send_cq = p->acq;
 	ia.recv_cq = spare_cq;
 	p->a = ibv_create_qp(pd, &ia);
@@ -234,6 +242,25 @@ suite_teardown(void)
 	pat = NULL;
 }
 
+/* UC: a WRITE target that no late copy of an earlier message can hit
+ * any more (free for UC_REUSE_MS); 0 and *slot, or -1. */
+static int
+uc_wslot(struct pair *p, unsigned *slot)
+{
+	uint64_t now = rte_get_timer_cycles();
+	uint64_t rest = rte_get_timer_hz() * UC_REUSE_MS / 1000;
+
+	for (unsigned k = 0; k < UC_WSLOT; k++) {
+		if (p->wslot_busy[k] ||
+		    (p->wslot_free[k] != 0 && now - p->wslot_free[k] < rest))
+			continue;
+		p->wslot_busy[k] = true;
+		*slot = k;
+		return 0;
+	}
+	return -1;
+}
+
 /* Post the next random operation of p (a free slot is there). */
 static int
 post_one(struct pair *p)
@@ -256,6 +283,9 @@ post_one(struct pair *p)
 	o->kind = p->uc ? uc_mix[rnd() % RTE_DIM(uc_mix)]
 			: rc_mix[rnd() % RTE_DIM(rc_mix)];
 	o->len = o->kind >= K_FADD ? 8 : rnd_len();
+	o->bslot = s;
+	if (p->uc && o->kind == K_WRITE_IMM && uc_wslot(p, &o->bslot) != 0)
+		o->kind = K_SEND_IMM; /* every target still rests */
 	sge.length = o->len;
 	switch (o->kind) {
 	case K_SEND:
@@ -270,7 +300,7 @@ post_one(struct pair *p)
 		memcpy(A_SLOT(p, s), msg(o->seq), o->len);
 		wr.opcode = o->kind == K_WRITE ? IBV_WR_RDMA_WRITE
 					       : IBV_WR_RDMA_WRITE_WITH_IMM;
-		wr.wr.rdma.remote_addr = (uintptr_t)B_WRITE(p, s);
+		wr.wr.rdma.remote_addr = (uintptr_t)B_WRITE(p, o->bslot);
 		wr.wr.rdma.rkey = p->bmr->rkey;
 		o->want_recv = o->kind == K_WRITE_IMM;
 		break;
@@ -363,7 +393,8 @@ a_complete(struct pair *p, const struct ibv_wc *wc)
 	o->a_tsc = rte_get_timer_cycles();
 	switch (o->kind) {
 	case K_WRITE: /* RC: the data is there once the ACK came */
-		return bad_bytes("target", p, o, B_WRITE(p, s), msg(o->seq));
+		return bad_bytes("target", p, o, B_WRITE(p, o->bslot),
+				 msg(o->seq));
 	case K_READ:
 		return bad_bytes("read", p, o, A_SLOT(p, s),
 				 B_READ(p) + o->roff);
@@ -403,7 +434,7 @@ check_recv(struct pair *p, const struct op *o, const struct ibv_wc *wc)
 		return -1;
 	}
 	if (bad_bytes("received", p, o,
-		      o->kind == K_WRITE_IMM ? B_WRITE(p, o->seq % NSLOT)
+		      o->kind == K_WRITE_IMM ? B_WRITE(p, o->bslot)
 					     : B_RECV(p, wc->wr_id),
 		      msg(o->seq)) != 0)
 		return -1;
@@ -437,10 +468,10 @@ static int
 b_complete_uc(struct pair *p, const struct ibv_wc *wc)
 {
 	uint32_t imm = ntohl(wc->imm_data);
+	struct op *o;
 
 	for (uint64_t seq = p->head; seq < p->next; seq++) {
-		struct op *o = op_of(p, seq);
-
+		o = op_of(p, seq);
 		if ((uint32_t)seq != imm || !o->want_recv)
 			continue;
 		if (o->b_done)
@@ -450,6 +481,20 @@ b_complete_uc(struct pair *p, const struct ibv_wc *wc)
 		if (seq < p->b_max)
 			st.uc_late++;
 		p->b_max = RTE_MAX(p->b_max, seq);
+		o->b_done = true;
+		return check_recv(p, o, wc);
+	}
+	/* a late or duplicated copy of a message retired already (its
+	 * WRITE target still rests) */
+	o = &p->hist[imm % HIST];
+	if (o->want_recv && (uint32_t)o->seq == imm && o->seq < p->head) {
+		if (o->b_done) {
+			st.uc_dup++;
+		} else {
+			st.uc_after_retire++; /* counted lost: was not */
+			st.uc_lost--;
+			st.uc_delivered++;
+		}
 		o->b_done = true;
 		return check_recv(p, o, wc);
 	}
@@ -472,14 +517,14 @@ b_complete(struct pair *p, const struct ibv_wc *wc)
 	return p->uc ? b_complete_uc(p, wc) : b_complete_rc(p, wc);
 }
 
-/* Retire what is finished, oldest first. A UC message stays UC_GRACE_MS
- * after it left (a late or duplicated copy may still land in its slot)
- * and is lost when not delivered UC_LOST_MS after it left. */
+/* Retire what is finished, oldest first. A UC message not delivered
+ * UC_LOST_MS after it left counts as lost (a copy that comes later is
+ * still checked, from the history); its WRITE target then rests
+ * UC_REUSE_MS. */
 static void
 retire(struct pair *p)
 {
 	uint64_t now = rte_get_timer_cycles();
-	uint64_t grace = rte_get_timer_hz() * UC_GRACE_MS / 1000;
 	uint64_t lost = rte_get_timer_hz() * UC_LOST_MS / 1000;
 
 	while (p->head < p->next) {
@@ -487,13 +532,17 @@ retire(struct pair *p)
 
 		if (!o->a_done)
 			break;
-		if (p->uc) {
-			if (now - o->a_tsc < (o->b_done ? grace : lost))
+		if (o->want_recv && !o->b_done) {
+			if (!p->uc || now - o->a_tsc < lost)
 				break;
-			if (!o->b_done)
-				st.uc_lost++;
-		} else if (o->want_recv && !o->b_done) {
-			break;
+			st.uc_lost++;
+		}
+		if (p->uc) {
+			if (o->kind == K_WRITE_IMM) {
+				p->wslot_busy[o->bslot] = false;
+				p->wslot_free[o->bslot] = now;
+			}
+			p->hist[o->seq % HIST] = *o;
 		}
 		p->head++;
 	}
@@ -563,9 +612,10 @@ report_counters(struct dpv_port *port)
 	}
 	DPV_TEST_LOG("%" PRIu64 " operations; UC: %" PRIu64 " delivered "
 		     "whole and right (%" PRIu64 " after a later one, %" PRIu64
-		     " twice), %" PRIu64 " lost",
+		     " twice, %" PRIu64 " more than %d ms late), %" PRIu64
+		     " lost",
 		     total, st.uc_delivered, st.uc_late, st.uc_dup,
-		     st.uc_lost);
+		     st.uc_after_retire, UC_LOST_MS, st.uc_lost);
 	if (dpv_engine_stats_get(dctx_dev(ctx)->engine, &es) == 0)
 		DPV_TEST_LOG("engine: retransmits=%" PRIu64
 			     " seq_naks_sent=%" PRIu64 " dup_requests=%" PRIu64
