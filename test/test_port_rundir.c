@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Stale EAL runtime directories: which are removed, which are kept. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -178,10 +179,85 @@ rundir_cases(void)
 	return TEST_SUCCESS;
 }
 
+/* The number of entries of dir (without . and ..), or -1. */
+static int
+entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* The links to memif socket files: a stale directory takes the sockets
+ * nothing listens on with it, never a live one or a file that is no
+ * socket; a link of another name keeps the directory. */
+static int
+memif_link_cases(void)
+{
+	char dir[128], keep[128], name[32], path[256], sock[256];
+	int listen_fd, rc;
+
+	snprintf(base, sizeof(base), "/tmp/dpv-rundir-XXXXXX");
+	TEST_ASSERT_NOT_NULL(mkdtemp(base), "mkdtemp");
+	snprintf(name, sizeof(name), "dpv%d", (int)dead_pid());
+	TEST_ASSERT_EQUAL(mkdir_in(name, dir, sizeof(dir)), 0, "");
+	close(touch(dir, "config"));
+	TEST_ASSERT_EQUAL(sock_at(base, "dead.sock", false), 0, "");
+	listen_fd = sock_at(base, "live.sock", true);
+	TEST_ASSERT(listen_fd >= 0, "listening socket");
+	close(touch(base, "file.sock"));
+	TEST_ASSERT_EQUAL(port_rundir_memif_note(dir, "rel.sock"), -EINVAL,
+			  "relative path");
+	snprintf(sock, sizeof(sock), "%s/dead.sock", base);
+	TEST_ASSERT_EQUAL(port_rundir_memif_note(dir, sock), 0, "");
+	snprintf(sock, sizeof(sock), "%s/live.sock", base);
+	TEST_ASSERT_EQUAL(port_rundir_memif_note(dir, sock), 0, "");
+	snprintf(sock, sizeof(sock), "%s/file.sock", base);
+	TEST_ASSERT_EQUAL(port_rundir_memif_note(dir, sock), 0, "");
+	/* the same with a link of a name that is not ours: kept whole */
+	snprintf(name, sizeof(name), "dpv%d", (int)dead_pid());
+	TEST_ASSERT_EQUAL(mkdir_in(name, keep, sizeof(keep)), 0, "");
+	snprintf(path, sizeof(path), "%s/link", keep);
+	snprintf(sock, sizeof(sock), "%s/dead.sock", base);
+	TEST_ASSERT_EQUAL(symlink(sock, path), 0, "");
+
+	rc = dpv_eal_stale_dirs_clean(base, "dpv");
+	TEST_ASSERT_EQUAL(rc, 1, "the directory with our links removed");
+	TEST_ASSERT(!exists(dir), "%s is gone", dir);
+	TEST_ASSERT(exists(keep), "a foreign link keeps its directory");
+	snprintf(path, sizeof(path), "%s/dead.sock", base);
+	TEST_ASSERT(!exists(path), "the socket nothing listens on is gone");
+	snprintf(path, sizeof(path), "%s/live.sock", base);
+	TEST_ASSERT(exists(path), "a listening socket stays");
+	snprintf(path, sizeof(path), "%s/file.sock", base);
+	TEST_ASSERT(exists(path), "a file that is no socket stays");
+	/* at exit: the links of the own directory and dead sockets go */
+	close(listen_fd);
+	snprintf(sock, sizeof(sock), "%s/live.sock", base);
+	TEST_ASSERT_EQUAL(port_rundir_memif_note(keep, sock), 0, "");
+	port_rundir_memif_release(keep);
+	TEST_ASSERT(!exists(sock), "released: %s", sock);
+	TEST_ASSERT_EQUAL(entries(keep), 1, "only the foreign link is left");
+	return TEST_SUCCESS;
+}
+
 static int
 test_port_rundir(void)
 {
 	int rc = rundir_cases();
+
+	if (base[0] != '\0')
+		rm_tree();
+	base[0] = '\0';
+	if (rc == TEST_SUCCESS)
+		rc = memif_link_cases();
 
 	if (base[0] != '\0')
 		rm_tree(); /* also after a failed case */

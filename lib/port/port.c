@@ -280,6 +280,7 @@ port_select(struct dpv_port *p, const struct dpv_port_conf *pc, uint16_t nq)
 		} else {
 			p->created = true;
 			strlcpy(p->vdev_name, name, sizeof(p->vdev_name));
+			port_eal_memif_note(pc->dev);
 		}
 		if (rte_eth_dev_get_port_by_name(name, &id) != 0) {
 			PORT_LOG(ERR, "%s: vdev %s made no ethdev", p->name,

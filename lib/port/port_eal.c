@@ -278,26 +278,34 @@ devarg(const char *args, const char *key, char *out, size_t len)
 	return false;
 }
 
+/* The socket file of a memif server (the default role) on one: true and
+ * path. arg: "--vdev=net_memif..." or "net_memif...". */
+static bool
+memif_server_file(const char *arg, char *path, size_t len)
+{
+	const char *dev = strncmp(arg, "--vdev=", 7) == 0 ? arg + 7 : arg;
+	char v[16];
+
+	return strncmp(dev, "net_memif", 9) == 0 &&
+	       !(devarg(dev, "role", v, sizeof(v)) &&
+		 strcmp(v, "server") != 0 && strcmp(v, "master") != 0) &&
+	       devarg(dev, "socket-abstract", v, sizeof(v)) &&
+	       strcmp(v, "no") == 0 && devarg(dev, "socket", path, len);
+}
+
 /*
- * A memif server (the default role) on a socket file cannot start while the
- * file of a server that died is there (DPDK 22.11 does not replace it):
- * remove such a file when nothing listens on it any more.
+ * A memif server on a socket file cannot start while the file of a server
+ * that died is there (DPDK 22.11 does not replace it): remove such a file
+ * when nothing listens on it any more.
  */
 static void
 memif_stale_socket(const char *arg)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	const char *dev = strncmp(arg, "--vdev=", 7) == 0 ? arg + 7 : arg;
-	char v[16];
 	struct stat st;
 	int fd, rc;
 
-	if (strncmp(dev, "net_memif", 9) != 0 ||
-	    (devarg(dev, "role", v, sizeof(v)) && strcmp(v, "server") != 0 &&
-	     strcmp(v, "master") != 0) ||
-	    !devarg(dev, "socket-abstract", v, sizeof(v)) ||
-	    strcmp(v, "no") != 0 ||
-	    !devarg(dev, "socket", sun.sun_path, sizeof(sun.sun_path)) ||
+	if (!memif_server_file(arg, sun.sun_path, sizeof(sun.sun_path)) ||
 	    stat(sun.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode))
 		return;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
@@ -311,6 +319,7 @@ memif_stale_socket(const char *arg)
 			 sun.sun_path);
 	close(fd);
 }
+
 static pid_t eal_pid; /* process that started it */
 static char eal_buf[DPV_EAL_ARGS_LEN + 512];
 static char *eal_argv[128];
@@ -319,6 +328,31 @@ bool
 dpv_port_eal_owned(void)
 {
 	return eal_ours && eal_pid == getpid();
+}
+
+void
+port_eal_memif_note(const char *dev)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char abs[PATH_MAX];
+	const char *rt;
+	int rc;
+
+	if (!dpv_port_eal_owned() ||
+	    !memif_server_file(dev, path, sizeof(path)))
+		return;
+	rt = rte_eal_get_runtime_dir();
+	/* a relative path is the one EAL's process sees from its cwd */
+	if (path[0] != '/' && getcwd(abs, sizeof(abs) - sizeof(path) - 1)) {
+		strcat(abs, "/");
+		strcat(abs, path);
+	} else {
+		strlcpy(abs, path, sizeof(abs));
+	}
+	rc = port_rundir_memif_note(rt, abs);
+	if (rc != 0)
+		PORT_LOG(DEBUG, "cannot note memif socket %s in %s: %s", abs,
+			 rt, strerror(-rc));
 }
 
 int
@@ -376,6 +410,8 @@ port_eal_start(const struct dpv_config *cfg)
 	}
 	eal_ours = true;
 	eal_pid = getpid();
+	for (i = 1; i < argc; i++)
+		port_eal_memif_note(eal_argv[i]);
 	dpv_roce_icrc_select_best();
 	return 0;
 }
@@ -400,6 +436,8 @@ port_eal_at_exit(void)
 	rt = rte_eal_get_runtime_dir();
 	eal_ours = false;
 	eal_err = -ESHUTDOWN;
-	if (rt != NULL && rt[0] != '\0')
+	if (rt != NULL && rt[0] != '\0') {
+		port_rundir_memif_release(rt);
 		rmdir(rt);
+	}
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* EAL runtime directories (<base>/dpv<pid>) left by dead processes. */
+/* EAL runtime directories (<base>/dpv<pid>) left by dead processes, and
+ * the memif socket files their servers made. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -98,8 +99,74 @@ eal_file_name(const char *n)
 	return false;
 }
 
+/* One of ours: a link to the socket file of a memif server. */
+static bool
+memif_link_name(const char *n)
+{
+	return strncmp(n, DPV_RUNDIR_MEMIF_LINK, strlen(DPV_RUNDIR_MEMIF_LINK)) ==
+	       0;
+}
+
+/* Remove the memif socket the link dfd/name points to if it is this
+ * user's and no server listens on it (a live one may have taken the path
+ * over), then the link. */
+static void
+memif_link_release(int dfd, const char *name)
+{
+	char target[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+	struct stat st;
+	ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+	int pfd;
+
+	if (n > 0 && target[0] == '/') {
+		target[n] = '\0';
+		slash = strrchr(target, '/');
+		*slash = '\0';
+		pfd = open(slash == target ? "/" : target,
+			   O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd >= 0) {
+			if (fstatat(pfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) ==
+				    0 &&
+			    S_ISSOCK(st.st_mode) && st.st_uid == geteuid() &&
+			    !socket_alive(pfd, slash + 1))
+				unlinkat(pfd, slash + 1, 0);
+			close(pfd);
+		}
+	}
+	unlinkat(dfd, name, 0);
+}
+
+void
+port_rundir_memif_release(const char *rundir)
+{
+	struct dirent *de;
+	DIR *d = opendir(rundir);
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (memif_link_name(de->d_name))
+			memif_link_release(dirfd(d), de->d_name);
+	closedir(d);
+}
+
+int
+port_rundir_memif_note(const char *rundir, const char *path)
+{
+	static unsigned next;
+	char link[PATH_MAX];
+
+	if (path[0] != '/')
+		return -EINVAL;
+	snprintf(link, sizeof(link), "%s/%s%u", rundir, DPV_RUNDIR_MEMIF_LINK,
+		 next++);
+	return symlink(path, link) == 0 ? 0 : -errno;
+}
+
 /* Empty the directory and remove it, unless it is another user's, holds
- * anything but EAL's files, or something in it is in use. */
+ * anything but EAL's files and our memif links, or something in it is in
+ * use. */
 static int
 rundir_remove(int basefd, const char *dname)
 {
@@ -127,6 +194,9 @@ rundir_remove(int basefd, const char *dname)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode) && memif_link_name(de->d_name))
+			continue;
 		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !(S_ISSOCK(st.st_mode) || S_ISREG(st.st_mode)) ||
 		    !eal_file_name(de->d_name) ||
@@ -141,6 +211,10 @@ rundir_remove(int basefd, const char *dname)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
+		if (memif_link_name(de->d_name)) {
+			memif_link_release(dfd, de->d_name);
+			continue;
+		}
 		if (unlinkat(dfd, de->d_name, 0) != 0 && rc == 0)
 			rc = -errno;
 	}

@@ -14,9 +14,19 @@
  * no socket in it accepts a connection and no file in it is locked (EAL's
  * primary locks "config"): a process in another PID namespace, whose pid
  * we cannot see, still answers on its sockets.
+ *
+ * A memif server on a socket file (socket-abstract=no) leaves that file
+ * when it is killed, wherever it is. So the library notes each such path
+ * in its runtime directory, as a symbolic link DPV_RUNDIR_MEMIF_LINK<n>;
+ * removing a stale directory removes the sockets its links point to when
+ * they are this user's and nothing listens on them (a live server may have
+ * taken the path over), and so does a normal exit.
  */
 
 #include <stddef.h>
+
+/** Name prefix of the links to memif socket files in a runtime dir. */
+#define DPV_RUNDIR_MEMIF_LINK "dpv_memif_"
 
 /*
  * Remove the stale "<prefix><pid>" directories under base (the directory
@@ -39,5 +49,18 @@ int dpv_eal_runtime_base(char *buf, size_t len);
  * many went). Never fails the start.
  */
 void port_rundir_clean_stale(void);
+
+/*
+ * Note the memif server socket file path (absolute) in the runtime
+ * directory rundir. 0, -EINVAL for a relative path, or -errno of
+ * symlink().
+ */
+int port_rundir_memif_note(const char *rundir, const char *path);
+
+/*
+ * At exit: remove the noted memif sockets of rundir that nothing listens
+ * on any more, and the links.
+ */
+void port_rundir_memif_release(const char *rundir);
 
 #endif

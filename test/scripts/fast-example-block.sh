@@ -16,6 +16,8 @@ B=$BUILD/examples/block_service
 [ -x "$B/blk_server" ] || { echo "SKIP: examples not built"; exit 77; }
 ic_init
 ic_need python3
+# their own --file-prefix: EAL's directories of a killed run go here
+trap 'ic_cleanup; ic_rundirs_rm blks$$ blkc$$' EXIT
 ic_env_memif
 STORE=$IC_TMP/store.img
 

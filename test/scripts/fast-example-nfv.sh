@@ -24,10 +24,18 @@ command -v dpdk-testpmd >/dev/null || { echo "SKIP: no dpdk-testpmd (package dpd
 TMP=$(mktemp -d /tmp/dpv-nfv.XXXXXX) || exit 1
 fpid=
 tpid=
+# EAL's runtime directories of this script's own --file-prefix (EAL
+# leaves them when a process is killed; the library cleans only dpv<pid>)
+rundirs_rm() {
+	local b=/var/run/dpdk
+	[ "$(id -u)" = 0 ] || b=${XDG_RUNTIME_DIR:-/tmp}/dpdk
+	for p in "$@"; do rm -rf "${b:?}/$p"; done
+}
 cleanup() {
 	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
 	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null && wait "$fpid" 2>/dev/null
 	rm -rf "$TMP"
+	rundirs_rm dpvnfv$$ dpvnfvtp$$
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM

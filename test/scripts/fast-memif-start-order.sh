@@ -16,10 +16,18 @@ TMP=$(mktemp -d /tmp/dpv-order.XXXXXX) || exit 1
 SOCK=$TMP/memif.sock
 PORT=$((20000 + $$ % 20000))
 pids=()
+# EAL's runtime directories of this script's own --file-prefix (EAL
+# leaves them when a process is killed; the library cleans only dpv<pid>)
+rundirs_rm() {
+	local b=/var/run/dpdk
+	[ "$(id -u)" = 0 ] || b=${XDG_RUNTIME_DIR:-/tmp}/dpdk
+	for p in "$@"; do rm -rf "${b:?}/$p"; done
+}
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	rm -rf "$TMP"
+	rundirs_rm dpvord$$a dpvord$$b dpvord$$c dpvord$$s1 dpvord$$s2
 }
 trap cleanup EXIT
 eal() {

@@ -31,6 +31,15 @@ ic_cleanup() {
 	[ -n "$IC_TMP" ] && rm -rf "$IC_TMP"
 }
 
+# ic_rundirs_rm PREFIX...: remove EAL's runtime directories of these
+# --file-prefix values (EAL leaves them when a process is killed; the
+# library cleans only its own dpv<pid> ones).
+ic_rundirs_rm() {
+	local b=/var/run/dpdk p
+	[ "$(id -u)" = 0 ] || b=${XDG_RUNTIME_DIR:-/tmp}/dpdk
+	for p in "$@"; do rm -rf "${b:?}/$p"; done
+}
+
 ic_init() {
 	command -v timeout >/dev/null 2>&1 || { echo "SKIP: no timeout"; exit 77; }
 	[ -e "$LIBDIR/libibverbs.so.1" ] ||

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Loopback verbs helpers (see test_loop_util.h); registers no tests. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "test_loop_util.h"
+
+int
+test_loop_gid(struct ibv_context *ctx, union ibv_gid *gid)
+{
+	struct ibv_port_attr pa;
+
+	if (ibv_query_port(ctx, 1, &pa) != 0)
+		return -1;
+	for (int i = 0; i < pa.gid_tbl_len; i++)
+		if (ibv_query_gid(ctx, 1, i, gid) == 0 &&
+		    (gid->global.subnet_prefix || gid->global.interface_id))
+			return i;
+	return -1;
+}
+
+int
+test_loop_connect(struct ibv_qp *qp, int gid_index,
+		  const struct test_loop_conn *c)
+{
+	bool rc = qp->qp_type == IBV_QPT_RC;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   (rc ? IBV_ACCESS_REMOTE_READ |
+						 IBV_ACCESS_REMOTE_ATOMIC
+				       : 0),
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_ACCESS_FLAGS;
+
+	if (ibv_modify_qp(qp, &a, mask) != 0)
+		return errno ? errno : EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.ah_attr.is_global = 1;
+	if (ibv_query_gid(qp->context, 1, gid_index, &a.ah_attr.grh.dgid))
+		return errno ? errno : EINVAL;
+	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	a.path_mtu = c->mtu;
+	a.dest_qp_num = c->dest_qpn;
+	a.rq_psn = c->rq_psn;
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN;
+	if (rc) {
+		a.max_dest_rd_atomic = c->rd_atomic;
+		a.min_rnr_timer = 1;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	if (ibv_modify_qp(qp, &a, mask) != 0)
+		return errno ? errno : EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = c->sq_psn;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (rc) {
+		a.timeout = c->timeout;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = c->rd_atomic;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	if (ibv_modify_qp(qp, &a, mask) != 0)
+		return errno ? errno : EINVAL;
+	return 0;
+}
+
+uint64_t
+test_loop_rss(void)
+{
+	unsigned long size, rss;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n;
+
+	if (f == NULL)
+		return 0;
+	n = fscanf(f, "%lu %lu", &size, &rss);
+	fclose(f);
+	return n == 2 ? (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+uint64_t
+test_loop_heap(void)
+{
+	struct rte_malloc_socket_stats s;
+	uint64_t sum = 0;
+
+	for (int i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		if (rte_malloc_get_socket_stats(i, &s) == 0)
+			sum += s.heap_allocsz_bytes;
+	return sum;
+}
