@@ -531,9 +531,21 @@ test_cq(void)
 	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), -1,
 			  "one event per arm");
 	TEST_ASSERT_EQUAL(ibv_req_notify_cq(cq, 0), 0, "arm next");
-	TEST_ASSERT_EQUAL(push_recv(cq, false), 0, "push");
-	dpv_cq_notify(to_dcq(cq));
-	TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), 0, "next");
+	if (dctx_dev(ctx)->engine != NULL) {
+		/* four CQEs are not polled: as on ConnectX, the arm fires at
+		 * once (no later CQE need come) */
+		TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), 0,
+				  "an arm over CQEs not polled fires");
+		TEST_ASSERT_EQUAL(push_recv(cq, false), 0, "push");
+		dpv_cq_notify(to_dcq(cq));
+		TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), -1,
+				  "and only once");
+	} else {
+		TEST_ASSERT_EQUAL(push_recv(cq, false), 0, "push");
+		dpv_cq_notify(to_dcq(cq));
+		TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), 0,
+				  "next");
+	}
 	ibv_ack_cq_events(cq, 2);
 	TEST_ASSERT_EQUAL(cq->comp_events_completed, 2, "acked");
 	/* a CQ used by a QP (or SRQ) cannot go */

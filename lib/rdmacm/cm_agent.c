@@ -310,12 +310,15 @@ agent_poll(struct cm_dev *d)
 {
 	struct ibv_wc wc[16];
 	struct ibv_cq *cq;
+	bool rearm = false;
 	void *ctx;
 	int n, i;
 
+	/* events first, the arm after the poll: an arm over CQEs not yet
+	 * polled fires at once (as on ConnectX) */
 	while (ibv_get_cq_event(d->ch, &cq, &ctx) == 0) {
 		ibv_ack_cq_events(cq, 1);
-		ibv_req_notify_cq(d->cq, 0);
+		rearm = true;
 	}
 	if (d->app_progress)
 		dpv_device_poll(d->ctx, 0);
@@ -343,6 +346,8 @@ agent_poll(struct cm_dev *d)
 				post_recv(d, s);
 		}
 	}
+	if (rearm)
+		ibv_req_notify_cq(d->cq, 0);
 }
 
 static void *

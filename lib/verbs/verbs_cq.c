@@ -267,7 +267,19 @@ int
 dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 #ifdef DPV_HAVE_MLX5_RING
-	return dpv_mlx5_cq_arm(&to_dcq(ibcq)->ring, solicited_only);
+	struct dpv_cq *cq = to_dcq(ibcq);
+	struct dpv_engine *e = dctx_dev(ibcq->context)->engine;
+	int rc = dpv_mlx5_cq_arm(&cq->ring, solicited_only);
+
+	/* as on ConnectX, an arm over CQEs not polled yet raises the event
+	 * at once; the engine looks at arms only when it writes a CQE, and
+	 * none may come (a ping-pong waiting for this very event) */
+	if (rc == 0 && e != NULL) {
+		dpv_engine_lock(e);
+		dpv_cq_notify(cq);
+		dpv_engine_unlock(e);
+	}
+	return rc;
 #else
 	return EOPNOTSUPP;
 #endif

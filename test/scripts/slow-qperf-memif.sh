@@ -9,7 +9,8 @@
 # RDMA CM needs. -cm1: qperf connects its RC QPs through the RDMA CM
 # (without it, qperf addresses the peer by LID alone, which a RoCE port
 # refuses: EINVAL, as rdma_rxe and ConnectX do).
-# Environment: DPV_QPERF_ARGS, more client options (default -cp1).
+# Environment: DPV_QPERF_ARGS, more client options (default none: qperf
+# waits on its completion channels; -cp1 polls).
 # Checks: rc_bw, rc_lat, rc_rdma_write_bw, rc_rdma_read_lat give a
 # result; ud_lat (qperf has no CM path for UD, so no GRH) fails with
 # EINVAL from ibv_create_ah, not with a hang or a crash.
@@ -23,11 +24,10 @@ ic_need qperf
 ic_env_memif
 [ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
 LP=$((20000 + $$ % 20000))
-# -cp1: the client polls its CQs. In qperf's default mode (waiting on the
-# completion channel) rc_lat sometimes stalls on a loaded machine until
-# qperf's timeout (a wake-up lost in the verbs data path, under study):
-# DPV_QPERF_ARGS= (empty) runs that mode.
-QARGS=${DPV_QPERF_ARGS--cp1}
+# qperf's default mode waits on completion channels: it re-arms a CQ over
+# completions not polled yet and counts on the event that arm raises at
+# once (as ConnectX does).
+QARGS=${DPV_QPERF_ARGS-}
 S=$IC_TMP/qperf.server
 C=$IC_TMP/qperf.client
 
