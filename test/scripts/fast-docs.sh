@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The HTML documentation the build made (meson option docs; skipped when
-# it made none): one page per guide (doc/guides/*.rst), the guides' index
+# it made none): one page per guide (doc/guides/*.rst and its
+# subfolders, such as drivers/), the guides' index
 # linking the API reference, an API page per installed header (every
 # header meson installs), and no doxygen warning other than "not
 # documented" in its log. sphinx-build -W already fails the build on any
@@ -18,8 +19,9 @@ fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 n=0
 if [ -e "$G/index.html" ]; then
-	for r in "$SRC"/doc/guides/*.rst; do
-		b=$(basename "$r" .rst)
+	for r in "$SRC"/doc/guides/*.rst "$SRC"/doc/guides/*/*.rst; do
+		b=${r#"$SRC"/doc/guides/}
+		b=${b%.rst}
 		[ -s "$G/$b.html" ] || fail "no $G/$b.html for $r"
 		n=$((n + 1))
 	done
