@@ -123,27 +123,28 @@ struct dpv_fault_conf {
 };
 
 /**
- * Counters of the fault layer, X(name): per device, summed over its
- * queues. Names as DPV_STATS and rte_telemetry show them, with the
- * prefix "fault_".
+ * Counters of the fault layer, X(name, description): per device, summed
+ * over its queues. Names as DPV_STATS and rte_telemetry show them, with
+ * the prefix "fault_".
  */
 #define DPV_FAULT_COUNTERS(X)                                                  \
-	X(tx_drop)                                                             \
-	X(tx_corrupt)                                                          \
-	X(tx_dup)                                                              \
-	X(tx_reorder)                                                          \
-	X(tx_delay)                                                            \
-	X(rx_drop)                                                             \
-	X(rx_corrupt)                                                          \
-	X(rx_dup)                                                              \
-	X(rx_reorder)                                                          \
-	X(rx_delay)                                                            \
-	X(hold_full) /* a frame to hold found the array full: passed */        \
-	X(nombuf)    /* no mbuf for a duplicate or a writable copy */
+	X(tx_drop, "frames sent that were dropped")                            \
+	X(tx_corrupt, "frames sent with one bit flipped")                      \
+	X(tx_dup, "frames sent twice")                                         \
+	X(tx_reorder, "frames sent held back (reordered)")                     \
+	X(tx_delay, "frames sent delayed")                                     \
+	X(rx_drop, "frames received that were dropped")                        \
+	X(rx_corrupt, "frames received with one bit flipped")                  \
+	X(rx_dup, "frames received twice")                                     \
+	X(rx_reorder, "frames received held back (reordered)")                 \
+	X(rx_delay, "frames received delayed")                                 \
+	X(hold_full, "frames to hold that found the hold array full: passed")  \
+	X(nombuf, "no mbuf for a duplicate or a writable copy: not done")
 
 /** The counters (one field per DPV_FAULT_COUNTERS entry). */
 struct dpv_fault_stats {
-#define DPV_FAULT_CNT_FIELD(n) uint64_t n;
+/** @internal one counter field, documented with its description */
+#define DPV_FAULT_CNT_FIELD(n, d) uint64_t n; /**< d */
 	DPV_FAULT_COUNTERS(DPV_FAULT_CNT_FIELD)
 #undef DPV_FAULT_CNT_FIELD
 };

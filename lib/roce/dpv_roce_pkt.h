@@ -76,7 +76,8 @@ extern "C" {
 	  "payload length")                                                    \
 	X(ICRC, "icrc", "invariant CRC is wrong")
 
-#define DPV_ROCE_RX_ENUM_(e, n, d) DPV_ROCE_RX_##e,
+/** @internal one enum value, documented with its description */
+#define DPV_ROCE_RX_ENUM_(e, n, d) DPV_ROCE_RX_##e, /**< d */
 /** Result of dpv_roce_parse(); DPV_ROCE_RX_OK is 0. */
 enum dpv_roce_rx_status {
 	/* clang-format off */
