@@ -82,7 +82,7 @@ struct dpv_port;
 enum dpv_fault_dir {
 	DPV_FAULT_TX = 0, /**< frames the device sends */
 	DPV_FAULT_RX = 1, /**< frames the device receives */
-	DPV_FAULT_NDIR
+	DPV_FAULT_NDIR	  /**< number of directions */
 };
 
 /** QP numbers one filter may list. */
@@ -119,6 +119,7 @@ struct dpv_fault_dir_conf {
 struct dpv_fault_conf {
 	uint64_t seed;	  /**< generator seed (default 1) */
 	uint32_t hold_us; /**< reorder time bound, 1..DPV_FAULT_MAX_US */
+	/** The faults of each direction, indexed by enum dpv_fault_dir */
 	struct dpv_fault_dir_conf dir[DPV_FAULT_NDIR];
 };
 
@@ -143,7 +144,7 @@ struct dpv_fault_conf {
 
 /** The counters (one field per DPV_FAULT_COUNTERS entry). */
 struct dpv_fault_stats {
-/** @internal one counter field, documented with its description */
+/** A field of struct dpv_fault_stats for counter n (description d). */
 #define DPV_FAULT_CNT_FIELD(n, d) uint64_t n; /**< d */
 	DPV_FAULT_COUNTERS(DPV_FAULT_CNT_FIELD)
 #undef DPV_FAULT_CNT_FIELD
