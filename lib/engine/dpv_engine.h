@@ -252,7 +252,13 @@ unsigned dpv_engine_progress(struct dpv_engine *e);
 
 /**
  * Whether posters should call dpv_engine_qp_kick(): the engine has more
- * QPs than its doorbell scan checks in one poll (64). Any thread.
+ * QPs than its doorbell scan checks in one poll (64). Any thread (a
+ * relaxed read).
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   true if posts should kick their QP, false if the scan finds them.
  */
 bool dpv_engine_kick_wanted(const struct dpv_engine *e);
 
@@ -261,7 +267,13 @@ bool dpv_engine_kick_wanted(const struct dpv_engine *e);
  * WQEs, after the doorbell record was written: the next poll runs that QP
  * instead of finding the doorbell in its round-robin scan of all QPs
  * (which checks 64 per poll). Any thread, no lock; a QP already told and
- * not yet polled costs one atomic exchange.
+ * not yet polled costs one atomic exchange. If the engine's kick ring is
+ * full the QP is left to the scan (nothing is lost).
+ *
+ * @param e
+ *   The engine that runs the QP (not NULL).
+ * @param sq
+ *   The QP's send ring (not NULL).
  */
 void dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq);
 
