@@ -623,7 +623,7 @@ rc_run(enum op op, double loss, double corrupt)
 	dpv_engine_stats_get(eb, &sb);
 	dpv_port_fault_stats_get(pair.port[0], &fa);
 	dpv_port_fault_stats_get(pair.port[1], &fb);
-#define FDELTA(n)                                                              \
+#define FDELTA(n, d)                                                           \
 	fa.n -= fa0.n;                                                         \
 	fb.n -= fb0.n;
 	DPV_FAULT_COUNTERS(FDELTA)

@@ -6,9 +6,10 @@ Usage: doxygen.py DOXYGEN DOXYFILE_IN OUTDIR VERSION TOPDIR HEADER...
 
 Writes the HTML under OUTDIR/html, and next to OUTDIR (not installed with
 it) the configuration OUTDIR-Doxyfile and doxygen's warnings in
-OUTDIR-warnings.txt. Warnings about undocumented symbols are
-counted and printed; any other warning (a broken reference, a bad
-command, an @param for a parameter that does not exist) fails the build.
+OUTDIR-warnings.txt. Every warning fails the build: an undocumented
+symbol, parameter or return value of a public header, as well as a broken
+reference, a bad command or an @param for a parameter that does not exist.
+The warnings are printed.
 """
 import os
 import re
@@ -45,9 +46,13 @@ def main(argv):
           '(%s), %d other warnings' %
           (len(headers), len(undoc), warnlog,
            len(other)))
-    for w in other:
+    for w in undoc + other:
         print(w, file=sys.stderr)
-    return 1 if other else 0
+    if undoc or other:
+        print('doxygen: document every symbol of the public headers '
+              '(@param, @return with the errors): see %s' % warnlog,
+              file=sys.stderr)
+    return 1 if undoc or other else 0
 
 
 if __name__ == '__main__':

@@ -120,6 +120,7 @@ struct dpv_engine_conf {
 	 * Lets the verbs layer keep its own (seqlock protected) table.
 	 */
 	bool (*key_lookup)(void *arg, uint32_t key, struct dpv_engine_key *out);
+	/** First argument of key_lookup, key_invalidate and key_bind. */
 	void *key_lookup_arg;
 	/**
 	 * With key_lookup: invalidate a key for IBV_WR_LOCAL_INV (remote =
@@ -149,6 +150,7 @@ struct dpv_engine_conf {
 	 * verbs layer signals the CQ's completion channel here.
 	 */
 	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);
+	/** First argument of cq_event. */
 	void *cq_event_arg;
 	/**
 	 * Optional multicast membership: fill qpns with up to max numbers of
@@ -159,6 +161,7 @@ struct dpv_engine_conf {
 	 */
 	unsigned (*mcast_lookup)(void *arg, const uint8_t gid[16],
 				 uint32_t *qpns, unsigned max);
+	/** First argument of mcast_lookup. */
 	void *mcast_arg;
 	/**
 	 * XRC: find the shared receive queue named by the XRCETH of a request
@@ -169,6 +172,7 @@ struct dpv_engine_conf {
 	 */
 	bool (*srq_lookup)(void *arg, uint32_t srqn,
 			   struct dpv_engine_srq *out);
+	/** First argument of srq_lookup. */
 	void *srq_arg;
 	/**
 	 * Optional: called (with event_arg and the engine lock held) each
@@ -183,6 +187,7 @@ struct dpv_engine_conf {
 	 * raises IBV_EVENT_SQ_DRAINED.
 	 */
 	void (*sq_drained)(void *arg, uint32_t qpn);
+	/** First argument of srq_fetched and sq_drained. */
 	void *event_arg;
 };
 
@@ -208,7 +213,11 @@ struct dpv_engine *dpv_engine_create(struct dpv_port *port,
 
 /**
  * Destroy an engine. Its QPs must have been destroyed; anything left is
- * dropped without completions. Frees queued packets. NULL is a no-op.
+ * dropped without completions. Stops its progress thread, frees queued
+ * packets.
+ *
+ * @param e
+ *   The engine; NULL is a no-op.
  */
 void dpv_engine_destroy(struct dpv_engine *e);
 
@@ -229,22 +238,27 @@ void dpv_engine_destroy(struct dpv_engine *e);
 unsigned dpv_engine_poll(struct dpv_engine *e, unsigned budget);
 
 /**
- * Application-driven progress: if the engine lock is free, take it, run
- * dpv_engine_poll() once and release it; otherwise return at once (some
- * other thread is making progress).
+ * Application-driven progress: if the engine lock is free (and no
+ * dpv_engine_lock() caller waits for it), take it, run dpv_engine_poll()
+ * once and release it; otherwise return at once (some other thread is
+ * making progress).
  *
- * @return the dpv_engine_poll() result, or 0 if the lock was busy.
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   The dpv_engine_poll() result, or 0 if the lock was busy.
  */
 unsigned dpv_engine_progress(struct dpv_engine *e);
 
 /**
  * Whether posters should call dpv_engine_qp_kick(): the engine has more
- * QPs than its doorbell scan checks in one poll (64). Any thread.
+ * QPs than its doorbell scan checks in one poll (64). Any thread (a
+ * relaxed read).
  *
  * @param e
- *   Engine.
+ *   The engine (not NULL).
  * @return
- *   true if posts should kick the engine.
+ *   true if posts should kick their QP, false if the scan finds them.
  */
 bool dpv_engine_kick_wanted(const struct dpv_engine *e);
 
@@ -253,12 +267,13 @@ bool dpv_engine_kick_wanted(const struct dpv_engine *e);
  * WQEs, after the doorbell record was written: the next poll runs that QP
  * instead of finding the doorbell in its round-robin scan of all QPs
  * (which checks 64 per poll). Any thread, no lock; a QP already told and
- * not yet polled costs one atomic exchange.
+ * not yet polled costs one atomic exchange. If the engine's kick ring is
+ * full the QP is left to the scan (nothing is lost).
  *
  * @param e
- *   Engine that runs the QP.
+ *   The engine that runs the QP (not NULL).
  * @param sq
- *   The QP's send ring (its kicked flag is set until the engine polls).
+ *   The QP's send ring (not NULL).
  */
 void dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq);
 
@@ -269,7 +284,12 @@ void dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq);
  * side and the transmit burst are left to the next poll (the next
  * dpv_engine_progress(), every 16th post of a burst, or a full TX buffer),
  * so that a burst of posts leaves in bursts of frames.
- * @return work done, 0 if another thread holds the engine.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   Work done (as dpv_engine_poll() counts it), 0 if another thread holds
+ *   the engine.
  */
 unsigned dpv_engine_progress_post(struct dpv_engine *e);
 
@@ -281,26 +301,47 @@ unsigned dpv_engine_progress_post(struct dpv_engine *e);
  * the same way). Whoever else drives the engine must then poll it when
  * the application stops calling: dpv_engine_acks_held_at() says since
  * when an ACK waits.
- * @return the dpv_engine_poll() result, or 0 if the lock was busy.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   The dpv_engine_poll() result, or 0 if the lock was busy.
  */
 unsigned dpv_engine_progress_app(struct dpv_engine *e);
 
 /**
  * Turn the ACK hold of application polls on or off (off by default; the
  * verbs library turns it on when a progress thread backs the
- * application).
+ * application). Takes effect at the next application poll.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @param on
+ *   true: dpv_engine_progress_app() and dpv_engine_progress_post() hold
+ *   owed ACKs until the next poll; false: every poll sends them.
  */
 void dpv_engine_set_ack_hold(struct dpv_engine *e, bool on);
 
 /**
- * @return the TSC of the last poll that held back an ACK, if no poll has
- *   run since (0: no ACK is held).
+ * Since when an ACK waits in the engine (a relaxed read, for a progress
+ * thread deciding whether to poll).
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   The TSC of the last poll that held back an ACK, if no poll has run
+ *   since; 0 if no ACK is held.
  */
 uint64_t dpv_engine_acks_held_at(const struct dpv_engine *e);
 
 /**
  * Whether built frames wait in the engine's TX buffer (a racy read, for a
  * progress thread deciding whether to poll).
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   true if at least one frame waits to be sent, false otherwise.
  */
 bool dpv_engine_tx_pending(const struct dpv_engine *e);
 
@@ -325,7 +366,12 @@ bool dpv_engine_tx_pending(const struct dpv_engine *e);
  */
 int dpv_engine_thread_start(struct dpv_engine *e, unsigned idle_sleep_us);
 
-/** Stop the progress thread and wait for it (no-op if none). */
+/**
+ * Stop the progress thread of dpv_engine_thread_start() and wait for it.
+ *
+ * @param e
+ *   The engine; NULL, or an engine without a thread, is a no-op.
+ */
 void dpv_engine_thread_stop(struct dpv_engine *e);
 
 /**
@@ -379,7 +425,14 @@ struct dpv_engine_key {
 	uint32_t key; /**< the full 32-bit key (index << 8 | variant) */
 };
 
-/** Key table index of a key: the 24 upper bits (mlx5 style). */
+/**
+ * Key table index of a key (mlx5 style: the low 8 bits are the variant).
+ *
+ * @param key
+ *   A 32-bit lkey or rkey.
+ * @return
+ *   Its 24 upper bits.
+ */
 static inline uint32_t
 dpv_engine_key_index(uint32_t key)
 {
@@ -406,8 +459,17 @@ int dpv_engine_key_set(struct dpv_engine *e, uint32_t key,
 		       const struct dpv_engine_key *k);
 
 /**
- * Invalidate a memory key (dereg_mr, local/remote invalidate).
- * @return 0; -EINVAL if out of range; -ENOENT if the slot does not hold key.
+ * Invalidate a memory key of the engine's own table (dereg_mr,
+ * local/remote invalidate). Takes the engine lock.
+ *
+ * @param e
+ *   The engine.
+ * @param key
+ *   The full 32-bit key (index and variant).
+ * @return
+ *   0; -EINVAL if e is NULL, the engine uses a key_lookup hook (no own
+ *   table) or the index is beyond max_keys; -ENOENT if the slot does not
+ *   hold key (other variant, or not valid).
  */
 int dpv_engine_key_clear(struct dpv_engine *e, uint32_t key);
 
@@ -415,7 +477,15 @@ int dpv_engine_key_clear(struct dpv_engine *e, uint32_t key);
  * Find a free key table index (a slot not holding a valid key), for a
  * verbs layer that lets the engine choose keys: key = index << 8 |
  * variant. Indexes 0 and 1 are never returned (0x100 is MLX5_INVALID_LKEY).
- * @return 0 and *index; -ENOSPC if the table is full; -EINVAL on NULL.
+ * The slot stays free until dpv_engine_key_set() fills it.
+ *
+ * @param e
+ *   The engine.
+ * @param index
+ *   Out: the lowest free index.
+ * @return
+ *   0 and *index; -ENOSPC if the table is full; -EINVAL if an argument is
+ *   NULL or the engine has no own key table (key_lookup hook).
  */
 int dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index);
 
@@ -454,8 +524,8 @@ struct dpv_engine_qp_init {
  * resolution.
  */
 struct dpv_engine_path {
-	uint8_t smac[6];
-	uint8_t dmac[6];
+	uint8_t smac[6];       /**< source MAC (the port's) */
+	uint8_t dmac[6];       /**< destination MAC (resolved neighbour) */
 	uint8_t sgid[16];      /**< source GID (IPv4-mapped -> IPv4 packets) */
 	uint8_t dgid[16];      /**< destination GID */
 	uint8_t traffic_class; /**< IPv4 TOS / IPv6 traffic class */
@@ -466,8 +536,17 @@ struct dpv_engine_path {
 };
 
 /**
- * Create a QP context in RESET.
- * @return 0; -EINVAL (bad type, qpn >= 1 << 24, missing rings/CQs),
+ * Create a QP context in RESET. Takes the engine lock.
+ *
+ * @param e
+ *   The engine.
+ * @param init
+ *   The QP: number, type, PD, rings and CQs (copied; the rings must
+ *   outlive the QP context).
+ * @return
+ *   0; -EINVAL (NULL argument, bad type, qpn >= 1 << 24, a send ring
+ *   without send_cq, a receive ring or SRQ without recv_cq, both rq and
+ *   srq, rings on an XRC_RECV QP, a receive ring on an XRC_SEND QP),
  *   -EEXIST (qpn in use), -ENOSPC (max_qps), -ENOMEM.
  */
 int dpv_engine_qp_create(struct dpv_engine *e,
@@ -482,8 +561,16 @@ int dpv_engine_qp_create(struct dpv_engine *e,
  * max_dest_rd_atomic (default 128 until set, at most 128) sizes the ring of
  * saved READ/atomic responses answering duplicates; 0: READ/atomic
  * requests are answered with NAK Invalid Request. max_rd_atomic 0 counts
- * as 1 (as mlx5 does).
+ * as 1 (as mlx5 does). Takes the engine lock.
  *
+ * @param e
+ *   The engine.
+ * @param qpn
+ *   The QP.
+ * @param attr
+ *   The attributes (struct ibv_qp_attr), read as mask says.
+ * @param mask
+ *   enum ibv_qp_attr_mask bits.
  * @param path
  *   Required when mask has IBV_QP_AV (RC/UC); ignored otherwise.
  * @return
@@ -497,21 +584,43 @@ int dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 
 /**
  * Current state of a QP as the engine sees it (it moves a QP to ERR on an
- * error completion, or to SQE/SQD).
- * @return the state (>= 0), or -ENOENT.
+ * error completion, or to SQE/SQD). Takes the engine lock.
+ *
+ * @param e
+ *   The engine.
+ * @param qpn
+ *   The QP.
+ * @return
+ *   The enum ibv_qp_state (>= 0); -EINVAL if e is NULL; -ENOENT (no such
+ *   QP).
  */
 int dpv_engine_qp_state(struct dpv_engine *e, uint32_t qpn);
 
 /**
  * Whether a QP has send WQEs fetched by the engine but not yet completed
- * (in SQD: the send queue is still draining).
- * @return 1 (draining), 0 (nothing outstanding), or -ENOENT.
+ * (in SQD: the send queue is still draining). Takes the engine lock.
+ *
+ * @param e
+ *   The engine.
+ * @param qpn
+ *   The QP.
+ * @return
+ *   1 (draining), 0 (nothing outstanding); -EINVAL if e is NULL; -ENOENT
+ *   (no such QP).
  */
 int dpv_engine_qp_sq_busy(struct dpv_engine *e, uint32_t qpn);
 
 /**
- * Destroy a QP context. Nothing is flushed (the verbs layer destroys the
- * rings). @return 0 or -ENOENT.
+ * Destroy a QP context: owed ACKs are sent first, its frames in flight
+ * and timers are dropped. Nothing is flushed (the verbs layer destroys
+ * the rings). Takes the engine lock.
+ *
+ * @param e
+ *   The engine.
+ * @param qpn
+ *   The QP.
+ * @return
+ *   0; -EINVAL if e is NULL; -ENOENT (no such QP).
  */
 int dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn);
 
@@ -548,6 +657,14 @@ void dpv_engine_inject_tx_stall(struct dpv_engine *e, bool on);
  * requests and solicitations for the device's own addresses.
  * Takes the engine lock: do not call with it held.
  *
+ * @param e
+ *   The engine.
+ * @param gid
+ *   The destination GID (IPv4-mapped or IPv6).
+ * @param mac
+ *   Out: the neighbour's MAC.
+ * @param timeout_ms
+ *   How long to keep asking (0: one request and one poll, no wait).
  * @return 0 and mac; -ETIMEDOUT; -EADDRNOTAVAIL (no source address of the
  *   GID's family); -EINVAL on NULL. Without a port (internal loopback) the
  *   answer is the engine's own MAC.
@@ -558,54 +675,67 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 /* ----------------------------------------------------------- counters */
 
 /**
- * Counters: one X-macro list, X(name, per_qp), so that names and fields
- * stay together and every consumer (DPV_STATS, rte_telemetry) expands the
- * same list. Every counter is kept per engine (device); those with per_qp 1
- * are also kept per QP (struct dpv_engine_qp_stats).
+ * Counters: one X-macro list, X(name, per_qp, description), so that names,
+ * fields and their meaning stay together and every consumer (DPV_STATS,
+ * rte_telemetry, the API reference) expands the same list. Every counter
+ * is kept per engine (device); those with per_qp 1 are also kept per QP
+ * (struct dpv_engine_qp_stats). The description is a string constant.
  */
 #define DPV_ENGINE_COUNTERS(X)                                                 \
-	X(rx_pkts, 1)                                                          \
-	X(tx_pkts, 0)                                                          \
-	X(rx_bytes, 0)                                                         \
-	X(tx_bytes, 0)                                                         \
-	X(rx_drop_parse, 0)                                                    \
-	X(rx_drop_icrc, 0) /* also counted in rx_drop_parse */                \
-	X(rx_neigh, 0)                                                         \
-	X(rx_drop_pkey, 0) /* P_Key not in the table (0xffff) */              \
-	X(rx_drop_noqp, 0)                                                     \
-	X(rx_drop_addr, 1)                                                     \
-	X(rx_drop_dip, 1) /* destination IP not the QP's / device's */        \
-	X(rx_drop_state, 1)                                                    \
-	X(rx_drop_len, 1) /* payload vs path MTU (RC requests: NAKed) */      \
-	X(rx_drop_qkey, 1) /* UD: Q_Key violation */                          \
-	X(tx_drop_nombuf, 0)                                                   \
-	X(tx_drop_injected, 0)                                                 \
-	X(tx_drop_full, 0)                                                     \
-	X(retransmits, 1)                                                      \
-	X(rnr_naks_sent, 1)                                                    \
-	X(rnr_naks_rcvd, 1)                                                    \
-	X(seq_naks_sent, 1)                                                    \
-	X(seq_naks_rcvd, 1)                                                    \
-	X(inv_req_naks_sent, 1)                                                \
-	X(inv_req_naks_rcvd, 1)                                                \
-	X(rem_access_naks_sent, 1)                                             \
-	X(rem_access_naks_rcvd, 1)                                             \
-	X(rem_op_naks_sent, 1)                                                 \
-	X(rem_op_naks_rcvd, 1)                                                 \
-	X(dup_requests, 1)                                                     \
-	X(dup_rd_atomic_dropped, 1)                                            \
-	X(rd_atomic_recycled, 1)                                               \
-	X(acks_sent, 1) /* every ACK/NAK frame */                             \
-	X(acks_rcvd, 1)                                                        \
-	X(key_errors, 0)                                                       \
-	X(cqes, 0)
+	X(rx_pkts, 1, "frames received (per QP: the frames dispatched to it)") \
+	X(tx_pkts, 0, "frames sent")                                           \
+	X(rx_bytes, 0, "bytes of the frames received (whole frames)")          \
+	X(tx_bytes, 0, "bytes of the frames sent (whole frames)")              \
+	X(rx_drop_parse, 0,                                                    \
+	  "dropped: bad frame or header (sum of rx_drop_parse_<reason>)")      \
+	X(rx_drop_icrc, 0,                                                     \
+	  "dropped: bad ICRC (also counted in rx_drop_parse)")                 \
+	X(rx_neigh, 0, "ARP and neighbour discovery frames handled")           \
+	X(rx_drop_pkey, 0,                                                     \
+	  "dropped: BTH P_Key not in the P_Key table (0xffff)")                \
+	X(rx_drop_noqp, 0, "dropped: no QP with the destination QP number")    \
+	X(rx_drop_addr, 1,                                                     \
+	  "dropped: for another MAC, or (RC/UC) not from the QP's peer")       \
+	X(rx_drop_dip, 1,                                                      \
+	  "dropped: destination IP not the QP's / the device's")               \
+	X(rx_drop_state, 1, "dropped: the QP's state takes no packets")        \
+	X(rx_drop_len, 1,                                                      \
+	  "payload length against the path MTU (RC requests: NAKed)")          \
+	X(rx_drop_qkey, 1, "dropped: UD Q_Key violation")                      \
+	X(tx_drop_nombuf, 0, "frames not built: no mbuf")                      \
+	X(tx_drop_injected, 0,                                                 \
+	  "frames dropped by dpv_engine_inject_tx_loss()")                     \
+	X(tx_drop_full, 0, "frames dropped: the TX buffer was full")           \
+	X(retransmits, 1, "requests sent again (timeout or NAK)")              \
+	X(rnr_naks_sent, 1, "receiver-not-ready NAKs sent")                    \
+	X(rnr_naks_rcvd, 1, "receiver-not-ready NAKs received")                \
+	X(seq_naks_sent, 1, "PSN sequence error NAKs sent")                    \
+	X(seq_naks_rcvd, 1, "PSN sequence error NAKs received")                \
+	X(inv_req_naks_sent, 1, "invalid request NAKs sent")                   \
+	X(inv_req_naks_rcvd, 1, "invalid request NAKs received")               \
+	X(rem_access_naks_sent, 1, "remote access error NAKs sent")            \
+	X(rem_access_naks_rcvd, 1, "remote access error NAKs received")        \
+	X(rem_op_naks_sent, 1, "remote operational error NAKs sent")           \
+	X(rem_op_naks_rcvd, 1, "remote operational error NAKs received")       \
+	X(dup_requests, 1, "duplicate requests answered")                      \
+	X(dup_rd_atomic_dropped, 1,                                            \
+	  "duplicate READ/atomic whose response is no longer held")            \
+	X(rd_atomic_recycled, 1,                                               \
+	  "saved READ/atomic responses overwritten by newer ones")             \
+	X(acks_sent, 1, "ACK and NAK frames sent")                             \
+	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
+	X(key_errors, 0, "remote accesses refused by the key check")           \
+	X(cqes, 0, "completions written")
 
 /** Prefix of the per-reason parse counters: "rx_drop_parse_" followed by
  * dpv_roce_rx_status_name() ("rx_drop_parse_tver"). */
 #define DPV_ENGINE_PARSE_CNT_PREFIX "rx_drop_parse_"
 
+/** The device counters: one field per DPV_ENGINE_COUNTERS entry, then the
+ *  parse drops by reason. */
 struct dpv_engine_stats {
-#define DPV_ENGINE_CNT_FIELD(n, q) uint64_t n;
+/** A field of struct dpv_engine_stats for counter n (description d). */
+#define DPV_ENGINE_CNT_FIELD(n, q, d) uint64_t n; /**< d */
 	DPV_ENGINE_COUNTERS(DPV_ENGINE_CNT_FIELD)
 #undef DPV_ENGINE_CNT_FIELD
 	/** Frames lib/roce's parser rejected, by enum dpv_roce_rx_status
@@ -613,35 +743,56 @@ struct dpv_engine_stats {
 	uint64_t rx_drop_parse_why[DPV_ROCE_RX_STATUS_NUM];
 };
 
-/** @internal expands x only for per-QP counters */
+/** Helper of DPV_ENGINE_QP_CNT_FIELD: expands x for a per-QP counter. */
 #define DPV_ENGINE_CNT_IF_1(x) x
+/** Helper of DPV_ENGINE_QP_CNT_FIELD: nothing for a device-only counter. */
 #define DPV_ENGINE_CNT_IF_0(x)
 
 /** The per-QP counters (the entries of DPV_ENGINE_COUNTERS with per_qp 1). */
 struct dpv_engine_qp_stats {
-#define DPV_ENGINE_QP_CNT_FIELD(n, q) DPV_ENGINE_CNT_IF_##q(uint64_t n;)
+/** A field of struct dpv_engine_qp_stats for counter n if per_qp q is 1. */
+#define DPV_ENGINE_QP_CNT_FIELD(n, q, d)                                       \
+	DPV_ENGINE_CNT_IF_##q(uint64_t n; /**< d */)
 	DPV_ENGINE_COUNTERS(DPV_ENGINE_QP_CNT_FIELD)
 #undef DPV_ENGINE_QP_CNT_FIELD
 };
 
 /**
  * Copy one QP's counters (takes the engine lock briefly).
- * @return 0, -EINVAL (NULL argument), -ENOENT (no such QP).
+ *
+ * @param e
+ *   The engine.
+ * @param qpn
+ *   The QP (RC, UC, UD, XRC; raw-packet QPs keep none).
+ * @param out
+ *   Out: the counters.
+ * @return
+ *   0, -EINVAL (NULL argument), -ENOENT (no such QP).
  */
 int dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
 			    struct dpv_engine_qp_stats *out);
 
-/** Copy the counters. @return 0 or -EINVAL. */
+/**
+ * Copy the device counters, without the engine lock (each counter is read
+ * whole; the set is not a consistent snapshot while the engine runs).
+ *
+ * @param e
+ *   The engine.
+ * @param out
+ *   Out: the counters.
+ * @return
+ *   0, or -EINVAL if an argument is NULL.
+ */
 int dpv_engine_stats_get(struct dpv_engine *e, struct dpv_engine_stats *out);
 
 /** A device counter by name (dpv_engine_stats_list()). */
 struct dpv_engine_counter {
 	const char *name; /**< static string, e.g. "rx_drop_pkey" */
-	uint64_t value;
+	uint64_t value;	  /**< its value in the snapshot */
 };
 
-/** @internal counts the entries of DPV_ENGINE_COUNTERS */
-#define DPV_ENGINE_CNT_ONE_(n, q) +1
+/** Helper of DPV_ENGINE_N_COUNTERS: +1 for each DPV_ENGINE_COUNTERS entry. */
+#define DPV_ENGINE_CNT_ONE_(n, q, d) +1
 
 /** Number of counters dpv_engine_stats_list() names. */
 #define DPV_ENGINE_N_COUNTERS                                                  \
@@ -670,25 +821,46 @@ unsigned dpv_engine_stats_list(const struct dpv_engine_stats *st,
 /**
  * The RNR timer encoded in 5 bits (IBA table "RNR NAK timer field"),
  * in microseconds: 0 -> 655.36 ms, 1 -> 0.01 ms ... 31 -> 491.52 ms.
- * @return microseconds, rounded up; codes >= 32 use code & 31.
+ *
+ * @param code
+ *   The 5-bit code (min_rnr_timer, the AETH's timer field).
+ * @return
+ *   Microseconds, rounded up; codes >= 32 use code & 31.
  */
 uint32_t dpv_rnr_timer_us(uint8_t code);
 
 /**
  * Local ACK timeout of an RC QP: 4.096 us * 2^timeout, in nanoseconds
  * (the engine arms its timer with at least 1 ms).
- * @return nanoseconds; 0 for timeout == 0 (infinite, no retransmission
- *   timer); timeouts > 31 are clamped to 31.
+ *
+ * @param timeout
+ *   The 5-bit exponent (ibv_qp_attr.timeout).
+ * @return
+ *   Nanoseconds; 0 for timeout == 0 (infinite, no retransmission timer);
+ *   timeouts > 31 are clamped to 31.
  */
 uint64_t dpv_ack_timeout_ns(uint8_t timeout);
 
-/** Bytes of an enum ibv_mtu (IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5); 0 if
- * invalid. */
+/**
+ * Bytes of an enum ibv_mtu.
+ *
+ * @param mtu
+ *   IBV_MTU_256 (1) ... IBV_MTU_4096 (5).
+ * @return
+ *   256 ... 4096; 0 for any other value.
+ */
 uint32_t dpv_mtu_bytes(enum ibv_mtu mtu);
 
 /**
- * Number of packets a message of len bytes takes at an MTU of mtu bytes
- * (a zero-length message still takes one packet).
+ * Number of packets a message takes (a zero-length message still takes
+ * one packet).
+ *
+ * @param len
+ *   Message length in bytes.
+ * @param mtu
+ *   Path MTU in bytes (not 0).
+ * @return
+ *   ceil(len / mtu), at least 1.
  */
 static inline uint32_t
 dpv_pkt_count(uint64_t len, uint32_t mtu)
@@ -735,9 +907,22 @@ enum dpv_key_status dpv_key_check(const struct dpv_engine_key *tbl,
 				  uint32_t need, void **host);
 
 /**
- * The same check against one entry (k may be NULL: no such key), e.g. a
- * copy returned by a dpv_engine_conf::key_lookup hook.
- * @return a dpv_key_status.
+ * The same check as dpv_key_check() against one entry, e.g. a copy
+ * returned by a dpv_engine_conf::key_lookup hook.
+ *
+ * @param k
+ *   The entry of key, or NULL (no such key: DPV_KEY_BAD_KEY unless len
+ *   is 0).
+ * @param key, pdn, qpn
+ *   The key used, the accessing QP's PD and number.
+ * @param va, len
+ *   The range accessed (in the key's iova space).
+ * @param need
+ *   The access required, as for dpv_key_check().
+ * @param host
+ *   Out: the process address of va (may be NULL).
+ * @return
+ *   A dpv_key_status: DPV_KEY_OK, or why the access is refused.
  */
 enum dpv_key_status dpv_key_check_one(const struct dpv_engine_key *k,
 				      uint32_t key, uint32_t pdn, uint32_t qpn,
@@ -758,8 +943,18 @@ enum dpv_key_status dpv_key_check_one(const struct dpv_engine_key *k,
  * the region's process address of b->addr, iova b->addr (0 with
  * IBV_ACCESS_ZERO_BASED), and for type 2 qpn.
  *
- * @return IBV_WC_SUCCESS and *mw updated; IBV_WC_MW_BIND_ERR and *mw
- *   untouched.
+ * @param mw
+ *   The window's entry, updated on success.
+ * @param mr
+ *   The region's entry, or NULL if b->mr_lkey names none.
+ * @param b
+ *   The decoded bind work request.
+ * @param pdn
+ *   PD of the QP that posted the bind.
+ * @param qpn
+ *   That QP's number.
+ * @return
+ *   IBV_WC_SUCCESS and *mw updated; IBV_WC_MW_BIND_ERR and *mw untouched.
  */
 enum ibv_wc_status dpv_key_bind_apply(struct dpv_engine_key *mw,
 				      const struct dpv_engine_key *mr,
@@ -774,13 +969,34 @@ enum ibv_wc_status dpv_key_bind_apply(struct dpv_engine_key *mw,
  * Regions are accepted only if allow_mr (the engine's own table treats
  * them as fast-register regions; the verbs layer has none).
  *
- * @return 0; -ENOENT (not live / other key); -EACCES (rules).
+ * @param k
+ *   The entry of key, or NULL.
+ * @param key
+ *   The key to invalidate (index and variant).
+ * @param pdn
+ *   PD of the invalidating QP.
+ * @param qpn
+ *   The invalidating QP (the local one for LOCAL_INV, the receiver for
+ *   a SEND with invalidate).
+ * @param remote
+ *   true for a SEND with invalidate, false for a local invalidate.
+ * @param allow_mr
+ *   Whether a memory region may be invalidated.
+ * @return
+ *   0; -ENOENT (not live / other key); -EACCES (the rules refuse).
  */
 int dpv_key_invalidate_check(const struct dpv_engine_key *k, uint32_t key,
 			     uint32_t pdn, uint32_t qpn, bool remote,
 			     bool allow_mr);
 
-/** Name of a key status, for logs. */
+/**
+ * Name of a key status, for logs.
+ *
+ * @param s
+ *   The status.
+ * @return
+ *   A static string ("ok", "bad key", ...); "?" for a value out of range.
+ */
 const char *dpv_key_status_str(enum dpv_key_status s);
 
 /**
@@ -794,7 +1010,17 @@ struct dpv_ack_state {
 	uint32_t msn; /**< MSN to report */
 };
 
-/** Note that request packet psn (in sequence) must be acknowledged. */
+/**
+ * Note that a request packet (in sequence) must be acknowledged: the owed
+ * ACK moves forward to psn, never back.
+ *
+ * @param a
+ *   The QP's ACK state.
+ * @param psn
+ *   The packet's PSN.
+ * @param msn
+ *   The MSN to report with it.
+ */
 static inline void
 dpv_ack_note(struct dpv_ack_state *a, uint32_t psn, uint32_t msn)
 {
@@ -805,7 +1031,18 @@ dpv_ack_note(struct dpv_ack_state *a, uint32_t psn, uint32_t msn)
 	a->pending = true;
 }
 
-/** Take the owed ACK (at flush time). @return true if one was owed. */
+/**
+ * Take the owed ACK (at flush time) and clear it.
+ *
+ * @param a
+ *   The QP's ACK state.
+ * @param psn
+ *   Out: the PSN to acknowledge (untouched if none is owed).
+ * @param msn
+ *   Out: the MSN to report (untouched if none is owed).
+ * @return
+ *   true if an ACK was owed, false otherwise.
+ */
 static inline bool
 dpv_ack_take(struct dpv_ack_state *a, uint32_t *psn, uint32_t *msn)
 {

@@ -23,7 +23,7 @@ dpv_engine_stats_list(const struct dpv_engine_stats *st,
 {
 	unsigned i = 0;
 
-#define LIST_ONE_(c, q)                                                        \
+#define LIST_ONE_(c, q, desc)                                                  \
 	if (i < n)                                                             \
 		out[i] = (struct dpv_engine_counter){#c, st->c};               \
 	i++;

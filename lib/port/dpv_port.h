@@ -132,8 +132,12 @@ unsigned dpv_port_count(void);
 struct dpv_port *dpv_port_get(unsigned idx);
 
 /**
- * Find a device by name ("dpv1").
- * @return the device or NULL if there is none with that name.
+ * Find a device by name.
+ *
+ * @param name
+ *   Its name, e.g. "dpv1".
+ * @return
+ *   The device, or NULL if there is none with that name (or name is NULL).
  */
 struct dpv_port *dpv_port_by_name(const char *name);
 
@@ -169,7 +173,13 @@ int dpv_port_gid(const struct dpv_port *p, unsigned index, uint8_t gid[16]);
 
 /**
  * Find the slot of a GID in a device's table.
- * @return the slot index (>= 0), -ENOENT if absent, -EINVAL on NULL.
+ *
+ * @param p
+ *   Device.
+ * @param gid
+ *   The GID, 16 bytes (network order).
+ * @return
+ *   The slot index (>= 0); -ENOENT if absent; -EINVAL if p or gid is NULL.
  */
 int dpv_port_gid_find(const struct dpv_port *p, const uint8_t gid[16]);
 
@@ -198,7 +208,17 @@ unsigned dpv_port_gid_table(const uint8_t mac[6],
 
 /**
  * Read a device's configured address.
- * @return 0, -EINVAL on NULL, -ENOENT if idx >= the number of addresses.
+ *
+ * @param p
+ *   Device.
+ * @param idx
+ *   Index in configuration order (127.0.0.1/8 is address 0 of a loopback
+ *   device configured without one).
+ * @param out
+ *   Filled on success.
+ * @return
+ *   0; -EINVAL if p or out is NULL; -ENOENT if idx >= the number of
+ *   addresses.
  */
 int dpv_port_addr(const struct dpv_port *p, unsigned idx,
 		  struct dpv_ip_addr *out);
@@ -220,18 +240,47 @@ int dpv_port_addr(const struct dpv_port *p, unsigned idx,
 int dpv_port_neigh_lookup(const struct dpv_port *p, const uint8_t ip[16],
 			  uint8_t mac[6]);
 
-/** @return true if the device is an in-process loopback port. */
+/**
+ * Whether a device is an in-process loopback port (port = loopback, or
+ * auto without a probed port).
+ *
+ * @param p
+ *   Device (NULL: false).
+ * @return
+ *   true for a loopback port, false otherwise.
+ */
 bool dpv_port_is_loopback(const struct dpv_port *p);
 
-/** @return the device's index (its name is "dpv<index>"). */
+/**
+ * A device's index.
+ *
+ * @param p
+ *   Device (not NULL).
+ * @return
+ *   Its index: its name is "dpv<index>", dpv_port_get(index) returns it.
+ */
 unsigned dpv_port_index(const struct dpv_port *p);
 
-/** @return the number of RX queues (= TX queues) of the device. */
+/**
+ * How many queues the library uses on a device.
+ *
+ * @param p
+ *   Device (not NULL).
+ * @return
+ *   The number of RX queues (= TX queues), 1 for an application-configured
+ *   port.
+ */
 uint16_t dpv_port_queues(const struct dpv_port *p);
 
 /**
- * @return the first queue the library uses: 0 normally, the configured
- *   queue for an application-configured port (conf->app_configured).
+ * The first ethdev queue the library uses on a device: queue q of
+ * dpv_port_rx() / dpv_port_tx() is ethdev queue base + q.
+ *
+ * @param p
+ *   Device (not NULL).
+ * @return
+ *   0 normally; the configured queue_base for an application-configured
+ *   port (dpv_port_conf::app_configured).
  */
 uint16_t dpv_port_queue_base(const struct dpv_port *p);
 
@@ -309,8 +358,12 @@ uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 		     uint16_t n);
 
 /**
- * @return the device's mbuf pool (for frames the engine builds), sized
- *   for the device's MTU.
+ * A device's mbuf pool, for the frames the engine builds.
+ *
+ * @param p
+ *   Device (not NULL).
+ * @return
+ *   The pool, sized for the device's MTU (one frame per mbuf).
  */
 struct rte_mempool *dpv_port_mempool(struct dpv_port *p);
 

@@ -58,7 +58,7 @@ struct dpv_ip_addr {
 /** A static neighbour: IP address -> MAC. */
 struct dpv_neigh {
 	uint8_t ip[16]; /**< IPv6 or IPv4-mapped, as in struct dpv_ip_addr */
-	uint8_t mac[6];
+	uint8_t mac[6]; /**< its Ethernet address */
 };
 
 /** How a device finds its DPDK port (key "port" / "vdev"). */
@@ -74,26 +74,29 @@ enum dpv_port_kind {
 
 /** Settings of one device. Initialise with dpv_port_conf_init(). */
 struct dpv_port_conf {
-	enum dpv_port_kind kind;
+	enum dpv_port_kind kind;    /**< how the port is found */
 	uint16_t port_id;	    /**< DPV_PORT_KIND_ID */
 	char dev[DPV_PORT_DEV_LEN]; /**< DPV_PORT_KIND_NAME / _VDEV */
 	uint32_t mtu;		    /**< L3 MTU; 0 = keep the port's */
 	bool has_mac;		    /**< mac overrides the port's MAC */
-	uint8_t mac[6];
-	unsigned n_addrs;
+	uint8_t mac[6];		    /**< with has_mac: the MAC (key "mac") */
+	unsigned n_addrs;	    /**< entries of addrs */
+	/** Addresses (key "ip"), in configuration order: the GID table */
 	struct dpv_ip_addr addrs[DPV_PORT_MAX_ADDRS];
-	unsigned n_neigh;
+	unsigned n_neigh; /**< entries of neigh */
+	/** Static neighbours (key "neigh") */
 	struct dpv_neigh neigh[DPV_PORT_MAX_NEIGH];
-	uint16_t queues;	   /**< RX = TX queues; 0 = max(1, workers) */
-	uint16_t rx_desc, tx_desc; /**< ring sizes; 0 = 1024 */
-	uint32_t mbufs;		   /**< mempool size; 0 = 8191 */
-	uint32_t mbuf_size;	   /**< data room; 0 = from the MTU */
-	bool promisc;		   /**< enable promiscuous RX */
+	uint16_t queues;    /**< RX = TX queues; 0 = max(1, workers) */
+	uint16_t rx_desc;   /**< RX ring size; 0 = 1024 */
+	uint16_t tx_desc;   /**< TX ring size; 0 = 1024 */
+	uint32_t mbufs;	    /**< mempool size; 0 = 8191 */
+	uint32_t mbuf_size; /**< data room; 0 = from the MTU */
+	bool promisc;	    /**< enable promiscuous RX */
 	/** Embedded mode only: the application configured and started the
 	 *  port itself; the library uses queue queue_base (one queue) and
 	 *  never stops or reconfigures the port. */
 	bool app_configured;
-	uint16_t queue_base;
+	uint16_t queue_base; /**< with app_configured: the queue to use */
 	/** The fault layer (key "fault", DPV_FAULT; dpv_port_fault.h): off
 	 *  after dpv_port_conf_init(). */
 	struct dpv_fault_conf fault;
@@ -114,15 +117,28 @@ struct dpv_config {
 	/** [dpverbs] progress: DPV_PROGRESS_AUTO (default), _THREAD, _APP,
 	 *  _WORKERS */
 	int progress;
-	unsigned n_ports;		 /**< devices dpv0 .. dpv<n-1> */
-	struct dpv_port_conf port[DPV_PORT_MAX];
-	char source[256]; /**< file read, "" if none */
+	unsigned n_ports; /**< devices dpv0 .. dpv<n-1> */
+	struct dpv_port_conf port[DPV_PORT_MAX]; /**< device n is port[n] */
+	char source[256];			 /**< file read, "" if none */
 };
 
-/** Set a device's settings to the defaults (auto port, no addresses). */
+/**
+ * Set a device's settings to the defaults: auto port, no addresses, no
+ * neighbours, every size 0 (chosen at start), fault layer off.
+ *
+ * @param c
+ *   Settings to initialise (not NULL).
+ */
 void dpv_port_conf_init(struct dpv_port_conf *c);
 
-/** Set a configuration to the built-in defaults (no file, no env). */
+/**
+ * Set a configuration to the built-in defaults (no file, no environment):
+ * DPV_EAL_DEFAULT_ARGS, no workers, progress auto, one device dpv0 with
+ * the defaults of dpv_port_conf_init().
+ *
+ * @param cfg
+ *   Configuration to initialise (not NULL).
+ */
 void dpv_config_init(struct dpv_config *cfg);
 
 /**
@@ -156,8 +172,13 @@ int dpv_config_load_file(struct dpv_config *cfg, const char *path, char *err,
  * @param ip
  *   Value of DPV_IP or NULL: replaces dpv0's addresses (a comma-separated
  *   list of ADDR/PREFIX, IPv4 or IPv6).
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
  * @return
- *   0 or -EINVAL (message in err).
+ *   0 or -EINVAL (eal empty or too long, ip not a valid address list;
+ *   message in err).
  */
 int dpv_config_apply_env(struct dpv_config *cfg, const char *eal,
 			 const char *ip, char *err, size_t errlen);
@@ -184,9 +205,16 @@ int dpv_config_apply_fault(struct dpv_config *cfg, const char *spec, char *err,
  * DPV_DEFAULT_CONF if it exists), then DPV_EAL, DPV_IP and DPV_FAULT.
  * Errors are also logged.
  *
+ * @param cfg
+ *   Filled (from the defaults up; not NULL).
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
  * @return
  *   0; -EINVAL bad file or environment; -ENOENT DPV_CONF names a file
- *   that does not exist (a missing default file is not an error).
+ *   that does not exist (a missing default file is not an error);
+ *   -EACCES the file is not readable; -ENOMEM.
  */
 int dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen);
 
@@ -202,8 +230,13 @@ int dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen);
  *   Its capacity.
  * @param n
  *   In: entries already in out; out: entries after parsing.
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
  * @return
- *   0 or -EINVAL (bad address, bad prefix, too many, empty element).
+ *   0; -EINVAL (empty list, bad address, bad prefix, too many, empty
+ *   element; message in err); -ENOMEM.
  */
 int dpv_ip_list_parse(const char *s, struct dpv_ip_addr *out, unsigned max,
 		      unsigned *n, char *err, size_t errlen);
@@ -211,16 +244,43 @@ int dpv_ip_list_parse(const char *s, struct dpv_ip_addr *out, unsigned max,
 /**
  * Parse one neighbour list "IP MAC, IP MAC" (IP and MAC separated by
  * blanks or '='; elements by commas).
- * @return 0 or -EINVAL.
+ *
+ * @param s
+ *   The list.
+ * @param out
+ *   Array to append to.
+ * @param max
+ *   Its capacity.
+ * @param n
+ *   In: entries already in out; out: entries after parsing.
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
+ * @return
+ *   0; -EINVAL (empty element, bad IP or MAC, too many; message in err);
+ *   -ENOMEM.
  */
 int dpv_neigh_list_parse(const char *s, struct dpv_neigh *out, unsigned max,
 			 unsigned *n, char *err, size_t errlen);
 
 /**
  * Format an address as "192.0.2.1/24" or "2001:db8::1/64".
- * @return buf.
+ *
+ * @param a
+ *   The address (not NULL).
+ * @param buf
+ *   Output; INET6_ADDRSTRLEN + 4 bytes always suffice.
+ * @param len
+ *   Its size (the text is truncated to fit).
+ * @return
+ *   buf.
  */
 char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
+
+/** memif buffer size dpv_eal_argv_build() gives memif vdevs without one:
+ * a frame of a 4096-byte RoCE path MTU fits one buffer. */
+#define DPV_MEMIF_BSIZE 4352
 
 /**
  * Turn EAL arguments into an argv for rte_eal_init(), adding what the
@@ -249,14 +309,14 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  *   Output, argv[0] = "dpverbs", NULL-terminated.
  * @param max
  *   Capacity of argv (including the NULL).
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
  * @return
  *   argc (> 0), or -EINVAL (too many arguments / too long, or
  *   --in-memory together with --no-huge, which EAL 22.11 rejects).
  */
-/** memif buffer size dpv_eal_argv_build() gives memif vdevs without one:
- * a frame of a 4096-byte RoCE path MTU fits one buffer. */
-#define DPV_MEMIF_BSIZE 4352
-
 int dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 		       size_t buflen, char **argv, int max, char *err,
 		       size_t errlen);
@@ -274,6 +334,10 @@ int dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
  * @param meminfo
  *   Path of the meminfo file (NULL: /proc/meminfo and sysfs, and the
  *   hugetlbfs mount is checked too); for tests.
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
  * @return
  *   0 or -ENOMEM (message in err).
  */

@@ -82,7 +82,7 @@ struct dpv_port;
 enum dpv_fault_dir {
 	DPV_FAULT_TX = 0, /**< frames the device sends */
 	DPV_FAULT_RX = 1, /**< frames the device receives */
-	DPV_FAULT_NDIR
+	DPV_FAULT_NDIR	  /**< number of directions */
 };
 
 /** QP numbers one filter may list. */
@@ -119,31 +119,33 @@ struct dpv_fault_dir_conf {
 struct dpv_fault_conf {
 	uint64_t seed;	  /**< generator seed (default 1) */
 	uint32_t hold_us; /**< reorder time bound, 1..DPV_FAULT_MAX_US */
+	/** The faults of each direction, indexed by enum dpv_fault_dir */
 	struct dpv_fault_dir_conf dir[DPV_FAULT_NDIR];
 };
 
 /**
- * Counters of the fault layer, X(name): per device, summed over its
- * queues. Names as DPV_STATS and rte_telemetry show them, with the
- * prefix "fault_".
+ * Counters of the fault layer, X(name, description): per device, summed
+ * over its queues. Names as DPV_STATS and rte_telemetry show them, with
+ * the prefix "fault_".
  */
 #define DPV_FAULT_COUNTERS(X)                                                  \
-	X(tx_drop)                                                             \
-	X(tx_corrupt)                                                          \
-	X(tx_dup)                                                              \
-	X(tx_reorder)                                                          \
-	X(tx_delay)                                                            \
-	X(rx_drop)                                                             \
-	X(rx_corrupt)                                                          \
-	X(rx_dup)                                                              \
-	X(rx_reorder)                                                          \
-	X(rx_delay)                                                            \
-	X(hold_full) /* a frame to hold found the array full: passed */        \
-	X(nombuf)    /* no mbuf for a duplicate or a writable copy */
+	X(tx_drop, "frames sent that were dropped")                            \
+	X(tx_corrupt, "frames sent with one bit flipped")                      \
+	X(tx_dup, "frames sent twice")                                         \
+	X(tx_reorder, "frames sent held back (reordered)")                     \
+	X(tx_delay, "frames sent delayed")                                     \
+	X(rx_drop, "frames received that were dropped")                        \
+	X(rx_corrupt, "frames received with one bit flipped")                  \
+	X(rx_dup, "frames received twice")                                     \
+	X(rx_reorder, "frames received held back (reordered)")                 \
+	X(rx_delay, "frames received delayed")                                 \
+	X(hold_full, "frames to hold that found the hold array full: passed")  \
+	X(nombuf, "no mbuf for a duplicate or a writable copy: not done")
 
 /** The counters (one field per DPV_FAULT_COUNTERS entry). */
 struct dpv_fault_stats {
-#define DPV_FAULT_CNT_FIELD(n) uint64_t n;
+/** A field of struct dpv_fault_stats for counter n (description d). */
+#define DPV_FAULT_CNT_FIELD(n, d) uint64_t n; /**< d */
 	DPV_FAULT_COUNTERS(DPV_FAULT_CNT_FIELD)
 #undef DPV_FAULT_CNT_FIELD
 };

@@ -355,6 +355,27 @@ pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
 	return 0;
 }
 
+/*
+ * Start a memif client port with the driver's own error log quieted: it
+ * logs every refused connect as an error ("Failed to connect socket"),
+ * while a server that is not there yet is normal here (either process
+ * may start first; memif_retry() connects later).
+ */
+static int
+memif_client_start(struct dpv_port *p)
+{
+	int lt = rte_log_register("pmd.net.memif");
+	int lvl = lt >= 0 ? rte_log_get_level(lt) : -1;
+	int rc;
+
+	if (lvl > (int)RTE_LOG_CRIT)
+		rte_log_set_level(lt, RTE_LOG_CRIT);
+	rc = rte_eth_dev_start(p->ethdev);
+	if (lvl > (int)RTE_LOG_CRIT)
+		rte_log_set_level(lt, (uint32_t)lvl);
+	return rc;
+}
+
 static int
 port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 	       const struct rte_eth_dev_info *di)
@@ -416,7 +437,8 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 	}
 	if (pc->promisc || (pc->has_mac && !p->loopback && rc != 0))
 		rte_eth_promiscuous_enable(p->ethdev);
-	rc = rte_eth_dev_start(p->ethdev);
+	rc = p->memif_client ? memif_client_start(p)
+			     : rte_eth_dev_start(p->ethdev);
 	if (rc != 0 && p->memif_client) {
 		/* the server is not there yet: come up with the link down
 		 * and connect when it is, whichever process starts first */
@@ -459,21 +481,10 @@ memif_retry(void *arg)
 			 rte_eth_dev_stop(p->ethdev) == 0)
 			p->started = false;
 	}
-	if (!p->started) {
-		/* the driver logs each refused connect as an error: quiet it
-		 * while retrying (the wait was logged once) */
-		int lt = rte_log_register("pmd.net.memif");
-		int lvl = lt >= 0 ? rte_log_get_level(lt) : -1;
-
-		if (lvl > (int)RTE_LOG_CRIT)
-			rte_log_set_level(lt, RTE_LOG_CRIT);
-		if (rte_eth_dev_start(p->ethdev) == 0) {
-			p->started = true;
-			p->down_ticks = 0;
-			PORT_LOG(INFO, "%s: memif client connecting", p->name);
-		}
-		if (lvl > (int)RTE_LOG_CRIT)
-			rte_log_set_level(lt, (uint32_t)lvl);
+	if (!p->started && memif_client_start(p) == 0) {
+		p->started = true;
+		p->down_ticks = 0;
+		PORT_LOG(INFO, "%s: memif client connecting", p->name);
 	}
 	rte_eal_alarm_set(MEMIF_RETRY_US, memif_retry, p);
 }

@@ -30,7 +30,7 @@
 enum fault_kind { K_DROP, K_CORRUPT, K_DUP, K_REORDER, K_DELAY, K_NUM };
 
 enum fault_cnt {
-#define FC_ENUM(n) FC_##n,
+#define FC_ENUM(n, d) FC_##n,
 	DPV_FAULT_COUNTERS(FC_ENUM)
 #undef FC_ENUM
 		FC_NUM
@@ -207,7 +207,7 @@ port_fault_stats(const struct dpv_port_fault *f, struct dpv_fault_stats *st)
 		for (unsigned i = 0; i < FC_NUM; i++)
 			sum[i] += __atomic_load_n(&f->q[q].cnt[i],
 						  __ATOMIC_RELAXED);
-#define FC_COPY(n) st->n = sum[FC_##n];
+#define FC_COPY(n, d) st->n = sum[FC_##n];
 	DPV_FAULT_COUNTERS(FC_COPY)
 #undef FC_COPY
 }
@@ -226,7 +226,7 @@ port_fault_free(struct dpv_port_fault *f, const char *name)
 		port_fault_stats(f, &st);
 		n = (size_t)snprintf(line, sizeof(line),
 				     "dpverbs %s fault layer:", name);
-#define FC_PRINT(c)                                                            \
+#define FC_PRINT(c, d)                                                         \
 	if (n < sizeof(line))                                                  \
 		n += (size_t)snprintf(line + n, sizeof(line) - n,              \
 				      " fault_" #c "=%" PRIu64, st.c);

@@ -89,52 +89,52 @@ dpv_roce_pkey_match(uint16_t pkt_pkey, uint16_t tbl_pkey)
  * | 9-11 | PSN                                                      |
  */
 struct dpv_bth {
-	uint8_t opcode;
-	uint8_t flags;
-	rte_be16_t pkey;
+	uint8_t opcode;	 /**< wire opcode (transport << 5 | operation) */
+	uint8_t flags;	 /**< SE (7), MigReq (6), PadCnt (5..4), TVer (3..0) */
+	rte_be16_t pkey; /**< partition key */
 	rte_be32_t qpn;	 /**< FECN/BECN/resv byte + DestQP */
 	rte_be32_t apsn; /**< AckReq/resv byte + PSN */
 } __rte_packed;
 
 /** RDMA Extended Transport Header (RDMA WRITE and READ requests), 16 bytes. */
 struct dpv_reth {
-	rte_be64_t va;
-	rte_be32_t rkey;
-	rte_be32_t len; /**< DMA length of the whole message */
+	rte_be64_t va;	 /**< remote virtual address of the first byte */
+	rte_be32_t rkey; /**< remote key of the region or window */
+	rte_be32_t len;	 /**< DMA length of the whole message */
 } __rte_packed;
 
 /** ACK Extended Transport Header, 4 bytes: syndrome + 24-bit MSN. */
 struct dpv_aeth {
-	rte_be32_t smsn;
+	rte_be32_t smsn; /**< syndrome (31..24) + MSN (23..0) */
 } __rte_packed;
 
 /** Atomic Extended Transport Header (CmpSwap, FetchAdd), 28 bytes. */
 struct dpv_atmeth {
-	rte_be64_t va;
-	rte_be32_t rkey;
+	rte_be64_t va;	     /**< remote address, 8-byte aligned */
+	rte_be32_t rkey;     /**< remote key */
 	rte_be64_t swap_add; /**< swap value, or the value to add */
-	rte_be64_t compare;
+	rte_be64_t compare;  /**< compare value (CmpSwap; 0 for FetchAdd) */
 } __rte_packed;
 
 /** Atomic ACK Extended Transport Header, 8 bytes: the original data. */
 struct dpv_atmack {
-	rte_be64_t orig;
+	rte_be64_t orig; /**< the remote value before the operation */
 } __rte_packed;
 
 /** Datagram Extended Transport Header (UD), 8 bytes. */
 struct dpv_deth {
-	rte_be32_t qkey;
-	rte_be32_t sqp; /**< reserved byte + 24-bit source QP */
+	rte_be32_t qkey; /**< queue key the destination QP checks */
+	rte_be32_t sqp;	 /**< reserved byte + 24-bit source QP */
 } __rte_packed;
 
 /** Immediate data, 4 bytes (kept in network order, like ibv_wc.imm_data). */
 struct dpv_immdt {
-	rte_be32_t imm;
+	rte_be32_t imm; /**< the 32-bit immediate value */
 } __rte_packed;
 
 /** Invalidate Extended Transport Header (SEND with invalidate), 4 bytes. */
 struct dpv_ieth {
-	rte_be32_t rkey;
+	rte_be32_t rkey; /**< the remote key to invalidate */
 } __rte_packed;
 
 /** XRC Extended Transport Header (XRC requests), 4 bytes. */
@@ -144,7 +144,7 @@ struct dpv_xrceth {
 
 /** Body of a RoCEv2 Congestion Notification Packet after the BTH. */
 struct dpv_cnp {
-	uint8_t reserved[16];
+	uint8_t reserved[16]; /**< reserved, zero on send */
 } __rte_packed;
 
 _Static_assert(sizeof(struct dpv_bth) == 12, "BTH is 12 bytes");

@@ -112,10 +112,10 @@ void dpv_arp_make_reply(struct dpv_arp *reply, const struct dpv_arp *req,
 
 /** A Neighbor Solicitation or Advertisement. */
 struct dpv_nd {
-	uint8_t dmac[6];
-	uint8_t smac[6];
-	bool vlan;
-	uint16_t vlan_tci;
+	uint8_t dmac[6];    /**< Ethernet destination */
+	uint8_t smac[6];    /**< Ethernet source */
+	bool vlan;	    /**< an 802.1Q tag follows the MAC addresses */
+	uint16_t vlan_tci;  /**< with vlan: PCP + DEI + VID */
 	uint8_t src[16];    /**< IPv6 source */
 	uint8_t dst[16];    /**< IPv6 destination */
 	uint8_t type;	    /**< DPV_ND_NS or DPV_ND_NA */

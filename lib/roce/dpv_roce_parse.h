@@ -27,11 +27,22 @@
 extern "C" {
 #endif
 
-/** @internal shortest Ethernet frame without its FCS */
+/** Shortest Ethernet frame without its FCS (60 bytes): shorter frames
+ *  carry padding that is not part of the IP packet. */
 #define DPV_ROCE_ETH_MIN_NOFCS_ (RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN)
 
-/** @internal IPv4 header checksum, a 32-bit word at a time (ihl: a
- *  multiple of 4) */
+/**
+ * Verify an IPv4 header checksum, a 32-bit word at a time (helper of
+ * dpv_roce_parse_inline()).
+ *
+ * @param ip
+ *   The IPv4 header (any alignment).
+ * @param ihl
+ *   Its length in bytes: a multiple of 4, at least 20.
+ * @return
+ *   true if the one's complement sum of the header is 0xffff (checksum
+ *   right), false otherwise.
+ */
 static inline bool
 dpv_roce_ipv4_csum_ok_(const void *ip, uint32_t ihl)
 {
@@ -56,8 +67,16 @@ dpv_roce_ipv4_csum_ok_(const void *ip, uint32_t ihl)
 	return s == 0xffff;
 }
 
-/** @internal dpv_roce_gid_from_ipv4() inline: pkt stays a local whose
- *  unread fields the compiler may drop */
+/**
+ * dpv_roce_gid_from_ipv4() inline (helper of dpv_roce_parse_inline(), so
+ * that a caller's pkt stays a local whose unread fields the compiler may
+ * drop).
+ *
+ * @param gid
+ *   Output: ::ffff:a.b.c.d.
+ * @param ipv4_be
+ *   The IPv4 address, network order.
+ */
 static inline void
 dpv_roce_gid_v4_(uint8_t gid[16], uint32_t ipv4_be)
 {
@@ -68,7 +87,18 @@ dpv_roce_gid_v4_(uint8_t gid[16], uint32_t ipv4_be)
 	memcpy(gid + 12, &ipv4_be, 4);
 }
 
-/** @internal the extension headers the opcode carries */
+/**
+ * Read the extension headers an opcode carries (XRCETH, RETH, AETH,
+ * AtomicETH, AtomicAckETH, DETH, ImmDt, IETH) into pkt (helper of
+ * dpv_roce_parse_inline(); lengths were checked by the caller).
+ *
+ * @param bth
+ *   The BTH in the frame; the headers follow at the opcode's offsets.
+ * @param oi
+ *   The opcode's table entry (which headers, where).
+ * @param pkt
+ *   Output: the fields of those headers.
+ */
 static inline void
 dpv_roce_parse_ext_(const uint8_t *bth, const struct dpv_roce_opcode_info *oi,
 		    struct dpv_roce_pkt *pkt)
@@ -120,7 +150,8 @@ dpv_roce_parse_ext_(const uint8_t *bth, const struct dpv_roce_opcode_info *oi,
 			(const void *)(bth + oi->off[DPV_HDR_IETH]));
 }
 
-/* The first seg_len bytes must hold n bytes of headers. */
+/** Inside dpv_roce_parse_inline(): return DPV_ROCE_RX_SEG_HDRS unless the
+ *  first segment (seg_len bytes) holds n bytes of headers. */
 #define DPV_ROCE_NEED_(n)                                                      \
 	do {                                                                   \
 		if ((n) > seg_len)                                             \

@@ -76,7 +76,9 @@ extern "C" {
 	  "payload length")                                                    \
 	X(ICRC, "icrc", "invariant CRC is wrong")
 
-#define DPV_ROCE_RX_ENUM_(e, n, d) DPV_ROCE_RX_##e,
+/** An enum dpv_roce_rx_status value from a DPV_ROCE_RX_STATUS_LIST entry,
+ *  documented with its description d. */
+#define DPV_ROCE_RX_ENUM_(e, n, d) DPV_ROCE_RX_##e, /**< d */
 /** Result of dpv_roce_parse(); DPV_ROCE_RX_OK is 0. */
 enum dpv_roce_rx_status {
 	/* clang-format off */
@@ -130,8 +132,8 @@ struct dpv_roce_pkt {
 	uint32_t payload_len; /**< payload bytes, without pad */
 
 	/* ---- Ethernet ---- */
-	uint8_t dmac[6];
-	uint8_t smac[6];
+	uint8_t dmac[6];   /**< destination MAC */
+	uint8_t smac[6];   /**< source MAC */
 	bool vlan;	   /**< an 802.1Q tag follows the MAC addresses */
 	uint16_t vlan_tci; /**< PCP (3) + DEI (1) + VID (12) */
 
@@ -152,37 +154,41 @@ struct dpv_roce_pkt {
 			      is */
 
 	/* ---- BTH ---- */
-	uint8_t opcode;
-	bool se;      /**< solicited event */
-	bool mig;     /**< MigReq */
-	uint8_t tver; /**< transport version (0) */
-	uint16_t pkey;
-	bool fecn;
-	bool becn;
-	uint32_t dqpn; /**< destination QP (24 bits) */
-	bool ackreq;
-	uint32_t psn; /**< 24 bits */
+	uint8_t opcode; /**< wire opcode (dpv_roce_transport | dpv_roce_op) */
+	bool se;	/**< solicited event */
+	bool mig;	/**< MigReq */
+	uint8_t tver;	/**< transport version (0) */
+	uint16_t pkey;	/**< partition key */
+	bool fecn;	/**< forward explicit congestion notification */
+	bool becn;	/**< backward explicit congestion notification */
+	uint32_t dqpn;	/**< destination QP (24 bits) */
+	bool ackreq;	/**< the requester asks for an ACK */
+	uint32_t psn;	/**< packet sequence number (24 bits) */
 
 	/* ---- extension headers: valid where mask has the header bit ---- */
+	/** RETH (RDMA WRITE / READ requests) */
 	struct {
-		uint64_t va;
-		uint32_t rkey;
-		uint32_t len;
+		uint64_t va;   /**< remote virtual address */
+		uint32_t rkey; /**< remote key */
+		uint32_t len;  /**< DMA length of the whole message */
 	} reth;
+	/** AETH (ACK, NAK, READ responses) */
 	struct {
-		uint8_t syndrome;
-		uint32_t msn;
+		uint8_t syndrome; /**< ACK / RNR NAK / NAK code and credit */
+		uint32_t msn;	  /**< message sequence number (24 bits) */
 	} aeth;
+	/** AtomicETH (CmpSwap, FetchAdd requests) */
 	struct {
-		uint64_t va;
-		uint32_t rkey;
-		uint64_t swap_add;
-		uint64_t compare;
+		uint64_t va;	   /**< remote address */
+		uint32_t rkey;	   /**< remote key */
+		uint64_t swap_add; /**< swap value, or the value to add */
+		uint64_t compare;  /**< compare value (CmpSwap) */
 	} atmeth;
 	uint64_t atmack_orig; /**< AtomicAckETH original data */
+	/** DETH (UD) */
 	struct {
-		uint32_t qkey;
-		uint32_t sqp;
+		uint32_t qkey; /**< queue key */
+		uint32_t sqp;  /**< source QP (24 bits) */
 	} deth;
 	rte_be32_t imm;	    /**< ImmDt, network order */
 	uint32_t ieth_rkey; /**< IETH */

@@ -112,7 +112,7 @@ int dpv_device_progress_get(struct ibv_context *ctx,
 /** One counter of a device (dpv_device_counters()). */
 struct dpv_device_counter {
 	const char *name; /**< static string, e.g. "rx_drop_pkey" */
-	uint64_t value;
+	uint64_t value;	  /**< its value when read */
 };
 
 /**

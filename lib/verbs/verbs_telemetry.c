@@ -90,7 +90,7 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	memset(&fs, 0, sizeof(fs));
 	if (dev->port != NULL)
 		dpv_port_fault_stats_get(dev->port, &fs);
-#define TEL_FAULT(n) rte_tel_data_add_dict_u64(d, "fault_" #n, fs.n);
+#define TEL_FAULT(n, desc) rte_tel_data_add_dict_u64(d, "fault_" #n, fs.n);
 	DPV_FAULT_COUNTERS(TEL_FAULT)
 #undef TEL_FAULT
 	return 0;
@@ -155,7 +155,7 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* QPs the engine runs (RC, UC, UD) have counters */
 	if (dev->engine != NULL &&
 	    dpv_engine_qp_stats_get(dev->engine, (uint32_t)qpn, &qs) == 0) {
-#define TEL_QP_COUNTER(n, q)                                                   \
+#define TEL_QP_COUNTER(n, q, desc)                                             \
 	DPV_ENGINE_CNT_IF_##q(rte_tel_data_add_dict_u64(d, #n, qs.n);)
 		DPV_ENGINE_COUNTERS(TEL_QP_COUNTER)
 #undef TEL_QP_COUNTER
