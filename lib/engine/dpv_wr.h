@@ -90,9 +90,18 @@ struct dpv_wr {
 	struct dpv_wr_ud ud;	  /**< UD only */
 	struct dpv_wr_bind bind;  /**< BIND_MW only */
 	/** RAW_PACKET: the frame starts with these header bytes, followed
-	 *  by the inline data or the SGEs. */
+	 *  by the inline data or the SGEs (IBV_WR_TSO: raw_hdr_len is the
+	 *  header template's length and its bytes are in tso_hdr[]). */
 	uint16_t raw_hdr_len;
 	uint8_t raw_hdr[DPV_WR_MAX_RAW_HDR];
+	/** IBV_WR_TSO: maximum segment size (payload bytes per frame). */
+	uint16_t tso_mss;
+	/** IBV_WR_TSO: the header template, up to two pieces pointing into
+	 *  the ring (the second when it wraps). Valid until retired. */
+	struct {
+		const void *addr;
+		uint32_t len;
+	} tso_hdr[2];
 	/** Inline payload: up to two pieces pointing into the ring (the
 	 *  second one when the data wraps). Valid until the WQE is retired. */
 	uint32_t inline_len;
