@@ -149,6 +149,14 @@ struct dpv_cqe_info {
 	uint64_t timestamp;    /**< completion time stamp, 0 if none */
 	bool vlan_stripped;    /**< raw receive: an 802.1Q tag was removed */
 	uint16_t vlan_tci;     /**< its TCI (host order), if vlan_stripped */
+	/** Scatter to CQE: scat_len (1..DPV_CQE_SCAT_MAX) bytes of data the
+	 *  CQE carries itself instead of the buffer (successful receives;
+	 *  READ / atomic results), 0: none. */
+	const void *scat;
+	uint8_t scat_len;
 };
+
+/** Most data bytes a 64-byte CQE carries (mlx5 MLX5_INLINE_SCATTER_32). */
+#define DPV_CQE_SCAT_MAX 32
 
 #endif /* DPV_WR_H */

@@ -1270,6 +1270,11 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		ci.srqn = qp->srqn;
 	if (wc_flags & IBV_WC_WITH_INV)
 		ci.imm_data = 0;
+	if (qp->cqe_scat_len && status == IBV_WC_SUCCESS) {
+		ci.scat = qp->cqe_scat; /* scatter to CQE */
+		ci.scat_len = qp->cqe_scat_len;
+	}
+	qp->cqe_scat_len = 0;
 	ret = dpv_mlx5_cq_push(cq, &ci);
 	if (ret) {
 		ENGINE_LOG(WARNING, "qp %u: CQ overrun", qp->qpn);
