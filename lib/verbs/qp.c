@@ -1000,6 +1000,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		dpv_mlx5_sq_bind(&qp->sq, a->qp_type, ibqp->qp_num);
 #endif
 	rc = eng_create(qp);
+	if (rc == 0 && (rc = dpv_qp_opts_setup(qp)) != 0) /* qp_opts.c */
+		eng_destroy(qp);
 	if (rc == 0 && a->qp_type == IBV_QPT_RAW_PACKET) {
 		rc = dpv_raw_qp_setup(qp);
 		if (rc)
