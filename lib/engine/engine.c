@@ -353,6 +353,10 @@ qp_has_work(const struct dpv_eqp *qp)
 		return true;
 	if (qp->sq != NULL && dpv_mlx5_wq_posted(&qp->sq->wq))
 		return true;
+	/* a raw TSO WQE fetched, its segments not all queued yet */
+	if (qp->type == IBV_QPT_RAW_PACKET && qp->sq != NULL &&
+	    qp->sq->wq.eng_ci != qp->sq->wq.eng_pi)
+		return true;
 	/* in ERR, new receive WQEs are flushed by the poll loop */
 	return qp->state == IBV_QPS_ERR && qp->rq != NULL && !qp->has_srq &&
 	       dpv_mlx5_wq_posted(&qp->rq->wq);
