@@ -17,6 +17,8 @@
 #include "dpv_test.h"
 #include "test_raw_util.h"
 #include "verbs_dv.h"
+#include "verbs_int.h"
+#include "dpv_engine_raw.h"
 
 #define TCP_FIN 0x01
 #define TCP_PSH 0x08
@@ -452,6 +454,49 @@ fail:
 	return TEST_FAILED;
 }
 
+/* A paced QP: the WR stops after each frame the rate does not allow yet
+ * and is taken up again, on the engine's run list, until its last one. */
+static int
+case_paced(void)
+{
+	static struct tso_case t;
+	struct ibv_qp_rate_limit_attr rl = {.rate_limit = 2000};
+	struct dpv_engine_raw_stats st0, st1;
+	struct pair p;
+	struct ibv_sge sge;
+	uint64_t t0;
+	int rc;
+
+	if (pair_open(&p, false) != TEST_SUCCESS)
+		goto fail;
+	TEST_ASSERT_EQUAL(ibv_modify_qp_rate_limit(p.tx, &rl), 0, "");
+	TEST_ASSERT_EQUAL(
+		dpv_engine_raw_stats_get(dctx_dev(rt_ctx)->engine, &st0), 0,
+		"");
+	tso_template(&t, true, false, false);
+	tso_payload(&t, 1200, 100, 2);
+	sge = (struct ibv_sge){(uintptr_t)t.pay, 1200, rt_mr->lkey};
+	TEST_ASSERT_EQUAL(rt_post_recvs(p.rx, NULL, 0, 12), 0, "");
+	t0 = now_ms();
+	TEST_ASSERT_EQUAL(post_tso(p.tx, &t, &sge, 1, 0), 0, "");
+	rc = check_all(&t, p.rcq, 0);
+	if (rc == TEST_SUCCESS)
+		rc = tso_sent(p.scq);
+	pair_close(&p);
+	TEST_ASSERT_EQUAL(rc, TEST_SUCCESS, "");
+	/* 12 frames of 154 bytes at 2 Mbit/s: at least 11 frame times */
+	TEST_ASSERT(now_ms() - t0 >= 6, "paced: %u ms",
+		    (unsigned int)(now_ms() - t0));
+	TEST_ASSERT_EQUAL(
+		dpv_engine_raw_stats_get(dctx_dev(rt_ctx)->engine, &st1), 0,
+		"");
+	TEST_ASSERT(st1.tx_paced > st0.tx_paced, "the WR waited");
+	return TEST_SUCCESS;
+fail:
+	pair_close(&p);
+	return TEST_FAILED;
+}
+
 /* Refused at post (EINVAL, nothing sent) or completed in error. */
 static int
 case_errors(void)
@@ -522,6 +567,7 @@ static const struct dpv_test_suite raw_tso_suite = {
 			TEST_CASE(case_ipv4_post_send),
 			TEST_CASE(case_ipv6_vlan_qp_ex),
 			TEST_CASE(case_many_segments),
+			TEST_CASE(case_paced),
 			TEST_CASE(case_errors),
 			TEST_CASES_END(),
 		},
