@@ -418,7 +418,12 @@ test_errors(void)
 	w[0].opcode = IBV_WR_SEND_WITH_INV;
 	TEST_ASSERT_EQUAL(post1(IBV_QPT_UC, &w[0]), EINVAL, "inv on UC");
 	w[0].opcode = IBV_WR_TSO;
-	TEST_ASSERT_EQUAL(post1(IBV_QPT_RAW_PACKET, &w[0]), EOPNOTSUPP, "tso");
+	TEST_ASSERT_EQUAL(post1(IBV_QPT_RC, &w[0]), EINVAL, "tso on RC");
+	/* an SQ sized without TSO header room takes no TSO header */
+	w[0].tso.hdr = big;
+	w[0].tso.hdr_sz = 54;
+	w[0].tso.mss = 100;
+	TEST_ASSERT_EQUAL(post1(IBV_QPT_RAW_PACKET, &w[0]), EINVAL, "tso");
 	w[0].opcode = (enum ibv_wr_opcode)77;
 	TEST_ASSERT_EQUAL(post1(IBV_QPT_RC, &w[0]), EINVAL, "bad opcode");
 	w[0].opcode = IBV_WR_SEND;
@@ -741,6 +746,100 @@ test_post_fast(void)
 	return rc;
 }
 
+static int
+sq_setup_tso(void)
+{
+	return dpv_mlx5_sq_init_tso(&sq, 4, 2, 0, 128, SOCKET_ID_ANY)
+		       ? TEST_FAILED
+		       : TEST_SUCCESS;
+}
+
+/*
+ * IBV_WR_TSO: the header template inline from inline_hdr_start on, the
+ * MSS in the Ethernet segment, the data segments after the header's
+ * 16-byte units; decoded back unchanged, also when the WQE wraps.
+ */
+static int
+test_tso_wqe(void)
+{
+	uint8_t hdr[128], got[128];
+	struct ibv_sge sg[2] = {{0x1000, 700, 0x11}, {0x8000, 300, 0x22}};
+	struct ibv_send_wr w = {.opcode = IBV_WR_TSO,
+				.sg_list = sg,
+				.num_sge = 2,
+				.tso = {.hdr = hdr}};
+	struct dpv_wr out;
+
+	for (unsigned int i = 0; i < sizeof(hdr); i++)
+		hdr[i] = (uint8_t)(i * 13 + 1);
+	for (unsigned int k = 0; k < 12; k++) {
+		uint32_t cp = sq.cur_post;
+		const uint8_t *eth;
+
+		w.tso.hdr_sz = (uint16_t)(18 + k * 10);
+		w.tso.mss = (uint16_t)(100 + k);
+		w.send_flags = (k & 1) ? IBV_SEND_IP_CSUM : 0;
+		TEST_ASSERT_EQUAL(post1(IBV_QPT_RAW_PACKET, &w), 0, "k %u", k);
+		eth = sq.wq.buf +
+		      ((cp & (sq.wq.wqe_cnt - 1)) << MLX5_SEND_WQE_SHIFT);
+		TEST_ASSERT(dpv_mlx5_sq_fetch(&sq, &out), "");
+		/* the Ethernet segment is in the WQE's first block */
+		TEST_ASSERT_EQUAL(be16toh(*(const __be16 *)(eth + 16 + 12)),
+				  w.tso.hdr_sz, "inline_hdr_sz");
+		TEST_ASSERT_EQUAL(be16toh(*(const __be16 *)(eth + 16 + 6)),
+				  w.tso.mss, "mss");
+		TEST_ASSERT_BUFFERS_EQUAL(eth + 16 + 14, hdr, 18, "");
+		TEST_ASSERT(!(out.flags & DPV_WR_F_MALFORMED), "k %u", k);
+		TEST_ASSERT_EQUAL(out.opcode, IBV_WR_TSO, "");
+		TEST_ASSERT_EQUAL(out.raw_hdr_len, w.tso.hdr_sz, "");
+		TEST_ASSERT_EQUAL(out.tso_mss, w.tso.mss, "");
+		TEST_ASSERT_EQUAL(!!(out.flags & DPV_WR_F_IP_CSUM), k & 1, "");
+		memcpy(got, out.tso_hdr[0].addr, out.tso_hdr[0].len);
+		memcpy(got + out.tso_hdr[0].len, out.tso_hdr[1].addr,
+		       out.tso_hdr[1].len);
+		TEST_ASSERT_EQUAL(out.tso_hdr[0].len + out.tso_hdr[1].len,
+				  w.tso.hdr_sz, "");
+		TEST_ASSERT_BUFFERS_EQUAL(got, hdr, w.tso.hdr_sz, "k %u", k);
+		TEST_ASSERT_EQUAL(out.num_sge, 2, "");
+		TEST_ASSERT_EQUAL(out.sg_list[1].addr, 0x8000, "");
+		TEST_ASSERT_EQUAL(out.sg_list[1].lkey, 0x22, "");
+		TEST_ASSERT_EQUAL(out.total_len, 1000, "");
+		dpv_mlx5_sq_retire(&sq, &out);
+		sq_complete_all();
+	}
+	TEST_ASSERT(sq.cur_post > sq.wq.wqe_cnt, "the ring wrapped");
+
+	/* header size out of 18..max_tso_header, no MSS, payload too big */
+	w.tso.hdr_sz = 17;
+	TEST_ASSERT_EQUAL(post1(IBV_QPT_RAW_PACKET, &w), EINVAL, "17");
+	w.tso.hdr_sz = 129;
+	TEST_ASSERT_EQUAL(post1(IBV_QPT_RAW_PACKET, &w), EINVAL, "129");
+	w.tso.hdr_sz = 54;
+	w.tso.mss = 0;
+	TEST_ASSERT_EQUAL(post1(IBV_QPT_RAW_PACKET, &w), EINVAL, "mss 0");
+	w.tso.mss = 1000;
+	sg[0].length = DPV_MLX5_MAX_TSO;
+	TEST_ASSERT_EQUAL(post1(IBV_QPT_RAW_PACKET, &w), EINVAL, "max_tso");
+	sg[0].length = 700;
+	/* builder: data before the header */
+	dpv_mlx5_wr_start(&sq, IBV_QPT_RAW_PACKET, QPN);
+	dpv_mlx5_wr_op(&sq, 1, 0, IBV_WR_TSO);
+	dpv_mlx5_wr_sge_list(&sq, 2, sg);
+	TEST_ASSERT_EQUAL(dpv_mlx5_wr_complete(&sq), EINVAL, "");
+	TEST_ASSERT(!dpv_mlx5_sq_fetch(&sq, &out), "nothing posted");
+	/* builder in order */
+	dpv_mlx5_wr_start(&sq, IBV_QPT_RAW_PACKET, QPN);
+	dpv_mlx5_wr_op(&sq, 2, 0, IBV_WR_TSO);
+	dpv_mlx5_wr_tso(&sq, hdr, 66, 1448);
+	dpv_mlx5_wr_sge_list(&sq, 1, sg);
+	TEST_ASSERT_EQUAL(dpv_mlx5_wr_complete(&sq), 0, "");
+	TEST_ASSERT(dpv_mlx5_sq_fetch(&sq, &out), "");
+	TEST_ASSERT(out.opcode == IBV_WR_TSO && out.tso_mss == 1448 &&
+			    out.raw_hdr_len == 66 && out.num_sge == 1,
+		    "");
+	return TEST_SUCCESS;
+}
+
 /* A WQE the decoder cannot understand is flagged, not skipped silently. */
 static int
 test_malformed(void)
@@ -779,6 +878,7 @@ static struct dpv_test_suite mlx5_send_suite = {
 			TEST_CASE_ST(sq_setup_small, sq_teardown,
 				     test_ud_xrc_raw),
 			TEST_CASE_ST(sq_setup_small, sq_teardown, test_builder),
+			TEST_CASE_ST(sq_setup_tso, sq_teardown, test_tso_wqe),
 			TEST_CASE_ST(sq_setup_small, sq_teardown,
 				     test_post_fast),
 			TEST_CASE_ST(sq_setup_small, sq_teardown,

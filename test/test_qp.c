@@ -273,7 +273,7 @@ case_create_types_and_mask(void)
 	init_attr(&a, IBV_QPT_RC);
 	a.comp_mask |= IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
 	a.max_tso_header = 64;
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "TSO");
+	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "TSO: raw only");
 	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_RC, IBV_QP_INIT_ATTR_RX_HASH),
 			  EINVAL, "RSS: raw QPs only");
 	TEST_ASSERT_EQUAL(create_masked(IBV_QPT_RC, IBV_QP_INIT_ATTR_IND_TABLE),
@@ -389,7 +389,7 @@ case_send_ops(void)
 	init_attr(&a, IBV_QPT_RC);
 	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.send_ops_flags = IBV_QP_EX_WITH_TSO;
-	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "TSO");
+	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "TSO: raw only");
 	init_attr(&a, IBV_QPT_RC);
 	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.send_ops_flags = 1u << 11;

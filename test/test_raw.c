@@ -52,7 +52,9 @@ case_caps(void)
 			    a.packet_pacing_caps.qp_rate_limit_max >
 				    a.packet_pacing_caps.qp_rate_limit_min,
 		    "");
-	TEST_ASSERT_EQUAL(a.tso_caps.max_tso, 0, "no TSO");
+	TEST_ASSERT_EQUAL(a.tso_caps.max_tso, 262144, "TSO (test_raw_tso.c)");
+	TEST_ASSERT_EQUAL(a.tso_caps.supported_qpts, 1u << IBV_QPT_RAW_PACKET,
+			  "");
 	return TEST_SUCCESS;
 }
 

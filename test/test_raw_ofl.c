@@ -24,32 +24,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Poll until max completions or ms milliseconds have passed. */
-static int
-drain_ms(struct ibv_cq *c, struct ibv_wc *wc, int max, unsigned int ms)
-{
-	uint64_t end = now_ms() + ms;
-	int got = 0;
-
-	while (got < max && now_ms() < end) {
-		int r = ibv_poll_cq(c, max - got, wc + got);
-
-		if (r < 0)
-			return r;
-		got += r;
-	}
-	return got;
-}
-
 /* Send len bytes at send slot `slot` with an lkey and send flags. */
 static int
 send_with(struct ibv_qp *qp, unsigned int slot, uint32_t len, uint32_t lkey,
@@ -132,45 +106,6 @@ recvs_of(const struct ibv_wc *wc, int n, uint32_t qpn)
 	for (int i = 0; i < n; i++)
 		c += wc[i].opcode == IBV_WC_RECV && wc[i].qp_num == qpn;
 	return c;
-}
-
-/* Internet checksum (RFC 1071) of len bytes, added to sum. */
-static uint32_t
-sum16(const uint8_t *p, uint32_t len, uint32_t sum)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/* Whether the L4 checksum of an IPv4 datagram at ip verifies. */
-static bool
-l4_ok_v4(const uint8_t *ip)
-{
-	uint32_t hl = (ip[0] & 0xf) * 4u, tot = (uint32_t)ip[2] << 8 | ip[3];
-	uint32_t s = sum16(ip + 12, 8, 0) + ip[9] + (tot - hl);
-
-	return fold(sum16(ip + hl, tot - hl, s)) == 0xffff;
-}
-
-/* Whether the L4 checksum of an IPv6 datagram at ip verifies. */
-static bool
-l4_ok_v6(const uint8_t *ip)
-{
-	uint32_t pl = (uint32_t)ip[4] << 8 | ip[5];
-	uint32_t s = sum16(ip + 8, 32, 0) + ip[6] + pl;
-
-	return fold(sum16(ip + 40, pl, s)) == 0xffff;
 }
 
 /* Ethernet CRC-32 (reflected 0x04C11DB7), bit by bit. */

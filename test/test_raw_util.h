@@ -76,4 +76,15 @@ struct ibv_flow *rt_flow_ip_udp(struct ibv_qp *qp, uint32_t dip, uint16_t dport,
 /* A default or sniffer flow of type t. */
 struct ibv_flow *rt_flow_default(struct ibv_qp *qp, enum ibv_flow_attr_type t);
 
+/* Monotonic milliseconds. */
+uint64_t now_ms(void);
+/* Poll until max completions or ms milliseconds have passed. */
+int drain_ms(struct ibv_cq *c, struct ibv_wc *wc, int max, unsigned int ms);
+/* Internet checksum (RFC 1071) of len bytes, added to sum; fold() ends it. */
+uint32_t sum16(const uint8_t *p, uint32_t len, uint32_t sum);
+uint16_t fold(uint32_t sum);
+/* Whether the TCP/UDP checksum of the IPv4 / IPv6 datagram at ip verifies. */
+bool l4_ok_v4(const uint8_t *ip);
+bool l4_ok_v6(const uint8_t *ip);
+
 #endif

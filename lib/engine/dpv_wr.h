@@ -90,9 +90,18 @@ struct dpv_wr {
 	struct dpv_wr_ud ud;	  /**< UD only */
 	struct dpv_wr_bind bind;  /**< BIND_MW only */
 	/** RAW_PACKET: the frame starts with these header bytes, followed
-	 *  by the inline data or the SGEs. */
+	 *  by the inline data or the SGEs (IBV_WR_TSO: raw_hdr_len is the
+	 *  header template's length and its bytes are in tso_hdr[]). */
 	uint16_t raw_hdr_len;
 	uint8_t raw_hdr[DPV_WR_MAX_RAW_HDR];
+	/** IBV_WR_TSO: maximum segment size (payload bytes per frame). */
+	uint16_t tso_mss;
+	/** IBV_WR_TSO: the header template, up to two pieces pointing into
+	 *  the ring (the second when it wraps). Valid until retired. */
+	struct {
+		const void *addr;
+		uint32_t len;
+	} tso_hdr[2];
 	/** Inline payload: up to two pieces pointing into the ring (the
 	 *  second one when the data wraps). Valid until the WQE is retired. */
 	uint32_t inline_len;
@@ -140,6 +149,14 @@ struct dpv_cqe_info {
 	uint64_t timestamp;    /**< completion time stamp, 0 if none */
 	bool vlan_stripped;    /**< raw receive: an 802.1Q tag was removed */
 	uint16_t vlan_tci;     /**< its TCI (host order), if vlan_stripped */
+	/** Scatter to CQE: scat_len (1..DPV_CQE_SCAT_MAX) bytes of data the
+	 *  CQE carries itself instead of the buffer (successful receives;
+	 *  READ / atomic results), 0: none. */
+	const void *scat;
+	uint8_t scat_len;
 };
+
+/** Most data bytes a 64-byte CQE carries (mlx5 MLX5_INLINE_SCATTER_32). */
+#define DPV_CQE_SCAT_MAX 32
 
 #endif /* DPV_WR_H */

@@ -353,6 +353,10 @@ qp_has_work(const struct dpv_eqp *qp)
 		return true;
 	if (qp->sq != NULL && dpv_mlx5_wq_posted(&qp->sq->wq))
 		return true;
+	/* a raw TSO WQE fetched, its segments not all queued yet */
+	if (qp->type == IBV_QPT_RAW_PACKET && qp->sq != NULL &&
+	    qp->sq->wq.eng_ci != qp->sq->wq.eng_pi)
+		return true;
 	/* in ERR, new receive WQEs are flushed by the poll loop */
 	return qp->state == IBV_QPS_ERR && qp->rq != NULL && !qp->has_srq &&
 	       dpv_mlx5_wq_posted(&qp->rq->wq);
@@ -1270,6 +1274,11 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		ci.srqn = qp->srqn;
 	if (wc_flags & IBV_WC_WITH_INV)
 		ci.imm_data = 0;
+	if (qp->cqe_scat_len && status == IBV_WC_SUCCESS) {
+		ci.scat = qp->cqe_scat; /* scatter to CQE */
+		ci.scat_len = qp->cqe_scat_len;
+	}
+	qp->cqe_scat_len = 0;
 	ret = dpv_mlx5_cq_push(cq, &ci);
 	if (ret) {
 		ENGINE_LOG(WARNING, "qp %u: CQ overrun", qp->qpn);

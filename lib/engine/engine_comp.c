@@ -196,6 +196,11 @@ static void
 scatter(const struct dpv_eqp *qp, struct dpv_eswqe *w, uint64_t off,
 	const uint8_t *src, uint32_t len)
 {
+	if (dpv_scat_req(qp, &w->wr)) { /* into the CQE */
+		if (off + len <= sizeof(w->scat))
+			memcpy(w->scat + off, src, len);
+		return;
+	}
 	dpv_esge_copy(w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
 		      (uint8_t *)(uintptr_t)src, len, true);
 }
@@ -351,7 +356,11 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				state = COMP_LOST;
 				break;
 			}
-			memcpy(swqe_host(qp, w)[0], &v, sizeof(v));
+			if (dpv_scat_req(qp, &w->wr))
+				memcpy(w->scat, &v,
+				       sizeof(v)); /* into the CQE */
+			else
+				memcpy(swqe_host(qp, w)[0], &v, sizeof(v));
 			w->state = SWQE_DONE;
 			rd_cap_open(qp);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
@@ -489,6 +498,10 @@ dpv_engine_comp_drain(struct dpv_eqp *qp)
 			if (w->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 			    w->wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
 				len = 8;
+			if (!err && dpv_scat_req(qp, &w->wr)) {
+				qp->cqe_scat = w->scat;
+				qp->cqe_scat_len = (uint8_t)len;
+			}
 			dpv_engine_cqe(qp, false, w->wr.wqe_index,
 				       err ? (enum ibv_wc_status)w->status
 					   : IBV_WC_SUCCESS,

@@ -18,6 +18,7 @@
 #include <rte_spinlock.h>
 
 #include "dpv_engine.h"
+#include "dpv_engine_opts.h"
 #include "dpv_roce_hdr.h"
 #include "dpv_roce_opcode.h"
 #include "dpv_wr.h"
@@ -134,6 +135,7 @@ struct dpv_eswqe {
 	uint32_t rd_skip; /* READ asked again: responses already here */
 	uint32_t status;  /* enum ibv_wc_status when SWQE_ERROR */
 	uint64_t orig;	  /* atomic: value returned */
+	uint8_t scat[DPV_CQE_SCAT_MAX]; /* READ/atomic result for the CQE */
 	/* decoded by the ring (kept for retire); last: a QP's slots hold
 	 * only the SGEs its send queue can carry (qp->max_sge), followed by
 	 * as many checked process addresses (swqe_host()) */
@@ -213,6 +215,11 @@ struct dpv_eqp {
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 	uint32_t access;
 	struct dpv_engine_qp_stats st; /* per-QP counters */
+	uint32_t opts;		       /* DPV_QP_OPT_* (engine_opts.c) */
+	/* the data the next CQE carries (scatter to CQE), consumed by
+	 * dpv_engine_cqe() */
+	const uint8_t *cqe_scat;
+	uint8_t cqe_scat_len;
 
 	/* send work: ring of nswqe slots (a power of 2) of swqe_size
 	 * bytes each, sized by the SQ's SGE limit (max_sge) */
@@ -261,8 +268,35 @@ struct dpv_eqp {
 		struct dpv_eres res[DPV_ENGINE_MAX_RD_ATOMIC];
 		uint8_t res_n;	  /* ring size in use (0: not built yet) */
 		uint8_t res_head; /* next entry to (re)use */
+		/* scatter to CQE: the SEND being received, kept for its CQE */
+		uint8_t scat[DPV_CQE_SCAT_MAX];
+		uint8_t scat_len;
 	} resp;
 };
+
+/* Scatter to CQE, responder: a whole SEND of 1..32 bytes (opcode flags
+ * fl, payload len) goes into the receive CQE. */
+static inline bool
+dpv_scat_resp(const struct dpv_eqp *qp, uint32_t fl, uint32_t len)
+{
+	return (qp->opts & DPV_QP_OPT_SCAT_RESP) &&
+	       (fl & DPV_OPF_ONLY) == DPV_OPF_ONLY && len > 0 &&
+	       len <= DPV_CQE_SCAT_MAX;
+}
+
+/* Scatter to CQE, requester: the result of this READ / atomic goes into
+ * its send CQE (signalled WQEs only: an unsignalled one has no CQE). */
+static inline bool
+dpv_scat_req(const struct dpv_eqp *qp, const struct dpv_wr *w)
+{
+	if (!(qp->opts & DPV_QP_OPT_SCAT_REQ) ||
+	    !(qp->sq_sig_all || (w->flags & DPV_WR_F_SIGNALED)))
+		return false;
+	if (w->opcode == IBV_WR_RDMA_READ)
+		return w->total_len > 0 && w->total_len <= DPV_CQE_SCAT_MAX;
+	return w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
 
 /* A counter kept both per engine and per QP (per_qp 1 in the list). */
 #define DPV_EQP_COUNT(qp, n)                                                   \

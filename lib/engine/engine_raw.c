@@ -100,6 +100,8 @@ dpv_engine_raw_fini(struct dpv_engine *e)
 		free(r->rss[k].tbl);
 	free(r->rss);
 	free(r->flows);
+	for (unsigned int k = 0; k < r->nqps; k++)
+		raw_tso_free(&r->qps[k]);
 	free(r->qps);
 	free(r->scratch);
 	free(r);
@@ -512,6 +514,7 @@ dpv_engine_raw_qp_gone(struct dpv_engine *e, uint32_t qpn)
 	}
 	for (unsigned int i = 0; i < r->nqps; i++) {
 		if (r->qps[i].qpn == qpn) {
+			raw_tso_free(&r->qps[i]);
 			r->qps[i] = r->qps[--r->nqps];
 			break;
 		}
@@ -821,6 +824,45 @@ dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m)
 
 /* ----------------------------------------------------------------- send */
 
+/* Complete and retire a send WQE; false if the QP went to ERR. */
+static bool
+raw_send_done(struct raw_state *r, struct dpv_eqp *qp, const struct dpv_wr *w,
+	      enum ibv_wc_status st, enum ibv_wc_opcode op, uint32_t len)
+{
+	if (st != IBV_WC_SUCCESS && r != NULL)
+		r->st.tx_errors++;
+	if (st != IBV_WC_SUCCESS || qp->sq_sig_all ||
+	    (w->flags & DPV_WR_F_SIGNALED))
+		dpv_engine_cqe(qp, false, w->wqe_index, st, op,
+			       st == IBV_WC_SUCCESS ? len : 0, 0, 0, 0);
+	dpv_mlx5_sq_retire(qp->sq, w);
+	if (st != IBV_WC_SUCCESS) {
+		dpv_engine_qp_to_err(qp);
+		return false;
+	}
+	return true;
+}
+
+/* Go on with the TSO WQE q keeps; true when it is done. */
+static bool
+raw_tso_step(struct raw_state *r, struct dpv_eqp *qp, struct raw_qp *q)
+{
+	const struct dpv_wr *w;
+	uint32_t n;
+	bool paced, done;
+
+	done = raw_tso_run(qp, q, &n, &paced) != 0;
+	r->st.tx_frames += n;
+	if (paced)
+		r->st.tx_paced++;
+	if (!done)
+		return false;
+	w = raw_tso_wr(q);
+	raw_tso_end(q);
+	return raw_send_done(r, qp, w, IBV_WC_SUCCESS, IBV_WC_TSO,
+			     w->raw_hdr_len + (uint32_t)w->total_len);
+}
+
 void
 dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget)
 {
@@ -832,6 +874,11 @@ dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget)
 	if (qp->sq == NULL)
 		return;
 	while (*budget > 0 && dpv_engine_tx_room(e)) {
+		if (q != NULL && raw_tso_busy(q, qp)) {
+			if (!raw_tso_step(r, qp, q))
+				break;
+			continue;
+		}
 		if (q != NULL && !raw_pace_ok(q)) {
 			r->st.tx_paced++; /* the WQE waits in the ring */
 			break;
@@ -844,6 +891,15 @@ dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget)
 		uint8_t *d;
 
 		(*budget)--;
+		if (w.opcode == IBV_WR_TSO && !(w.flags & DPV_WR_F_MALFORMED)) {
+			st = q != NULL ? raw_tso_start(qp, q, &w)
+				       : IBV_WC_LOC_QP_OP_ERR;
+			if (st == IBV_WC_SUCCESS)
+				continue; /* its frames go from the top */
+			if (!raw_send_done(r, qp, &w, st, IBV_WC_TSO, 0))
+				return;
+			continue;
+		}
 		if (w.opcode != IBV_WR_SEND || (w.flags & DPV_WR_F_MALFORMED)) {
 			st = IBV_WC_LOC_QP_OP_ERR;
 			goto complete;
@@ -895,16 +951,7 @@ dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget)
 			r->st.tx_frames++;
 	complete:
 		rte_pktmbuf_free(m);
-		if (st != IBV_WC_SUCCESS && r != NULL)
-			r->st.tx_errors++;
-		if (st != IBV_WC_SUCCESS || qp->sq_sig_all ||
-		    (w.flags & DPV_WR_F_SIGNALED))
-			dpv_engine_cqe(qp, false, w.wqe_index, st, IBV_WC_SEND,
-				       st == IBV_WC_SUCCESS ? len : 0, 0, 0, 0);
-		dpv_mlx5_sq_retire(qp->sq, &w);
-		if (st != IBV_WC_SUCCESS) {
-			dpv_engine_qp_to_err(qp);
+		if (!raw_send_done(r, qp, &w, st, IBV_WC_SEND, len))
 			return;
-		}
 	}
 }

@@ -11,9 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <infiniband/verbs.h>
+
 #include "dpv_engine_raw.h"
 
 struct rte_mbuf;
+struct dpv_eqp;
+struct dpv_wr;
+struct raw_tso;
 
 /* Where a frame came from, when one of our raw QPs sent it. */
 struct raw_tag {
@@ -31,6 +36,7 @@ struct raw_qp {
 	int64_t depth;	   /* largest credit kept while idle */
 	int64_t last_cost; /* of the last frame sent */
 	uint64_t last_tsc;
+	struct raw_tso *tso; /* IBV_WR_TSO being segmented (engine_raw_tso.c) */
 };
 
 /* Mark an mbuf as sent by a raw QP (no-op if tags are unavailable). */
@@ -65,5 +71,23 @@ bool raw_csum_ok(const struct rte_mbuf *m);
  */
 int raw_fcs(const struct rte_mbuf *m, uint32_t len, uint8_t *scratch,
 	    uint32_t scratch_len, uint8_t fcs[4]);
+
+/*
+ * TSO (engine_raw_tso.c). raw_tso_start() checks a fetched IBV_WR_TSO WQE
+ * and keeps it: IBV_WC_SUCCESS, or the status to complete it with (then
+ * nothing is kept). raw_tso_run() queues its frames while the engine has
+ * room and the pacing allows: 1 when the last one is queued (complete and
+ * retire raw_tso_wr(), then raw_tso_end()), 0 to wait; *frames = frames
+ * queued, *paced = it waited for the rate. raw_tso_busy(): a WQE is kept
+ * and still the QP's oldest (false after a flush or a RESET).
+ */
+enum ibv_wc_status raw_tso_start(struct dpv_eqp *qp, struct raw_qp *q,
+				 const struct dpv_wr *w);
+bool raw_tso_busy(struct raw_qp *q, const struct dpv_eqp *qp);
+int raw_tso_run(struct dpv_eqp *qp, struct raw_qp *q, uint32_t *frames,
+		bool *paced);
+const struct dpv_wr *raw_tso_wr(const struct raw_qp *q);
+void raw_tso_end(struct raw_qp *q);
+void raw_tso_free(struct raw_qp *q);
 
 #endif

@@ -156,12 +156,30 @@ place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 	return 0;
 }
 
+/* Scatter to CQE: keep a whole small SEND for the receive CQE. */
+static int
+place_cqe(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
+{
+	if (qp->resp.rcv_off + len > qp->resp.rwqe.wr.total_len)
+		return -1;
+	memcpy(qp->resp.scat, src, len);
+	qp->resp.scat_len = (uint8_t)len;
+	qp->resp.rcv_off += len;
+	return 0;
+}
+
 /* Complete the receive WQE being filled. */
 static void
 complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
 	      uint32_t len, uint32_t imm, uint32_t src_qp, unsigned flags)
 {
 	struct dpv_erwqe *r = &qp->resp.rwqe;
+
+	if (qp->resp.scat_len) {
+		qp->cqe_scat = qp->resp.scat;
+		qp->cqe_scat_len = qp->resp.scat_len;
+		qp->resp.scat_len = 0;
+	}
 
 	dpv_engine_cqe(qp, true, r->wr.wqe_index, st, op, len, imm, src_qp,
 		       flags);
@@ -487,7 +505,11 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			break;
 		case RESP_EXECUTE:
 			if (fl & DPV_OPF_SEND) {
-				if (place(qp, pkt->payload, pkt->paylen) != 0) {
+				if ((dpv_scat_resp(qp, fl, pkt->paylen)
+					     ? place_cqe(qp, pkt->payload,
+							 pkt->paylen)
+					     : place(qp, pkt->payload,
+						     pkt->paylen)) != 0) {
 					complete_recv(qp, IBV_WC_LOC_LEN_ERR,
 						      IBV_WC_RECV, 0, 0, 0, 0);
 					state = rc ? RESP_NAK_INV : RESP_DROP;

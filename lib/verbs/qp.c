@@ -264,9 +264,10 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 	memset(cap, 0, sizeof(*cap));
 	if (qp->has_sq) {
 		/* memory-window binds: the ring sizes for UMR WQEs itself */
-		rc = dpv_mlx5_sq_init(sq, RTE_MAX(req->max_send_wr, 1u),
-				      req->max_send_sge, req->max_inline_data,
-				      SOCKET_ID_ANY);
+		rc = dpv_mlx5_sq_init_tso(sq, RTE_MAX(req->max_send_wr, 1u),
+					  req->max_send_sge,
+					  req->max_inline_data,
+					  qp->max_tso_header, SOCKET_ID_ANY);
 		if (rc)
 			return rc;
 		/* what the QP reports is within the device limits, so that
@@ -773,6 +774,8 @@ send_ops_supported(enum ibv_qp_type t)
 		return QP_SEND_OPS_UC;
 	case IBV_QPT_UD:
 		return QP_SEND_OPS_UD;
+	case IBV_QPT_RAW_PACKET:
+		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
 	default:
 		return 0;
 	}
@@ -813,8 +816,9 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	default:
 		return EINVAL;
 	}
-	if (cm & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
-		return EOPNOTSUPP; /* no TSO */
+	if ((cm & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
+	    (rc = dpv_raw_tso_check(a)) != 0) /* qp_raw.c */
+		return rc;
 	rss = cm & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH);
 	if (rss && (rc = dpv_rss_qp_check(ctx, a)) != 0)
 		return rc;
@@ -931,6 +935,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	qp->sq_sig_all = a->sq_sig_all;
 	if (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		qp->create_flags = a->create_flags;
+	if (a->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
+		qp->max_tso_header = a->max_tso_header;
 	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		qp->is_ex = true;
 		qp->send_ops_flags = a->send_ops_flags;
@@ -994,6 +1000,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		dpv_mlx5_sq_bind(&qp->sq, a->qp_type, ibqp->qp_num);
 #endif
 	rc = eng_create(qp);
+	if (rc == 0 && (rc = dpv_qp_opts_setup(qp)) != 0) /* qp_opts.c */
+		eng_destroy(qp);
 	if (rc == 0 && a->qp_type == IBV_QPT_RAW_PACKET) {
 		rc = dpv_raw_qp_setup(qp);
 		if (rc)

@@ -64,6 +64,7 @@ struct dpv_qp {
 	uint32_t create_flags; /**< accepted IBV_QP_CREATE_* bits */
 	uint32_t raw_flags;    /**< RAW_PACKET: DPV_RAW_QP_* (qp_raw.c) */
 	uint32_t rl_burst;     /**< RAW_PACKET: max_burst_sz of the rate */
+	uint32_t max_tso_header; /**< RAW_PACKET: IBV_WR_TSO header room */
 	uint64_t send_ops_flags;
 	int sq_sig_all;
 	struct ibv_qp_cap cap;	   /**< actual capacities */

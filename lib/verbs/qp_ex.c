@@ -47,6 +47,13 @@ wr_send_inv(struct ibv_qp_ex *x, uint32_t rkey)
 }
 
 static void
+wr_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz, uint16_t mss)
+{
+	if (op(x, IBV_WR_TSO))
+		dpv_mlx5_wr_tso(xsq(x), hdr, hdr_sz, mss);
+}
+
+static void
 wr_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr)
 {
 	if (op(x, IBV_WR_RDMA_WRITE))
@@ -207,6 +214,8 @@ dpv_qp_ex_init(struct dpv_qp *qp)
 		x->wr_send_imm = wr_send_imm;
 	if (f & IBV_QP_EX_WITH_SEND_WITH_INV)
 		x->wr_send_inv = wr_send_inv;
+	if (f & IBV_QP_EX_WITH_TSO)
+		x->wr_send_tso = wr_send_tso;
 	if (f & IBV_QP_EX_WITH_RDMA_WRITE)
 		x->wr_rdma_write = wr_rdma_write;
 	if (f & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)

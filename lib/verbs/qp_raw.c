@@ -2,7 +2,8 @@
 /*
  * What only raw-packet QPs have: the create flags that act on their
  * frames (IBV_QP_CREATE_SCATTER_FCS, _CVLAN_STRIPPING,
- * _BLOCK_SELF_MCAST_LB, mlx5dv's TIR self-loopback flags) and transmit
+ * _BLOCK_SELF_MCAST_LB, mlx5dv's TIR self-loopback flags), the TSO
+ * header size (IBV_QP_INIT_ATTR_MAX_TSO_HEADER) and transmit
  * pacing (IBV_QP_RATE_LIMIT, ibv_modify_qp_rate_limit). The engine does
  * the work (lib/engine/dpv_engine_raw.h).
  */
@@ -33,6 +34,24 @@ dpv_raw_create_flags_check(const struct ibv_qp_init_attr_ex *a)
 	if (f &
 	    (IBV_QP_CREATE_SOURCE_QPN | IBV_QP_CREATE_PCI_WRITE_END_PADDING))
 		return EOPNOTSUPP;
+	return 0;
+}
+
+_Static_assert(DPV_CAP_MAX_TSO_HEADER == DPV_MLX5_MAX_TSO_HEADER &&
+		       DPV_CAP_MIN_TSO_HEADER == DPV_MLX5_ETH_INLINE_HDR &&
+		       DPV_CAP_MAX_TSO == DPV_MLX5_MAX_TSO,
+	       "TSO limits of the device and of the ring");
+
+int
+dpv_raw_tso_check(const struct ibv_qp_init_attr_ex *a)
+{
+	if (a->qp_type != IBV_QPT_RAW_PACKET ||
+	    (a->comp_mask & IBV_QP_INIT_ATTR_RX_HASH))
+		return EOPNOTSUPP;
+	if (a->max_tso_header != 0 &&
+	    (a->max_tso_header < DPV_CAP_MIN_TSO_HEADER ||
+	     a->max_tso_header > DPV_CAP_MAX_TSO_HEADER))
+		return EINVAL;
 	return 0;
 }
 

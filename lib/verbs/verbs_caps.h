@@ -65,7 +65,7 @@
  * Raw packet (lib/engine/engine_raw.c, doc/guides/raw.rst): RAW_PACKET
  * QPs, receive WQs, RWQ indirection tables and RSS QPs (Toeplitz over
  * IPv4/IPv6 addresses and TCP/UDP ports), flows; checksum, VLAN stripping
- * and FCS offloads and transmit pacing done in software. No TSO.
+ * and FCS offloads, TSO and transmit pacing done in software.
  */
 #define DPV_CAP_RSS_MAX_TBLS	 64 /**< max_rwq_indirection_tables */
 #define DPV_CAP_RSS_LOG_TBL_SIZE 12 /**< log2 max_rwq_indirection_table_size */
@@ -74,6 +74,13 @@
 #define DPV_CAP_RAW_PACKET                                                     \
 	(IBV_RAW_PACKET_CAP_IP_CSUM | IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |     \
 	 IBV_RAW_PACKET_CAP_SCATTER_FCS)
+/** TSO on raw-packet QPs (IBV_WR_TSO): largest payload of one WR
+ *  (tso_caps.max_tso), as ConnectX reports 256 KiB. */
+#define DPV_CAP_MAX_TSO 262144u
+/** Smallest and largest IBV_QP_INIT_ATTR_MAX_TSO_HEADER (the header must
+ *  hold the 18 bytes an mlx5 Ethernet segment always carries). */
+#define DPV_CAP_MIN_TSO_HEADER 18u
+#define DPV_CAP_MAX_TSO_HEADER 256u
 /** Transmit pacing of raw-packet QPs (IBV_QP_RATE_LIMIT), in kbps. */
 #define DPV_CAP_RATE_LIMIT_MIN 1000u	  /**< 1 Mbit/s */
 #define DPV_CAP_RATE_LIMIT_MAX 100000000u /**< 100 Gbit/s */

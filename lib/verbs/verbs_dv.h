@@ -89,4 +89,28 @@ struct ibv_qp *dpv_gsi_qp_create(struct ibv_pd *pd,
  */
 int dpv_qp_raw_self_loopback(struct ibv_qp *qp, int uc, int mc);
 
+/**
+ * mlx5dv_create_qp()'s scatter-to-CQE create flags for a QP just created
+ * (before it takes traffic). By default an RC or UC QP receives SEND
+ * messages of 1..32 bytes in the receive CQE (MLX5_INLINE_SCATTER_32), and
+ * an RC QP created with sq_sig_all gets its READ (1..32 bytes) and atomic
+ * results in the send CQE; MLX5_SCATTER_TO_CQE=0 in the environment turns
+ * both off. MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE turns them off for
+ * this QP; MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE turns them on, the
+ * requester side also without sq_sig_all (for signalled WRs). Other types:
+ * accepted, no effect.
+ *
+ * @param qp the QP
+ * @param flags the two MLX5DV_QP_CREATE_*_SCATTER_TO_CQE bits, or 0
+ * @return 0; EINVAL (qp NULL, another bit, both bits); ENOENT.
+ */
+int dpv_qp_mlx5_create_flags(struct ibv_qp *qp, uint32_t flags);
+
+/**
+ * The scatter-to-CQE default of a created QP (verbs create path).
+ * @return 0 or an errno.
+ */
+struct dpv_qp;
+int dpv_qp_opts_setup(struct dpv_qp *qp);
+
 #endif /* DPV_VERBS_DV_H */

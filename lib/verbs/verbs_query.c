@@ -217,15 +217,15 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	fill_device_attr(dctx_dev(context), &a.orig_attr);
-	/* No ODP, timestamps, TSO, tag matching, CQ moderation or device
-	 * memory: all zero. */
+	/* No ODP, timestamps, tag matching, CQ moderation or device memory:
+	 * all zero. */
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	/* the 64-bit flags repeat the 32-bit ones (rdma-core and the kernel
 	 * do; programs read this field); no flag above bit 31 applies */
 	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags;
 	if (dctx_dev(context)->engine != NULL) {
 		/* raw packet (verbs_wq.c, verbs_flow.c, qp_raw.c): RSS and
-		 * WQs, offloads and pacing in software, no TSO */
+		 * WQs, offloads, TSO and pacing in software */
 		a.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 		a.rss_caps.max_rwq_indirection_tables = DPV_CAP_RSS_MAX_TBLS;
 		a.rss_caps.max_rwq_indirection_table_size =
@@ -243,6 +243,8 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		a.packet_pacing_caps.qp_rate_limit_max = DPV_CAP_RATE_LIMIT_MAX;
 		a.packet_pacing_caps.supported_qpts =
 			1u << IBV_QPT_RAW_PACKET;
+		a.tso_caps.max_tso = DPV_CAP_MAX_TSO;
+		a.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	}
 	memset(attr, 0, attr_size);
 	memcpy(attr, &a, RTE_MIN(attr_size, sizeof(a)));

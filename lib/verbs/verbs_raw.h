@@ -72,6 +72,14 @@ void dpv_flow_ops_init(struct verbs_context *vctx);
 int dpv_raw_create_flags_check(const struct ibv_qp_init_attr_ex *a);
 
 /**
+ * Check IBV_QP_INIT_ATTR_MAX_TSO_HEADER of a QP creation.
+ * @return 0 (a RAW_PACKET QP with its own send queue asking for 0 or
+ *   18..DPV_CAP_MAX_TSO_HEADER bytes); EINVAL (a size out of that range);
+ *   EOPNOTSUPP (another QP type or an RSS QP: TSO is for raw sends).
+ */
+int dpv_raw_tso_check(const struct ibv_qp_init_attr_ex *a);
+
+/**
  * Give a created RAW_PACKET QP (in the engine) its options: its context's
  * transport domain, the create flags, the receive checksum report.
  * @return 0 or an errno (ENOMEM).

@@ -3,8 +3,9 @@
 #
 # mlx5dv_create_qp's mlx5 attributes through our libmlx5.so.1, as an
 # unmodified program sees them (installed rdma-core headers, a live
-# dpverbs device): a create-flags mask with no flag, or with only
-# DISABLE_SCATTER_TO_CQE (what the engine always does), creates a QP;
+# dpverbs device): a create-flags mask with no flag, with
+# DISABLE_SCATTER_TO_CQE or with ALLOW_SCATTER_TO_CQE creates a QP (their
+# effect: dpv-test scat_cqe);
 # DISABLE and ALLOW together, or an unknown comp_mask bit, is EINVAL;
 # DC and flags that are not implemented are EOPNOTSUPP. The TIR
 # self-loopback flags are EOPNOTSUPP on an RC QP; on raw-packet QPs they
@@ -202,6 +203,8 @@ main(void)
 	try("DISABLE_SCATTER_TO_CQE",
 	    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 	    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE, 0);
+	try("ALLOW_SCATTER_TO_CQE", MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+	    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE, 0);
 	try("DISABLE and ALLOW_SCATTER_TO_CQE",
 	    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 	    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |

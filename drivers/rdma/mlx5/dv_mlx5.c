@@ -194,9 +194,11 @@ mlx5dv_create_qp(struct ibv_context *context,
 {
 	const uint32_t self_lb = MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC |
 				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC;
+	const uint32_t scat = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
+			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
 	struct ibv_qp *qp;
 	uint32_t f = 0;
-	int rc;
+	int rc = 0;
 
 	if (context == NULL || qp_attr == NULL) {
 		errno = EINVAL;
@@ -223,12 +225,11 @@ mlx5dv_create_qp(struct ibv_context *context,
 			errno = EINVAL;
 			return NULL;
 		}
-		/* asking for nothing, or for no scatter to CQE (the engine
-		 * never scatters into CQEs) is what a plain QP does; the
-		 * self-loopback flags are for raw-packet QPs (as the kernel
-		 * has it: other types EOPNOTSUPP) */
-		f &= ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE;
-		if ((f & ~self_lb) != 0 ||
+		/* scatter to CQE: any type (no effect where it does not
+		 * apply, as on ConnectX); the self-loopback flags are for
+		 * raw-packet QPs (as the kernel has it: other types
+		 * EOPNOTSUPP) */
+		if ((f & ~(self_lb | scat)) != 0 ||
 		    ((f & self_lb) && qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
 		    (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
 			   MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)) ||
@@ -237,11 +238,14 @@ mlx5dv_create_qp(struct ibv_context *context,
 			DV_MLX5_NOTSUP_NULL();
 	}
 	qp = ibv_create_qp_ex(context, qp_attr);
-	if (qp == NULL || !(f & self_lb))
-		return qp;
-	rc = dpv_qp_raw_self_loopback(
-		qp, !!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC),
-		!!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC));
+	if (qp == NULL)
+		return NULL;
+	if (f & scat)
+		rc = dpv_qp_mlx5_create_flags(qp, f & scat);
+	if (rc == 0 && (f & self_lb))
+		rc = dpv_qp_raw_self_loopback(
+			qp, !!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC),
+			!!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC));
 	if (rc) {
 		ibv_destroy_qp(qp);
 		errno = rc;

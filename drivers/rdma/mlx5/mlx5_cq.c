@@ -272,6 +272,11 @@ mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 			c.vlan_info = htobe16(ci->vlan_tci);
 		}
 	}
+	if (ci->scat_len && ci->status == IBV_WC_SUCCESS) {
+		/* scatter to CQE: the data in the first 32 bytes */
+		memcpy(&c, ci->scat, RTE_MIN(ci->scat_len, DPV_CQE_SCAT_MAX));
+		owner |= MLX5_INLINE_SCATTER_32;
+	}
 	dst = &cq->buf[cq->prod_index & (cq->cqe_cnt - 1)];
 	memcpy(dst, &c, offsetof(struct mlx5_cqe64, op_own));
 	dpv_barrier_before_cqe_owner();
@@ -576,6 +581,7 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	struct mlx5_cqe64 *cqe = &cq->buf[cq->cons_index & (cq->cqe_cnt - 1)];
 	uint8_t oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
 	uint8_t op = oo >> 4;
+	struct dpv_mlx5_wq *rwq;
 	uint32_t qpn, srqn, fr;
 	uint16_t ctr;
 
@@ -593,19 +599,30 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	cq->cur_vlan = be16toh(cqe->vlan_info);
 
 	switch (op) {
-	case MLX5_CQE_REQ:
+	case MLX5_CQE_REQ: {
+		struct dpv_mlx5_wq *sq = lookup(arg, qpn, false);
+
 		wc->status = IBV_WC_SUCCESS;
 		wc->byte_len = be32toh(cqe->byte_cnt);
-		return req_done(lookup(arg, qpn, false), ctr, wc,
-				be32toh(cqe->sop_drop_qpn) >> 24);
+		if (oo & MLX5_INLINE_SCATTER_32)
+			wc->status = dpv_mlx5_scat_to_send(sq, ctr, cqe,
+							   wc->byte_len);
+		return req_done(sq, ctr, wc, be32toh(cqe->sop_drop_qpn) >> 24);
+	}
 	case MLX5_CQE_RESP_WR_IMM:
 	case MLX5_CQE_RESP_SEND:
 	case MLX5_CQE_RESP_SEND_IMM:
 	case MLX5_CQE_RESP_SEND_INV:
 		srqn = be32toh(cqe->srqn_uidx) & 0xffffff;
-		if (resp_done(lookup_recv(lookup, arg, qpn, srqn), ctr, wc))
+		rwq = lookup_recv(lookup, arg, qpn, srqn);
+		/* before resp_done: an SRQ slot is free after it */
+		wc->status =
+			(oo & MLX5_INLINE_SCATTER_32)
+				? dpv_mlx5_scat_to_recv(rwq, ctr, cqe,
+							be32toh(cqe->byte_cnt))
+				: IBV_WC_SUCCESS;
+		if (resp_done(rwq, ctr, wc))
 			return EIO;
-		wc->status = IBV_WC_SUCCESS;
 		wc->byte_len = be32toh(cqe->byte_cnt);
 		wc->opcode = op == MLX5_CQE_RESP_WR_IMM
 				     ? IBV_WC_RECV_RDMA_WITH_IMM

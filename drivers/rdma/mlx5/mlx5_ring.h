@@ -94,10 +94,15 @@ enum {
 	/** blocks of the largest UMR WQE (MW bind: ctrl 16 + UMR ctrl 48 +
 	 * mkey context 64 + KLM 64 bytes) */
 	DPV_MLX5_UMR_WQE_BB = 3,
-	DPV_MLX5_MAX_RQ_WQE = 1 << 15,	  /**< WQEs per RQ/SRQ */
-	DPV_MLX5_MAX_CQE = 1 << 22,	  /**< CQEs per CQ */
-	DPV_MLX5_ETH_INLINE_HDR = 18,	  /**< raw packet: L2 bytes inlined in
-					       the Ethernet segment */
+	DPV_MLX5_MAX_RQ_WQE = 1 << 15, /**< WQEs per RQ/SRQ */
+	DPV_MLX5_MAX_CQE = 1 << 22,    /**< CQEs per CQ */
+	DPV_MLX5_ETH_INLINE_HDR = 18,  /**< raw packet: L2 bytes inlined in
+					    the Ethernet segment */
+	/** raw packet TSO: largest header (IBV_WR_TSO hdr_sz) a WQE carries
+	 *  inline, from the Ethernet segment on */
+	DPV_MLX5_MAX_TSO_HEADER = 256,
+	/** raw packet TSO: largest payload of one IBV_WR_TSO (max_tso) */
+	DPV_MLX5_MAX_TSO = 1 << 18,
 };
 
 /** XRC segment (rdma-core's struct mlx5_wqe_xrc_seg, not in mlx5dv.h). */
@@ -148,6 +153,7 @@ struct dpv_mlx5_sq {
 	uint32_t bb_tail;      /**< first block not yet completed */
 	uint32_t max_inline;   /**< actual inline capacity */
 	uint32_t max_wqe_bb;   /**< blocks of the largest WQE (incl. UMR) */
+	uint32_t max_tso_header; /**< largest IBV_WR_TSO header (0: no TSO) */
 	uint32_t *wqe_head;    /**< per slot: value of head for that WR */
 	uint32_t *wqe_bbend;   /**< per slot: cur_post after that WQE */
 	uint32_t *wr_data;     /**< per slot: IBV_WC_BIND_MW/LOCAL_INV for
@@ -177,6 +183,7 @@ struct dpv_mlx5_sq {
 		uint32_t hdr_off;  /**< where raddr/atomic/data begin */
 		uint32_t data_off; /**< where the data segments begin */
 		bool ud_set, data_set;
+		bool tso_set; /**< IBV_WR_TSO: header and MSS written */
 	} bld;
 };
 
@@ -285,6 +292,23 @@ void dpv_mlx5_av_parse(const struct mlx5_wqe_av *av,
  */
 int dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 		     unsigned int max_sge, unsigned int max_inline, int socket);
+
+/**
+ * dpv_mlx5_sq_init() for a raw-packet QP that posts IBV_WR_TSO: every
+ * slot also has room for a TSO header of max_tso_header bytes inline in
+ * the Ethernet segment (as rdma-core's mlx5 sizes it), and
+ * dpv_mlx5_wr_tso() accepts headers up to that size.
+ * @param sq             zeroed or uninitialised structure
+ * @param max_wr         1..; the result may be larger
+ * @param max_sge        0..DPV_MLX5_MAX_SEND_SGE
+ * @param max_inline     0..DPV_MLX5_MAX_INLINE
+ * @param max_tso_header 0 (no TSO) or 18..DPV_MLX5_MAX_TSO_HEADER
+ * @param socket         NUMA socket or SOCKET_ID_ANY
+ * @return 0; EINVAL on a limit exceeded; ENOMEM.
+ */
+int dpv_mlx5_sq_init_tso(struct dpv_mlx5_sq *sq, unsigned int max_wr,
+			 unsigned int max_sge, unsigned int max_inline,
+			 unsigned int max_tso_header, int socket);
 
 /** Free an SQ's memory (safe on a zeroed or already freed structure). */
 void dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq);
@@ -438,11 +462,12 @@ void dpv_mlx5_srq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx5dv_srq *out);
  * @param qpn  QP number written in the control segments
  * @param wr   list; UD WRs need wr.ud.ah pointing into a struct dpv_mlx5_ah
  * @param bad  set to the failing WR on error
- * @return 0; ENOMEM queue full; EOPNOTSUPP IBV_WR_TSO (raw packet) or a
- *   bind longer than 2 GiB; EINVAL opcode not valid for the QP type,
- *   too many SGEs, inline data larger than max_inline, unknown send flag,
- *   missing AH, raw packet shorter than the Ethernet header, atomic with
- *   more than one SGE.
+ * @return 0; ENOMEM queue full; EOPNOTSUPP a bind longer than 2 GiB;
+ *   EINVAL opcode not valid for the QP type, too many SGEs, inline data
+ *   larger than max_inline, unknown send flag, missing AH, raw packet
+ *   shorter than the Ethernet header, atomic with more than one SGE,
+ *   IBV_WR_TSO (raw packet only) with hdr_sz outside 18..max_tso_header,
+ *   no header or a payload above DPV_MLX5_MAX_TSO.
  */
 int dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 		       uint32_t qpn, struct ibv_send_wr *wr,
@@ -607,6 +632,16 @@ void dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey,
 			 uint32_t new_rkey, enum ibv_mw_type mw_type,
 			 const struct ibv_mw_bind_info *info);
 void dpv_mlx5_wr_local_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey);
+/**
+ * TSO (after dpv_mlx5_wr_op(..., IBV_WR_TSO) on a raw-packet SQ): the
+ * header template goes inline into the Ethernet segment
+ * (inline_hdr_sz = hdr_sz, continuing past inline_hdr in 16-byte units,
+ * as ConnectX reads it) with the MSS; the payload follows as SGEs or
+ * inline data. Errors (hdr NULL, hdr_sz outside 18..max_tso_header, mss 0)
+ * are recorded: EINVAL.
+ */
+void dpv_mlx5_wr_tso(struct dpv_mlx5_sq *sq, const void *hdr, uint16_t hdr_sz,
+		     uint16_t mss);
 void dpv_mlx5_wr_sge_list(struct dpv_mlx5_sq *sq, size_t num_sge,
 			  const struct ibv_sge *sg_list);
 void dpv_mlx5_wr_inline_list(struct dpv_mlx5_sq *sq, size_t num_buf,

@@ -105,6 +105,18 @@ mlx5r_db_write(struct dpv_mlx5_wq *wq, uint32_t val)
 	__atomic_store_n((uint32_t *)wq->db, htobe32(val), __ATOMIC_RELAXED);
 }
 
+/**
+ * Scatter to CQE (mlx5_scat.c): copy the len bytes a CQE carried into the
+ * buffers of the receive WQE wqe_ctr of an RQ/SRQ, or of the READ / atomic
+ * send WQE starting at block wqe_ctr of an SQ.
+ * @return IBV_WC_SUCCESS, IBV_WC_LOC_LEN_ERR (the buffers are shorter) or
+ *   IBV_WC_GENERAL_ERR (no such queue or WQE kind).
+ */
+int dpv_mlx5_scat_to_recv(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr,
+			  const void *src, uint32_t len);
+int dpv_mlx5_scat_to_send(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr,
+			  const void *src, uint32_t len);
+
 /** Release an SRQ WQE slot back to the free list (poll side). */
 void mlx5r_srq_free(struct dpv_mlx5_rq *rq, uint32_t idx);
 

@@ -80,7 +80,7 @@ op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_QPT_UD:
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
 	case IBV_QPT_RAW_PACKET:
-		return op == IBV_WR_SEND;
+		return op == IBV_WR_SEND || op == IBV_WR_TSO;
 	default:
 		return false;
 	}
@@ -106,6 +106,8 @@ wr_to_mlx5_op(enum ibv_wr_opcode op)
 		return MLX5_OPCODE_ATOMIC_CS;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return MLX5_OPCODE_ATOMIC_FA;
+	case IBV_WR_TSO:
+		return MLX5_OPCODE_TSO;
 	default:
 		return MLX5_OPCODE_UMR; /* BIND_MW, LOCAL_INV */
 	}
@@ -134,7 +136,9 @@ bld_close(struct dpv_mlx5_sq *sq)
 	if (!sq->bld.open)
 		return;
 	if ((sq->type == IBV_QPT_UD && !sq->bld.ud_set) ||
-	    (sq->type == IBV_QPT_RAW_PACKET && !sq->bld.data_set)) {
+	    (sq->type == IBV_QPT_RAW_PACKET &&
+	     !(sq->bld.op == IBV_WR_TSO ? sq->bld.tso_set
+					: sq->bld.data_set))) {
 		bld_fail(sq, EINVAL);
 		return;
 	}
@@ -183,10 +187,6 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 	bld_close(sq);
 	if (sq->bld.err)
 		return sq->bld.err;
-	if (op == IBV_WR_TSO && sq->type == IBV_QPT_RAW_PACKET) {
-		bld_fail(sq, EOPNOTSUPP);
-		return EOPNOTSUPP;
-	}
 	if (!op_valid(sq->type, op) || (send_flags & ~SEND_FLAGS_OK) ||
 	    ((send_flags & IBV_SEND_IP_CSUM) &&
 	     sq->type != IBV_QPT_RAW_PACKET)) {
@@ -236,6 +236,7 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 	sq->bld.off = data;
 	sq->bld.ud_set = false;
 	sq->bld.data_set = false;
+	sq->bld.tso_set = false;
 	mlx5r_zero(&sq->wq, wqe_pos(sq, 0), data);
 	if (sq->type == IBV_QPT_RAW_PACKET && (send_flags & IBV_SEND_IP_CSUM)) {
 		uint8_t cs = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
@@ -318,6 +319,47 @@ dpv_mlx5_wr_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey)
 {
 	if (bld_check(sq))
 		sq->bld.imm = htobe32(invalidate_rkey);
+}
+
+void
+dpv_mlx5_wr_tso(struct dpv_mlx5_sq *sq, const void *hdr, uint16_t hdr_sz,
+		uint16_t mss)
+{
+	const uint32_t at =
+		CTRL_SZ + offsetof(struct mlx5_wqe_eth_seg, inline_hdr_start);
+	uint32_t extra;
+	__be16 v;
+	int rc;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.op != IBV_WR_TSO || sq->bld.tso_set || hdr == NULL ||
+	    hdr_sz < DPV_MLX5_ETH_INLINE_HDR || hdr_sz > sq->max_tso_header ||
+	    mss == 0) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	/* the header runs on from inline_hdr_start into whole 16-byte units
+	 * after the Ethernet segment; the data segments follow those */
+	extra = RTE_ALIGN_CEIL(hdr_sz - DPV_MLX5_ETH_INLINE_HDR, 16u);
+	rc = bld_room(sq, sq->bld.off + extra);
+	if (rc) {
+		bld_fail(sq, rc);
+		return;
+	}
+	mlx5r_zero(&sq->wq, wqe_pos(sq, sq->bld.off), extra);
+	v = htobe16(mss);
+	bld_write(sq, CTRL_SZ + offsetof(struct mlx5_wqe_eth_seg, mss), &v,
+		  sizeof(v));
+	v = htobe16(hdr_sz);
+	bld_write(sq,
+		  CTRL_SZ + offsetof(struct mlx5_wqe_eth_seg, inline_hdr_sz),
+		  &v, sizeof(v));
+	bld_write(sq, at, hdr, hdr_sz);
+	sq->bld.hdr_off += extra;
+	sq->bld.data_off += extra;
+	sq->bld.off += extra;
+	sq->bld.tso_set = true;
 }
 
 void
@@ -540,7 +582,23 @@ bld_data(struct dpv_mlx5_sq *sq, const struct pieces *p, bool inl)
 		bld_fail(sq, EINVAL);
 		return;
 	}
-	if (sq->type == IBV_QPT_RAW_PACKET) {
+	if (sq->bld.op == IBV_WR_TSO && !sq->bld.tso_set) {
+		bld_fail(sq, EINVAL); /* the header comes first */
+		return;
+	}
+	if (sq->bld.op == IBV_WR_TSO) {
+		uint64_t total = 0;
+		uint32_t len;
+
+		for (size_t j = 0; j < p->n; j++) {
+			piece(p, j, &len);
+			total += len;
+		}
+		if (total > DPV_MLX5_MAX_TSO) {
+			bld_fail(sq, EINVAL);
+			return;
+		}
+	} else if (sq->type == IBV_QPT_RAW_PACKET) {
 		rc = bld_eth_hdr(sq, p, &i, &skip);
 		if (rc) {
 			bld_fail(sq, rc);
@@ -823,6 +881,10 @@ dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 		case IBV_WR_LOCAL_INV:
 			dpv_mlx5_wr_local_inv(sq, wr->invalidate_rkey);
 			break;
+		case IBV_WR_TSO:
+			dpv_mlx5_wr_tso(sq, wr->tso.hdr, wr->tso.hdr_sz,
+					wr->tso.mss);
+			break;
 		default:
 			break;
 		}
@@ -909,6 +971,33 @@ decode_umr(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
 	return true;
 }
 
+/* The TSO part of a raw WQE's Ethernet segment: MSS and the header
+ * template, left in the ring (tso_hdr[] points at it). */
+static bool
+decode_tso(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
+	   uint32_t end, uint16_t hl, const struct mlx5_wqe_eth_seg *e,
+	   struct dpv_wr *out)
+{
+	uint32_t size = mlx5r_ring_bytes(&sq->wq);
+	uint32_t p, first;
+
+	if (hl < DPV_MLX5_ETH_INLINE_HDR || hl > DPV_MLX5_MAX_TSO_HEADER ||
+	    off + ETH_SEG_SZ +
+			    RTE_ALIGN_CEIL(hl - DPV_MLX5_ETH_INLINE_HDR, 16u) >
+		    end)
+		return false;
+	p = (base + off + offsetof(struct mlx5_wqe_eth_seg, inline_hdr_start)) &
+	    (size - 1);
+	first = RTE_MIN((uint32_t)hl, size - p);
+	out->raw_hdr_len = hl;
+	out->tso_mss = be16toh(e->mss);
+	out->tso_hdr[0].addr = sq->wq.buf + p;
+	out->tso_hdr[0].len = first;
+	out->tso_hdr[1].addr = sq->wq.buf;
+	out->tso_hdr[1].len = hl - first;
+	return true;
+}
+
 /* Decode the WQE at block counter start; false if malformed. */
 static bool
 decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
@@ -952,13 +1041,21 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 
 		mlx5r_copy_out(&sq->wq, base + off, &e, sizeof(e));
 		hl = be16toh(e.inline_hdr_sz);
-		if (hl > 2 + sizeof(e.inline_hdr))
-			return false;
-		out->raw_hdr_len = hl;
-		memcpy(out->raw_hdr, e.inline_hdr_start, hl);
 		if (e.cs_flags & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM))
 			out->flags |= DPV_WR_F_IP_CSUM;
-		off += sizeof(e);
+		if (op == MLX5_OPCODE_TSO) {
+			if (!decode_tso(sq, base, off, end, hl, &e, out))
+				return false;
+			off += ETH_SEG_SZ +
+			       RTE_ALIGN_CEIL(hl - DPV_MLX5_ETH_INLINE_HDR,
+					      16u);
+		} else {
+			if (hl > 2 + sizeof(e.inline_hdr))
+				return false;
+			out->raw_hdr_len = hl;
+			memcpy(out->raw_hdr, e.inline_hdr_start, hl);
+			off += sizeof(e);
+		}
 	}
 	switch (op) {
 	case MLX5_OPCODE_SEND:
@@ -999,6 +1096,12 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 		break;
 	case MLX5_OPCODE_UMR:
 		return decode_umr(sq, base, off, end, idx, out);
+	case MLX5_OPCODE_TSO:
+		if (sq->type != IBV_QPT_RAW_PACKET)
+			return false;
+		out->opcode = IBV_WR_TSO;
+		out->imm_data = 0;
+		break;
 	default:
 		return false;
 	}

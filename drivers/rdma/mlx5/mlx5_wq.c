@@ -67,15 +67,29 @@ int
 dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 		 unsigned int max_sge, unsigned int max_inline, int socket)
 {
-	const uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + 48;
+	return dpv_mlx5_sq_init_tso(sq, max_wr, max_sge, max_inline, 0, socket);
+}
+
+int
+dpv_mlx5_sq_init_tso(struct dpv_mlx5_sq *sq, unsigned int max_wr,
+		     unsigned int max_sge, unsigned int max_inline,
+		     unsigned int max_tso_header, int socket)
+{
+	uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + 48;
 	uint32_t data, bytes, nbb, ring_bb, cnt;
 	uint64_t total;
 	int rc;
 
 	memset(sq, 0, sizeof(*sq));
 	if (max_wr == 0 || max_sge > DPV_MLX5_MAX_SEND_SGE ||
-	    max_inline > DPV_MLX5_MAX_INLINE)
+	    max_inline > DPV_MLX5_MAX_INLINE ||
+	    max_tso_header > DPV_MLX5_MAX_TSO_HEADER ||
+	    (max_tso_header && max_tso_header < DPV_MLX5_ETH_INLINE_HDR))
 		return EINVAL;
+	/* a TSO header continues past the Ethernet segment's 18 bytes */
+	if (max_tso_header)
+		hdr += RTE_ALIGN_CEIL(max_tso_header - DPV_MLX5_ETH_INLINE_HDR,
+				      16u);
 	data = RTE_MAX(max_sge * 16u,
 		       max_inline ? RTE_ALIGN_CEIL(max_inline + 4u, 16u) : 0u);
 	bytes = RTE_MAX(hdr + data, (uint32_t)MLX5_SEND_WQE_BB);
@@ -101,6 +115,7 @@ dpv_mlx5_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	}
 	sq->wq.kind = DPV_MLX5_WQ_SQ;
 	sq->max_wqe_bb = ring_bb;
+	sq->max_tso_header = max_tso_header;
 	sq->wq.max_post = cnt / ring_bb;
 	sq->wq.max_gs = RTE_MIN((nbb * MLX5_SEND_WQE_BB - hdr) / 16,
 				(uint32_t)DPV_MLX5_MAX_SEND_SGE);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_ENGINE_OPTS_H
+#define DPV_ENGINE_OPTS_H
+
+/**
+ * @file
+ * Per-QP options of the engine that mlx5dv_create_qp() chooses on
+ * ConnectX: scatter to CQE (small payloads carried in the 64-byte CQE
+ * instead of the buffer, MLX5_INLINE_SCATTER_32) and packet-based
+ * end-to-end credits.
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dpv_engine;
+
+/**
+ * @name Options of a QP (dpv_engine_qp_opts_set())
+ * @{
+ */
+/** Responder: a SEND message of 1..32 bytes (one packet) is placed in its
+ *  receive CQE (RC, UC). */
+#define DPV_QP_OPT_SCAT_RESP 0x1u
+/** Requester: the result of a signalled RDMA READ of 1..32 bytes or of an
+ *  atomic is placed in its send CQE (RC). */
+#define DPV_QP_OPT_SCAT_REQ 0x2u
+/** @} */
+
+/**
+ * Set the options of QP qpn (replaces the previous ones).
+ * @param e  engine
+ * @param qpn  the QP
+ * @param opts  DPV_QP_OPT_* bits
+ * @return 0; -EINVAL (NULL engine, unknown bit); -ENOENT (no such QP).
+ */
+int dpv_engine_qp_opts_set(struct dpv_engine *e, uint32_t qpn, uint32_t opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Per-QP options set by the verbs layer (dpv_engine_opts.h). */
+#include <errno.h>
+
+#include "engine_int.h"
+#include "dpv_engine_opts.h"
+
+#define OPTS_KNOWN (DPV_QP_OPT_SCAT_RESP | DPV_QP_OPT_SCAT_REQ)
+
+int
+dpv_engine_qp_opts_set(struct dpv_engine *e, uint32_t qpn, uint32_t opts)
+{
+	struct dpv_eqp *qp;
+	int ret = 0;
+
+	if (e == NULL || (opts & ~OPTS_KNOWN))
+		return -EINVAL;
+	dpv_engine_lock(e);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp == NULL)
+		ret = -ENOENT;
+	else
+		qp->opts = opts;
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}

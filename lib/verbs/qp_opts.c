@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * QP options that ConnectX sets per QP at creation (lib/engine's
+ * dpv_engine_opts.h): scatter to CQE. As rdma-core's mlx5 provider and
+ * the kernel's mlx5 driver choose them:
+ *  - responder: on for RC and UC QPs unless MLX5_SCATTER_TO_CQE=0 is in
+ *    the environment or mlx5dv_create_qp() gives
+ *    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE;
+ *  - requester (RC): the same, and only if every WR is signalled
+ *    (sq_sig_all) or MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE is given.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "qp.h"
+#include "verbs_dv.h"
+#include "dpv_engine_opts.h"
+
+static bool
+scatter_default(void)
+{
+	const char *v = getenv("MLX5_SCATTER_TO_CQE");
+
+	return v == NULL || strcmp(v, "0") != 0;
+}
+
+static uint32_t
+opts_for(const struct dpv_qp *qp, bool scatter, bool allow)
+{
+	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
+	uint32_t o = 0;
+
+	if (!scatter || (t != IBV_QPT_RC && t != IBV_QPT_UC))
+		return 0;
+	o |= DPV_QP_OPT_SCAT_RESP;
+	if (t == IBV_QPT_RC && (allow || qp->sq_sig_all))
+		o |= DPV_QP_OPT_SCAT_REQ;
+	return o;
+}
+
+static int
+opts_push(struct dpv_qp *qp, uint32_t o)
+{
+	int rc;
+
+	if (qp->engine == NULL)
+		return 0;
+	rc = dpv_engine_qp_opts_set(qp->engine, qp->qpex.qp_base.qp_num, o);
+	return rc < 0 ? -rc : 0;
+}
+
+int
+dpv_qp_opts_setup(struct dpv_qp *qp)
+{
+	return opts_push(qp, opts_for(qp, scatter_default(), false));
+}
+
+int
+dpv_qp_mlx5_create_flags(struct ibv_qp *ibqp, uint32_t flags)
+{
+	const uint32_t known = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
+			       MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
+	struct dpv_qp *qp;
+	bool scatter;
+	int rc;
+
+	if (ibqp == NULL || (flags & ~known) || (flags & known) == known)
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	scatter = (flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE) ||
+		  (!(flags & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
+		   scatter_default());
+	pthread_mutex_lock(&qp->lock);
+	rc = opts_push(qp,
+		       opts_for(qp, scatter,
+				flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE));
+	pthread_mutex_unlock(&qp->lock);
+	return rc;
+}
