@@ -49,11 +49,15 @@ struct raw_state {
 	struct raw_qp *qps; /* options and pacing of raw QPs */
 	unsigned int nqps, qcap;
 	uint8_t *scratch; /* RAW_SCRATCH bytes: a segmented frame's FCS */
+	struct raw_state *all_next; /* raw_all */
 	struct dpv_engine_raw_stats st;
 };
 
-/* raw_tag_init() once for all engines */
+/* raw_tag_init() once for all engines; raw_all: every engine's raw state
+ * (the engine lives in DPDK memory, which leak checkers do not scan: the
+ * process's own list keeps the state reachable until dpv_engine_destroy) */
 static pthread_mutex_t raw_tag_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct raw_state *raw_all;
 
 static inline struct raw_state *
 raw_find(struct dpv_engine *e)
@@ -84,6 +88,10 @@ raw_get(struct dpv_engine *e)
 		r->e = e;
 		r->next_id = 1;
 		e->raw = r;
+		pthread_mutex_lock(&raw_tag_lock);
+		r->all_next = raw_all;
+		raw_all = r;
+		pthread_mutex_unlock(&raw_tag_lock);
 	}
 	return r;
 }
@@ -96,6 +104,15 @@ dpv_engine_raw_fini(struct dpv_engine *e)
 	if (r == NULL)
 		return;
 	e->raw = NULL;
+	pthread_mutex_lock(&raw_tag_lock);
+	for (struct raw_state **pp = &raw_all; *pp != NULL;
+	     pp = &(*pp)->all_next) {
+		if (*pp == r) {
+			*pp = r->all_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&raw_tag_lock);
 	for (unsigned int k = 0; k < r->nrss; k++)
 		free(r->rss[k].tbl);
 	free(r->rss);
