@@ -47,11 +47,33 @@ check_counters() {
 	fi
 }
 
+# The ACK of the client's last SEND lost: the server has finished its
+# iterations and gone, and the client retries that SEND to no one until
+# its retry count runs out (IBV_WC_RETRY_EXC_ERR, as on any RC hardware
+# whose peer left). That run says nothing of the engine: run it again once
+# with other faults.
+last_ack_lost() {
+	grep -Eq "^$N iters in" "$IC_TMP/$1.server" &&
+		grep -q "retry counter exceeded" "$IC_TMP/$1.client"
+}
+
 PAT='[0-9]+ iters in [0-9.]+ seconds'
 for s in $SIZES; do
-	SPATTERN=$PAT ic_pair "rc-pingpong-s$s" "$PAT" "$FAULT" -- \
-		ibv_rc_pingpong -d dpv0 -g 1 -p $IC_TCP -n $N -s $s -c &&
-		check_counters "rc-pingpong-s$s"
+	name=rc-pingpong-s$s
+	ok=0
+	SPATTERN=$PAT ic_pair "$name" "$PAT" "$FAULT" -- \
+		ibv_rc_pingpong -d dpv0 -g 1 -p $IC_TCP -n $N -s $s -c || ok=1
+	if [ $ok = 1 ] && last_ack_lost "$name"; then
+		IC_FAILS=$((IC_FAILS - 1))
+		echo "  (the server finished and left, the last ACK was lost:" \
+			"once more with other faults)"
+		ok=0
+		SPATTERN=$PAT ic_pair "$name" "$PAT" \
+			"${FAULT/seed=$$/seed=$((RANDOM + 1))}" -- \
+			ibv_rc_pingpong -d dpv0 -g 1 -p $IC_TCP -n $N -s $s -c ||
+			ok=1
+	fi
+	[ $ok = 0 ] && check_counters "$name"
 done
 
 # "#bytes #iterations" then numbers
