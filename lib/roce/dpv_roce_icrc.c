@@ -92,43 +92,22 @@ crc_reg_table_fn(uint32_t c, const uint8_t *p, uint32_t len)
  */
 static __m128i fold_k; /* low: x^191 mod P, high: x^127 mod P, reflected */
 
-__attribute__((target("pclmul,sse2"))) static uint32_t
-crc_reg_clmul(uint32_t c, const uint8_t *p, uint32_t len)
-{
-	__m128i x, k = fold_k;
-	uint8_t rem[16];
-
-	if (len < 32)
-		return crc_reg_table(c, p, len);
-	x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p),
-			  _mm_cvtsi32_si128((int)c));
-	p += 16;
-	len -= 16;
-	for (; len >= 16; p += 16, len -= 16)
-		x = _mm_xor_si128(
-			_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
-				      _mm_clmulepi64_si128(x, k, 0x11)),
-			_mm_loadu_si128((const __m128i *)(const void *)p));
-	_mm_storeu_si128((__m128i *)(void *)rem, x);
-	return crc_reg_table(crc_reg_table(0, rem, 16), p, len);
-}
-
 /*
- * The ICRC in one pass over the frame from 8 bytes before its IP header:
- * those 8 bytes stand for the LRH (all ones), and the first nmask 16-byte
- * blocks are ORed with masks[] (the variant fields read as ones), the way
- * icrc_masked_prefix() copies them. Returns the ICRC.
+ * The register c after p[0..len) (len >= 16) by folding; the first nmask
+ * 16-byte blocks are ORed with masks[] first (the ICRC's variant fields
+ * read as ones).
  */
 __attribute__((target("pclmul,sse2"))) static uint32_t
-icrc_fold_masked(const uint8_t *p, uint32_t len, const __m128i *masks,
-		 unsigned int nmask)
+crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
+	     unsigned int nmask)
 {
 	__m128i x, k = fold_k;
 	uint8_t rem[16];
 
-	x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)p),
-			 masks[0]);
-	x = _mm_xor_si128(x, _mm_cvtsi32_si128(-1)); /* register ~0 */
+	x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	if (nmask > 0)
+		x = _mm_or_si128(x, masks[0]);
+	x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
 	p += 16;
 	len -= 16;
 	for (unsigned int i = 1; len >= 16; i++, p += 16, len -= 16) {
@@ -142,7 +121,14 @@ icrc_fold_masked(const uint8_t *p, uint32_t len, const __m128i *masks,
 			d);
 	}
 	_mm_storeu_si128((__m128i *)(void *)rem, x);
-	return ~crc_reg_table(crc_reg_table(0, rem, 16), p, len);
+	return crc_reg_table(crc_reg_table(0, rem, 16), p, len);
+}
+
+static uint32_t
+crc_reg_clmul(uint32_t c, const uint8_t *p, uint32_t len)
+{
+	return len < 32 ? crc_reg_table(c, p, len)
+			: crc_reg_fold(c, p, len, NULL, 0);
 }
 
 /* masks from 8 bytes before the IP header: IPv4 (no options) and IPv6 */
@@ -154,11 +140,11 @@ icrc_masks_init(void)
 	uint8_t m4[48] = {0}, m6[64] = {0};
 
 	memset(m4, 0xff, 8);
-	m4[8 + 1] = 0xff;		     /* TOS */
-	m4[8 + 8] = 0xff;		     /* TTL */
-	m4[8 + 10] = m4[8 + 11] = 0xff;	     /* header checksum */
+	m4[8 + 1] = 0xff;			/* TOS */
+	m4[8 + 8] = 0xff;			/* TTL */
+	m4[8 + 10] = m4[8 + 11] = 0xff;		/* header checksum */
 	m4[8 + 20 + 6] = m4[8 + 20 + 7] = 0xff; /* UDP checksum */
-	m4[8 + 28 + 4] = 0xff;		     /* BTH FECN/BECN/resv6 */
+	m4[8 + 28 + 4] = 0xff;			/* BTH FECN/BECN/resv6 */
 	memset(m6, 0xff, 8);
 	m6[8] = 0x0f; /* traffic class + flow label */
 	m6[8 + 1] = m6[8 + 2] = m6[8 + 3] = 0xff;
@@ -172,7 +158,7 @@ icrc_masks_init(void)
 }
 
 /* x^n mod P (not reflected: bit i is x^i), then reflected into 64 bits
- * the way crc_reg_clmul() multiplies: x^d at bit 63 - d */
+ * the way crc_reg_fold() multiplies: x^d at bit 63 - d */
 static uint64_t
 xn_mod_p_reflected64(unsigned int n)
 {
@@ -383,6 +369,19 @@ dpv_roce_icrc_calc(const void *l3, uint32_t l3_len)
 	return dpv_roce_icrc_calc_method(DPV_ROCE_ICRC_DPDK, l3, l3_len);
 }
 
+/* crc into the last 4 bytes of the frame (the wire's byte order) */
+static uint32_t
+icrc_store(void *l3, uint32_t l3_len, uint32_t crc)
+{
+	uint8_t *p = (uint8_t *)l3 + l3_len - DPV_ROCE_ICRC_LEN;
+
+	p[0] = (uint8_t)crc;
+	p[1] = (uint8_t)(crc >> 8);
+	p[2] = (uint8_t)(crc >> 16);
+	p[3] = (uint8_t)(crc >> 24);
+	return crc;
+}
+
 uint32_t
 dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len)
 {
@@ -394,9 +393,9 @@ dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len)
 	 * code to pay for a combine step */
 	if (cpu_has_clmul && l3_len < 1024) {
 		if (p[0] == 0x45 && n >= 48)
-			return icrc_fold_masked(p - 8, n, icrc_mask4, 3);
+			return ~crc_reg_fold(~0u, p - 8, n, icrc_mask4, 3);
 		if ((p[0] >> 4) == 6 && n >= 64)
-			return icrc_fold_masked(p - 8, n, icrc_mask6, 4);
+			return ~crc_reg_fold(~0u, p - 8, n, icrc_mask6, 4);
 	}
 #endif
 	return dpv_roce_icrc_calc(l3, l3_len);
@@ -405,14 +404,7 @@ dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len)
 uint32_t
 dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len)
 {
-	uint32_t crc = dpv_roce_icrc_calc_l2(l3, l3_len);
-	uint8_t *p = (uint8_t *)l3 + l3_len - DPV_ROCE_ICRC_LEN;
-
-	p[0] = (uint8_t)crc;
-	p[1] = (uint8_t)(crc >> 8);
-	p[2] = (uint8_t)(crc >> 16);
-	p[3] = (uint8_t)(crc >> 24);
-	return crc;
+	return icrc_store(l3, l3_len, dpv_roce_icrc_calc_l2(l3, l3_len));
 }
 
 void
@@ -428,14 +420,7 @@ dpv_roce_icrc_select_best(void)
 uint32_t
 dpv_roce_icrc_set(void *l3, uint32_t l3_len)
 {
-	uint32_t crc = dpv_roce_icrc_calc(l3, l3_len);
-	uint8_t *p = (uint8_t *)l3 + l3_len - DPV_ROCE_ICRC_LEN;
-
-	p[0] = (uint8_t)crc;
-	p[1] = (uint8_t)(crc >> 8);
-	p[2] = (uint8_t)(crc >> 16);
-	p[3] = (uint8_t)(crc >> 24);
-	return crc;
+	return icrc_store(l3, l3_len, dpv_roce_icrc_calc(l3, l3_len));
 }
 
 uint32_t

@@ -126,12 +126,61 @@ is_umr(enum ibv_wr_opcode op)
 	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
 }
 
+/* A WQE's control segment. */
+static void
+ctrl_fill(struct mlx5_wqe_ctrl_seg *c, const struct dpv_mlx5_sq *sq,
+	  uint8_t mlx5_op, uint32_t ds, uint8_t fm_ce_se, __be32 imm)
+{
+	memset(c, 0, sizeof(*c));
+	c->opmod_idx_opcode = htobe32(((sq->cur_post & 0xffff) << 8) | mlx5_op);
+	c->qpn_ds = htobe32((sq->qpn << 8) | ds);
+	c->fm_ce_se = fm_ce_se;
+	c->imm = imm;
+}
+
+/* The control segment's fence / completion / solicited bits. */
+static uint8_t
+ctrl_flags(const struct dpv_mlx5_sq *sq, unsigned int send_flags)
+{
+	return ((send_flags & IBV_SEND_FENCE) ? MLX5_WQE_CTRL_FENCE
+					      : sq->fm_next) |
+	       ((send_flags & IBV_SEND_SIGNALED) ? MLX5_WQE_CTRL_CQ_UPDATE
+						 : 0) |
+	       ((send_flags & IBV_SEND_SOLICITED) ? MLX5_WQE_CTRL_SOLICITED
+						  : 0);
+}
+
+/* Room for one more WR of this batch (max_post outstanding)? */
+static bool
+wr_room(struct dpv_mlx5_sq *sq)
+{
+	uint32_t tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
+
+	return sq->wq.head + sq->bld.nreq - tail < sq->wq.max_post;
+}
+
+/* Bookkeeping of the WQE of nbb blocks just written at cur_post. */
+static void
+wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
+	   uint32_t wr_data, bool umr)
+{
+	uint32_t idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
+
+	sq->wq.wrid[idx] = wr_id;
+	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
+	sq->wqe_bbend[idx] = sq->cur_post + nbb;
+	sq->wr_data[idx] = wr_data;
+	sq->cur_post += nbb;
+	sq->fm_next = umr ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
+	sq->bld.nreq++;
+}
+
 /* Close the open WQE: control segment, bookkeeping, advance cur_post. */
 static void
 bld_close(struct dpv_mlx5_sq *sq)
 {
 	struct mlx5_wqe_ctrl_seg ctrl;
-	uint32_t ds, nbb, idx;
+	uint32_t ds, nbb;
 
 	if (!sq->bld.open)
 		return;
@@ -144,23 +193,10 @@ bld_close(struct dpv_mlx5_sq *sq)
 	}
 	ds = (sq->bld.off + 15) / 16;
 	nbb = (sq->bld.off + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
-	memset(&ctrl, 0, sizeof(ctrl));
-	ctrl.opmod_idx_opcode =
-		htobe32(((sq->cur_post & 0xffff) << 8) | sq->bld.mlx5_op);
-	ctrl.qpn_ds = htobe32((sq->qpn << 8) | ds);
-	ctrl.fm_ce_se = sq->bld.fm_ce_se;
-	ctrl.imm = sq->bld.imm;
+	ctrl_fill(&ctrl, sq, sq->bld.mlx5_op, ds, sq->bld.fm_ce_se,
+		  sq->bld.imm);
 	bld_write(sq, 0, &ctrl, sizeof(ctrl));
-
-	idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
-	sq->wq.wrid[idx] = sq->bld.wr_id;
-	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
-	sq->wqe_bbend[idx] = sq->cur_post + nbb;
-	sq->wr_data[idx] = sq->bld.wr_data;
-	sq->cur_post += nbb;
-	sq->fm_next =
-		is_umr(sq->bld.op) ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
-	sq->bld.nreq++;
+	wqe_commit(sq, sq->bld.wr_id, nbb, sq->bld.wr_data, is_umr(sq->bld.op));
 	sq->bld.open = false;
 }
 
@@ -180,8 +216,7 @@ int
 dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 	       enum ibv_wr_opcode op)
 {
-	uint32_t tail, hdr, data;
-	uint8_t fence;
+	uint32_t hdr, data;
 	int rc;
 
 	bld_close(sq);
@@ -193,8 +228,7 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 		bld_fail(sq, EINVAL);
 		return EINVAL;
 	}
-	tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
-	if (sq->wq.head + sq->bld.nreq - tail >= sq->wq.max_post) {
+	if (!wr_room(sq)) {
 		bld_fail(sq, ENOMEM);
 		return ENOMEM;
 	}
@@ -217,17 +251,10 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 		bld_fail(sq, rc);
 		return rc;
 	}
-	fence = (send_flags & IBV_SEND_FENCE) ? MLX5_WQE_CTRL_FENCE
-					      : sq->fm_next;
 	sq->bld.open = true;
 	sq->bld.op = op;
 	sq->bld.mlx5_op = wr_to_mlx5_op(op);
-	sq->bld.fm_ce_se =
-		fence |
-		((send_flags & IBV_SEND_SIGNALED) ? MLX5_WQE_CTRL_CQ_UPDATE
-						  : 0) |
-		((send_flags & IBV_SEND_SOLICITED) ? MLX5_WQE_CTRL_SOLICITED
-						   : 0);
+	sq->bld.fm_ce_se = ctrl_flags(sq, send_flags);
 	sq->bld.imm = 0;
 	sq->bld.wr_id = wr_id;
 	sq->bld.wr_data = 0;
@@ -737,9 +764,9 @@ post_fast_ok(const struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 {
 	if ((type != IBV_QPT_RC && type != IBV_QPT_UC) || wr->num_sge != 1 ||
 	    sq->wq.max_gs == 0 || wr->sg_list[0].length == 0 ||
-	    (wr->send_flags & ~(unsigned int)(IBV_SEND_SIGNALED |
-					      IBV_SEND_SOLICITED |
-					      IBV_SEND_FENCE)))
+	    (wr->send_flags &
+	     ~(unsigned int)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
+			     IBV_SEND_FENCE)))
 		return false;
 	switch (wr->opcode) {
 	case IBV_WR_SEND:
@@ -760,37 +787,23 @@ post_fast(struct dpv_mlx5_sq *sq, const struct ibv_send_wr *wr)
 	bool raddr = wr->opcode == IBV_WR_RDMA_WRITE ||
 		     wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
 		     wr->opcode == IBV_WR_RDMA_READ;
-	uint32_t ds = raddr ? 3 : 2, idx, tail;
-	struct mlx5_wqe_ctrl_seg *c;
+	bool imm = wr->opcode == IBV_WR_SEND_WITH_IMM ||
+		   wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	uint32_t ds = raddr ? 3 : 2;
 	struct mlx5_wqe_data_seg *d;
-	uint8_t *w, fence;
+	uint8_t *w;
 	int rc;
 
-	tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
-	if (sq->wq.head + sq->bld.nreq - tail >= sq->wq.max_post)
+	if (!wr_room(sq))
 		return ENOMEM;
 	rc = bld_room(sq, ds * 16);
 	if (rc)
 		return rc;
 	/* a 64-byte block never wraps around the ring */
 	w = mlx5r_at(&sq->wq, wqe_pos(sq, 0));
-	c = (struct mlx5_wqe_ctrl_seg *)(void *)w;
-	fence = (wr->send_flags & IBV_SEND_FENCE) ? MLX5_WQE_CTRL_FENCE
-						  : sq->fm_next;
-	memset(c, 0, sizeof(*c));
-	c->opmod_idx_opcode = htobe32(((sq->cur_post & 0xffff) << 8) |
-				      wr_to_mlx5_op(wr->opcode));
-	c->qpn_ds = htobe32((sq->qpn << 8) | ds);
-	c->fm_ce_se = fence |
-		      ((wr->send_flags & IBV_SEND_SIGNALED)
-			       ? MLX5_WQE_CTRL_CQ_UPDATE
-			       : 0) |
-		      ((wr->send_flags & IBV_SEND_SOLICITED)
-			       ? MLX5_WQE_CTRL_SOLICITED
-			       : 0);
-	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
-	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		c->imm = wr->imm_data;
+	ctrl_fill((struct mlx5_wqe_ctrl_seg *)(void *)w, sq,
+		  wr_to_mlx5_op(wr->opcode), ds, ctrl_flags(sq, wr->send_flags),
+		  imm ? wr->imm_data : 0);
 	if (raddr) {
 		struct mlx5_wqe_raddr_seg *r =
 			(struct mlx5_wqe_raddr_seg *)(void *)(w + CTRL_SZ);
@@ -803,15 +816,7 @@ post_fast(struct dpv_mlx5_sq *sq, const struct ibv_send_wr *wr)
 	d->byte_count = htobe32(wr->sg_list[0].length);
 	d->lkey = htobe32(wr->sg_list[0].lkey);
 	d->addr = htobe64(wr->sg_list[0].addr);
-
-	idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
-	sq->wq.wrid[idx] = wr->wr_id;
-	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
-	sq->wqe_bbend[idx] = sq->cur_post + 1;
-	sq->wr_data[idx] = 0;
-	sq->cur_post += 1;
-	sq->fm_next = 0;
-	sq->bld.nreq++;
+	wqe_commit(sq, wr->wr_id, 1, 0, false);
 	return 0;
 }
 
@@ -998,6 +1003,33 @@ decode_tso(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
 	return true;
 }
 
+/* SEND, WRITE and READ (with or without immediate): the verbs opcode,
+ * whether a remote-address segment follows the control segment, whether
+ * the control segment's imm is the immediate. false: another opcode. */
+static inline bool
+plain_op(uint8_t op, enum ibv_wr_opcode *wop, bool *raddr, bool *imm)
+{
+	switch (op) {
+	case MLX5_OPCODE_SEND:
+		*wop = IBV_WR_SEND, *raddr = false, *imm = false;
+		return true;
+	case MLX5_OPCODE_SEND_IMM:
+		*wop = IBV_WR_SEND_WITH_IMM, *raddr = false, *imm = true;
+		return true;
+	case MLX5_OPCODE_RDMA_WRITE:
+		*wop = IBV_WR_RDMA_WRITE, *raddr = true, *imm = false;
+		return true;
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		*wop = IBV_WR_RDMA_WRITE_WITH_IMM, *raddr = true, *imm = true;
+		return true;
+	case MLX5_OPCODE_RDMA_READ:
+		*wop = IBV_WR_RDMA_READ, *raddr = true, *imm = false;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Decode the WQE at block counter start; false if malformed. */
 static bool
 decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
@@ -1007,7 +1039,7 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 	uint32_t end = ds * 16, off = CTRL_SZ;
 	uint8_t op = be32toh(c->opmod_idx_opcode) & 0xff;
 	uint32_t idx = start & (sq->wq.wqe_cnt - 1);
-	bool raddr = false, atomic = false;
+	bool raddr = false, atomic = false, imm;
 
 	out->imm_data = c->imm;
 	if (sq->type == IBV_QPT_XRC_SEND && op != MLX5_OPCODE_UMR) {
@@ -1058,31 +1090,10 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 		}
 	}
 	switch (op) {
-	case MLX5_OPCODE_SEND:
-		out->opcode = IBV_WR_SEND;
-		out->imm_data = 0;
-		break;
-	case MLX5_OPCODE_SEND_IMM:
-		out->opcode = IBV_WR_SEND_WITH_IMM;
-		break;
 	case MLX5_OPCODE_SEND_INVAL:
 		out->opcode = IBV_WR_SEND_WITH_INV;
 		out->invalidate_rkey = be32toh(c->imm);
 		out->imm_data = 0;
-		break;
-	case MLX5_OPCODE_RDMA_WRITE:
-		out->opcode = IBV_WR_RDMA_WRITE;
-		out->imm_data = 0;
-		raddr = true;
-		break;
-	case MLX5_OPCODE_RDMA_WRITE_IMM:
-		out->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-		raddr = true;
-		break;
-	case MLX5_OPCODE_RDMA_READ:
-		out->opcode = IBV_WR_RDMA_READ;
-		out->imm_data = 0;
-		raddr = true;
 		break;
 	case MLX5_OPCODE_ATOMIC_CS:
 		out->opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
@@ -1102,8 +1113,12 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 		out->opcode = IBV_WR_TSO;
 		out->imm_data = 0;
 		break;
-	default:
-		return false;
+	default: /* SEND, WRITE, READ */
+		if (!plain_op(op, &out->opcode, &raddr, &imm))
+			return false;
+		if (!imm)
+			out->imm_data = 0;
+		break;
 	}
 	if (raddr) {
 		struct mlx5_wqe_raddr_seg r;
@@ -1158,9 +1173,9 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 	}
 	/* no more SGEs than the ring lets a WQE carry: the engine keeps that
 	 * many per WQE (sq->wq.max_gs, 0 before dpv_mlx5_sq_init) */
-	if ((end - off) / 16 > (sq->wq.max_gs ?
-			RTE_MIN(sq->wq.max_gs, (uint32_t)DPV_WR_MAX_SGE) :
-			DPV_WR_MAX_SGE))
+	if ((end - off) / 16 >
+	    (sq->wq.max_gs ? RTE_MIN(sq->wq.max_gs, (uint32_t)DPV_WR_MAX_SGE)
+			   : DPV_WR_MAX_SGE))
 		return false;
 	for (; off + 16 <= end; off += 16) {
 		struct mlx5_wqe_data_seg d;
@@ -1194,31 +1209,11 @@ decode_fast(const struct dpv_mlx5_sq *sq, uint32_t ds,
 	uint32_t len;
 
 	if ((sq->type != IBV_QPT_RC && sq->type != IBV_QPT_UC) ||
-	    sq->wq.max_gs == 0)
+	    sq->wq.max_gs == 0 || !plain_op(op, &wop, &raddr, &imm))
 		return false;
-	switch (op) {
-	case MLX5_OPCODE_SEND:
-		wop = IBV_WR_SEND, raddr = false, imm = false;
-		break;
-	case MLX5_OPCODE_SEND_IMM:
-		wop = IBV_WR_SEND_WITH_IMM, raddr = false, imm = true;
-		break;
-	case MLX5_OPCODE_RDMA_WRITE:
-		wop = IBV_WR_RDMA_WRITE, raddr = true, imm = false;
-		break;
-	case MLX5_OPCODE_RDMA_WRITE_IMM:
-		wop = IBV_WR_RDMA_WRITE_WITH_IMM, raddr = true, imm = true;
-		break;
-	case MLX5_OPCODE_RDMA_READ:
-		wop = IBV_WR_RDMA_READ, raddr = true, imm = false;
-		break;
-	default:
-		return false;
-	}
 	if (ds != (raddr ? 3u : 2u))
 		return false;
-	d = (const struct mlx5_wqe_data_seg *)(const void *)(w +
-							     (ds - 1) * 16);
+	d = (const struct mlx5_wqe_data_seg *)(const void *)(w + (ds - 1) * 16);
 	len = be32toh(d->byte_count);
 	if (len == 0 || (len & MLX5_INLINE_SEG))
 		return false; /* 2 GiB or inline: the general decoder */
