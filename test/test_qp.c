@@ -85,12 +85,7 @@ suite_setup(void)
 		}
 		dpv_qp_xrc_enabled = true;
 	}
-	for (i = 0; i < DPV_CAP_GID_TBL_LEN; i++)
-		if (ibv_query_gid(ctx, 1, i, &gid) == 0 &&
-		    (gid.global.subnet_prefix || gid.global.interface_id)) {
-			gid_index = i;
-			break;
-		}
+	gid_index = test_verbs_first_gid(ctx, &gid);
 	return TEST_SUCCESS;
 }
 

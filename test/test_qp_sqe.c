@@ -39,7 +39,6 @@ static int
 suite_setup(void)
 {
 	struct ibv_mr *tmp;
-	int i;
 
 	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
 		return TEST_SKIPPED;
@@ -55,12 +54,7 @@ suite_setup(void)
 	/* the key of a deregistered MR: a local protection error */
 	dead_lkey = tmp->lkey;
 	ibv_dereg_mr(tmp);
-	for (i = 0; i < DPV_CAP_GID_TBL_LEN; i++)
-		if (ibv_query_gid(ctx, 1, i, &gid) == 0 &&
-		    (gid.global.subnet_prefix || gid.global.interface_id)) {
-			gid_index = i;
-			break;
-		}
+	gid_index = test_verbs_first_gid(ctx, &gid);
 	return gid_index >= 0 ? TEST_SUCCESS : TEST_SKIPPED;
 }
 

@@ -347,13 +347,10 @@ case_roce_untouched(void)
 	struct ibv_ah *ah;
 	union ibv_gid gid;
 	struct ibv_wc wc[8];
-	int gidx = -1, n, got_ud = 0;
+	int gidx, n, got_ud = 0;
 
 	TEST_ASSERT(cq && rcq, "");
-	for (int i = 0; i < 16 && gidx < 0; i++)
-		if (ibv_query_gid(rt_ctx, 1, i, &gid) == 0 &&
-		    (gid.global.subnet_prefix || gid.global.interface_id))
-			gidx = i;
+	gidx = test_verbs_first_gid(rt_ctx, &gid);
 	if (gidx < 0)
 		return TEST_SKIPPED;
 	ud_a = ibv_create_qp(rt_pd, &ua);

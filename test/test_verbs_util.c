@@ -36,6 +36,16 @@ test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
 }
 
 int
+test_verbs_first_gid(struct ibv_context *ctx, union ibv_gid *gid)
+{
+	for (int i = 0; i < 16; i++)
+		if (ibv_query_gid(ctx, 1, i, gid) == 0 &&
+		    (gid->global.subnet_prefix || gid->global.interface_id))
+			return i;
+	return -1;
+}
+
+int
 test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
 {
 	int got = 0, i, r;

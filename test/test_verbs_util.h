@@ -19,4 +19,8 @@ void test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
  * error. */
 int test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
 
+/* The index of port 1's first GID that is set (the table holds 16), its
+ * value in *gid; -1 if none is. */
+int test_verbs_first_gid(struct ibv_context *ctx, union ibv_gid *gid);
+
 #endif

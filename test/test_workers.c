@@ -21,6 +21,7 @@
 #include "dpv_port.h"
 #include "dpv_test.h"
 #include "dpv_verbs.h"
+#include "test_verbs_util.h"
 
 #define WLEN 256
 
@@ -103,7 +104,7 @@ rdma_write(bool inject)
 	struct ibv_cq *cq;
 	struct ibv_wc wc;
 	union ibv_gid gid;
-	int i, n, r, gidx = -1, got = 0;
+	int i, n, r, gidx, got = 0;
 	long work = 0, polls = 0, injected = 0;
 	struct dpv_port_info pi;
 	struct dpv_port *port;
@@ -133,12 +134,7 @@ rdma_write(bool inject)
 	/* the runner owns EAL: only the application makes progress */
 	TEST_ASSERT_EQUAL(pr.mode, DPV_DEVICE_PROGRESS_APP, "");
 	TEST_ASSERT_EQUAL(pr.worker_polls, 0, "");
-	for (i = 0; i < 16; i++)
-		if (ibv_query_gid(ctx, 1, i, &gid) == 0 &&
-		    (gid.global.subnet_prefix || gid.global.interface_id)) {
-			gidx = i;
-			break;
-		}
+	gidx = test_verbs_first_gid(ctx, &gid);
 	TEST_ASSERT(gidx >= 0, "no GID");
 	port = dpv_port_by_name("dpv0");
 	TEST_ASSERT_NOT_NULL(port, "");
