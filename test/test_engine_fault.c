@@ -57,16 +57,10 @@ static const uint32_t sizes[] = {1,	2,     3,      7,	64,
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct test_engine_qp *t = qpn == QPN_A	   ? &qa
-				   : qpn == QPN_B  ? &qb
-				   : qpn == QPN_A2 ? &qa2
-				   : qpn == QPN_B2 ? &qb2
-						   : NULL;
+	static struct test_engine_qp *const all[] = {&qa, &qb, &qa2, &qb2};
 
 	RTE_SET_USED(arg);
-	if (t == NULL)
-		return NULL;
-	return recv ? &t->rq.wq : &t->sq.wq;
+	return test_engine_qp_wq(all, RTE_DIM(all), qpn, recv);
 }
 
 static uint8_t

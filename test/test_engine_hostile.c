@@ -113,14 +113,10 @@ setup_type(enum ibv_qp_type type)
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct test_engine_qp *t = qpn == QPN_A	  ? &qa
-				   : qpn == QPN_B ? &qb
-						  : NULL;
+	static struct test_engine_qp *const pair[] = {&qa, &qb};
 
 	RTE_SET_USED(arg);
-	if (t == NULL)
-		return NULL;
-	return recv ? &t->rq.wq : &t->sq.wq;
+	return test_engine_qp_wq(pair, RTE_DIM(pair), qpn, recv);
 }
 
 /* Two UD QPs in RTS with Q_Key QKEY. */

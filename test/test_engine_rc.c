@@ -42,14 +42,10 @@ lookup(void *arg, uint32_t qpn, bool recv)
 {
 	if (recv && qpn == (DPV_MLX5_LOOKUP_SRQ | SRQN))
 		return &srq.wq;
-	struct test_engine_qp *t = qpn == QPN_A	  ? &qa
-				   : qpn == QPN_B ? &qb
-						  : NULL;
+	static struct test_engine_qp *const pair[] = {&qa, &qb};
 
 	RTE_SET_USED(arg);
-	if (t == NULL)
-		return NULL;
-	return recv ? &t->rq.wq : &t->sq.wq;
+	return test_engine_qp_wq(pair, RTE_DIM(pair), qpn, recv);
 }
 
 static int

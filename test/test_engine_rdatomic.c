@@ -34,14 +34,10 @@ static uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x03};
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct test_engine_qp *t = qpn == QPN_A	  ? &qa
-				   : qpn == QPN_B ? &qb
-						  : NULL;
+	static struct test_engine_qp *const pair[] = {&qa, &qb};
 
 	RTE_SET_USED(arg);
-	if (t == NULL)
-		return NULL;
-	return recv ? &t->rq.wq : &t->sq.wq;
+	return test_engine_qp_wq(pair, RTE_DIM(pair), qpn, recv);
 }
 
 static int

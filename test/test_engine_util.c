@@ -49,6 +49,16 @@ test_engine_qp_rings_init(struct test_engine_qp *t, uint32_t qpn,
 	return 0;
 }
 
+struct dpv_mlx5_wq *
+test_engine_qp_wq(struct test_engine_qp *const *qps, unsigned int n,
+		  uint32_t qpn, bool recv)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (qps[i]->qpn == qpn)
+			return recv ? &qps[i]->rq.wq : &qps[i]->sq.wq;
+	return NULL;
+}
+
 void
 test_engine_qp_fini(struct dpv_engine *e, struct test_engine_qp *t)
 {

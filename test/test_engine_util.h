@@ -35,6 +35,11 @@ struct test_engine_qp {
  * 0 or -1. */
 int test_engine_qp_rings_init(struct test_engine_qp *t, uint32_t qpn,
 			      enum ibv_qp_type type, size_t buf_size);
+/* The engine's ring lookup (dpv_mlx5_wq_lookup_t) over the test QPs
+ * qps[0..n): the receive or send ring of the one whose qpn is qpn, NULL
+ * if none is. */
+struct dpv_mlx5_wq *test_engine_qp_wq(struct test_engine_qp *const *qps,
+				      unsigned int n, uint32_t qpn, bool recv);
 /* Destroy QP t->qpn of e, its rings and its buffer. */
 void test_engine_qp_fini(struct dpv_engine *e, struct test_engine_qp *t);
 /* Loopback address vector: both MACs mac, both GIDs the IPv4-mapped
