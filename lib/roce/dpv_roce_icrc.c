@@ -72,6 +72,14 @@ crc_reg_table(uint32_t c, const uint8_t *p, uint32_t len)
 	return c;
 }
 
+/* The register c followed by four zero bytes: c x^32 mod P. */
+static inline uint32_t
+crc_reg_slice4(uint32_t c)
+{
+	return crc_tbl[3][c & 0xff] ^ crc_tbl[2][(c >> 8) & 0xff] ^
+	       crc_tbl[1][(c >> 16) & 0xff] ^ crc_tbl[0][c >> 24];
+}
+
 static uint32_t
 crc_reg_table_fn(uint32_t c, const uint8_t *p, uint32_t len)
 {
@@ -87,10 +95,34 @@ crc_reg_table_fn(uint32_t c, const uint8_t *p, uint32_t len)
  * by A (x^191 mod P) x + B (x^127 mod P) x, two 64x32-bit products (the
  * multiply of two reflected values yields the product times x^-1 in that
  * order, hence x^191 and x^127). The register enters as the first four
- * bytes of the message; the last 16-byte remainder goes through the
- * table, as a message of its own, and the tail after it too.
+ * bytes of the message; the last 16-byte block and the tail after it are
+ * reduced by crc_reg_reduce().
  */
 static __m128i fold_k; /* low: x^191 mod P, high: x^127 mod P, reflected */
+static __m128i red_k;  /* low: x^95 mod P, high: x^63 mod P, reflected */
+static __m128i red_mask; /* bits 32..127 */
+
+/* The register after the block x stands for (the register folded into
+ * it) and a tail of len bytes at p (len < 16). x = A x^64 + B (A its first
+ * 8 bytes) weighs A x^96 + B x^32 after the CRC's x^32, and A x^96 is
+ * A (x^95 mod P) x: a product of degree 95 at most, C x^64 + D with C of
+ * 32 bits; C x^64 is again C (x^63 mod P) x, which leaves U of degree 63,
+ * U = E x^32 + F: the register is F plus E x^32 mod P, one slice-by-4
+ * table step. A 4-byte step takes the tail the same way, a word at a
+ * time (a RoCE frame's ICRC covers whole words). */
+__attribute__((target("pclmul,sse2"))) static inline uint32_t
+crc_reg_reduce(__m128i x, const uint8_t *p, uint32_t len)
+{
+	__m128i t = _mm_xor_si128(_mm_clmulepi64_si128(x, red_k, 0x00),
+				  _mm_and_si128(_mm_srli_si128(x, 4), red_mask));
+	__m128i u = _mm_xor_si128(_mm_clmulepi64_si128(t, red_k, 0x10), t);
+	uint64_t v = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(u, u));
+	uint32_t c = crc_reg_slice4((uint32_t)v) ^ (uint32_t)(v >> 32);
+
+	for (; len >= 4; p += 4, len -= 4)
+		c = crc_reg_slice4(c ^ load_le32(p));
+	return crc_reg_table(c, p, len);
+}
 
 /*
  * The register c after p[0..len) (len >= 16) by folding; the first nmask
@@ -102,7 +134,6 @@ crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	     unsigned int nmask)
 {
 	__m128i x, k = fold_k;
-	uint8_t rem[16];
 
 	x = _mm_loadu_si128((const __m128i *)(const void *)p);
 	if (nmask > 0)
@@ -120,8 +151,7 @@ crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 				      _mm_clmulepi64_si128(x, k, 0x11)),
 			d);
 	}
-	_mm_storeu_si128((__m128i *)(void *)rem, x);
-	return crc_reg_table(crc_reg_table(0, rem, 16), p, len);
+	return crc_reg_reduce(x, p, len);
 }
 
 static uint32_t
@@ -224,9 +254,7 @@ gf2_multmod_clmul(uint32_t a, uint32_t b)
 	uint64_t v = (uint64_t)_mm_cvtsi128_si64(p) << 1;
 	uint32_t lo = (uint32_t)v;
 
-	return (uint32_t)(v >> 32) ^ crc_tbl[3][lo & 0xff] ^
-	       crc_tbl[2][(lo >> 8) & 0xff] ^ crc_tbl[1][(lo >> 16) & 0xff] ^
-	       crc_tbl[0][lo >> 24];
+	return (uint32_t)(v >> 32) ^ crc_reg_slice4(lo);
 }
 #endif
 
@@ -257,6 +285,9 @@ RTE_INIT(dpv_roce_crc_init)
 		cpu_has_clmul = true;
 		fold_k = _mm_set_epi64x((long long)xn_mod_p_reflected64(127),
 					(long long)xn_mod_p_reflected64(191));
+		red_k = _mm_set_epi64x((long long)xn_mod_p_reflected64(63),
+				       (long long)xn_mod_p_reflected64(95));
+		red_mask = _mm_set_epi32(-1, -1, -1, 0);
 		crc_reg = crc_reg_clmul;
 		icrc_masks_init();
 	}
