@@ -312,7 +312,7 @@ dup_atomic(uint32_t psn, uint64_t *frames)
 	if (a == NULL)
 		return -1;
 	dpv_engine_stats_get(eng, &s0);
-	m = dpv_engine_build(eng, &a->path, a->path.udp_sport, &h, 0, &pl);
+	m = dpv_engine_build(eng, &a->path, NULL, &h, 0, &pl);
 	if (m == NULL)
 		return -1;
 	dpv_engine_tx(eng, m);

@@ -54,36 +54,45 @@ rebuild(struct dpv_engine *e, const struct dpv_epkt *p, const uint8_t *frame,
 		.imm_be = p->imm_be,
 		.ieth_rkey = p->ieth_rkey,
 	};
+	struct dpv_etmpl tmpl;
 	struct rte_mbuf *m;
 	uint8_t *pl;
-	int ret;
+	int ret = 0;
 
 	memcpy(path.smac, frame + 6, 6);
 	memcpy(path.dmac, frame, 6);
 	memcpy(path.sgid, p->sgid, 16);
 	memcpy(path.dgid, p->dgid, 16);
 	path.hop_limit = 64;
-	if (p->ipv4)
-		e->ip_id = rte_be_to_cpu_16(
-			((const struct rte_ipv4_hdr *)p->l3)->packet_id);
-	m = dpv_engine_build(e, &path, p->udp_sport, &h, p->paylen, &pl);
-	if (m == NULL)
-		return -1;
-	memcpy(pl, p->payload, p->paylen);
-	dpv_engine_finish(m);
-	ret = m->pkt_len == len && memcmp(rte_pktmbuf_mtod(m, void *), frame,
-					  len) == 0
-		      ? 0
-		      : -1;
-	if (ret) {
-		DPV_TEST_LOG("opcode 0x%02x psn %u: rebuilt %u bytes, first "
-			     "diff at %zu",
-			     p->opcode, p->psn, m->pkt_len,
-			     dpv_test_first_diff(rte_pktmbuf_mtod(m, void *),
-						 frame,
-						 RTE_MIN(len, m->pkt_len)));
+	path.udp_sport = p->udp_sport;
+	dpv_engine_tmpl_set(&tmpl, &path);
+	/* in full, then from the QP's header template */
+	for (int k = 0; k < 2 && ret == 0; k++) {
+		if (p->ipv4)
+			e->ip_id = rte_be_to_cpu_16(
+				((const struct rte_ipv4_hdr *)p->l3)->packet_id);
+		m = dpv_engine_build(e, &path, k ? &tmpl : NULL, &h, p->paylen,
+				     &pl);
+		if (m == NULL)
+			return -1;
+		memcpy(pl, p->payload, p->paylen);
+		dpv_engine_finish(m);
+		ret = m->pkt_len == len &&
+				      memcmp(rte_pktmbuf_mtod(m, void *), frame,
+					     len) == 0
+			      ? 0
+			      : -1;
+		if (ret) {
+			DPV_TEST_LOG("opcode 0x%02x psn %u (%s): rebuilt %u "
+				     "bytes, first diff at %zu",
+				     p->opcode, p->psn,
+				     k ? "template" : "in full", m->pkt_len,
+				     dpv_test_first_diff(
+					     rte_pktmbuf_mtod(m, void *), frame,
+					     RTE_MIN(len, m->pkt_len)));
+		}
+		rte_pktmbuf_free(m);
 	}
-	rte_pktmbuf_free(m);
 	return ret;
 }
 

@@ -189,6 +189,16 @@ struct dpv_eres {
 	uint64_t orig;	      /* atomic: the original value returned */
 };
 
+/* A QP's Ethernet, IP and UDP headers, built once per path: a frame
+ * copies them and writes its lengths, IPv4 identification and checksum. */
+struct dpv_etmpl {
+	uint8_t len;  /* bytes of headers; 0: no template yet */
+	uint8_t l2;   /* Ethernet (+ VLAN) header bytes */
+	bool ipv4;
+	uint16_t csum; /* IPv4: one's complement sum of the constant words */
+	uint8_t b[64]; /* the headers (copied whole), lengths zero */
+};
+
 struct dpv_eqp {
 	struct dpv_engine *e;
 	uint32_t qpn;
@@ -208,6 +218,7 @@ struct dpv_eqp {
 
 	/* attributes (modify_qp) */
 	struct dpv_engine_path path;
+	struct dpv_etmpl tmpl; /* headers of path's frames */
 	uint32_t dest_qpn;
 	uint32_t qkey;
 	uint32_t mtu;
@@ -433,8 +444,11 @@ enum dpv_roce_rx_status dpv_engine_parse(struct rte_mbuf *m,
 					 struct dpv_epkt *pkt);
 struct rte_mbuf *dpv_engine_build(struct dpv_engine *e,
 				  const struct dpv_engine_path *path,
-				  uint16_t udp_sport, const struct dpv_ehdr *h,
-				  uint32_t paylen, uint8_t **payload);
+				  const struct dpv_etmpl *t,
+				  const struct dpv_ehdr *h, uint32_t paylen,
+				  uint8_t **payload);
+void dpv_engine_tmpl_set(struct dpv_etmpl *t,
+			 const struct dpv_engine_path *path);
 void dpv_engine_finish(struct rte_mbuf *m);
 uint32_t dpv_engine_max_payload(struct dpv_engine *e,
 				const struct dpv_engine_path *path,

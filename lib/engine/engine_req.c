@@ -275,7 +275,8 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 			return -1;
 		path = &udp;
 	}
-	m = dpv_engine_build(e, path, path->udp_sport, &h, paylen, &payload);
+	m = dpv_engine_build(e, path, path == &qp->path ? &qp->tmpl : NULL,
+			     &h, paylen, &payload);
 	if (m == NULL)
 		return -1;
 	if (paylen)

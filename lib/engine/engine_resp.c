@@ -69,7 +69,7 @@ send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 	struct rte_mbuf *m;
 	uint8_t *pl;
 
-	m = dpv_engine_build(qp->e, &qp->path, qp->path.udp_sport, &h, 0, &pl);
+	m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &pl);
 	if (m == NULL)
 		return;
 	dpv_engine_tx(qp->e, m);
@@ -216,7 +216,7 @@ read_responses(struct dpv_eqp *qp, const uint8_t *src, uint32_t len,
 		else
 			h.opcode = DPV_ROCE_OP_READ_RESP_MIDDLE;
 		h.opcode |= eqp_tr(qp);
-		m = dpv_engine_build(qp->e, &qp->path, qp->path.udp_sport, &h,
+		m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h,
 				     pl, &p);
 		if (m == NULL)
 			return; /* the requester times out and asks again */
@@ -240,7 +240,7 @@ atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint64_t orig)
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	m = dpv_engine_build(qp->e, &qp->path, qp->path.udp_sport, &h, 0, &p);
+	m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &p);
 	if (m != NULL)
 		dpv_engine_tx(qp->e, m);
 }

@@ -123,37 +123,19 @@ dpv_engine_max_payload(struct dpv_engine *e, const struct dpv_engine_path *path,
 	return e->mbuf_room > hdr ? e->mbuf_room - hdr : 0;
 }
 
-struct rte_mbuf *
-dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
-		 uint16_t udp_sport, const struct dpv_ehdr *hd, uint32_t paylen,
-		 uint8_t **payload)
+/* Ethernet (+ VLAN), IP and UDP headers at d for a frame whose UDP
+ * length is ulen; the IPv4 identification is ip_id. */
+static void
+write_l2_l4(const struct dpv_engine_path *path, uint8_t *d, uint32_t ulen,
+	    uint16_t ip_id)
 {
-	const struct dpv_roce_opcode_info *info = dpv_roce_opcode(hd->opcode);
 	bool ipv4 = dpv_roce_gid_is_ipv4(path->sgid);
-	uint32_t pad = (4 - (paylen & 3)) & 3;
 	uint32_t l2 = l2_len(path), l3h = l3_hdr_len(path);
-	uint32_t ulen = sizeof(struct rte_udp_hdr) + info->length + paylen +
-			pad + DPV_ROCE_ICRC_LEN;
-	struct rte_ether_hdr *eh;
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)d;
 	struct rte_udp_hdr *udp;
-	struct dpv_bth *bth;
-	struct rte_mbuf *m;
-	uint8_t *d, *l3, *h;
+	uint8_t *l3 = d + l2;
 	uint8_t hop = path->hop_limit ? path->hop_limit : 64;
 
-	m = rte_pktmbuf_alloc(e->mp);
-	if (m == NULL) {
-		e->st.tx_drop_nombuf++;
-		return NULL;
-	}
-	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l2 + l3h + ulen));
-	if (d == NULL || l2 + l3h + ulen > UINT16_MAX) {
-		rte_pktmbuf_free(m);
-		e->st.tx_drop_nombuf++;
-		return NULL;
-	}
-	m->l2_len = l2;
-	eh = (struct rte_ether_hdr *)d;
 	memcpy(eh->dst_addr.addr_bytes, path->dmac, 6);
 	memcpy(eh->src_addr.addr_bytes, path->smac, 6);
 	if (path->vlan) {
@@ -165,14 +147,13 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 		eh->ether_type = rte_cpu_to_be_16(ipv4 ? RTE_ETHER_TYPE_IPV4
 						       : RTE_ETHER_TYPE_IPV6);
 	}
-	l3 = d + l2;
 	if (ipv4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 
 		ip->version_ihl = 0x45;
 		ip->type_of_service = path->traffic_class;
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(l3h + ulen));
-		ip->packet_id = rte_cpu_to_be_16(e->ip_id++);
+		ip->packet_id = rte_cpu_to_be_16(ip_id);
 		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 		ip->time_to_live = hop;
 		ip->next_proto_id = IPPROTO_UDP;
@@ -193,14 +174,74 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 		memcpy(ip->dst_addr, path->dgid, 16);
 	}
 	udp = (struct rte_udp_hdr *)(l3 + l3h);
-	udp->src_port = rte_cpu_to_be_16(udp_sport);
+	udp->src_port = rte_cpu_to_be_16(path->udp_sport);
 	udp->dst_port = rte_cpu_to_be_16(DPV_ROCE_UDP_PORT);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)ulen);
 	udp->dgram_cksum = 0;
+}
 
-	h = (uint8_t *)(udp + 1);
+void
+dpv_engine_tmpl_set(struct dpv_etmpl *t, const struct dpv_engine_path *path)
+{
+	uint32_t l2 = l2_len(path), l3h = l3_hdr_len(path);
+
+	memset(t, 0, sizeof(*t));
+	/* VLAN + IPv6 (66 bytes) is built in full */
+	if (l2 + l3h + sizeof(struct rte_udp_hdr) > sizeof(t->b))
+		return;
+	/* the lengths, the identification and the checksum zero: the
+	 * checksum of the rest is kept, the frame's adds what varies */
+	write_l2_l4(path, t->b, 0, 0);
+	t->l2 = (uint8_t)l2;
+	t->ipv4 = l3h == sizeof(struct rte_ipv4_hdr);
+	if (t->ipv4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(t->b + l2);
+
+		ip->total_length = 0;
+		ip->hdr_checksum = 0;
+		t->csum = rte_raw_cksum(ip, sizeof(*ip));
+	}
+	t->len = (uint8_t)(l2 + l3h + sizeof(struct rte_udp_hdr));
+}
+
+/* The frame's Ethernet, IP and UDP headers from the QP's template: its
+ * bytes, then the lengths, the identification and the IPv4 checksum. */
+static void
+write_l2_l4_tmpl(const struct dpv_etmpl *t, uint8_t *d, uint32_t ulen,
+		 uint16_t ip_id)
+{
+	struct rte_udp_hdr *udp =
+		(struct rte_udp_hdr *)(d + t->len - sizeof(*udp));
+
+	memcpy(d, t->b, sizeof(t->b));
+	if (t->ipv4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + t->l2);
+		uint16_t tot = rte_cpu_to_be_16(
+			(uint16_t)(sizeof(struct rte_ipv4_hdr) + ulen));
+		uint16_t id = rte_cpu_to_be_16(ip_id);
+		uint32_t sum = (uint32_t)t->csum + tot + id;
+
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ip->total_length = tot;
+		ip->packet_id = id;
+		ip->hdr_checksum = (uint16_t)~sum;
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + t->l2);
+
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)ulen);
+	}
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)ulen);
+}
+
+/* The BTH and the extension headers the opcode carries, at h. */
+static void
+write_bth_ext(uint8_t *h, const struct dpv_roce_opcode_info *info,
+	      const struct dpv_ehdr *hd, uint32_t pad)
+{
+	struct dpv_bth *bth = (struct dpv_bth *)h;
+
 	memset(h, 0, info->length);
-	bth = (struct dpv_bth *)h;
 	dpv_bth_set_opcode(bth, hd->opcode);
 	dpv_bth_set_se(bth, hd->se);
 	dpv_bth_set_pad(bth, (uint8_t)pad);
@@ -250,6 +291,41 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 		dpv_xrceth_set_srqn(
 			(struct dpv_xrceth *)(h + HOFF(info, XRCETH)),
 			hd->xrc_srqn);
+}
+
+struct rte_mbuf *
+dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
+		 const struct dpv_etmpl *t, const struct dpv_ehdr *hd,
+		 uint32_t paylen, uint8_t **payload)
+{
+	const struct dpv_roce_opcode_info *info = dpv_roce_opcode(hd->opcode);
+	uint32_t pad = (4 - (paylen & 3)) & 3;
+	uint32_t l2 = l2_len(path), l3h = l3_hdr_len(path);
+	uint32_t ulen = sizeof(struct rte_udp_hdr) + info->length + paylen +
+			pad + DPV_ROCE_ICRC_LEN;
+	struct rte_mbuf *m;
+	uint8_t *d, *h;
+
+	m = rte_pktmbuf_alloc(e->mp);
+	if (m == NULL) {
+		e->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l2 + l3h + ulen));
+	if (d == NULL || l2 + l3h + ulen > UINT16_MAX) {
+		rte_pktmbuf_free(m);
+		e->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	m->l2_len = l2;
+	/* a template copies whole: the buffer must hold its bytes */
+	if (t != NULL && t->len != 0 &&
+	    (size_t)(d - (uint8_t *)m->buf_addr) + sizeof(t->b) <= m->buf_len)
+		write_l2_l4_tmpl(t, d, ulen, e->ip_id++);
+	else
+		write_l2_l4(path, d, ulen, e->ip_id++);
+	h = d + l2 + l3h + sizeof(struct rte_udp_hdr);
+	write_bth_ext(h, info, hd, pad);
 	*payload = h + info->length;
 	memset(*payload + paylen, 0, pad);
 	return m;
