@@ -442,6 +442,12 @@ uint64_t dpv_engine_now(void);
 /* engine_wire.c */
 enum dpv_roce_rx_status dpv_engine_parse(struct rte_mbuf *m,
 					 struct dpv_epkt *pkt);
+/* the same with DPV_ROCE_PARSE_* flags; DPV_ENGINE_PARSE_SLOW: the full
+ * parser only (a test compares the two) */
+#define DPV_ENGINE_PARSE_SLOW (1u << 31)
+enum dpv_roce_rx_status dpv_engine_parse_flags(struct rte_mbuf *m,
+					       struct dpv_epkt *pkt,
+					       uint32_t flags);
 struct rte_mbuf *dpv_engine_build(struct dpv_engine *e,
 				  const struct dpv_engine_path *path,
 				  const struct dpv_etmpl *t,

@@ -30,73 +30,206 @@ parse_flags(const struct rte_mbuf *m)
 	return 0;
 }
 
-/* lib/roce's parser checks the frame; this copies what the engine uses. */
+/*
+ * p from a frame the parser accepted, its headers read from the frame:
+ * the IP header at l3_off (IPv6 or IPv4), the UDP header after it, the
+ * BTH at bth_off, paylen payload bytes after the extension headers.
+ */
+static inline void
+fill_epkt(struct dpv_epkt *p, struct rte_mbuf *m, uint8_t *d, uint32_t l3_off,
+	  bool ipv6, uint32_t bth_off, uint32_t paylen)
+{
+	const struct dpv_bth *bth = (const struct dpv_bth *)(d + bth_off);
+	const struct dpv_roce_opcode_info *oi =
+		dpv_roce_opcode(dpv_bth_opcode(bth));
+	const uint8_t *h = d + bth_off;
+	const struct rte_udp_hdr *udp =
+		(const struct rte_udp_hdr *)(h - sizeof(*udp));
+	uint32_t fl = oi->mask;
+
+	/* every field: the caller need not clear *p */
+	*p = (struct dpv_epkt){
+		.m = m,
+		.flags = fl,
+		.opcode = dpv_bth_opcode(bth),
+		.se = dpv_bth_se(bth),
+		.ackreq = dpv_bth_ackreq(bth),
+		.pad = dpv_bth_pad(bth),
+		.pkey = dpv_bth_pkey(bth),
+		.dqpn = dpv_bth_qpn(bth),
+		.psn = dpv_bth_psn(bth),
+		.payload = d + bth_off + oi->length,
+		.paylen = paylen,
+		.ipv4 = !ipv6,
+		.l3 = d + l3_off,
+		.udp_sport = rte_be_to_cpu_16(udp->src_port),
+	};
+	if (fl & DPV_OPF_RETH) {
+		const struct dpv_reth *r = (const void *)(h + HOFF(oi, RETH));
+
+		p->va = dpv_reth_va(r);
+		p->rkey = dpv_reth_rkey(r);
+		p->dmalen = dpv_reth_len(r);
+	}
+	if (fl & DPV_OPF_ATMETH) {
+		const struct dpv_atmeth *a =
+			(const void *)(h + HOFF(oi, ATMETH));
+
+		p->va = dpv_atmeth_va(a);
+		p->rkey = dpv_atmeth_rkey(a);
+		p->swap_add = dpv_atmeth_swap_add(a);
+		p->compare = dpv_atmeth_compare(a);
+		p->dmalen = 8;
+	}
+	if (fl & DPV_OPF_AETH) {
+		const struct dpv_aeth *a = (const void *)(h + HOFF(oi, AETH));
+
+		p->syndrome = dpv_aeth_syndrome(a);
+		p->msn = dpv_aeth_msn(a);
+	}
+	if (fl & DPV_OPF_ATMACK)
+		p->orig = dpv_atmack_orig((const void *)(h + HOFF(oi, ATMACK)));
+	if (fl & DPV_OPF_DETH) {
+		const struct dpv_deth *dh = (const void *)(h + HOFF(oi, DETH));
+
+		p->qkey = dpv_deth_qkey(dh);
+		p->src_qp = dpv_deth_sqp(dh);
+	}
+	if (fl & DPV_OPF_IMMDT)
+		p->imm_be = dpv_immdt_imm((const void *)(h + HOFF(oi, IMMDT)));
+	if (fl & DPV_OPF_IETH)
+		p->ieth_rkey = dpv_ieth_rkey((const void *)(h + HOFF(oi, IETH)));
+	if (fl & DPV_OPF_XRCETH)
+		p->xrc_srqn =
+			dpv_xrceth_srqn((const void *)(h + HOFF(oi, XRCETH)));
+	memcpy(p->dmac, d, 6);
+	memcpy(p->smac, d + 6, 6);
+	if (ipv6) {
+		const struct rte_ipv6_hdr *ip = (const void *)(d + l3_off);
+
+		memcpy(p->sgid, ip->src_addr, 16);
+		memcpy(p->dgid, ip->dst_addr, 16);
+	} else {
+		const struct rte_ipv4_hdr *ip = (const void *)(d + l3_off);
+
+		dpv_roce_gid_v4_(p->sgid, ip->src_addr);
+		dpv_roce_gid_v4_(p->dgid, ip->dst_addr);
+	}
+}
+
+/*
+ * The common frame (untagged IPv4 without options or IPv6, UDP checksum
+ * 0, exactly the frame's length, one segment, a good ICRC) checked and
+ * decoded straight into p. It accepts only what dpv_roce_parse_inline()
+ * accepts (engine_wire's test checks that on every mutated frame); false
+ * for anything else, which the full parser then decides.
+ */
+static inline bool
+parse_fast(struct rte_mbuf *m, uint8_t *d, uint32_t flags, struct dpv_epkt *p)
+{
+	const uint32_t l3_off = sizeof(struct rte_ether_hdr);
+	uint32_t len = m->data_len, l3_len, l4_len, data, off;
+	const struct dpv_roce_opcode_info *oi;
+	const struct rte_udp_hdr *udp;
+	const struct dpv_bth *bth;
+	uint8_t *l3 = d + l3_off;
+	rte_be16_t et;
+	uint8_t pad;
+	bool ipv6;
+
+	if (len < l3_off + sizeof(struct rte_ipv4_hdr) + sizeof(*udp) +
+			  sizeof(*bth) + DPV_ROCE_ICRC_LEN)
+		return false;
+	memcpy(&et, d + 12, 2);
+	if (et == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const void *)l3;
+
+		l3_len = rte_be_to_cpu_16(ip->total_length);
+		if (ip->version_ihl != 0x45 || l3_off + l3_len != len ||
+		    l3_len < sizeof(*ip) ||
+		    (ip->fragment_offset &
+		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) ||
+		    ip->next_proto_id != IPPROTO_UDP ||
+		    (!(flags & DPV_ROCE_PARSE_NO_CSUM) &&
+		     !dpv_roce_ipv4_csum_ok_(ip, sizeof(*ip))))
+			return false;
+		ipv6 = false;
+		off = l3_off + sizeof(*ip);
+	} else if (et == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const void *)l3;
+
+		if (len < l3_off + sizeof(*ip) + sizeof(*udp) + sizeof(*bth) +
+				  DPV_ROCE_ICRC_LEN)
+			return false;
+		l3_len = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+		if ((ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000) ||
+		    l3_off + l3_len != len || ip->proto != IPPROTO_UDP)
+			return false;
+		ipv6 = true;
+		off = l3_off + sizeof(*ip);
+	} else {
+		return false;
+	}
+	l4_len = l3_off + l3_len - off;
+	udp = (const void *)(d + off);
+	if (l4_len < sizeof(*udp) + sizeof(*bth) + DPV_ROCE_ICRC_LEN ||
+	    rte_be_to_cpu_16(udp->dgram_len) != l4_len ||
+	    udp->dst_port != RTE_BE16(DPV_ROCE_UDP_PORT) ||
+	    udp->dgram_cksum != 0)
+		return false;
+	off += sizeof(*udp);
+	l4_len -= sizeof(*udp);
+	bth = (const void *)(d + off);
+	oi = dpv_roce_opcode(dpv_bth_opcode(bth));
+	if (dpv_bth_tver(bth) != DPV_ROCE_TVER ||
+	    !(oi->mask & DPV_OPF_VALID) ||
+	    l4_len < (uint32_t)oi->length + DPV_ROCE_ICRC_LEN)
+		return false;
+	data = l4_len - oi->length - DPV_ROCE_ICRC_LEN;
+	pad = dpv_bth_pad(bth);
+	if ((data & 3) != 0 || (data != 0 && !(oi->mask & DPV_OPF_PAYLOAD)) ||
+	    (pad != 0 && (!(oi->mask & DPV_OPF_LAST) || pad > data)))
+		return false;
+	if (!(flags & DPV_ROCE_PARSE_NO_ICRC) &&
+	    dpv_roce_icrc_calc_l2(l3, l3_len) != dpv_roce_icrc_get(l3, l3_len))
+		return false;
+	fill_epkt(p, m, d, l3_off, ipv6, off, data - pad);
+	return true;
+}
+
 enum dpv_roce_rx_status
-dpv_engine_parse(struct rte_mbuf *m, struct dpv_epkt *p)
+dpv_engine_parse_flags(struct rte_mbuf *m, struct dpv_epkt *p, uint32_t flags)
 {
 	struct dpv_roce_pkt r;
 	enum dpv_roce_rx_status st;
 	uint8_t *d;
 
-	if (!rte_pktmbuf_is_contiguous(m) && rte_pktmbuf_linearize(m) != 0)
+	bool slow = flags & DPV_ENGINE_PARSE_SLOW;
+
+	flags = (flags & ~DPV_ENGINE_PARSE_SLOW) | parse_flags(m);
+	if (likely(rte_pktmbuf_is_contiguous(m) && !slow)) {
+		d = rte_pktmbuf_mtod(m, uint8_t *);
+		if (likely(parse_fast(m, d, flags, p)))
+			return DPV_ROCE_RX_OK;
+	} else if (!rte_pktmbuf_is_contiguous(m) &&
+		   rte_pktmbuf_linearize(m) != 0) {
 		return DPV_ROCE_RX_SEG_HDRS;
+	}
 	d = rte_pktmbuf_mtod(m, uint8_t *);
-	/* the extension headers (the end of r) are set only where present */
-	memset(&r.reth, 0, sizeof(r) - offsetof(struct dpv_roce_pkt, reth));
-	st = dpv_roce_parse_inline(d, m->data_len, m->data_len, NULL,
-				   parse_flags(m), &r);
+	st = dpv_roce_parse_inline(d, m->data_len, m->data_len, NULL, flags,
+				   &r);
 	if (unlikely(st != DPV_ROCE_RX_OK))
 		return st;
-	/* every field: the caller need not clear *p */
-	*p = (struct dpv_epkt){
-		.m = m,
-		.flags = r.mask,
-		.opcode = r.opcode,
-		.se = r.se,
-		.ackreq = r.ackreq,
-		.pad = r.pad,
-		.pkey = r.pkey,
-		.dqpn = r.dqpn,
-		.psn = r.psn,
-		.payload = d + r.payload_off,
-		.paylen = r.payload_len,
-		.ipv4 = !r.ipv6,
-		.l3 = d + r.l3_off,
-		.udp_sport = r.sport,
-	};
-	if (r.mask & DPV_OPF_RETH) {
-		p->va = r.reth.va;
-		p->rkey = r.reth.rkey;
-		p->dmalen = r.reth.len;
-	}
-	if (r.mask & DPV_OPF_ATMETH) {
-		p->va = r.atmeth.va;
-		p->rkey = r.atmeth.rkey;
-		p->swap_add = r.atmeth.swap_add;
-		p->compare = r.atmeth.compare;
-		p->dmalen = 8;
-	}
-	if (r.mask & DPV_OPF_AETH) {
-		p->syndrome = r.aeth.syndrome;
-		p->msn = r.aeth.msn;
-	}
-	if (r.mask & DPV_OPF_ATMACK)
-		p->orig = r.atmack_orig;
-	if (r.mask & DPV_OPF_DETH) {
-		p->qkey = r.deth.qkey;
-		p->src_qp = r.deth.sqp;
-	}
-	if (r.mask & DPV_OPF_IMMDT)
-		p->imm_be = r.imm;
-	if (r.mask & DPV_OPF_IETH)
-		p->ieth_rkey = r.ieth_rkey;
-	if (r.mask & DPV_OPF_XRCETH)
-		p->xrc_srqn = r.xrc_srqn;
-	memcpy(p->smac, r.smac, 6);
-	memcpy(p->dmac, r.dmac, 6);
-	memcpy(p->sgid, r.sgid, 16);
-	memcpy(p->dgid, r.dgid, 16);
+	fill_epkt(p, m, d, r.l3_off, r.ipv6, r.bth_off, r.payload_len);
 	return DPV_ROCE_RX_OK;
+}
+
+/* lib/roce's parser checks the frame (a fast path for the common one);
+ * the engine's fields are read from it. */
+enum dpv_roce_rx_status
+dpv_engine_parse(struct rte_mbuf *m, struct dpv_epkt *p)
+{
+	return dpv_engine_parse_flags(m, p, 0);
 }
 
 static uint32_t
