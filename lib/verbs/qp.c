@@ -935,8 +935,12 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	qp->sq_sig_all = a->sq_sig_all;
 	if (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		qp->create_flags = a->create_flags;
-	if (a->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
-		qp->max_tso_header = a->max_tso_header;
+	/* smaller header room than the Ethernet segment's always-inline
+	 * bytes is that room (hardware accepts any size its WQE holds) */
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
+	    a->max_tso_header != 0)
+		qp->max_tso_header = RTE_MAX((uint32_t)a->max_tso_header,
+					     DPV_CAP_MIN_TSO_HEADER);
 	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		qp->is_ex = true;
 		qp->send_ops_flags = a->send_ops_flags;

@@ -48,9 +48,7 @@ dpv_raw_tso_check(const struct ibv_qp_init_attr_ex *a)
 	if (a->qp_type != IBV_QPT_RAW_PACKET ||
 	    (a->comp_mask & IBV_QP_INIT_ATTR_RX_HASH))
 		return EOPNOTSUPP;
-	if (a->max_tso_header != 0 &&
-	    (a->max_tso_header < DPV_CAP_MIN_TSO_HEADER ||
-	     a->max_tso_header > DPV_CAP_MAX_TSO_HEADER))
+	if (a->max_tso_header > DPV_CAP_MAX_TSO_HEADER)
 		return EINVAL;
 	return 0;
 }

@@ -77,10 +77,12 @@
 /** TSO on raw-packet QPs (IBV_WR_TSO): largest payload of one WR
  *  (tso_caps.max_tso), as ConnectX reports 256 KiB. */
 #define DPV_CAP_MAX_TSO 262144u
-/** Smallest and largest IBV_QP_INIT_ATTR_MAX_TSO_HEADER (the header must
- *  hold the 18 bytes an mlx5 Ethernet segment always carries). */
+/** Smallest TSO header room a QP gets (the 18 bytes an mlx5 Ethernet
+ *  segment always carries: a smaller IBV_QP_INIT_ATTR_MAX_TSO_HEADER is
+ *  raised to it) and the largest one accepted (rdma-core's tests ask for
+ *  up to max_tso / 800). */
 #define DPV_CAP_MIN_TSO_HEADER 18u
-#define DPV_CAP_MAX_TSO_HEADER 256u
+#define DPV_CAP_MAX_TSO_HEADER 512u
 /** Transmit pacing of raw-packet QPs (IBV_QP_RATE_LIMIT), in kbps. */
 #define DPV_CAP_RATE_LIMIT_MIN 1000u	  /**< 1 Mbit/s */
 #define DPV_CAP_RATE_LIMIT_MAX 100000000u /**< 100 Gbit/s */

@@ -73,8 +73,9 @@ int dpv_raw_create_flags_check(const struct ibv_qp_init_attr_ex *a);
 
 /**
  * Check IBV_QP_INIT_ATTR_MAX_TSO_HEADER of a QP creation.
- * @return 0 (a RAW_PACKET QP with its own send queue asking for 0 or
- *   18..DPV_CAP_MAX_TSO_HEADER bytes); EINVAL (a size out of that range);
+ * @return 0 (a RAW_PACKET QP with its own send queue asking for 0 to
+ *   DPV_CAP_MAX_TSO_HEADER bytes; below DPV_CAP_MIN_TSO_HEADER the QP gets
+ *   that much room, as its ring always carries it); EINVAL (larger);
  *   EOPNOTSUPP (another QP type or an RSS QP: TSO is for raw sends).
  */
 int dpv_raw_tso_check(const struct ibv_qp_init_attr_ex *a);

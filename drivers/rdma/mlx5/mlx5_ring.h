@@ -100,7 +100,7 @@ enum {
 					    the Ethernet segment */
 	/** raw packet TSO: largest header (IBV_WR_TSO hdr_sz) a WQE carries
 	 *  inline, from the Ethernet segment on */
-	DPV_MLX5_MAX_TSO_HEADER = 256,
+	DPV_MLX5_MAX_TSO_HEADER = 512,
 	/** raw packet TSO: largest payload of one IBV_WR_TSO (max_tso) */
 	DPV_MLX5_MAX_TSO = 1 << 18,
 };
