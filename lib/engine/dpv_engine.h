@@ -84,6 +84,8 @@ struct dpv_mlx5_sq;
 struct dpv_mlx5_rq;
 struct dpv_mlx5_cq;
 struct dpv_wr_bind;
+struct dpv_wr_umr;
+struct dpv_klm;
 struct rte_mempool;
 
 /** An XRC shared receive queue as the engine uses it. */
@@ -143,6 +145,19 @@ struct dpv_engine_conf {
 	 */
 	int (*key_bind)(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
 			uint32_t qpn);
+	/**
+	 * With key_lookup: configure an indirect key (mlx5dv_wr_mr_list /
+	 * mlx5dv_wr_mr_interleaved, IBV_WR_DRIVER1) posted on QP qpn of PD
+	 * pdn, in send-queue order: check u and its u->num entries ent[] with
+	 * dpv_key_layout_check() and store the layout, so that key_lookup
+	 * then returns the key with type DPV_ENGINE_KEY_INDIRECT, klm, nklm,
+	 * repeat, block and length set (the entries must stay readable until
+	 * the key is invalidated or destroyed). Return IBV_WC_SUCCESS (0) or
+	 * the completion status. NULL: such WQEs complete with
+	 * IBV_WC_LOC_QP_OP_ERR.
+	 */
+	int (*key_config)(void *arg, const struct dpv_wr_umr *u,
+			  const struct dpv_klm *ent, uint32_t pdn, uint32_t qpn);
 	/**
 	 * Optional completion-event hook: called (under the engine lock, from
 	 * the polling thread) when a CQ armed with ibv_req_notify_cq got a
@@ -407,6 +422,9 @@ enum dpv_engine_key_type {
 	DPV_ENGINE_KEY_MR = 0, /**< memory region (lkey and/or rkey) */
 	DPV_ENGINE_KEY_MW1,    /**< type 1 memory window */
 	DPV_ENGINE_KEY_MW2,    /**< type 2 memory window (bound to qpn) */
+	/** indirect key (mlx5dv mkey): offset o of its zero-based range is
+	 *  byte o of a layout over other keys' memory (klm..block) */
+	DPV_ENGINE_KEY_INDIRECT,
 };
 
 /** One memory key: what the verbs layer registers at reg_mr / bind_mw. */
@@ -423,7 +441,22 @@ struct dpv_engine_key {
 	 *  window grants no access; a type 2 window binds only when not) */
 	uint8_t bound;
 	uint32_t key; /**< the full 32-bit key (index << 8 | variant) */
+	/** indirect keys only (bound = configured; iova 0, length =
+	 *  block * repeat): the layout's entries, their number, how many
+	 *  times the whole layout repeats (1 for a list) and the bytes one
+	 *  repetition maps (the sum of the entries' len) */
+	const struct dpv_klm *klm;
+	uint32_t nklm;	/**< entries in klm */
+	uint32_t repeat; /**< repetitions of the layout (at least 1) */
+	uint64_t block; /**< bytes one repetition maps */
 };
+
+/**
+ * The process-address value dpv_key_check_one() gives for an indirect key
+ * (its memory is not contiguous): the engine copies through such a key
+ * piece by piece, never through the pointer.
+ */
+#define DPV_KEY_HOST_INDIRECT ((void *)UINTPTR_MAX)
 
 /**
  * Key table index of a key (mlx5 style: the low 8 bits are the variant).
@@ -962,12 +995,64 @@ enum ibv_wc_status dpv_key_bind_apply(struct dpv_engine_key *mw,
 				      uint32_t qpn);
 
 /**
+ * Map byte off of an indirect key's range to the entry that holds it.
+ *
+ * @param k
+ *   A configured indirect key (type DPV_ENGINE_KEY_INDIRECT).
+ * @param off
+ *   Offset in the key's zero-based range.
+ * @param lkey
+ *   Out: the key of the memory holding that byte.
+ * @param addr
+ *   Out: its address in lkey's iova space.
+ * @param run
+ *   Out: bytes from there on that the same entry maps contiguously.
+ * @return
+ *   true; false if off is not inside the range.
+ */
+bool dpv_key_layout_map(const struct dpv_engine_key *k, uint64_t off,
+			uint32_t *lkey, uint64_t *addr, uint64_t *run);
+
+/**
+ * Indirect-key configuration rules: may the configuration u with entries
+ * ent[] (u->num of them) be applied to key entry mk, posted by a QP of PD
+ * pdn? mk must be a live indirect key of key u->mkey and of PD pdn, not
+ * configured already (invalidate it first), u->num must be at least 1 and
+ * fit max_entries (an interleaved layout takes one entry more, for its
+ * repetition header), the access flags only LOCAL_WRITE and REMOTE_*, and
+ * an interleaved layout's repeat at least 1. The entries' keys are not
+ * looked at here: each access through the key checks them.
+ *
+ * @param mk
+ *   The indirect key's entry, or NULL.
+ * @param max_entries
+ *   Entries the key was created for.
+ * @param u
+ *   The decoded configuration.
+ * @param ent
+ *   Its entries.
+ * @param pdn
+ *   PD of the posting QP.
+ * @param block
+ *   Out on success: bytes one repetition maps.
+ * @return
+ *   IBV_WC_SUCCESS; IBV_WC_LOC_PROT_ERR if any rule refuses (as a
+ *   ConnectX reports a UMR it cannot apply).
+ */
+enum ibv_wc_status dpv_key_layout_check(const struct dpv_engine_key *mk,
+					uint32_t max_entries,
+					const struct dpv_wr_umr *u,
+					const struct dpv_klm *ent, uint32_t pdn,
+					uint64_t *block);
+
+/**
  * Invalidation rules (IBA 10.6.7.2): may key (entry k, NULL if none) be
  * invalidated by QP qpn of PD pdn? The key must be live and of PD pdn;
  * type 1 windows cannot be invalidated; a type 2 window must be bound,
  * and for a remote invalidation (SEND with invalidate) bound to qpn.
  * Regions are accepted only if allow_mr (the engine's own table treats
- * them as fast-register regions; the verbs layer has none).
+ * them as fast-register regions; the verbs layer has none). An indirect
+ * key may be invalidated locally (configured or not), never remotely.
  *
  * @param k
  *   The entry of key, or NULL.

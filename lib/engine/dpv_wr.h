@@ -72,6 +72,33 @@ struct dpv_wr_bind {
 	bool type2;	     /**< type 2 window (bound to this QP) */
 };
 
+/** Most translation entries an indirect-key configuration carries (a
+ *  UMR WQE of the largest size holds 55). */
+#define DPV_WR_MAX_KLM 56
+
+/** One entry of an indirect key's layout (host order). */
+struct dpv_klm {
+	uint64_t addr;	 /**< first byte, in the address space of lkey */
+	uint32_t len;	 /**< bytes (0: the entry maps nothing) */
+	uint32_t stride; /**< interleaved layouts: bytes from one repetition
+			      of the entry to the next */
+	uint32_t lkey;	 /**< local key of the memory (a region) */
+};
+
+/**
+ * Indirect memory key configuration (mlx5dv_wr_mr_list /
+ * mlx5dv_wr_mr_interleaved; opcode IBV_WR_DRIVER1) decoded from a UMR
+ * WQE. The entries stay in the send ring until the WQE is retired; the
+ * ring personality decodes them (dpv_mlx5_sq_umr_klm()).
+ */
+struct dpv_wr_umr {
+	uint32_t mkey;	     /**< the indirect key (lkey == rkey) */
+	unsigned int access; /**< IBV_ACCESS_* flags the key grants */
+	uint32_t repeat;     /**< interleaved: repetitions; 0: a list */
+	uint32_t num;	     /**< entries (a list counts its padding) */
+	uint32_t pos;	     /**< byte offset of entry 0 in the ring */
+};
+
 /** One decoded send WQE. */
 struct dpv_wr {
 	enum ibv_wr_opcode opcode;
@@ -88,7 +115,10 @@ struct dpv_wr {
 	uint64_t swap;
 	uint32_t xrc_remote_srqn; /**< XRC_SEND */
 	struct dpv_wr_ud ud;	  /**< UD only */
-	struct dpv_wr_bind bind;  /**< BIND_MW only */
+	union {
+		struct dpv_wr_bind bind; /**< BIND_MW only */
+		struct dpv_wr_umr umr;	 /**< IBV_WR_DRIVER1 only */
+	};
 	/** RAW_PACKET: the frame starts with these header bytes, followed
 	 *  by the inline data or the SGEs (IBV_WR_TSO: raw_hdr_len is the
 	 *  header template's length and its bytes are in tso_hdr[]). */

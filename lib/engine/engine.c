@@ -872,37 +872,6 @@ dpv_engine_key_bind(struct dpv_engine *e, struct dpv_eqp *qp,
 				  b, qp->pdn, qp->qpn);
 }
 
-enum dpv_key_status
-dpv_engine_key_access(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key,
-		      uint64_t va, uint64_t len, uint32_t need, void **host)
-{
-	enum dpv_key_status st;
-
-	if (e->conf.key_lookup != NULL) {
-		struct dpv_engine_key k;
-		bool live =
-			len == 0 || e->conf.key_lookup(e->conf.key_lookup_arg, key, &k);
-
-		k.bound = 1; /* the hook answers false for unbound windows */
-
-		st = dpv_key_check_one(live && len ? &k : NULL, key, qp->pdn,
-				       qp->qpn, va, len, need, host);
-		if (len && !live)
-			st = DPV_KEY_BAD_KEY;
-	} else {
-		st = dpv_key_check(e->keys, e->max_keys, key, qp->pdn, qp->qpn,
-				   va, len, need, host);
-	}
-	if (st != DPV_KEY_OK) {
-		e->st.key_errors++;
-		ENGINE_LOG(DEBUG,
-			   "qp %u: key 0x%x va 0x%" PRIx64 " len %" PRIu64
-			   ": %s",
-			   qp->qpn, key, va, len, dpv_key_status_str(st));
-	}
-	return st;
-}
-
 /* ------------------------------------------------------------------- QPs */
 
 struct dpv_eqp *

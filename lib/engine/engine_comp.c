@@ -52,6 +52,8 @@ wc_opcode(enum ibv_wr_opcode op)
 		return IBV_WC_LOCAL_INV;
 	case IBV_WR_BIND_MW:
 		return IBV_WC_BIND_MW;
+	case IBV_WR_DRIVER1:
+		return IBV_WC_DRIVER1; /* MLX5DV_WC_UMR */
 	default:
 		return IBV_WC_SEND;
 	}
@@ -193,7 +195,7 @@ restart_timer(struct dpv_eqp *qp)
 
 /* Scatter a READ response into the WQE's SGEs at byte offset off. */
 static void
-scatter(const struct dpv_eqp *qp, struct dpv_eswqe *w, uint64_t off,
+scatter(struct dpv_eqp *qp, struct dpv_eswqe *w, uint64_t off,
 	const uint8_t *src, uint32_t len)
 {
 	if (dpv_scat_req(qp, &w->wr)) { /* into the CQE */
@@ -201,7 +203,7 @@ scatter(const struct dpv_eqp *qp, struct dpv_eswqe *w, uint64_t off,
 			memcpy(w->scat + off, src, len);
 		return;
 	}
-	dpv_esge_copy(w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
+	dpv_esge_copy(qp, w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
 		      (uint8_t *)(uintptr_t)src, len, true);
 }
 

@@ -148,14 +148,21 @@ struct dpv_erwqe {
 	uint8_t *host[DPV_WR_MAX_SGE];
 };
 
+struct dpv_eqp;
+void dpv_esge_copy_ind(struct dpv_eqp *qp, const struct dpv_sge *s,
+		       uint64_t off, uint8_t *buf, uint32_t len, bool to_list);
+
 /*
  * Copy len bytes between buf and the scatter list sge[0..nsge) mapped at
  * host[], from byte off of the list on: into the list if to_list (buf is
  * only read then), else out of it. Nothing past the list's end is copied.
+ * An SGE of an indirect key (host DPV_KEY_HOST_INDIRECT) is copied piece
+ * by piece through its layout (QP qp's key checks).
  */
 static inline void
-dpv_esge_copy(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
-	      uint64_t off, uint8_t *buf, uint32_t len, bool to_list)
+dpv_esge_copy(struct dpv_eqp *qp, const struct dpv_sge *sge,
+	      uint8_t *const *host, uint32_t nsge, uint64_t off, uint8_t *buf,
+	      uint32_t len, bool to_list)
 {
 	for (uint32_t i = 0; i < nsge && len; i++) {
 		uint32_t l = sge[i].length;
@@ -166,7 +173,9 @@ dpv_esge_copy(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
 			continue;
 		}
 		n = RTE_MIN(len, (uint32_t)(l - off));
-		if (to_list)
+		if (unlikely(host[i] == (uint8_t *)DPV_KEY_HOST_INDIRECT))
+			dpv_esge_copy_ind(qp, &sge[i], off, buf, n, to_list);
+		else if (to_list)
 			memcpy(host[i] + off, buf, n);
 		else
 			memcpy(buf, host[i] + off, n);
@@ -265,7 +274,10 @@ struct dpv_eqp {
 		bool drop_msg;	/* UC: rest of the message is dropped */
 		struct dpv_erwqe rwqe;
 		uint64_t rcv_off; /* bytes placed in rwqe so far */
-		uint8_t *wr_host; /* RDMA WRITE cursor */
+		uint8_t *wr_host; /* RDMA WRITE cursor (DPV_KEY_HOST_INDIRECT:
+				   * through wr_key at wr_va) */
+		uint32_t wr_key;
+		uint64_t wr_va;
 		uint64_t wr_left;
 		uint32_t wr_len; /* DMA length of the WRITE in progress */
 		uint8_t cur_op;	 /* message in progress: 1 SEND, 2 WRITE */
@@ -427,6 +439,26 @@ enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,
 					  struct dpv_eqp *qp, uint32_t key,
 					  uint64_t va, uint64_t len,
 					  uint32_t need, void **host);
+/* engine_key.c: any key, indirect ones too (host may then be
+ * DPV_KEY_HOST_INDIRECT: copy with dpv_engine_key_copy()) */
+enum dpv_key_status dpv_engine_key_access_ind(struct dpv_engine *e,
+					      struct dpv_eqp *qp, uint32_t key,
+					      uint64_t va, uint64_t len,
+					      uint32_t need, void **host);
+/* Copy len bytes between buf and [va, va + len) of key (any key), into
+ * the memory if to_mem; checked as dpv_engine_key_access_ind(). */
+enum dpv_key_status dpv_engine_key_copy(struct dpv_eqp *qp, uint32_t key,
+					uint64_t va, uint8_t *buf,
+					uint64_t len, uint32_t need,
+					bool to_mem);
+/* The 8 bytes an atomic at va of key works on: host itself for a direct
+ * key, else the address in the entry holding them; NULL if they are not
+ * 8-aligned in one entry of a live, writable region. */
+void *dpv_engine_key_atomic(struct dpv_eqp *qp, uint32_t key, uint64_t va,
+			    void *host);
+/* IBV_WR_DRIVER1 (indirect key configuration) in send-queue order. */
+enum ibv_wc_status dpv_engine_key_config(struct dpv_eqp *qp,
+					 const struct dpv_wr *w);
 void dpv_engine_qp_to_err(struct dpv_eqp *qp);
 void dpv_engine_qp_send_error(struct dpv_eqp *qp);
 int dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn,

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory key checks: every SGE, RETH and AtomicETH goes through here. */
 #include <errno.h>
+#include <inttypes.h>
 
-#include "dpv_engine.h"
-#include "dpv_wr.h"
+#include "engine_int.h"
+#include "mlx5_ring.h"
 
 enum dpv_key_status
 dpv_key_check(const struct dpv_engine_key *tbl, uint32_t max_keys, uint32_t key,
@@ -22,6 +23,23 @@ dpv_key_check(const struct dpv_engine_key *tbl, uint32_t max_keys, uint32_t key,
 	return dpv_key_check_one(&tbl[idx], key, pdn, qpn, va, len, need, host);
 }
 
+/* An indirect key's own checks (its entries are checked as they are used):
+ * its range is zero-based, [0, block * repeat). */
+static enum dpv_key_status
+check_indirect(const struct dpv_engine_key *k, uint32_t pdn, uint64_t va,
+	       uint64_t len, uint32_t need, void **host)
+{
+	if (k->pdn != pdn)
+		return DPV_KEY_BAD_PD;
+	if (va > k->length || len > k->length - va)
+		return DPV_KEY_BAD_BOUNDS;
+	if ((k->access & need) != need)
+		return DPV_KEY_BAD_ACCESS;
+	if (host)
+		*host = DPV_KEY_HOST_INDIRECT;
+	return DPV_KEY_OK;
+}
+
 enum dpv_key_status
 dpv_key_check_one(const struct dpv_engine_key *k, uint32_t key, uint32_t pdn,
 		  uint32_t qpn, uint64_t va, uint64_t len, uint32_t need,
@@ -36,8 +54,12 @@ dpv_key_check_one(const struct dpv_engine_key *k, uint32_t key, uint32_t pdn,
 	}
 	if (k == NULL || !k->valid || k->key != key)
 		return DPV_KEY_BAD_KEY;
-	if (k->type != DPV_ENGINE_KEY_MR && !k->bound)
-		return DPV_KEY_BAD_KEY;
+	if (k->type != DPV_ENGINE_KEY_MR) {
+		if (!k->bound)
+			return DPV_KEY_BAD_KEY;
+		if (k->type == DPV_ENGINE_KEY_INDIRECT)
+			return check_indirect(k, pdn, va, len, need, host);
+	}
 	if (k->pdn != pdn)
 		return DPV_KEY_BAD_PD;
 	if (k->type == DPV_ENGINE_KEY_MW2 && k->qpn != qpn)
@@ -102,6 +124,55 @@ dpv_key_bind_apply(struct dpv_engine_key *mw, const struct dpv_engine_key *mr,
 	return IBV_WC_SUCCESS;
 }
 
+bool
+dpv_key_layout_map(const struct dpv_engine_key *k, uint64_t off,
+		   uint32_t *lkey, uint64_t *addr, uint64_t *run)
+{
+	uint64_t rep, in;
+
+	if (k->block == 0 || off >= k->length)
+		return false;
+	rep = off / k->block;
+	in = off % k->block;
+	for (uint32_t i = 0; i < k->nklm; i++) {
+		const struct dpv_klm *e = &k->klm[i];
+
+		if (in < e->len) {
+			*lkey = e->lkey;
+			*addr = e->addr + rep * e->stride + in;
+			*run = e->len - in;
+			return true;
+		}
+		in -= e->len;
+	}
+	return false;
+}
+
+#define MKEY_ACCESS                                                            \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+enum ibv_wc_status
+dpv_key_layout_check(const struct dpv_engine_key *mk, uint32_t max_entries,
+		     const struct dpv_wr_umr *u, const struct dpv_klm *ent,
+		     uint32_t pdn, uint64_t *block)
+{
+	uint64_t sum = 0;
+
+	if (mk == NULL || !mk->valid || mk->type != DPV_ENGINE_KEY_INDIRECT ||
+	    mk->key != u->mkey || mk->pdn != pdn || mk->bound)
+		return IBV_WC_LOC_PROT_ERR;
+	if (u->num == 0 || u->num + (u->repeat ? 1 : 0) > max_entries ||
+	    (u->access & ~(unsigned int)MKEY_ACCESS))
+		return IBV_WC_LOC_PROT_ERR;
+	for (uint32_t i = 0; i < u->num; i++)
+		sum += ent[i].len;
+	if (sum == 0)
+		return IBV_WC_LOC_PROT_ERR;
+	*block = sum;
+	return IBV_WC_SUCCESS;
+}
+
 int
 dpv_key_invalidate_check(const struct dpv_engine_key *k, uint32_t key,
 			 uint32_t pdn, uint32_t qpn, bool remote, bool allow_mr)
@@ -117,6 +188,8 @@ dpv_key_invalidate_check(const struct dpv_engine_key *k, uint32_t key,
 		if (!k->bound || (remote && k->qpn != qpn))
 			return -EACCES;
 		return 0;
+	case DPV_ENGINE_KEY_INDIRECT:
+		return remote ? -EACCES : 0;
 	default:
 		return -EACCES; /* type 1 windows: bind with length 0 */
 	}
@@ -137,4 +210,186 @@ dpv_key_status_str(enum dpv_key_status s)
 	if ((unsigned)s >= sizeof(names) / sizeof(names[0]))
 		return "?";
 	return names[s];
+}
+
+/* ------------------------------------------------ the engine's key users */
+
+/* The entry of key: a copy from the key_lookup hook in *tmp, or the slot
+ * of the engine's own table; NULL if there is none. */
+static inline const struct dpv_engine_key *
+key_get(struct dpv_engine *e, uint32_t key, struct dpv_engine_key *tmp)
+{
+	uint32_t idx = dpv_engine_key_index(key);
+
+	if (e->conf.key_lookup != NULL) {
+		if (!e->conf.key_lookup(e->conf.key_lookup_arg, key, tmp))
+			return NULL;
+		tmp->bound = 1; /* the hook answers false for unbound keys */
+		return tmp;
+	}
+	return idx < e->max_keys ? &e->keys[idx] : NULL;
+}
+
+static void
+key_error(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key, uint64_t va,
+	  uint64_t len, enum dpv_key_status st)
+{
+	e->st.key_errors++;
+	ENGINE_LOG(DEBUG, "qp %u: key 0x%x va 0x%" PRIx64 " len %" PRIu64 ": %s",
+		   qp->qpn, key, va, len, dpv_key_status_str(st));
+}
+
+/* A direct key (a region or a window) only. */
+static inline enum dpv_key_status
+key_direct(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key, uint64_t va,
+	   uint64_t len, uint32_t need, void **host)
+{
+	struct dpv_engine_key tmp;
+	const struct dpv_engine_key *k = len ? key_get(e, key, &tmp) : NULL;
+	enum dpv_key_status st;
+
+	st = dpv_key_check_one(k, key, qp->pdn, qp->qpn, va, len, need, host);
+	if (unlikely(st == DPV_KEY_OK && k != NULL &&
+		     k->type == DPV_ENGINE_KEY_INDIRECT))
+		st = DPV_KEY_BAD_KEY;
+	return st;
+}
+
+enum dpv_key_status
+dpv_engine_key_access(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key,
+		      uint64_t va, uint64_t len, uint32_t need, void **host)
+{
+	enum dpv_key_status st = key_direct(e, qp, key, va, len, need, host);
+
+	if (st != DPV_KEY_OK)
+		key_error(e, qp, key, va, len, st);
+	return st;
+}
+
+/*
+ * Walk [va, va + len) of indirect key k piece by piece, checking each
+ * piece against the region its entry names (local write access when the
+ * access writes), and copy: dir > 0 from buf into the memory, dir < 0 out
+ * of it into buf, dir 0 only checks.
+ */
+static enum dpv_key_status
+walk_indirect(struct dpv_engine *e, struct dpv_eqp *qp,
+	      const struct dpv_engine_key *k, uint64_t va, uint8_t *buf,
+	      uint64_t len, uint32_t need, int dir)
+{
+	uint32_t uneed = (need & (IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_ATOMIC))
+				 ? IBV_ACCESS_LOCAL_WRITE
+				 : 0;
+
+	while (len) {
+		enum dpv_key_status st;
+		uint64_t addr, run;
+		uint32_t lkey;
+		void *host;
+
+		if (!dpv_key_layout_map(k, va, &lkey, &addr, &run))
+			return DPV_KEY_BAD_BOUNDS;
+		run = RTE_MIN(run, len);
+		st = key_direct(e, qp, lkey, addr, run, uneed, &host);
+		if (st != DPV_KEY_OK)
+			return st;
+		if (dir > 0)
+			memcpy(host, buf, run);
+		else if (dir < 0)
+			memcpy(buf, host, run);
+		buf += dir ? run : 0;
+		va += run;
+		len -= run;
+	}
+	return DPV_KEY_OK;
+}
+
+/* The check of an access through any key, then the walk of an indirect
+ * one (dir as for walk_indirect(); direct keys only give *host). */
+static enum dpv_key_status
+key_any(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key, uint64_t va,
+	uint64_t len, uint32_t need, void **host, uint8_t *buf, int dir)
+{
+	struct dpv_engine_key tmp;
+	const struct dpv_engine_key *k = len ? key_get(e, key, &tmp) : NULL;
+	enum dpv_key_status st;
+
+	st = dpv_key_check_one(k, key, qp->pdn, qp->qpn, va, len, need, host);
+	if (st == DPV_KEY_OK && k != NULL &&
+	    k->type == DPV_ENGINE_KEY_INDIRECT)
+		st = walk_indirect(e, qp, k, va, buf, len, need, dir);
+	else if (st == DPV_KEY_OK && len && dir)
+		memcpy(dir > 0 ? *host : buf, dir > 0 ? buf : *host, len);
+	if (st != DPV_KEY_OK)
+		key_error(e, qp, key, va, len, st);
+	return st;
+}
+
+enum dpv_key_status
+dpv_engine_key_access_ind(struct dpv_engine *e, struct dpv_eqp *qp,
+			  uint32_t key, uint64_t va, uint64_t len,
+			  uint32_t need, void **host)
+{
+	return key_any(e, qp, key, va, len, need, host, NULL, 0);
+}
+
+enum dpv_key_status
+dpv_engine_key_copy(struct dpv_eqp *qp, uint32_t key, uint64_t va,
+		    uint8_t *buf, uint64_t len, uint32_t need, bool to_mem)
+{
+	void *host;
+
+	return key_any(qp->e, qp, key, va, len, need, &host, buf,
+		       to_mem ? 1 : -1);
+}
+
+void
+dpv_esge_copy_ind(struct dpv_eqp *qp, const struct dpv_sge *s, uint64_t off,
+		  uint8_t *buf, uint32_t len, bool to_list)
+{
+	/* checked when the WQE was taken; a region deregistered since
+	 * fails here, and nothing of that piece is copied */
+	dpv_engine_key_copy(qp, s->lkey, s->addr + off, buf, len,
+			    to_list ? IBV_ACCESS_LOCAL_WRITE : 0, to_list);
+}
+
+void *
+dpv_engine_key_atomic(struct dpv_eqp *qp, uint32_t key, uint64_t va,
+		      void *host)
+{
+	struct dpv_engine_key tmp;
+	const struct dpv_engine_key *k;
+	uint64_t addr, run;
+	uint32_t lkey;
+	void *p;
+
+	if (host != DPV_KEY_HOST_INDIRECT)
+		return host;
+	k = key_get(qp->e, key, &tmp);
+	/* the 8 bytes must lie in one entry */
+	if (k == NULL || !dpv_key_layout_map(k, va, &lkey, &addr, &run) ||
+	    run < 8 || (addr & 7) ||
+	    key_direct(qp->e, qp, lkey, addr, 8, IBV_ACCESS_LOCAL_WRITE, &p) !=
+		    DPV_KEY_OK) {
+		qp->e->st.key_errors++;
+		return NULL;
+	}
+	return p;
+}
+
+enum ibv_wc_status
+dpv_engine_key_config(struct dpv_eqp *qp, const struct dpv_wr *w)
+{
+	struct dpv_klm ent[DPV_WR_MAX_KLM];
+	struct dpv_engine *e = qp->e;
+
+	if (e->conf.key_config == NULL)
+		return IBV_WC_LOC_QP_OP_ERR;
+	if (w->umr.num > DPV_WR_MAX_KLM ||
+	    !dpv_mlx5_sq_umr_klm(qp->sq, w, ent))
+		return IBV_WC_LOC_PROT_ERR;
+	return (enum ibv_wc_status)e->conf.key_config(
+		e->conf.key_lookup_arg, &w->umr, ent, qp->pdn, qp->qpn);
 }

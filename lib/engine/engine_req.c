@@ -79,8 +79,9 @@ check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 		const struct dpv_sge *s = &w->wr.sg_list[i];
 		void *host = NULL;
 
-		if (dpv_engine_key_access(qp->e, qp, s->lkey, s->addr,
-					  s->length, need, &host) != DPV_KEY_OK)
+		if (dpv_engine_key_access_ind(qp->e, qp, s->lkey, s->addr,
+					      s->length, need,
+					      &host) != DPV_KEY_OK)
 			return IBV_WC_LOC_PROT_ERR;
 		swqe_host(qp, w)[i] = host;
 	}
@@ -93,7 +94,7 @@ check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 
 /* Copy len bytes at offset off of the WQE's data (inline or SGEs). */
 static void
-gather(const struct dpv_eqp *qp, const struct dpv_eswqe *w, uint64_t off,
+gather(struct dpv_eqp *qp, const struct dpv_eswqe *w, uint64_t off,
        uint8_t *dst, uint32_t len)
 {
 	if (w->wr.flags & DPV_WR_F_INLINE) {
@@ -114,7 +115,7 @@ gather(const struct dpv_eqp *qp, const struct dpv_eswqe *w, uint64_t off,
 		}
 		return;
 	}
-	dpv_esge_copy(w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
+	dpv_esge_copy(qp, w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
 		      dst, len, false);
 }
 
@@ -335,7 +336,8 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			    !op_allowed(qp->type, w->wr.opcode)) {
 				if (!(w->wr.flags & DPV_WR_F_MALFORMED) &&
 				    (w->wr.opcode == IBV_WR_LOCAL_INV ||
-				     (w->wr.opcode == IBV_WR_BIND_MW &&
+				     ((w->wr.opcode == IBV_WR_BIND_MW ||
+				       w->wr.opcode == IBV_WR_DRIVER1) &&
 				      qp->type != IBV_QPT_UD))) {
 					state = REQ_LOCAL_OP;
 					break;
@@ -391,6 +393,8 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			if (w->wr.opcode == IBV_WR_BIND_MW)
 				st = dpv_engine_key_bind(qp->e, qp,
 							 &w->wr.bind);
+			else if (w->wr.opcode == IBV_WR_DRIVER1)
+				st = dpv_engine_key_config(qp, &w->wr);
 			else
 				st = dpv_engine_key_invalidate(
 					     qp->e, w->wr.invalidate_rkey,

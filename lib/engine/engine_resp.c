@@ -126,13 +126,31 @@ get_rwqe(struct dpv_eqp *qp)
 	for (uint32_t i = 0; i < r->wr.num_sge; i++) {
 		void *host = NULL;
 
-		if (dpv_engine_key_access(
+		if (dpv_engine_key_access_ind(
 			    qp->e, qp, r->wr.sg_list[i].lkey,
 			    r->wr.sg_list[i].addr, r->wr.sg_list[i].length,
 			    IBV_ACCESS_LOCAL_WRITE, &host) != DPV_KEY_OK)
 			return -2;
 		r->host[i] = host;
 	}
+	return 0;
+}
+
+/* The payload of a WRITE packet at the WRITE's cursor; -1 if an indirect
+ * key's region refused it (nothing placed from there on). */
+static int
+write_place(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
+{
+	if (likely(qp->resp.wr_host != DPV_KEY_HOST_INDIRECT)) {
+		memcpy(qp->resp.wr_host, pkt->payload, pkt->paylen);
+		qp->resp.wr_host += pkt->paylen;
+		return 0;
+	}
+	if (dpv_engine_key_copy(qp, qp->resp.wr_key, qp->resp.wr_va,
+				pkt->payload, pkt->paylen,
+				IBV_ACCESS_REMOTE_WRITE, true) != DPV_KEY_OK)
+		return -1;
+	qp->resp.wr_va += pkt->paylen;
 	return 0;
 }
 
@@ -151,7 +169,7 @@ place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 		return -1;
 	}
 	qp->resp.rcv_off += len;
-	dpv_esge_copy(r->wr.sg_list, r->host, r->wr.num_sge, off,
+	dpv_esge_copy(qp, r->wr.sg_list, r->host, r->wr.num_sge, off,
 		      (uint8_t *)(uintptr_t)src, len, true);
 	return 0;
 }
@@ -191,9 +209,10 @@ complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
 
 /* READ: send the responses for [va, va+len) starting at PSN psn. */
 static void
-read_responses(struct dpv_eqp *qp, const uint8_t *src, uint32_t len,
-	       uint32_t psn)
+read_responses(struct dpv_eqp *qp, const uint8_t *src,
+	       const struct dpv_epkt *req, uint32_t psn)
 {
+	uint32_t len = req->dmalen;
 	uint32_t n = dpv_pkt_count(len, qp->mtu);
 
 	for (uint32_t k = 0; k < n; k++) {
@@ -220,8 +239,19 @@ read_responses(struct dpv_eqp *qp, const uint8_t *src, uint32_t len,
 				     pl, &p);
 		if (m == NULL)
 			return; /* the requester times out and asks again */
-		if (pl != 0) /* a zero-length READ has no address */
+		/* a zero-length READ has no address; through an indirect
+		 * key, a region gone since the check fails the copy (the
+		 * requester times out) */
+		if (pl != 0 && src != DPV_KEY_HOST_INDIRECT) {
 			memcpy(p, src + (uint64_t)k * qp->mtu, pl);
+		} else if (pl != 0 &&
+			   dpv_engine_key_copy(qp, req->rkey,
+					       req->va + (uint64_t)k * qp->mtu,
+					       p, pl, IBV_ACCESS_REMOTE_READ,
+					       false) != DPV_KEY_OK) {
+			rte_pktmbuf_free(m);
+			return;
+		}
 		dpv_engine_tx(qp->e, m);
 	}
 }
@@ -485,9 +515,9 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				break;
 			}
 			if (fl & (DPV_OPF_RETH | DPV_OPF_ATMETH)) {
-				if (dpv_engine_key_access(qp->e, qp, pkt->rkey,
-							  pkt->va, pkt->dmalen,
-							  need, &host) !=
+				if (dpv_engine_key_access_ind(
+					    qp->e, qp, pkt->rkey, pkt->va,
+					    pkt->dmalen, need, &host) !=
 				    DPV_KEY_OK) {
 					state = rc ? RESP_NAK_ACCESS
 						   : RESP_DROP;
@@ -497,6 +527,8 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				}
 				if (fl & DPV_OPF_WRITE) {
 					qp->resp.wr_host = host;
+					qp->resp.wr_key = pkt->rkey;
+					qp->resp.wr_va = pkt->va;
 					qp->resp.wr_left = pkt->dmalen;
 					qp->resp.wr_len = pkt->dmalen;
 				}
@@ -524,10 +556,11 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 					break;
 				}
 				/* a zero-length WRITE has no address */
-				if (pkt->paylen != 0) {
-					memcpy(qp->resp.wr_host, pkt->payload,
-					       pkt->paylen);
-					qp->resp.wr_host += pkt->paylen;
+				if (pkt->paylen != 0 &&
+				    write_place(qp, pkt) != 0) {
+					qp->resp.wr_left = 0;
+					state = rc ? RESP_NAK_ACCESS : RESP_DROP;
+					break;
 				}
 				qp->resp.wr_left -= pkt->paylen;
 			} else if (fl & DPV_OPF_READ) {
@@ -541,15 +574,23 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 						1);
 				qp->resp.msn++;
 				qp->resp.ack.pending = false;
-				read_responses(qp, host, pkt->dmalen, pkt->psn);
+				read_responses(qp, host, pkt, pkt->psn);
 				qp->resp.epsn = dpv_psn_add(
 					pkt->psn,
 					dpv_pkt_count(pkt->dmalen, qp->mtu));
 				state = RESP_DONE;
 				break;
 			} else if (fl & DPV_OPF_ATOMIC) {
-				uint64_t *p = host, orig;
-				struct dpv_eres *rs = res_new(qp);
+				uint64_t *p = dpv_engine_key_atomic(
+						 qp, pkt->rkey, pkt->va, host),
+					 orig;
+				struct dpv_eres *rs;
+
+				if (p == NULL) {
+					state = RESP_NAK_ACCESS;
+					break;
+				}
+				rs = res_new(qp);
 
 				if ((pkt->opcode & 0x1f) ==
 				    DPV_ROCE_OP_CMP_SWAP) {
@@ -633,13 +674,13 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				 * duplicate's RETH (it may resume mid-way) */
 				if (res_find(qp, 1, pkt->psn) == NULL) {
 					DPV_EQP_COUNT(qp, dup_rd_atomic_dropped);
-				} else if (dpv_engine_key_access(
+				} else if (dpv_engine_key_access_ind(
 						   qp->e, qp, pkt->rkey,
 						   pkt->va, pkt->dmalen,
 						   IBV_ACCESS_REMOTE_READ,
 						   &host) == DPV_KEY_OK) {
 					ack_now(qp);
-					read_responses(qp, host, pkt->dmalen,
+					read_responses(qp, host, pkt,
 						       pkt->psn);
 				}
 			} else if (fl & DPV_OPF_ATOMIC) {

@@ -66,6 +66,9 @@ struct dpv_qp {
 	uint32_t rl_burst;     /**< RAW_PACKET: max_burst_sz of the rate */
 	uint32_t max_tso_header; /**< RAW_PACKET: IBV_WR_TSO header room */
 	uint64_t send_ops_flags;
+	/** mlx5dv_create_qp() send_ops_flags accepted (MLX5DV_QP_EX_WITH_*:
+	 *  which mlx5dv_qp_ex builders work) */
+	uint64_t dv_send_ops;
 	int sq_sig_all;
 	struct ibv_qp_cap cap;	   /**< actual capacities */
 	struct ibv_qp_cap req_cap; /**< requested (to rebuild at RESET) */

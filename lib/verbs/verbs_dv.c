@@ -99,13 +99,14 @@ dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 }
 
 /*
- * The mlx5-specific builders of struct mlx5dv_qp_ex: none is supported.
- * Each records EOPNOTSUPP in the open wr_start batch, the way the ring's
- * own builders record an error: the WQE being built is dropped and
- * wr_complete returns the first error with nothing posted.
+ * The mlx5-specific builders of struct mlx5dv_qp_ex: the indirect key
+ * ones work (with the QP's send_ops_flags), the others record EOPNOTSUPP
+ * in the open wr_start batch, the way the ring's own builders record an
+ * error: the WQE being built is dropped and wr_complete returns the first
+ * error with nothing posted.
  */
 static void
-dvx_fail(struct mlx5dv_qp_ex *mqp)
+dvx_fail_err(struct mlx5dv_qp_ex *mqp, int err)
 {
 	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
 	struct dpv_mlx5_sq *sq = &qp->sq;
@@ -114,8 +115,40 @@ dvx_fail(struct mlx5dv_qp_ex *mqp)
 	if (!qp->wr_active || !sq->bld.active)
 		return;
 	if (sq->bld.err == 0)
-		sq->bld.err = EOPNOTSUPP;
+		sq->bld.err = err;
 	sq->bld.open = false;
+}
+
+static void
+dvx_fail(struct mlx5dv_qp_ex *mqp)
+{
+	dvx_fail_err(mqp, EOPNOTSUPP);
+}
+
+/* mlx5dv_wr_mr_list / _mr_interleaved: a WQE configuring mkey. */
+static void
+dvx_mkey(struct mlx5dv_qp_ex *mqp, uint64_t flag, struct mlx5dv_mkey *mkey,
+	 uint32_t access, uint32_t repeat, uint16_t num,
+	 const struct ibv_sge *sge, const struct mlx5dv_mr_interleaved *il)
+{
+	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
+
+	if (!qp->wr_active || !qp->sq.bld.active)
+		return;
+	if (!(qp->dv_send_ops & flag)) {
+		dvx_fail(mqp);
+		return;
+	}
+	if (mkey == NULL || (num && sge == NULL && il == NULL) ||
+	    dpv_mlx5dv_mkey_pd(mkey)->context != qp->qpex.qp_base.context) {
+		dvx_fail_err(mqp, EINVAL);
+		return;
+	}
+	if (dpv_mlx5_wr_op(&qp->sq, qp->qpex.wr_id, qp->qpex.wr_flags,
+			   IBV_WR_DRIVER1) == 0)
+		dpv_mlx5_wr_mkey(&qp->sq, mkey->lkey,
+				 dpv_mlx5dv_mkey_entries(mkey), access, repeat,
+				 num, sge, il);
 }
 
 static void
@@ -133,23 +166,16 @@ dvx_mr_interleaved(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 		   uint32_t access_flags, uint32_t repeat_count,
 		   uint16_t num_interleaved, struct mlx5dv_mr_interleaved *data)
 {
-	RTE_SET_USED(mkey);
-	RTE_SET_USED(access_flags);
-	RTE_SET_USED(repeat_count);
-	RTE_SET_USED(num_interleaved);
-	RTE_SET_USED(data);
-	dvx_fail(mqp);
+	dvx_mkey(mqp, MLX5DV_QP_EX_WITH_MR_INTERLEAVED, mkey, access_flags,
+		 repeat_count, num_interleaved, NULL, data);
 }
 
 static void
 dvx_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 	    uint32_t access_flags, uint16_t num_sges, struct ibv_sge *sge)
 {
-	RTE_SET_USED(mkey);
-	RTE_SET_USED(access_flags);
-	RTE_SET_USED(num_sges);
-	RTE_SET_USED(sge);
-	dvx_fail(mqp);
+	dvx_mkey(mqp, MLX5DV_QP_EX_WITH_MR_LIST, mkey, access_flags, 0,
+		 num_sges, sge, NULL);
 }
 
 static void
@@ -236,6 +262,24 @@ dvx_set_mkey_crypto(struct mlx5dv_qp_ex *mqp,
 	dvx_fail(mqp);
 }
 
+int
+dpv_qp_mlx5_send_ops(struct ibv_qp *ibqp, uint64_t flags)
+{
+	const uint64_t ok = MLX5DV_QP_EX_WITH_MR_LIST |
+			    MLX5DV_QP_EX_WITH_MR_INTERLEAVED;
+	struct dpv_qp *qp;
+
+	if (ibqp == NULL)
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	if (!qp->is_ex || !qp->has_sq)
+		return EINVAL;
+	if ((flags & ~ok) || (flags && ibqp->qp_type != IBV_QPT_RC))
+		return EOPNOTSUPP;
+	qp->dv_send_ops = flags;
+	return 0;
+}
+
 struct mlx5dv_qp_ex *
 dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex)
 {
@@ -283,5 +327,12 @@ dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex)
 {
 	errno = qpex == NULL ? EINVAL : EOPNOTSUPP;
 	return NULL;
+}
+
+int
+dpv_qp_mlx5_send_ops(struct ibv_qp *qp, uint64_t flags)
+{
+	RTE_SET_USED(flags);
+	return qp == NULL ? EINVAL : EOPNOTSUPP;
 }
 #endif

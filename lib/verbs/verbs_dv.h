@@ -47,10 +47,18 @@ int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
 /**
  * mlx5dv_qp_ex_from_ibv_qp_ex() for a QP of a dpverbs device: the QP's
  * struct mlx5dv_qp_ex (kept inside the QP, valid until it is destroyed).
- * comp_mask is 0 and every builder pointer is set, but none of the
- * mlx5-specific builders is supported (DC addressing, mkeys, signature,
- * crypto, memcpy, raw WQEs): each one called between ibv_wr_start() and
- * ibv_wr_complete() drops the work request being built and makes
+ * comp_mask is 0 and every builder pointer is set. mlx5dv_wr_mr_list()
+ * and mlx5dv_wr_mr_interleaved() work on a QP created by
+ * mlx5dv_create_qp() with the matching send_ops_flags
+ * (dpv_qp_mlx5_send_ops()): they post a WQE that configures an indirect
+ * key of dpv_mlx5dv_create_mkey(), completed with opcode MLX5DV_WC_UMR;
+ * bad arguments make ibv_wr_complete() fail with EINVAL, more entries
+ * than the key's max_entries with ENOMEM (a repetition header that does
+ * not fit as well fails the WQE with IBV_WC_LOC_PROT_ERR). The other
+ * mlx5-specific builders (DC addressing, mkey_configure and its setters,
+ * signature, crypto, memcpy, raw WQEs), and those two on a QP without
+ * the flag, are not supported: each one called between ibv_wr_start()
+ * and ibv_wr_complete() drops the work request being built and makes
  * ibv_wr_complete() fail with EOPNOTSUPP, posting nothing of the batch
  * (ibv_wr_abort() discards it as usual). Called outside such a batch they
  * do nothing.
@@ -61,6 +69,58 @@ int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
  *   queue; NULL with errno EOPNOTSUPP in a build without mlx5 rings.
  */
 struct mlx5dv_qp_ex *dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex);
+
+/**
+ * mlx5dv_create_mkey(): an indirect memory key of a PD, with lkey ==
+ * rkey. It grants nothing until a WQE built by mlx5dv_wr_mr_list() or
+ * mlx5dv_wr_mr_interleaved() configures it, and again nothing after an
+ * IBV_WR_LOCAL_INV of it (then it can be configured anew).
+ *
+ * @param attr pd, create_flags (exactly MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT)
+ *   and max_entries (1..52); max_entries is rounded up to a multiple of
+ *   4 and written back
+ * @return the key; NULL with errno EINVAL (attr or pd NULL, max_entries 0
+ *   or above 52), EOPNOTSUPP (any other create flag, or none: signature,
+ *   crypto, tag update and remote invalidation do not exist here),
+ *   ENOMEM.
+ */
+struct mlx5dv_mkey *dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr);
+
+/**
+ * mlx5dv_destroy_mkey(): the key stops granting access at once (accesses
+ * in flight through it fail with the key errors of an unknown key).
+ *
+ * @param mkey a key of dpv_mlx5dv_create_mkey()
+ * @return 0; EINVAL mkey NULL.
+ */
+int dpv_mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey);
+
+/**
+ * Entries an indirect key of dpv_mlx5dv_create_mkey() was created for.
+ * @param mkey the key
+ * @return max_entries after rounding.
+ */
+uint32_t dpv_mlx5dv_mkey_entries(const struct mlx5dv_mkey *mkey);
+
+/**
+ * The PD of an indirect key of dpv_mlx5dv_create_mkey().
+ * @param mkey the key
+ * @return its PD.
+ */
+struct ibv_pd *dpv_mlx5dv_mkey_pd(const struct mlx5dv_mkey *mkey);
+
+/**
+ * mlx5dv_create_qp()'s send_ops_flags (MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS)
+ * for a QP just created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: which of the
+ * mlx5dv_qp_ex builders work. MLX5DV_QP_EX_WITH_MR_LIST and
+ * MLX5DV_QP_EX_WITH_MR_INTERLEAVED on an RC QP are supported.
+ *
+ * @param qp the QP
+ * @param flags MLX5DV_QP_EX_WITH_* bits
+ * @return 0; EINVAL qp NULL or not an ibv_qp_ex QP; EOPNOTSUPP another
+ *   bit, or a QP type other than RC.
+ */
+int dpv_qp_mlx5_send_ops(struct ibv_qp *qp, uint64_t flags);
 
 /**
  * Create the GSI QP of a device: a UD QP numbered 1, which receives the

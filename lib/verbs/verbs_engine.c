@@ -38,30 +38,9 @@ engine_key_lookup(void *arg, uint32_t key, struct dpv_engine_key *out)
 
 	if (!dpv_mkey_get(dev, key, &k))
 		return false;
-	memset(out, 0, sizeof(*out));
-	out->addr = k.addr;
-	out->length = k.length;
-	out->iova = k.iova;
-	out->access = k.access;
-	out->pdn = k.pdn;
-	out->qpn = k.qpn;
-	switch (k.type) {
-	case DPV_MKEY_MW1:
-		out->type = DPV_ENGINE_KEY_MW1;
-		break;
-	case DPV_MKEY_MW2:
-		out->type = DPV_ENGINE_KEY_MW2;
-		break;
-	default:
-		out->type = DPV_ENGINE_KEY_MR;
-		break;
-	}
-	/* an unbound window grants nothing */
-	if (k.type != DPV_MKEY_MR && !k.bound)
-		return false;
-	out->valid = 1;
-	out->key = k.key;
-	return true;
+	dpv_mkey_to_ekey(&k, out);
+	/* an unbound window, an unconfigured indirect key grant nothing */
+	return k.type == DPV_MKEY_MR || k.bound;
 }
 
 #ifdef DPV_HAVE_MLX5_RING
@@ -695,6 +674,7 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	conf.key_lookup_arg = dev;
 	conf.key_invalidate = dpv_mkey_engine_invalidate;
 	conf.key_bind = dpv_mkey_engine_bind;
+	conf.key_config = dpv_mkey_engine_config;
 	conf.mcast_lookup = dpv_qp_mcast_hook;
 	conf.mcast_arg = dev;
 	conf.srq_lookup = dpv_srq_engine_lookup;

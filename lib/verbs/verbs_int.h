@@ -84,6 +84,7 @@ enum dpv_mkey_type {
 	DPV_MKEY_MR,
 	DPV_MKEY_MW1,
 	DPV_MKEY_MW2,
+	DPV_MKEY_INDIRECT, /**< mlx5dv_create_mkey(); bound = configured */
 };
 
 /**
@@ -101,8 +102,12 @@ struct dpv_mkey {
 	uint64_t length;
 	unsigned int access; /**< IBV_ACCESS_* */
 	uint32_t qpn;	     /**< MW type 2: QP it is bound to */
-	void *obj;	     /**< struct dpv_mr * or struct dpv_mw * */
+	void *obj; /**< struct dpv_mr *, dpv_mw * or dpv_imkey * */
 	struct dpv_mr *bound_mr; /**< MW: the region it is bound to */
+	/** indirect key: its layout (see struct dpv_engine_key) */
+	const struct dpv_klm *klm;
+	uint32_t nklm, repeat;
+	uint64_t block;
 };
 
 struct dpv_mkey_slot {
@@ -129,6 +134,25 @@ int dpv_mkey_update(struct dpv_device *dev, uint32_t key,
 		    const struct dpv_mkey *val);
 
 struct dpv_wr_bind;
+struct dpv_engine_key;
+/**
+ * The engine's view of a key of the table (what key_lookup returns).
+ * @param m the key
+ * @param k out: the engine entry
+ */
+void dpv_mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k);
+
+struct dpv_wr_umr;
+struct dpv_klm;
+/**
+ * Engine hook (dpv_engine_conf.key_config, arg = the dpv_device):
+ * configure an indirect key (rules of dpv_key_layout_check()).
+ * @return IBV_WC_SUCCESS or IBV_WC_LOC_PROT_ERR.
+ */
+int dpv_mkey_engine_config(void *arg, const struct dpv_wr_umr *u,
+			   const struct dpv_klm *ent, uint32_t pdn,
+			   uint32_t qpn);
+
 /**
  * Engine hook (dpv_engine_conf.key_bind, arg = the dpv_device): execute a
  * memory window bind against the device's key table (rules of

@@ -9,6 +9,7 @@
 
 #include "dpv_engine.h"
 #include "dpv_wr.h"
+#include "verbs_dv.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 
@@ -535,9 +536,16 @@ dpv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
 /* Engine hooks: memory window bind and invalidation, run by the engine in */
 /* send-queue order (dpv_engine_conf key_bind / key_invalidate).           */
 
-static void
-mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k)
+void
+dpv_mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k)
 {
+	static const uint8_t type[] = {
+		[DPV_MKEY_MR] = DPV_ENGINE_KEY_MR,
+		[DPV_MKEY_MW1] = DPV_ENGINE_KEY_MW1,
+		[DPV_MKEY_MW2] = DPV_ENGINE_KEY_MW2,
+		[DPV_MKEY_INDIRECT] = DPV_ENGINE_KEY_INDIRECT,
+	};
+
 	memset(k, 0, sizeof(*k));
 	k->addr = m->addr;
 	k->length = m->length;
@@ -545,12 +553,14 @@ mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k)
 	k->access = m->access;
 	k->pdn = m->pdn;
 	k->qpn = m->qpn;
-	k->type = m->type == DPV_MKEY_MW1   ? DPV_ENGINE_KEY_MW1
-		  : m->type == DPV_MKEY_MW2 ? DPV_ENGINE_KEY_MW2
-					    : DPV_ENGINE_KEY_MR;
+	k->type = type[m->type];
 	k->valid = m->type != DPV_MKEY_FREE;
 	k->bound = m->bound;
 	k->key = m->key;
+	k->klm = m->klm;
+	k->nklm = m->nklm;
+	k->repeat = m->repeat;
+	k->block = m->block;
 }
 
 int
@@ -581,10 +591,10 @@ dpv_mkey_engine_bind(void *arg, const struct dpv_wr_bind *b, uint32_t pdn,
 			rte_seqlock_write_unlock(&s->lock);
 			return IBV_WC_MW_BIND_ERR;
 		}
-		mkey_to_ekey(&rs->k, &er);
+		dpv_mkey_to_ekey(&rs->k, &er);
 		to = rs->k.obj;
 	}
-	mkey_to_ekey(&s->k, &ew);
+	dpv_mkey_to_ekey(&s->k, &ew);
 	st = dpv_key_bind_apply(&ew, rs ? &er : NULL, b, pdn, qpn);
 	if (st == IBV_WC_SUCCESS) {
 		/* a type 1 rebind or unbind releases the previous region */
@@ -621,7 +631,7 @@ dpv_mkey_engine_invalidate(void *arg, uint32_t key, uint32_t pdn, uint32_t qpn,
 		return -ENOENT;
 	s = &dev->mkeys[i];
 	rte_seqlock_write_lock(&s->lock);
-	mkey_to_ekey(&s->k, &k);
+	dpv_mkey_to_ekey(&s->k, &k);
 	/* regions of ibv_reg_mr cannot be invalidated (no fast-register) */
 	rc = dpv_key_invalidate_check(&k, key, pdn, qpn, remote, false);
 	if (rc == 0 && s->k.bound) {
@@ -632,4 +642,136 @@ dpv_mkey_engine_invalidate(void *arg, uint32_t key, uint32_t pdn, uint32_t qpn,
 	}
 	rte_seqlock_write_unlock(&s->lock);
 	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Indirect keys (libmlx5's mlx5dv_create_mkey)                            */
+
+/* Entries a key may have: what the largest UMR WQE carries, a multiple
+ * of 4 (creation rounds up to 4, as mlx5 does). */
+#define IMKEY_MAX_ENTRIES 52
+
+struct dpv_imkey {
+	struct mlx5dv_mkey dv; /* what the application holds */
+	struct ibv_pd *pd;
+	uint32_t max_entries;
+	struct dpv_klm klm[]; /* the layout, written by the engine hook */
+};
+
+uint32_t
+dpv_mlx5dv_mkey_entries(const struct mlx5dv_mkey *mkey)
+{
+	return container_of(mkey, const struct dpv_imkey, dv)->max_entries;
+}
+
+struct ibv_pd *
+dpv_mlx5dv_mkey_pd(const struct mlx5dv_mkey *mkey)
+{
+	return container_of(mkey, const struct dpv_imkey, dv)->pd;
+}
+
+struct mlx5dv_mkey *
+dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
+{
+	struct dpv_mkey k = {0};
+	struct dpv_imkey *im;
+	uint32_t n, key;
+	int rc;
+
+	if (attr == NULL || attr->pd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* signature, crypto, tag update and remote invalidation do not exist
+	 * here; like rdma-core, no flag at all is EOPNOTSUPP too */
+	if (attr->create_flags != MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	n = RTE_ALIGN_CEIL((uint32_t)attr->max_entries, 4u);
+	if (n == 0 || n > IMKEY_MAX_ENTRIES) {
+		errno = EINVAL;
+		return NULL;
+	}
+	im = calloc(1, sizeof(*im) + n * sizeof(im->klm[0]));
+	if (im == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	im->pd = attr->pd;
+	im->max_entries = n;
+	k.type = DPV_MKEY_INDIRECT;
+	k.pdn = dpv_pd_base(attr->pd)->pdn;
+	k.obj = im;
+	rc = mkey_alloc(dctx_dev(attr->pd->context), &k, &key);
+	if (rc != 0) {
+		free(im);
+		errno = rc;
+		return NULL;
+	}
+	im->dv.lkey = key;
+	im->dv.rkey = key;
+	attr->max_entries = (uint16_t)n;
+	dpv_ref_get(&to_dpd(attr->pd)->refcnt);
+	return &im->dv;
+}
+
+/* Usable at once: from here on the key is gone for the engine; the
+ * layout is freed once no engine poll can still be reading it. */
+int
+dpv_mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
+{
+	struct dpv_imkey *im;
+	struct dpv_device *dev;
+
+	if (mkey == NULL)
+		return EINVAL;
+	im = container_of(mkey, struct dpv_imkey, dv);
+	dev = dctx_dev(im->pd->context);
+	mkey_free(dev, mkey->lkey);
+	if (dev->engine != NULL) {
+		dpv_engine_lock(dev->engine);
+		dpv_engine_unlock(dev->engine);
+	}
+	dpv_ref_put(&to_dpd(im->pd)->refcnt);
+	free(im);
+	return 0;
+}
+
+int
+dpv_mkey_engine_config(void *arg, const struct dpv_wr_umr *u,
+		       const struct dpv_klm *ent, uint32_t pdn, uint32_t qpn)
+{
+	struct dpv_device *dev = arg;
+	uint32_t i = mkey_index(u->mkey);
+	struct dpv_imkey *im = NULL;
+	struct dpv_engine_key ek;
+	struct dpv_mkey_slot *s;
+	enum ibv_wc_status st;
+	uint64_t block = 0;
+
+	RTE_SET_USED(qpn);
+	if (i < 2 || i >= DPV_CAP_MAX_MR)
+		return IBV_WC_LOC_PROT_ERR;
+	s = &dev->mkeys[i];
+	rte_seqlock_write_lock(&s->lock);
+	dpv_mkey_to_ekey(&s->k, &ek);
+	if (s->k.type == DPV_MKEY_INDIRECT)
+		im = s->k.obj;
+	st = dpv_key_layout_check(&ek, im ? im->max_entries : 0, u, ent, pdn,
+				  &block);
+	if (st == IBV_WC_SUCCESS) {
+		/* only this engine thread reads the entries */
+		memcpy(im->klm, ent, u->num * sizeof(*ent));
+		s->k.klm = im->klm;
+		s->k.nklm = u->num;
+		s->k.repeat = u->repeat ? u->repeat : 1;
+		s->k.block = block;
+		s->k.length = block * s->k.repeat;
+		s->k.access = u->access;
+		s->k.iova = 0;
+		s->k.bound = 1;
+	}
+	rte_seqlock_write_unlock(&s->lock);
+	return st;
 }

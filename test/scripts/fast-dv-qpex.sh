@@ -4,8 +4,9 @@
 # mlx5dv_qp_ex_from_ibv_qp_ex through our libibverbs.so.1 / libmlx5.so.1,
 # as an unmodified program sees it: a small C program (installed rdma-core
 # headers) on a live dpverbs device. An ibv_qp_ex QP gets a view whose
-# builders are all set and make ibv_wr_complete fail with EOPNOTSUPP; a
-# plain QP gets NULL / EINVAL.
+# builders are all set and those not implemented make ibv_wr_complete fail
+# with EOPNOTSUPP; a plain QP gets NULL / EINVAL. Indirect memory keys
+# through libmlx5.so.1 (their traffic: dpv-test dv_mkey_autotest).
 #
 # Usage: fast-dv-qpex.sh <our lib dir>
 set -u
@@ -143,6 +144,45 @@ main(void)
 	rc = ibv_wr_complete(x);
 	check(rc == 0, "an empty batch afterwards completes");
 
+	{
+		struct mlx5dv_mkey_init_attr ma = {.pd = pd, .max_entries = 1};
+		struct mlx5dv_qp_init_attr dv = {
+			.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
+			.send_ops_flags = MLX5DV_QP_EX_WITH_MR_LIST,
+		};
+		struct mlx5dv_mkey_err me;
+		struct mlx5dv_mkey *mk;
+		struct ibv_qp *q;
+
+		errno = 0;
+		check(mlx5dv_create_mkey(&ma) == NULL && errno == EOPNOTSUPP,
+		      "create_mkey without INDIRECT: EOPNOTSUPP");
+		ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+		mk = mlx5dv_create_mkey(&ma);
+		check(mk != NULL && mk->lkey == mk->rkey && ma.max_entries == 4,
+		      "create_mkey: lkey == rkey, max_entries 4");
+		check(mk && mlx5dv_mkey_check(mk, &me) == EINVAL,
+		      "mkey_check: EINVAL (no signature)");
+		check(mk && mlx5dv_destroy_mkey(mk) == 0, "destroy_mkey");
+		ia.qp_type = IBV_QPT_RC;
+		ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+		errno = 0;
+		q = mlx5dv_create_qp(ctx, &ia, &dv);
+		check(q == NULL && errno == EINVAL,
+		      "MR_LIST without IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: EINVAL");
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
+		errno = 0;
+		q = mlx5dv_create_qp(ctx, &ia, &dv);
+		check(q == NULL && errno == EOPNOTSUPP,
+		      "MKEY_CONFIGURE: EOPNOTSUPP");
+		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MR_LIST |
+				    MLX5DV_QP_EX_WITH_MR_INTERLEAVED;
+		q = mlx5dv_create_qp(ctx, &ia, &dv);
+		check(q != NULL, "RC QP with MR_LIST | MR_INTERLEAVED");
+		if (q)
+			ibv_destroy_qp(q);
+	}
 	check(ibv_destroy_qp(qp) == 0, "destroy QP");
 	ibv_dereg_mr(mr);
 	ibv_destroy_cq(cq);

@@ -40,6 +40,9 @@ REAL = {
     'mlx5dv_create_cq': 'NULL/EINVAL',
     'mlx5dv_create_wq': 'NULL/EINVAL',
     'mlx5dv_qp_ex_from_ibv_qp_ex': 'NULL/EINVAL',
+    'mlx5dv_create_mkey': 'NULL/EINVAL',
+    'mlx5dv_destroy_mkey': 'EINVAL',
+    '_mlx5dv_mkey_check': 'EINVAL',
 }
 # Documented exceptions to "0 or errno value".
 NEG_ERRNO = {'mlx5dv_qp_cancel_posted_send_wrs'}

@@ -5,10 +5,11 @@
  *
  * Real: mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device
  * (without DEVX), mlx5dv_init_obj (QP, CQ, SRQ, AH, PD),
- * mlx5dv_qp_ex_from_ibv_qp_ex (builders all EOPNOTSUPP), and
- * mlx5dv_create_qp / _cq / _wq when no mlx5-specific
- * attribute is requested (they are then the plain verbs). Everything else
- * here answers EOPNOTSUPP.
+ * mlx5dv_qp_ex_from_ibv_qp_ex (the indirect-key builders; the others
+ * EOPNOTSUPP), indirect memory keys (mlx5dv_create_mkey /
+ * mlx5dv_destroy_mkey), and mlx5dv_create_qp / _cq / _wq when no
+ * mlx5-specific attribute is requested (they are then the plain verbs).
+ * Everything else here answers EOPNOTSUPP.
  */
 
 #include <stdint.h>
@@ -197,6 +198,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 	const uint32_t scat = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
 			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
 	struct ibv_qp *qp;
+	uint64_t ops = 0;
 	uint32_t f = 0;
 	int rc = 0;
 
@@ -232,15 +234,23 @@ mlx5dv_create_qp(struct ibv_context *context,
 		if ((f & ~(self_lb | scat)) != 0 ||
 		    ((f & self_lb) && qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
 		    (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
-			   MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)) ||
-		    ((cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
-		     mlx5_qp_attr->send_ops_flags != 0))
+			   MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
 			DV_MLX5_NOTSUP_NULL();
+		if (cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS)
+			ops = mlx5_qp_attr->send_ops_flags;
+		/* the mlx5 builders extend the ibv_qp_ex ones */
+		if (ops && !(qp_attr->comp_mask &
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+			errno = EINVAL;
+			return NULL;
+		}
 	}
 	qp = ibv_create_qp_ex(context, qp_attr);
 	if (qp == NULL)
 		return NULL;
-	if (f & scat)
+	if (ops)
+		rc = dpv_qp_mlx5_send_ops(qp, ops);
+	if (rc == 0 && (f & scat))
 		rc = dpv_qp_mlx5_create_flags(qp, f & scat);
 	if (rc == 0 && (f & self_lb))
 		rc = dpv_qp_raw_self_loopback(
@@ -377,23 +387,35 @@ mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op)
 	DV_MLX5_NOTSUP_NULL();
 }
 
+/* The key table lives in libibverbs.so.1 (verbs_dv.h). */
 struct mlx5dv_mkey *
 mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_attr)
 {
-	DV_MLX5_NOTSUP_NULL();
+	if (mkey_init_attr == NULL || mkey_init_attr->pd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dv_mlx5_is_dpv_device(mkey_init_attr->pd->context->device))
+		DV_MLX5_NOTSUP_NULL();
+	return dpv_mlx5dv_create_mkey(mkey_init_attr);
 }
 
 int
 mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 {
-	DV_MLX5_NOTSUP_INT();
+	return dpv_mlx5dv_destroy_mkey(mkey);
 }
 
+/* Only signature keys have errors to report: as rdma-core, EINVAL for a
+ * key without signature (and signature keys cannot be created here). */
 int
 _mlx5dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
 		   size_t err_info_size)
 {
-	DV_MLX5_NOTSUP_INT();
+	RTE_SET_USED(mkey);
+	RTE_SET_USED(err_info);
+	RTE_SET_USED(err_info_size);
+	return EINVAL;
 }
 
 struct mlx5dv_var *

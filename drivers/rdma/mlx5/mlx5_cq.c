@@ -192,6 +192,7 @@ mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags)
 		return MLX5_OPCODE_ATOMIC_FA;
 	case IBV_WC_BIND_MW:
 	case IBV_WC_LOCAL_INV:
+	case IBV_WC_DRIVER1: /* MLX5DV_WC_UMR: an indirect key configured */
 		return MLX5_OPCODE_UMR;
 	case IBV_WC_TSO:
 		return MLX5_OPCODE_TSO;

@@ -633,6 +633,20 @@ void dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey,
 			 const struct ibv_mw_bind_info *info);
 void dpv_mlx5_wr_local_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey);
 /**
+ * Indirect key configuration (mlx5dv_wr_mr_list / mlx5dv_wr_mr_interleaved)
+ * for a WQE opened with opcode IBV_WR_DRIVER1: a UMR WQE carrying the
+ * layout, completed with opcode MLX5DV_WC_UMR. Exactly one of sge (a list
+ * of num entries) and il (num interleaved entries repeated repeat times)
+ * is given. Records EINVAL for bad arguments (access flags other than
+ * LOCAL_WRITE / REMOTE_*, no entries, an interleaved entry of more than
+ * 65535 bytes or stride, repeat 0), ENOMEM for more than max_entries
+ * entries (as rdma-core's provider) or a full ring.
+ */
+void dpv_mlx5_wr_mkey(struct dpv_mlx5_sq *sq, uint32_t mkey,
+		      uint32_t max_entries, unsigned int access,
+		      uint32_t repeat, uint16_t num, const struct ibv_sge *sge,
+		      const struct mlx5dv_mr_interleaved *il);
+/**
  * TSO (after dpv_mlx5_wr_op(..., IBV_WR_TSO) on a raw-packet SQ): the
  * header template goes inline into the Ethernet segment
  * (inline_hdr_sz = hdr_sz, continuing past inline_hdr in 16-byte units,
@@ -694,6 +708,17 @@ uint64_t dpv_mlx5_mem_in_use(void);
  *   A WQE that cannot be decoded is returned with DPV_WR_F_MALFORMED.
  */
 bool dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out);
+
+/**
+ * The layout entries of a decoded indirect key configuration (opcode
+ * IBV_WR_DRIVER1), read from the ring (the WQE must not be retired yet).
+ * @param sq  the send queue
+ * @param w   the decoded WQE (w->umr.num entries, at most DPV_WR_MAX_KLM)
+ * @param out w->umr.num entries
+ * @return true; false if w is not such a WQE.
+ */
+bool dpv_mlx5_sq_umr_klm(const struct dpv_mlx5_sq *sq, const struct dpv_wr *w,
+			 struct dpv_klm *out);
 
 /** The engine finished a fetched WQE (in order); flush skips it. */
 void dpv_mlx5_sq_retire(struct dpv_mlx5_sq *sq, const struct dpv_wr *wr);

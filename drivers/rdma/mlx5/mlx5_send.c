@@ -70,13 +70,15 @@ op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		       op == IBV_WR_RDMA_READ ||
 		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		       op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-		       op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW;
+		       op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW ||
+		       op == IBV_WR_DRIVER1;
 	case IBV_QPT_UC:
 		/* UC has no SEND with invalidate on the wire */
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 		       op == IBV_WR_RDMA_WRITE ||
 		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
-		       op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW;
+		       op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW ||
+		       op == IBV_WR_DRIVER1;
 	case IBV_QPT_UD:
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
 	case IBV_QPT_RAW_PACKET:
@@ -109,7 +111,7 @@ wr_to_mlx5_op(enum ibv_wr_opcode op)
 	case IBV_WR_TSO:
 		return MLX5_OPCODE_TSO;
 	default:
-		return MLX5_OPCODE_UMR; /* BIND_MW, LOCAL_INV */
+		return MLX5_OPCODE_UMR; /* BIND_MW, LOCAL_INV, DRIVER1 (mkey) */
 	}
 }
 
@@ -123,7 +125,8 @@ is_atomic(enum ibv_wr_opcode op)
 static bool
 is_umr(enum ibv_wr_opcode op)
 {
-	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
+	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV ||
+	       op == IBV_WR_DRIVER1;
 }
 
 /* A WQE's control segment. */
@@ -538,6 +541,134 @@ dpv_mlx5_wr_local_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey)
 	bld_umr(sq, true, 0, &none);
 }
 
+#define MKEY_ACCESS_OK                                                         \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+static uint8_t
+mkey_access(unsigned int a)
+{
+	return ((a & IBV_ACCESS_LOCAL_WRITE)
+			? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE
+			: 0) |
+	       ((a & IBV_ACCESS_REMOTE_WRITE)
+			? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE
+			: 0) |
+	       ((a & IBV_ACCESS_REMOTE_READ)
+			? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ
+			: 0) |
+	       ((a & IBV_ACCESS_REMOTE_ATOMIC)
+			? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC
+			: 0);
+}
+
+/* The translation of an indirect key: a repetition header and interleaved
+ * entries, or a list of KLMs; 16 bytes each, padded to 64. */
+static int
+mkey_xlat(struct dpv_mlx5_sq *sq, uint32_t at, uint32_t repeat, uint16_t num,
+	  const struct ibv_sge *sge, const struct mlx5dv_mr_interleaved *il,
+	  uint64_t *len)
+{
+	uint32_t hdr = il ? 16 : 0;
+	uint32_t xlat = RTE_ALIGN_CEIL(hdr + 16u * num, 64u);
+	uint64_t sum = 0;
+	int rc = bld_room(sq, at + xlat);
+
+	if (rc)
+		return rc;
+	mlx5r_zero(&sq->wq, wqe_pos(sq, at), xlat);
+	for (uint16_t i = 0; i < num; i++) {
+		if (il) {
+			struct mlx5_wqe_umr_repeat_ent_seg r;
+			uint32_t stride = il[i].bytes_count + il[i].bytes_skip;
+
+			if (il[i].bytes_count > UINT16_MAX ||
+			    stride > UINT16_MAX || stride < il[i].bytes_count)
+				return EINVAL;
+			r.stride = htobe16((uint16_t)stride);
+			r.byte_count = htobe16((uint16_t)il[i].bytes_count);
+			r.memkey = htobe32(il[i].lkey);
+			r.va = htobe64(il[i].addr);
+			bld_write(sq, at + hdr + 16u * i, &r, sizeof(r));
+			sum += il[i].bytes_count;
+		} else {
+			struct mlx5_wqe_umr_klm_seg k;
+
+			k.byte_count = htobe32(sge[i].length);
+			k.mkey = htobe32(sge[i].lkey);
+			k.address = htobe64(sge[i].addr);
+			bld_write(sq, at + 16u * i, &k, sizeof(k));
+			sum += sge[i].length;
+		}
+	}
+	if (il) {
+		struct mlx5_wqe_umr_repeat_block_seg b;
+
+		memset(&b, 0, sizeof(b));
+		b.byte_count = htobe32((uint32_t)sum);
+		b.op = htobe32(0x400); /* repetition block */
+		b.repeat_count = htobe32(repeat);
+		b.num_ent = htobe16(num);
+		bld_write(sq, at, &b, sizeof(b));
+		sum *= repeat;
+	}
+	*len = sum;
+	sq->bld.off = at + xlat;
+	return 0;
+}
+
+void
+dpv_mlx5_wr_mkey(struct dpv_mlx5_sq *sq, uint32_t mkey, uint32_t max_entries,
+		 unsigned int access, uint32_t repeat, uint16_t num,
+		 const struct ibv_sge *sge,
+		 const struct mlx5dv_mr_interleaved *il)
+{
+	struct mlx5_wqe_umr_ctrl_seg u;
+	struct mlx5_wqe_mkey_context_seg m;
+	uint32_t off = sq->bld.off;
+	uint64_t len = 0;
+	int rc;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.op != IBV_WR_DRIVER1 || sq->bld.data_set || num == 0 ||
+	    (sge == NULL) == (il == NULL) || (il && repeat == 0) ||
+	    (access & ~(unsigned int)MKEY_ACCESS_OK)) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	if (num > max_entries) {
+		bld_fail(sq, ENOMEM);
+		return;
+	}
+	rc = mkey_xlat(sq, off + UMR_CTRL_SZ + MKEY_SZ, repeat, num, sge, il,
+		       &len);
+	if (rc) {
+		sq->bld.off = off;
+		bld_fail(sq, rc);
+		return;
+	}
+	memset(&u, 0, sizeof(u));
+	memset(&m, 0, sizeof(m));
+	u.flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	u.klm_octowords =
+		htobe16((uint16_t)((sq->bld.off - off - UMR_CTRL_SZ - MKEY_SZ) /
+				   16));
+	u.mkey_mask = htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
+			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC);
+	m.access_flags = mkey_access(access);
+	m.qpn_mkey = htobe32(0xffffff00u | (mkey & 0xff));
+	m.len = htobe64(len);
+	bld_write(sq, off, &u, sizeof(u));
+	bld_write(sq, off + UMR_CTRL_SZ, &m, sizeof(m));
+	sq->bld.imm = htobe32(mkey);
+	sq->bld.wr_data = MLX5DV_WC_UMR;
+	sq->bld.data_set = true;
+}
+
 /* A list of (address, length) pieces: SGEs or data buffers. */
 struct pieces {
 	const struct ibv_sge *sge;
@@ -935,6 +1066,66 @@ access_from_mkey(uint8_t a)
 	return (uint8_t)r;
 }
 
+/* An indirect key configuration: its entries stay in the ring. */
+static bool
+decode_mkey(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t at,
+	    uint32_t end, const struct mlx5_wqe_umr_ctrl_seg *u,
+	    const struct mlx5_wqe_mkey_context_seg *m, struct dpv_wr *out)
+{
+	uint32_t xlat = be16toh(u->klm_octowords) * 16u;
+	struct mlx5_wqe_umr_repeat_block_seg b;
+
+	if (xlat == 0 || at + xlat > end)
+		return false;
+	out->opcode = IBV_WR_DRIVER1;
+	memset(&out->umr, 0, sizeof(out->umr));
+	out->umr.mkey = be32toh(out->imm_data);
+	out->imm_data = 0;
+	out->umr.access = access_from_mkey(m->access_flags);
+	mlx5r_copy_out(&sq->wq, base + at, &b, sizeof(b));
+	if (be32toh(b.op) == 0x400) {
+		out->umr.repeat = be32toh(b.repeat_count);
+		out->umr.num = be16toh(b.num_ent);
+		if (16u * (out->umr.num + 1) > xlat)
+			return false;
+		at += 16;
+	} else {
+		out->umr.num = xlat / 16;
+	}
+	out->umr.pos = (base + at) & (mlx5r_ring_bytes(&sq->wq) - 1);
+	return out->umr.num <= DPV_WR_MAX_KLM;
+}
+
+bool
+dpv_mlx5_sq_umr_klm(const struct dpv_mlx5_sq *sq, const struct dpv_wr *w,
+		    struct dpv_klm *out)
+{
+	if (w->opcode != IBV_WR_DRIVER1 || w->umr.num > DPV_WR_MAX_KLM)
+		return false;
+	for (uint32_t i = 0; i < w->umr.num; i++) {
+		uint32_t at = w->umr.pos + 16u * i;
+
+		if (w->umr.repeat) {
+			struct mlx5_wqe_umr_repeat_ent_seg r;
+
+			mlx5r_copy_out(&sq->wq, at, &r, sizeof(r));
+			out[i].addr = be64toh(r.va);
+			out[i].len = be16toh(r.byte_count);
+			out[i].stride = be16toh(r.stride);
+			out[i].lkey = be32toh(r.memkey);
+		} else {
+			struct mlx5_wqe_umr_klm_seg k;
+
+			mlx5r_copy_out(&sq->wq, at, &k, sizeof(k));
+			out[i].addr = be64toh(k.address);
+			out[i].len = be32toh(k.byte_count);
+			out[i].stride = 0;
+			out[i].lkey = be32toh(k.mkey);
+		}
+	}
+	return true;
+}
+
 static bool
 decode_umr(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
 	   uint32_t end, uint32_t idx, struct dpv_wr *out)
@@ -947,6 +1138,9 @@ decode_umr(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
 		return false;
 	mlx5r_copy_out(&sq->wq, base + off, &u, sizeof(u));
 	mlx5r_copy_out(&sq->wq, base + off + UMR_CTRL_SZ, &m, sizeof(m));
+	if (sq->wr_data[idx] == MLX5DV_WC_UMR)
+		return decode_mkey(sq, base, off + UMR_CTRL_SZ + MKEY_SZ, end,
+				   &u, &m, out);
 	if (sq->wr_data[idx] == IBV_WC_LOCAL_INV) {
 		out->opcode = IBV_WR_LOCAL_INV;
 		out->invalidate_rkey = be32toh(out->imm_data);

@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Indirect memory keys of mlx5 direct verbs (mlx5dv_create_mkey,
+ * mlx5dv_wr_mr_list, mlx5dv_wr_mr_interleaved) on the loopback device:
+ * remote WRITE / READ and local SGEs through the key land exactly where
+ * the layout says, across entry and packet boundaries, and nowhere else;
+ * the rules refuse what they must (arguments, too many entries, PD,
+ * access, invalidated / destroyed keys, deregistered regions).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "dpv_test.h"
+#include "test_verbs_util.h"
+#include "verbs_dv.h"
+#include "verbs_int.h"
+
+/* libmlx5.so.1's entry points are thin wrappers of these private ones
+ * (test/scripts/fast-dv-mkey.sh runs them through libmlx5.so.1) */
+#define mlx5dv_create_mkey dpv_mlx5dv_create_mkey
+#define mlx5dv_destroy_mkey dpv_mlx5dv_destroy_mkey
+#define mlx5dv_qp_ex_from_ibv_qp_ex dpv_mlx5dv_qp_ex
+
+#define MEMLEN 8192
+#define GUARD  0xee
+
+static struct ibv_device **devs;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_mr *mr;     /* over mem[] */
+static uint8_t mem[3][MEMLEN]; /* target (behind the mkey), src, dst */
+static uint8_t shadow[MEMLEN]; /* what mem[0] must hold */
+static int gid_index = -1;
+static union ibv_gid gid;
+
+static int
+suite_setup(void)
+{
+	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
+		return TEST_SKIPPED;
+	if (to_dctx(ctx)->dev->engine == NULL)
+		return TEST_SKIPPED;
+	pd = ibv_alloc_pd(ctx);
+	mr = pd ? ibv_reg_mr(pd, mem, sizeof(mem),
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				     IBV_ACCESS_REMOTE_WRITE)
+		: NULL;
+	if (mr == NULL)
+		return TEST_FAILED;
+	gid_index = test_verbs_first_gid(ctx, &gid);
+	return gid_index >= 0 ? TEST_SUCCESS : TEST_SKIPPED;
+}
+
+static void
+suite_teardown(void)
+{
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = NULL;
+	test_verbs_release(&devs, &ctx, &pd);
+}
+
+static void
+fill(void)
+{
+	memset(mem[0], GUARD, MEMLEN);
+	memset(shadow, GUARD, MEMLEN);
+	for (int i = 0; i < MEMLEN; i++)
+		mem[1][i] = (uint8_t)(i * 7 + 3);
+	memset(mem[2], 0, MEMLEN);
+}
+
+static int
+modify(struct ibv_qp *qp, enum ibv_qp_state s, uint32_t dest)
+{
+	struct ibv_qp_attr a = {.qp_state = s, .port_num = 1};
+	int mask = IBV_QP_STATE;
+
+	if (s == IBV_QPS_INIT) {
+		a.qp_access_flags = IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_WRITE;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	} else if (s == IBV_QPS_RTR) {
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = gid;
+		a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = dest;
+		a.max_dest_rd_atomic = 4;
+		a.min_rnr_timer = 12;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			IBV_QP_MIN_RNR_TIMER;
+	} else {
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 4;
+		mask |= IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* a (mlx5dv QP with the mkey builders) talks to b (plain RC). */
+struct pair {
+	struct ibv_cq *acq, *bcq;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *x;
+	struct mlx5dv_qp_ex *m;
+};
+
+static int
+pair_open(struct pair *p, struct ibv_pd *apd, uint64_t dv_ops)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.cap = {.max_send_wr = 16,
+			.max_recv_wr = 16,
+			.max_send_sge = 2,
+			.max_recv_sge = 2},
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_READ |
+				  IBV_QP_EX_WITH_LOCAL_INV,
+	};
+	struct mlx5dv_qp_init_attr dv = {
+		.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
+		.send_ops_flags = dv_ops,
+	};
+	struct ibv_qp_init_attr ib = {
+		.cap = ia.cap,
+		.qp_type = IBV_QPT_RC,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->acq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	p->bcq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	TEST_ASSERT(p->acq && p->bcq, "");
+	ia.send_cq = ia.recv_cq = p->acq;
+	ia.pd = apd;
+	/* what mlx5dv_create_qp() does with dv */
+	p->a = ibv_create_qp_ex(ctx, &ia);
+	TEST_ASSERT_NOT_NULL(p->a, "errno %d", errno);
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_send_ops(p->a, dv.send_ops_flags), 0,
+			  "");
+	ib.send_cq = ib.recv_cq = p->bcq;
+	p->b = ibv_create_qp(pd, &ib);
+	TEST_ASSERT_NOT_NULL(p->b, "errno %d", errno);
+	p->x = ibv_qp_to_qp_ex(p->a);
+	p->m = mlx5dv_qp_ex_from_ibv_qp_ex(p->x);
+	TEST_ASSERT_NOT_NULL(p->m, "");
+	TEST_ASSERT_EQUAL(modify(p->a, IBV_QPS_INIT, 0), 0, "");
+	TEST_ASSERT_EQUAL(modify(p->b, IBV_QPS_INIT, 0), 0, "");
+	TEST_ASSERT_EQUAL(modify(p->a, IBV_QPS_RTR, p->b->qp_num), 0, "");
+	TEST_ASSERT_EQUAL(modify(p->b, IBV_QPS_RTR, p->a->qp_num), 0, "");
+	TEST_ASSERT_EQUAL(modify(p->a, IBV_QPS_RTS, 0), 0, "");
+	TEST_ASSERT_EQUAL(modify(p->b, IBV_QPS_RTS, 0), 0, "");
+	return TEST_SUCCESS;
+}
+
+static void
+pair_close(struct pair *p)
+{
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
+	if (p->acq)
+		ibv_destroy_cq(p->acq);
+	if (p->bcq)
+		ibv_destroy_cq(p->bcq);
+}
+
+/* The status of a's next completion (and its opcode in *op); -1 none. */
+static int
+a_status(struct pair *p, enum ibv_wc_opcode *op)
+{
+	struct ibv_wc wc;
+
+	if (test_verbs_wait_wc(p->acq, &wc, 1, 3000) != 1)
+		return -1;
+	if (op)
+		*op = wc.opcode;
+	return wc.status;
+}
+
+/* Post one configuring WQE (list or interleaved); wr_complete's result. */
+static int
+mkey_post(struct pair *p, struct mlx5dv_mkey *mk, uint32_t access,
+	  uint32_t repeat, uint16_t n, struct ibv_sge *sge,
+	  struct mlx5dv_mr_interleaved *il)
+{
+	ibv_wr_start(p->x);
+	p->x->wr_id = 77;
+	p->x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	if (il)
+		mlx5dv_wr_mr_interleaved(p->m, mk, access, repeat, n, il);
+	else
+		mlx5dv_wr_mr_list(p->m, mk, access, n, sge);
+	return ibv_wr_complete(p->x);
+}
+
+/* Configure and expect success with opcode MLX5DV_WC_UMR. */
+static int
+mkey_config(struct pair *p, struct mlx5dv_mkey *mk, uint32_t access,
+	    uint32_t repeat, uint16_t n, struct ibv_sge *sge,
+	    struct mlx5dv_mr_interleaved *il)
+{
+	enum ibv_wc_opcode op = 0;
+
+	TEST_ASSERT_EQUAL(mkey_post(p, mk, access, repeat, n, sge, il), 0, "");
+	TEST_ASSERT_EQUAL(a_status(p, &op), IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL((int)op, (int)MLX5DV_WC_UMR, "");
+	return TEST_SUCCESS;
+}
+
+/* One RDMA op from a: WRITE from / READ into mem[1|2] at off (lkey of
+ * mr, or lkey given), remote key rkey at va. Returns the status. */
+static int
+rdma(struct pair *p, bool write, uint32_t lkey, uint64_t laddr, uint32_t len,
+     uint32_t rkey, uint64_t va)
+{
+	ibv_wr_start(p->x);
+	p->x->wr_id = 1;
+	p->x->wr_flags = IBV_SEND_SIGNALED;
+	if (write)
+		ibv_wr_rdma_write(p->x, rkey, va);
+	else
+		ibv_wr_rdma_read(p->x, rkey, va);
+	ibv_wr_set_sge(p->x, lkey, laddr, len);
+	if (ibv_wr_complete(p->x) != 0)
+		return -2;
+	return a_status(p, NULL);
+}
+
+static uint64_t
+at(int i, size_t off)
+{
+	return (uintptr_t)mem[i] + off;
+}
+
+static struct mlx5dv_mkey *
+mkey_new(struct ibv_pd *kpd, uint16_t max)
+{
+	struct mlx5dv_mkey_init_attr ma = {
+		.pd = kpd,
+		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT,
+		.max_entries = max,
+	};
+
+	return mlx5dv_create_mkey(&ma);
+}
+
+static int
+test_create_args(void)
+{
+	struct mlx5dv_mkey_init_attr ma = {.pd = pd, .max_entries = 3};
+	struct mlx5dv_mkey *mk;
+
+	errno = 0;
+	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
+	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "no INDIRECT flag (as rdma-core)");
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+			  MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
+	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "signature");
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+	ma.max_entries = 0;
+	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "max_entries 0");
+	ma.max_entries = 53;
+	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "max_entries 53");
+	ma.pd = NULL;
+	ma.max_entries = 3;
+	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "no PD");
+	ma.pd = pd;
+	mk = mlx5dv_create_mkey(&ma);
+	TEST_ASSERT_NOT_NULL(mk, "errno %d", errno);
+	TEST_ASSERT_EQUAL(ma.max_entries, 4, "rounded up to 4");
+	TEST_ASSERT_EQUAL(mk->lkey, mk->rkey, "");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(pd), EBUSY, "PD in use");
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* List layout: WRITE across all entries, READ from the middle. */
+static int
+test_list(void)
+{
+	struct ibv_sge sge[3] = {
+		{at(0, 100), 10, mr->lkey},
+		{at(0, 300), 7, mr->lkey},
+		{at(0, 50), 20, mr->lkey},
+	};
+	struct mlx5dv_mkey *mk = mkey_new(pd, 3);
+	struct pair p;
+	int rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	fill();
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS)
+		rc = mkey_config(&p, mk,
+				 IBV_ACCESS_LOCAL_WRITE |
+					 IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_READ,
+				 0, 3, sge, NULL);
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 37,
+				       mk->rkey, 0),
+				  IBV_WC_SUCCESS, "WRITE through the mkey");
+		memcpy(shadow + 100, mem[1], 10);
+		memcpy(shadow + 300, mem[1] + 10, 7);
+		memcpy(shadow + 50, mem[1] + 17, 20);
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0], shadow, MEMLEN,
+					  "bytes where the list says only");
+		TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 30,
+				       mk->rkey, 5),
+				  IBV_WC_SUCCESS, "READ through the mkey");
+		TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[1] + 5, 30, "");
+		/* past the end: 37 bytes mapped */
+		TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 8,
+				       mk->rkey, 30),
+				  IBV_WC_REM_ACCESS_ERR, "beyond the layout");
+	}
+	pair_close(&p);
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+/* Interleaved layout over several packets; local SGEs of the mkey. */
+static int
+test_interleaved(void)
+{
+	struct mlx5dv_mr_interleaved il[2] = {
+		{at(0, 1000), 8, 4, mr->lkey},
+		{at(0, 4000), 3, 1, mr->lkey},
+	};
+	const uint32_t rep = 200, total = 11 * rep; /* 2200: 3 packets */
+	struct mlx5dv_mkey *mk = mkey_new(pd, 3);
+	struct pair p;
+	int rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	fill();
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_INTERLEAVED);
+	if (rc == TEST_SUCCESS)
+		rc = mkey_config(&p, mk,
+				 IBV_ACCESS_LOCAL_WRITE |
+					 IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_READ,
+				 rep, 2, NULL, il);
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), total,
+				       mk->rkey, 0),
+				  IBV_WC_SUCCESS, "WRITE 2200 bytes");
+		for (uint32_t r = 0; r < rep; r++) {
+			memcpy(shadow + 1000 + 12 * r, mem[1] + 11 * r, 8);
+			memcpy(shadow + 4000 + 4 * r, mem[1] + 11 * r + 8, 3);
+		}
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0], shadow, MEMLEN,
+					  "bytes where the pattern says only");
+		TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0),
+				       total - 13, mk->rkey, 13),
+				  IBV_WC_SUCCESS, "READ from offset 13");
+		TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[1] + 13, total - 13, "");
+		/* local: WRITE from the mkey (lkey) to plain memory */
+		memset(mem[2], 0, MEMLEN);
+		TEST_ASSERT_EQUAL(rdma(&p, true, mk->lkey, 5, 1500, mr->rkey,
+				       at(2, 0)),
+				  IBV_WC_SUCCESS, "WRITE gathering the mkey");
+		TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[1] + 5, 1500, "");
+		/* local: READ into the mkey (lkey) */
+		memset(mem[0], GUARD, MEMLEN);
+		TEST_ASSERT_EQUAL(rdma(&p, false, mk->lkey, 0, total,
+				       mr->rkey, at(1, 0)),
+				  IBV_WC_SUCCESS, "READ scattering the mkey");
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0], shadow, MEMLEN, "");
+	}
+	pair_close(&p);
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+/* The builders' argument errors: nothing is posted. */
+static int
+test_builder_args(void)
+{
+	struct ibv_sge sge[5];
+	struct mlx5dv_mr_interleaved il[4];
+	struct mlx5dv_mkey *mk = mkey_new(pd, 4);
+	struct pair p;
+	int rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	for (int i = 0; i < 5; i++)
+		sge[i] = (struct ibv_sge){at(0, 16 * i), 8, mr->lkey};
+	for (int i = 0; i < 4; i++)
+		il[i] = (struct mlx5dv_mr_interleaved){at(0, 16 * i), 4, 4,
+						       mr->lkey};
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk, 0, 0, 5, sge, NULL), ENOMEM,
+				  "5 entries, max 4");
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk, IBV_ACCESS_MW_BIND, 0, 2,
+					    sge, NULL),
+				  EINVAL, "access flag");
+		TEST_ASSERT_EQUAL(mkey_post(&p, NULL, 0, 0, 2, sge, NULL),
+				  EINVAL, "no mkey");
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk, 0, 0, 0, sge, NULL), EINVAL,
+				  "no entries");
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk, 0, 1, 2, NULL, il),
+				  EOPNOTSUPP, "interleaved without its flag");
+		struct ibv_wc wc;
+
+		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 100), 0,
+				  "nothing posted");
+	}
+	pair_close(&p);
+	if (rc == TEST_SUCCESS)
+		rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_INTERLEAVED);
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk, 0, 0, 2, NULL, il), EINVAL,
+				  "repeat 0");
+		/* 4 entries + the repetition header do not fit 4: the
+		 * WQE fails like a bad UMR on hardware */
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk, 0, 2, 4, NULL, il), 0, "");
+		TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_LOC_PROT_ERR,
+				  "header does not fit");
+	}
+	pair_close(&p);
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+/* Keys that must fail: another PD, no remote access, invalidated,
+ * a deregistered region, a destroyed mkey. */
+static int
+test_refusals(void)
+{
+	uint8_t *extra = mem[2] + MEMLEN / 2;
+	struct ibv_pd *pd2 = ibv_alloc_pd(ctx);
+	struct mlx5dv_mkey *mk = mkey_new(pd, 2), *mk2 = mkey_new(pd2, 2);
+	struct ibv_sge sge = {at(0, 0), 64, mr->lkey};
+	struct ibv_mr *mr2;
+	struct pair p;
+	int rc;
+
+	TEST_ASSERT(pd2 && mk && mk2, "");
+	fill();
+	/* an mkey of another PD cannot be configured */
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk2, 0, 0, 1, &sge, NULL), 0,
+				  "");
+		TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_LOC_PROT_ERR,
+				  "wrong PD");
+	}
+	pair_close(&p);
+	/* no remote write granted */
+	if (rc == TEST_SUCCESS)
+		rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS)
+		rc = mkey_config(&p, mk, IBV_ACCESS_REMOTE_READ, 0, 1, &sge,
+				 NULL);
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 64,
+				       mk->rkey, 0),
+				  IBV_WC_SUCCESS, "READ granted");
+		TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 8,
+				       mk->rkey, 0),
+				  IBV_WC_REM_ACCESS_ERR, "WRITE not granted");
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0], shadow, MEMLEN, "untouched");
+	}
+	pair_close(&p);
+	/* invalidated, configured again (only after the invalidation) */
+	if (rc == TEST_SUCCESS)
+		rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS) {
+		ibv_wr_start(p.x);
+		p.x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_local_inv(p.x, mk->lkey);
+		TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), 0, "");
+		TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_SUCCESS, "LOCAL_INV");
+		rc = mkey_config(&p, mk, IBV_ACCESS_REMOTE_WRITE, 0, 1, &sge,
+				 NULL);
+	}
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 8,
+				       mk->rkey, 0),
+				  IBV_WC_SUCCESS, "configured anew");
+		memcpy(shadow, mem[1], 8);
+		TEST_ASSERT_EQUAL(mkey_post(&p, mk, 0, 0, 1, &sge, NULL), 0,
+				  "");
+		TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_LOC_PROT_ERR,
+				  "configured already");
+	}
+	pair_close(&p);
+	/* the region under the key deregistered */
+	mr2 = ibv_reg_mr(pd, extra, 256,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	TEST_ASSERT_NOT_NULL(mr2, "");
+	sge = (struct ibv_sge){(uintptr_t)extra, 256, mr2->lkey};
+	if (rc == TEST_SUCCESS)
+		rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS) {
+		ibv_wr_start(p.x);
+		p.x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_local_inv(p.x, mk->lkey);
+		TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), 0, "");
+		TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_SUCCESS, "");
+		rc = mkey_config(&p, mk, IBV_ACCESS_REMOTE_WRITE, 0, 1, &sge,
+				 NULL);
+	}
+	if (rc == TEST_SUCCESS) {
+		TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 16,
+				       mk->rkey, 0),
+				  IBV_WC_SUCCESS, "");
+		TEST_ASSERT_BUFFERS_EQUAL(extra, mem[1], 16, "");
+		TEST_ASSERT_EQUAL(ibv_dereg_mr(mr2), 0, "");
+		mr2 = NULL;
+		memset(extra, 0, 16);
+		TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 16,
+				       mk->rkey, 0),
+				  IBV_WC_REM_ACCESS_ERR, "stale region");
+		TEST_ASSERT_EQUAL(extra[0], 0, "nothing written");
+	}
+	pair_close(&p);
+	if (mr2)
+		ibv_dereg_mr(mr2);
+	/* destroyed while configured */
+	if (rc == TEST_SUCCESS)
+		rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS) {
+		uint32_t rkey = mk->rkey;
+
+		TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+		mk = NULL;
+		TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 8, rkey,
+				       0),
+				  IBV_WC_REM_ACCESS_ERR, "destroyed mkey");
+	}
+	pair_close(&p);
+	if (mk)
+		mlx5dv_destroy_mkey(mk);
+	mlx5dv_destroy_mkey(mk2);
+	ibv_dealloc_pd(pd2);
+	return rc;
+}
+
+static int
+dv_mkey_autotest(void)
+{
+	int rc = suite_setup();
+
+	if (rc == TEST_SUCCESS)
+		rc = test_create_args();
+	if (rc == TEST_SUCCESS)
+		rc = test_list();
+	if (rc == TEST_SUCCESS)
+		rc = test_interleaved();
+	if (rc == TEST_SUCCESS)
+		rc = test_builder_args();
+	if (rc == TEST_SUCCESS)
+		rc = test_refusals();
+	suite_teardown();
+	return rc;
+}
+
+DPV_TEST_REGISTER_FAST(dv_mkey_autotest, dv_mkey_autotest);
