@@ -80,35 +80,21 @@ suite_teardown(void)
 static int
 tqp_init(struct test_engine_qp *t, uint32_t qpn)
 {
-	struct dpv_engine_qp_init init = {
-		.qpn = qpn,
-		.type = IBV_QPT_RC,
-		.pdn = PDN,
-		.sq = &t->sq,
-		.rq = &t->rq,
-		.send_cq = &t->scq,
-		.recv_cq = &t->rcq,
-		.max_send_wr = 64,
-	};
 	struct dpv_engine_key k = {.length = BUF_SIZE,
 				   .access = IBV_ACCESS_LOCAL_WRITE |
 					     IBV_ACCESS_REMOTE_WRITE |
 					     IBV_ACCESS_REMOTE_READ |
 					     IBV_ACCESS_REMOTE_ATOMIC,
 				   .pdn = PDN};
+	int ret = test_engine_qp_create(eng, t, qpn, IBV_QPT_RC, PDN, BUF_SIZE,
+					use_srq && qpn == QPN_B ? &srq : NULL,
+					SRQN);
 
-	if (use_srq && qpn == QPN_B) {
-		init.rq = NULL;
-		init.srq = &srq;
-		init.srqn = SRQN;
-	}
-	if (test_engine_qp_rings_init(t, qpn, IBV_QPT_RC, BUF_SIZE))
-		return -1;
+	if (ret != 0)
+		return ret;
 	t->key = ((qpn & 0xff) << 8) | 0x42;
 	k.addr = k.iova = (uintptr_t)t->buf;
-	if (dpv_engine_key_set(eng, t->key, &k) != 0)
-		return -1;
-	return dpv_engine_qp_create(eng, &init);
+	return dpv_engine_key_set(eng, t->key, &k);
 }
 
 /* Engine, A and B connected (MTU 1024, RNR retries forever); opts of A
