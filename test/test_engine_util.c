@@ -49,6 +49,29 @@ test_engine_qp_rings_init(struct test_engine_qp *t, uint32_t qpn,
 	return 0;
 }
 
+int
+test_engine_qp_create(struct dpv_engine *e, struct test_engine_qp *t,
+		      uint32_t qpn, enum ibv_qp_type type, uint32_t pdn,
+		      size_t buf_size, struct dpv_mlx5_rq *srq, uint32_t srqn)
+{
+	struct dpv_engine_qp_init init = {
+		.qpn = qpn,
+		.type = type,
+		.pdn = pdn,
+		.sq = &t->sq,
+		.rq = srq ? NULL : &t->rq,
+		.srq = srq,
+		.srqn = srqn,
+		.send_cq = &t->scq,
+		.recv_cq = &t->rcq,
+		.max_send_wr = 64,
+	};
+
+	if (test_engine_qp_rings_init(t, qpn, type, buf_size))
+		return -1;
+	return dpv_engine_qp_create(e, &init);
+}
+
 struct dpv_mlx5_wq *
 test_engine_qp_wq(struct test_engine_qp *const *qps, unsigned int n,
 		  uint32_t qpn, bool recv)

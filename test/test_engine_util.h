@@ -35,6 +35,14 @@ struct test_engine_qp {
  * 0 or -1. */
 int test_engine_qp_rings_init(struct test_engine_qp *t, uint32_t qpn,
 			      enum ibv_qp_type type, size_t buf_size);
+/* test_engine_qp_rings_init() then QP qpn of type on e over those rings
+ * (PD pdn, 64 send WRs), receiving from srq (number srqn) instead of t's
+ * RQ if srq is not NULL. 0, -1 (rings) or dpv_engine_qp_create()'s
+ * error. */
+int test_engine_qp_create(struct dpv_engine *e, struct test_engine_qp *t,
+			  uint32_t qpn, enum ibv_qp_type type, uint32_t pdn,
+			  size_t buf_size, struct dpv_mlx5_rq *srq,
+			  uint32_t srqn);
 /* The engine's ring lookup (dpv_mlx5_wq_lookup_t) over the test QPs
  * qps[0..n): the receive or send ring of the one whose qpn is qpn, NULL
  * if none is. */

@@ -10,6 +10,9 @@
  *    the READ / atomic buffer;
  *  - what is not scattered: 33 bytes, DISABLE, MLX5_SCATTER_TO_CQE=0-like
  *    off switch, requester without sq_sig_all or ALLOW.
+ * And the other create flag of this entry, PACKET_BASED_CREDIT_MODE: an
+ * RC pair with it counts the packets of multi-packet SENDs against the
+ * end-to-end credits; UD is refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +22,9 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "dpv_engine.h"
 #include "dpv_test.h"
+#include "qp.h"
 #include "verbs_caps.h"
 #include "verbs_dv.h"
 #include "verbs_int.h"
@@ -413,6 +418,59 @@ case_req_flags(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Packet-based credits: b has two receives; a sends two SENDs of 3
+ * packets. After the first one's ACK (1 credit) the second goes only as
+ * the probe (its packets are beyond the limit); message-based, it would be
+ * within it. Both arrive.
+ */
+static int
+case_credit_pkt(void)
+{
+	const struct pair_opt o = {
+		.aflags = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE,
+		.bflags = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE};
+	struct dpv_engine_qp_stats st;
+	struct ibv_recv_wr rw = {.num_sge = 1}, *rbad;
+	struct ibv_send_wr sw = {.num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *sbad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct pair p;
+
+	RUN(pair_open(&p, &o));
+	rw.sg_list = sw.sg_list = &sge;
+	for (int i = 0; i < 2; i++) {
+		sge = (struct ibv_sge){(uintptr_t)mem[1 + i], BUFLEN, mr->lkey};
+		rw.wr_id = (uint64_t)i;
+		TEST_ASSERT_EQUAL(ibv_post_recv(p.b, &rw, &rbad), 0, "");
+	}
+	for (int i = 0; i < 2500; i++)
+		mem[0][i] = (uint8_t)(i * 5);
+	sge = (struct ibv_sge){(uintptr_t)mem[0], 2500, mr->lkey};
+	TEST_ASSERT_EQUAL(ibv_post_send(p.a, &sw, &sbad), 0, "");
+	TEST_ASSERT_EQUAL(ibv_post_send(p.a, &sw, &sbad), 0, "");
+	for (int i = 0; i < 2; i++) {
+		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.bcq, &wc, 1, 5000), 1,
+				  "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.byte_len, 2500, "");
+		TEST_ASSERT_BUFFERS_EQUAL(mem[1 + wc.wr_id], mem[0], 2500, "");
+		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 5000), 1,
+				  "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	}
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(to_dqp(p.a)->engine,
+						  p.a->qp_num, &st),
+			  0, "");
+	TEST_ASSERT_EQUAL(st.credit_probes, 2,
+			  "the second SEND went as a probe (packets count)");
+	pair_close(&p);
+	return TEST_SUCCESS;
+}
+
 static int
 case_errors(void)
 {
@@ -429,6 +487,24 @@ case_errors(void)
 			  "unknown");
 	TEST_ASSERT_EQUAL(dpv_qp_mlx5_create_flags(NULL, 0), EINVAL, "");
 	pair_close(&p);
+	{
+		struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+		struct ibv_qp_init_attr ia = {
+			.send_cq = cq,
+			.recv_cq = cq,
+			.cap = {.max_send_wr = 1, .max_recv_wr = 1,
+				.max_send_sge = 1, .max_recv_sge = 1},
+			.qp_type = IBV_QPT_UD};
+		struct ibv_qp *ud = cq ? ibv_create_qp(pd, &ia) : NULL;
+
+		TEST_ASSERT_NOT_NULL(ud, "UD QP");
+		TEST_ASSERT_EQUAL(
+			dpv_qp_mlx5_create_flags(
+				ud, MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE),
+			EINVAL, "packet-based credits: RC only");
+		ibv_destroy_qp(ud);
+		ibv_destroy_cq(cq);
+	}
 	return TEST_SUCCESS;
 }
 
@@ -442,6 +518,7 @@ static const struct dpv_test_suite scat_suite = {
 			TEST_CASE(case_resp_flags),
 			TEST_CASE(case_req_sig_all),
 			TEST_CASE(case_req_flags),
+			TEST_CASE(case_credit_pkt),
 			TEST_CASE(case_errors),
 			TEST_CASES_END(),
 		},

@@ -755,6 +755,12 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	  "duplicate READ/atomic whose response is no longer held")            \
 	X(rd_atomic_recycled, 1,                                               \
 	  "saved READ/atomic responses overwritten by newer ones")             \
+	X(credit_stalls, 1,                                                    \
+	  "SEND / WRITE with immediate held back for end-to-end credits "      \
+	  "(once per credit limit)")                                           \
+	X(credit_probes, 1,                                                    \
+	  "messages sent beyond the peer's end-to-end credits (the one "       \
+	  "message allowed to ask)")                                           \
 	X(acks_sent, 1, "ACK and NAK frames sent")                             \
 	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
 	X(key_errors, 0, "remote accesses refused by the key check")           \

@@ -7,7 +7,7 @@
  * Per-QP options of the engine that mlx5dv_create_qp() chooses on
  * ConnectX: scatter to CQE (small payloads carried in the 64-byte CQE
  * instead of the buffer, MLX5_INLINE_SCATTER_32) and packet-based
- * end-to-end credits.
+ * end-to-end credits (IBA 9.7.7.2; message-based by default).
  */
 
 #include <stdint.h>
@@ -28,6 +28,11 @@ struct dpv_engine;
 /** Requester: the result of a signalled RDMA READ of 1..32 bytes or of an
  *  atomic is placed in its send CQE (RC). */
 #define DPV_QP_OPT_SCAT_REQ 0x2u
+/** End-to-end credits (RC) count packets instead of messages
+ *  (MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE): the requester counts
+ *  every packet of a SEND / RDMA WRITE with immediate against the
+ *  credits its peer advertises. Read when the QP goes from RTR to RTS. */
+#define DPV_QP_OPT_CREDIT_PKT 0x4u
 /** @} */
 
 /**

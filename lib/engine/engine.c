@@ -975,6 +975,7 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	qp->mtu = 1024;
 	qp->max_rd_atomic = 1;
 	qp->max_dest_rd_atomic = DPV_ENGINE_MAX_RD_ATOMIC;
+	dpv_engine_credit_init(qp);
 
 	dpv_engine_lock(e);
 	if (dpv_engine_qp_lookup(e, qp->qpn) != NULL)
@@ -998,6 +999,7 @@ qp_reset(struct dpv_eqp *qp)
 	memset(qp->swqe, 0, (size_t)qp->swqe_size * qp->nswqe);
 	qp->s_head = qp->s_cur = qp->s_tail = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
+	dpv_engine_credit_init(qp);
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	dpv_engine_resp_reset(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -1138,6 +1140,9 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 				qp->comp.retry_left = qp->retry_cnt;
 				qp->comp.rnr_left = qp->rnr_retry;
 			}
+			/* a connection starts: no end-to-end credits yet */
+			if (next == IBV_QPS_RTS && qp->state == IBV_QPS_RTR)
+				dpv_engine_credit_init(qp);
 			if (next == IBV_QPS_SQD && qp->state != IBV_QPS_SQD)
 				qp->sqd_notify =
 					(mask & IBV_QP_EN_SQD_ASYNC_NOTIFY) &&

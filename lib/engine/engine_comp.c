@@ -247,6 +247,8 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	    !(pkt->flags & DPV_OPF_RESP) || (pkt->opcode & 0xe0) != eqp_tr(qp))
 		return;
 	DPV_EQP_COUNT(qp, acks_rcvd);
+	if ((pkt->flags & DPV_OPF_AETH) && type == AETH_ACK)
+		dpv_engine_credit_update(qp, pkt);
 	for (;;) {
 		ENGINE_LOG(DEBUG, "qp %u comp %s psn %u", qp->qpn,
 			   comp_state_name[state], pkt->psn);

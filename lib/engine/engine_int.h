@@ -54,6 +54,9 @@ extern bool dpv_engine_debug;
 #define AETH_NAK_REM_ACCESS 2
 #define AETH_NAK_REM_OP	    3
 #define AETH_CREDIT_INVALID 0x1f /* what rxe sends: no credit information */
+/* end-to-end credits: how far ahead of the next request an unlimited
+ * (credit-invalid) peer's limit is kept (half the 24-bit compare range) */
+#define CREDIT_FAR (1u << 22)
 
 /* ------------------------------------------------------ decoded packet */
 
@@ -131,6 +134,9 @@ struct dpv_eswqe {
 	bool checked;	 /* local keys checked, host pointers valid */
 	bool rewound;	 /* go-back-N: not sent again yet */
 	uint32_t first_psn, last_psn, npkts;
+	/* end-to-end credits: its sequence number (message-based: SSN;
+	 * packet-based: last PSN), set with first_psn */
+	uint32_t cseq;
 	uint32_t sent;	  /* packets sent */
 	uint32_t rd_skip; /* READ asked again: responses already here */
 	uint32_t status;  /* enum ibv_wc_status when SWQE_ERROR */
@@ -254,6 +260,15 @@ struct dpv_eqp {
 	struct {
 		uint32_t psn;	 /* next PSN to assign */
 		uint32_t rd_out; /* READ/ATOMIC WQEs sent, not completed */
+		/* end-to-end credits (IBA 9.7.7.2, engine_req.c): a SEND or
+		 * WRITE with immediate goes while its cseq is at most climit
+		 * (one compare); beyond it credit_wait() decides */
+		uint32_t climit;
+		uint32_t ssn;	     /* SSN of the next message */
+		uint32_t probe_cseq; /* cseq of the last probe counted */
+		bool credit_open;    /* peer sends no credits: no limit */
+		bool credit_stall;   /* a stall was counted since the limit
+					last moved */
 	} req;
 	struct {
 		uint32_t psn; /* next PSN expected in a response */
@@ -502,6 +517,11 @@ int dpv_engine_neigh_query(struct dpv_engine *e, const uint8_t gid[16]);
 void dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget);
 void dpv_engine_sq_fetch(struct dpv_eqp *qp);
 
+/* engine_credit.c */
+void dpv_engine_credit_init(struct dpv_eqp *qp);
+bool dpv_engine_credit_wait(struct dpv_eqp *qp, const struct dpv_eswqe *w);
+uint8_t dpv_engine_credit_adv(const struct dpv_eqp *qp);
+
 /* engine_resp.c */
 void dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_ack_flush(struct dpv_eqp *qp);
@@ -557,6 +577,55 @@ eqp_tr(const struct dpv_eqp *qp)
 	default:
 		return DPV_ROCE_TR_RC;
 	}
+}
+
+/* End-to-end credits count packets (DPV_QP_OPT_CREDIT_PKT), not messages. */
+static inline bool
+eqp_credit_pkt(const struct dpv_eqp *qp)
+{
+	return qp->opts & DPV_QP_OPT_CREDIT_PKT;
+}
+
+/* The operations whose message takes a receive WQE at the responder. */
+static inline bool
+wr_takes_rwqe(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+	       op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* Where an unlimited (credit-invalid) peer's limit is kept: far ahead of
+ * the sequence number of the next message. */
+static inline uint32_t
+eqp_credit_far(const struct dpv_eqp *qp)
+{
+	return dpv_psn_add(eqp_credit_pkt(qp) ? qp->req.psn : qp->req.ssn,
+			   CREDIT_FAR);
+}
+
+/*
+ * Completer: the credit count of an ACK-type AETH (ACK, first/last READ
+ * response, atomic ACK). The limit only moves forward: every ACK's limit
+ * was true when it was sent, and receive WQEs only go by being used.
+ */
+static inline void
+dpv_engine_credit_update(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
+{
+	uint32_t c = dpv_aeth_credit_decode(pkt->syndrome), lim;
+
+	if (c == UINT32_MAX) { /* no credit information: no limit */
+		if (!qp->req.credit_open) {
+			qp->req.credit_open = true;
+			qp->req.climit = eqp_credit_far(qp);
+		}
+		return;
+	}
+	lim = dpv_psn_add(eqp_credit_pkt(qp) ? pkt->psn : pkt->msn, c);
+	if (!qp->req.credit_open && dpv_psn_cmp(lim, qp->req.climit) <= 0)
+		return;
+	qp->req.credit_open = false;
+	qp->req.climit = lim;
+	qp->req.credit_stall = false;
 }
 
 static inline struct dpv_eswqe *

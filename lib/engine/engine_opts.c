@@ -5,7 +5,8 @@
 #include "engine_int.h"
 #include "dpv_engine_opts.h"
 
-#define OPTS_KNOWN (DPV_QP_OPT_SCAT_RESP | DPV_QP_OPT_SCAT_REQ)
+#define OPTS_KNOWN                                                             \
+	(DPV_QP_OPT_SCAT_RESP | DPV_QP_OPT_SCAT_REQ | DPV_QP_OPT_CREDIT_PKT)
 
 int
 dpv_engine_qp_opts_set(struct dpv_engine *e, uint32_t qpn, uint32_t opts)

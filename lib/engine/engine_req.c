@@ -65,6 +65,23 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 	}
 }
 
+/*
+ * End-to-end credits of a message when its PSNs are assigned
+ * (engine_credit.c): its number, and a message that takes no receive WQE
+ * moves the limit past itself.
+ */
+static inline void
+credit_assign(struct dpv_eqp *qp, struct dpv_eswqe *w)
+{
+	bool pkt = eqp_credit_pkt(qp);
+
+	w->cseq = pkt ? w->last_psn : qp->req.ssn;
+	qp->req.ssn = dpv_psn_add(qp->req.ssn, 1);
+	if (!wr_takes_rwqe(w->wr.opcode))
+		qp->req.climit =
+			dpv_psn_add(qp->req.climit, pkt ? w->npkts : 1);
+}
+
 /* Check the local SGEs of a WQE once; fill its host addresses. */
 static enum ibv_wc_status
 check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
@@ -385,7 +402,12 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 					dpv_psn_add(w->first_psn, w->npkts - 1);
 				qp->req.psn =
 					dpv_psn_add(qp->req.psn, w->npkts);
+				credit_assign(qp, w);
 			}
+			/* end-to-end credits: one compare on the common path */
+			if (unlikely(dpv_psn_cmp(w->cseq, qp->req.climit) > 0) &&
+			    dpv_engine_credit_wait(qp, w))
+				return;
 			state = REQ_SEND_PKT;
 			break;
 		case REQ_LOCAL_OP:

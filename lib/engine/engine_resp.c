@@ -99,7 +99,7 @@ dpv_engine_ack_flush(struct dpv_eqp *qp)
 		return;
 	if (!dpv_ack_take(&qp->resp.ack, &psn, &msn))
 		return;
-	send_ack(qp, AETH_ACK | AETH_CREDIT_INVALID, psn);
+	send_ack(qp, AETH_ACK | dpv_engine_credit_adv(qp), psn);
 }
 
 /* An owed ACK goes out before a NAK or a response with a later PSN. */
@@ -214,13 +214,14 @@ read_responses(struct dpv_eqp *qp, const uint8_t *src,
 {
 	uint32_t len = req->dmalen;
 	uint32_t n = dpv_pkt_count(len, qp->mtu);
+	uint8_t credit = dpv_engine_credit_adv(qp);
 
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t pl = RTE_MIN(qp->mtu, len - k * qp->mtu);
 		struct dpv_ehdr h = {
 			.dqpn = qp->dest_qpn,
 			.psn = dpv_psn_add(psn, k),
-			.syndrome = AETH_ACK | AETH_CREDIT_INVALID,
+			.syndrome = AETH_ACK | credit,
 			.msn = qp->resp.msn,
 		};
 		struct rte_mbuf *m;
@@ -263,7 +264,7 @@ atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint64_t orig)
 		.opcode = DPV_ROCE_OP_ATOMIC_ACK | eqp_tr(qp),
 		.dqpn = qp->dest_qpn,
 		.psn = psn,
-		.syndrome = AETH_ACK | AETH_CREDIT_INVALID,
+		.syndrome = AETH_ACK | dpv_engine_credit_adv(qp),
 		.msn = qp->resp.msn,
 		.orig = orig,
 	};

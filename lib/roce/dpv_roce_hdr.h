@@ -683,6 +683,59 @@ dpv_aeth_set_msn(struct dpv_aeth *h, uint32_t msn)
 	h->smsn = rte_cpu_to_be_32((v & 0xff000000u) | (msn & 0xffffff));
 }
 
+/** Largest number of receive WQEs an ACK's credit field can tell. */
+#define DPV_AETH_CREDIT_MAX 32768u
+
+/**
+ * Decode the 5-bit credit field of an ACK (IBA 9.7.7.2, the AETH credit
+ * encoding table): codes 0..4 are 0..4, then each code is 1.5 or 2 times
+ * the one before (6, 8, 12, 16, 24, ..., 32768 for code 30).
+ *
+ * @param code
+ *   The low 5 bits of an ACK syndrome.
+ * @return
+ *   The number of receive WQEs it stands for; UINT32_MAX for
+ *   DPV_AETH_CREDIT_INVALID (0x1f: no credit information, "no limit").
+ */
+static inline uint32_t
+dpv_aeth_credit_decode(uint8_t code)
+{
+	static const uint16_t tab[31] = {
+		0,    1,    2,	  3,	 4,	6,     8,     12,
+		16,   24,   32,	  48,	 64,	96,    128,   192,
+		256,  384,  512,  768,	 1024,	1536,  2048,  3072,
+		4096, 6144, 8192, 12288, 16384, 24576, 32768,
+	};
+
+	code &= 0x1f;
+	return code == DPV_AETH_CREDIT_INVALID ? UINT32_MAX : tab[code];
+}
+
+/**
+ * Encode a number of available receive WQEs as an ACK's credit field: the
+ * largest code whose value (dpv_aeth_credit_decode()) is not more than n,
+ * so a responder never advertises more than it has.
+ *
+ * @param n
+ *   Receive WQEs available (any value; more than DPV_AETH_CREDIT_MAX
+ *   gives the code of DPV_AETH_CREDIT_MAX).
+ * @return
+ *   The code, 0..30.
+ */
+static inline uint8_t
+dpv_aeth_credit_encode(uint32_t n)
+{
+	uint32_t b;
+
+	if (n <= 4)
+		return (uint8_t)n;
+	if (n >= DPV_AETH_CREDIT_MAX)
+		return 30;
+	/* 2^b is code 2b, 1.5 * 2^b is code 2b + 1 (b >= 2) */
+	b = 31u - (uint32_t)__builtin_clz(n);
+	return (uint8_t)(2 * b + ((n >> (b - 1)) & 1));
+}
+
 /* ---- AtomicETH ---- */
 
 /**

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * QP options that ConnectX sets per QP at creation (lib/engine's
- * dpv_engine_opts.h): scatter to CQE. As rdma-core's mlx5 provider and
- * the kernel's mlx5 driver choose them:
+ * dpv_engine_opts.h): scatter to CQE and packet-based end-to-end credits
+ * (RC, MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE; message-based without
+ * it). As rdma-core's mlx5 provider and the kernel's mlx5 driver choose
+ * scatter to CQE:
  *  - responder: on for RC and UC QPs unless MLX5_SCATTER_TO_CQE=0 is in
  *    the environment or mlx5dv_create_qp() gives
  *    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE;
@@ -28,10 +30,10 @@ scatter_default(void)
 }
 
 static uint32_t
-opts_for(const struct dpv_qp *qp, bool scatter, bool allow)
+opts_for(const struct dpv_qp *qp, bool scatter, bool allow, bool credit_pkt)
 {
 	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
-	uint32_t o = 0;
+	uint32_t o = credit_pkt ? DPV_QP_OPT_CREDIT_PKT : 0;
 
 	if (!scatter || (t != IBV_QPT_RC && t != IBV_QPT_UC))
 		return 0;
@@ -55,19 +57,22 @@ opts_push(struct dpv_qp *qp, uint32_t o)
 int
 dpv_qp_opts_setup(struct dpv_qp *qp)
 {
-	return opts_push(qp, opts_for(qp, scatter_default(), false));
+	return opts_push(qp, opts_for(qp, scatter_default(), false, false));
 }
 
 int
 dpv_qp_mlx5_create_flags(struct ibv_qp *ibqp, uint32_t flags)
 {
-	const uint32_t known = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
-			       MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
+	const uint32_t scat = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
+			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
+	const uint32_t credit = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
 	struct dpv_qp *qp;
 	bool scatter;
 	int rc;
 
-	if (ibqp == NULL || (flags & ~known) || (flags & known) == known)
+	if (ibqp == NULL || (flags & ~(scat | credit)) ||
+	    (flags & scat) == scat ||
+	    ((flags & credit) && ibqp->qp_type != IBV_QPT_RC))
 		return EINVAL;
 	qp = to_dqp(ibqp);
 	scatter = (flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE) ||
@@ -76,7 +81,8 @@ dpv_qp_mlx5_create_flags(struct ibv_qp *ibqp, uint32_t flags)
 	pthread_mutex_lock(&qp->lock);
 	rc = opts_push(qp,
 		       opts_for(qp, scatter,
-				flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE));
+				flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE,
+				flags & credit));
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
 }

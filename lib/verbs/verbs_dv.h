@@ -158,11 +158,16 @@ int dpv_qp_raw_self_loopback(struct ibv_qp *qp, int uc, int mc);
  * both off. MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE turns them off for
  * this QP; MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE turns them on, the
  * requester side also without sq_sig_all (for signalled WRs). Other types:
- * accepted, no effect.
+ * accepted, no effect. MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE (RC
+ * only) makes the QP's end-to-end credits count packets instead of
+ * messages (IBA 9.7.7.2): its requester counts every packet of a SEND or
+ * RDMA WRITE with immediate against the credits the peer advertises.
  *
  * @param qp the QP
- * @param flags the two MLX5DV_QP_CREATE_*_SCATTER_TO_CQE bits, or 0
- * @return 0; EINVAL (qp NULL, another bit, both bits); ENOENT.
+ * @param flags the two MLX5DV_QP_CREATE_*_SCATTER_TO_CQE bits and
+ *   MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, or 0
+ * @return 0; EINVAL (qp NULL, another bit, both scatter bits, packet-based
+ *   credits on a QP that is not RC); ENOENT.
  */
 int dpv_qp_mlx5_create_flags(struct ibv_qp *qp, uint32_t flags);
 

@@ -6,6 +6,9 @@
 # dpverbs device): a create-flags mask with no flag, with
 # DISABLE_SCATTER_TO_CQE or with ALLOW_SCATTER_TO_CQE creates a QP (their
 # effect: dpv-test scat_cqe);
+# PACKET_BASED_CREDIT_MODE creates an RC QP (its effect: dpv-test
+# engine_credit, scat_cqe) and is EINVAL on UD, UC and XRC QPs, as with
+# the kernel's mlx5 driver;
 # DISABLE and ALLOW together, or an unknown comp_mask bit, is EINVAL;
 # DC and flags that are not implemented are EOPNOTSUPP. The TIR
 # self-loopback flags are EOPNOTSUPP on an RC QP; on raw-packet QPs they
@@ -210,6 +213,21 @@ main(void)
 	    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
 		    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE, EINVAL);
 	try("unknown comp_mask bit", 1ull << 40, 0, EINVAL);
+	try("PACKET_BASED_CREDIT_MODE on RC",
+	    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+	    MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, 0);
+	try("PACKET_BASED_CREDIT_MODE and ALLOW_SCATTER_TO_CQE on RC",
+	    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+	    MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE |
+		    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE, 0);
+	try("PACKET_BASED_CREDIT_MODE without the create-flags mask", 0,
+	    MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, 0);
+	try_type("PACKET_BASED_CREDIT_MODE on UD", IBV_QPT_UD,
+		 MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+		 MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, EINVAL);
+	try_type("PACKET_BASED_CREDIT_MODE on UC", IBV_QPT_UC,
+		 MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+		 MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, EINVAL);
 	try("TUNNEL_OFFLOADS (not implemented)",
 	    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 	    MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, EOPNOTSUPP);

@@ -121,10 +121,12 @@ if ctx:
     check(out.comp_mask & ((1 << 5) | (1 << 8)) == 0 and out.comp_mask != 0,
           'comp_mask answered 0x%x (no clock groups)' % out.comp_mask)
     # Our CQEs are version 0 (SRQ number in srqn_uidx: test_verbs_dv.c),
-    # no MPW, 64-byte CQEs only: no flag at all, CQE_V1 (bit 0) included.
-    check(out.flags == 0 and out.version == 0,
-          'version %d flags 0x%x (CQE_V1 clear: version-0 CQEs)'
-          % (out.version, out.flags))
+    # no MPW, 64-byte CQEs only: CQE_V1 (bit 0) clear; RC QPs take
+    # packet-based credits: PACKET_BASED_CREDIT_MODE (bit 6) is the only
+    # flag.
+    check(out.flags == (1 << 6) and out.version == 0,
+          'version %d flags 0x%x (only PACKET_BASED_CREDIT_MODE; CQE_V1 '
+          'clear: version-0 CQEs)' % (out.version, out.flags))
     # Striding RQ caps (offsets 40..60 of the struct, rest[16:36]): none.
     check(out.comp_mask & (1 << 2) and all(b == 0 for b in out.rest[16:36]),
           'striding RQ answered with zero caps')

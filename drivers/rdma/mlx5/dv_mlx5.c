@@ -68,9 +68,11 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 	want = attrs_out->comp_mask;
 	attrs_out->version = 0;
 	/* No multi-packet WQEs, 64-byte CQEs only (no 128-byte compression or
-	 * padding), no packet-based credits, no real-time clock. */
+	 * padding), no real-time clock; RC QPs may use packet-based
+	 * end-to-end credits (mlx5dv_create_qp). */
 	attrs_out->flags =
-		DV_MLX5_CQE_VERSION == 1 ? MLX5DV_CONTEXT_FLAGS_CQE_V1 : 0;
+		(DV_MLX5_CQE_VERSION == 1 ? MLX5DV_CONTEXT_FLAGS_CQE_V1 : 0) |
+		MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE;
 	if (want & MLX5DV_CONTEXT_MASK_CQE_COMPRESION)
 		memset(&attrs_out->cqe_comp_caps, 0,
 		       sizeof(attrs_out->cqe_comp_caps));
@@ -184,9 +186,10 @@ _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
 
 /*
  * Object creation: without mlx5-specific attributes these are the plain
- * verbs, as with rdma-core's provider. Of the mlx5 attributes only the TIR
- * self-loopback flags of raw-packet QPs are supported; the others (DC,
- * scatter to CQE, CQE compression, striding RQ, ...) are not.
+ * verbs, as with rdma-core's provider. Of the mlx5 attributes the TIR
+ * self-loopback flags of raw-packet QPs, scatter to CQE and packet-based
+ * credits of RC QPs are supported; the others (DC, CQE compression,
+ * striding RQ, ...) are not.
  */
 struct ibv_qp *
 mlx5dv_create_qp(struct ibv_context *context,
@@ -197,6 +200,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 				 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC;
 	const uint32_t scat = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
 			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
+	const uint32_t credit = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
 	struct ibv_qp *qp;
 	uint64_t ops = 0;
 	uint32_t f = 0;
@@ -222,8 +226,11 @@ mlx5dv_create_qp(struct ibv_context *context,
 			errno = EINVAL; /* as rdma-core's provider */
 			return NULL;
 		}
-		if ((f & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
-		    (f & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE)) {
+		/* both scatter bits; packet-based credits on another type
+		 * than RC (the kernel's mlx5 driver refuses it so) */
+		if (((f & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
+		     (f & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE)) ||
+		    ((f & credit) && qp_attr->qp_type != IBV_QPT_RC)) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -231,7 +238,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 		 * apply, as on ConnectX); the self-loopback flags are for
 		 * raw-packet QPs (as the kernel has it: other types
 		 * EOPNOTSUPP) */
-		if ((f & ~(self_lb | scat)) != 0 ||
+		if ((f & ~(self_lb | scat | credit)) != 0 ||
 		    ((f & self_lb) && qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
 		    (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
 			   MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
@@ -250,8 +257,8 @@ mlx5dv_create_qp(struct ibv_context *context,
 		return NULL;
 	if (ops)
 		rc = dpv_qp_mlx5_send_ops(qp, ops);
-	if (rc == 0 && (f & scat))
-		rc = dpv_qp_mlx5_create_flags(qp, f & scat);
+	if (rc == 0 && (f & (scat | credit)))
+		rc = dpv_qp_mlx5_create_flags(qp, f & (scat | credit));
 	if (rc == 0 && (f & self_lb))
 		rc = dpv_qp_raw_self_loopback(
 			qp, !!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC),

@@ -686,6 +686,22 @@ dpv_mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
 }
 
 /**
+ * Receive WQEs posted to an RQ (not an SRQ) and not fetched by the engine
+ * yet: one relaxed load of the doorbell record. A WQE posted concurrently
+ * may be missed, never counted early. For the credit count of ACKs.
+ * @param rq the receive queue
+ * @return the number of WQEs, 0..65535
+ */
+static inline uint32_t
+dpv_mlx5_rq_ready(const struct dpv_mlx5_rq *rq)
+{
+	uint32_t db = __atomic_load_n((const uint32_t *)rq->wq.db,
+				      __ATOMIC_RELAXED);
+
+	return (uint16_t)((uint16_t)be32toh(db) - (uint16_t)rq->wq.eng_pi);
+}
+
+/**
  * Zeroed memory for rings and per-QP state, 64-byte aligned. It comes from
  * the process (large blocks are mapped on their own and unmapped by
  * dpv_mlx5_mem_free), not from the DPDK heap, so that the number of QPs is
