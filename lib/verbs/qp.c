@@ -1528,7 +1528,12 @@ dpv_qp_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&qp->rq_lock);
 	rc = ring_post_recv(qp, wr, bad);
 	pthread_spin_unlock(&qp->rq_lock);
-	dpv_qp_after_post(qp);
+	/* an engine takes new receive WQEs at its next poll (the caller's
+	 * next poll or send post, or the progress thread), not here: an ACK
+	 * that the last poll held then leaves with the next post's request,
+	 * in one burst, and a ping-pong's post_recv costs no engine pass */
+	if (qp->engine == NULL)
+		dpv_qp_after_post(qp);
 	return rc;
 }
 
