@@ -397,6 +397,78 @@ SQE_CASE(case_ud_too_long, IBV_QPT_UD, UD_TOO_LONG)
 SQE_CASE(case_uc_bad_lkey, IBV_QPT_UC, BAD_LKEY)
 SQE_CASE(case_rc_bad_lkey_err, IBV_QPT_RC, BAD_LKEY)
 
+/* An RDMA WRITE of 64 bytes from a into b's buffer through rkey, which
+ * completes on a's send CQ with status st. */
+static int
+write_one(const struct pair *p, uint64_t id, uint32_t rkey,
+	  enum ibv_wc_status st)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)sbuf, .length = 64, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = id,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED,
+				 .wr.rdma = {.remote_addr = (uintptr_t)rbuf[1],
+					     .rkey = rkey}},
+			   *bad;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(ibv_post_send(p->a, &wr, &bad), 0, "");
+	return expect_wc(p->as, id, st, &wc);
+}
+
+/*
+ * The engine keeps the keys it looked up (a cache checked against each
+ * key slot's version): a region used remotely, then re-registered without
+ * remote write or deregistered, refuses the next WRITE through the same
+ * rkey at once.
+ */
+static int
+case_rc_stale_rkey(void)
+{
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_mr *r;
+	struct pair p;
+
+	for (int how = 0; how < 2; how++) {
+		if (pair_open(&p, IBV_QPT_RC) != TEST_SUCCESS)
+			return TEST_FAILED;
+		struct ibv_qp_attr qa = {.qp_access_flags =
+						 IBV_ACCESS_REMOTE_WRITE};
+
+		TEST_ASSERT_EQUAL(ibv_modify_qp(p.b, &qa, IBV_QP_ACCESS_FLAGS),
+				  0, "");
+		r = ibv_reg_mr(pd, rbuf[1], BUFLEN, rw);
+		TEST_ASSERT_NOT_NULL(r, "errno %d", errno);
+		for (uint64_t id = 1; id <= 3; id++)
+			TEST_ASSERT_EQUAL(write_one(&p, id, r->rkey,
+						    IBV_WC_SUCCESS),
+					  TEST_SUCCESS, "write %u before",
+					  (unsigned)id);
+		if (how == 0) {
+			TEST_ASSERT_EQUAL(
+				ibv_rereg_mr(r, IBV_REREG_MR_CHANGE_ACCESS,
+					     NULL, NULL, 0,
+					     IBV_ACCESS_LOCAL_WRITE),
+				0, "rereg");
+		} else {
+			TEST_ASSERT_EQUAL(ibv_dereg_mr(r), 0, "");
+			r = NULL;
+		}
+		TEST_ASSERT_EQUAL(write_one(&p, 9, r ? r->rkey : 0,
+					    IBV_WC_REM_ACCESS_ERR),
+				  TEST_SUCCESS, "%s",
+				  how ? "after dereg" : "after rereg");
+		if (r != NULL)
+			TEST_ASSERT_EQUAL(ibv_dereg_mr(r), 0, "");
+		if (pair_close(&p) != TEST_SUCCESS)
+			return TEST_FAILED;
+	}
+	return TEST_SUCCESS;
+}
+
 static struct dpv_test_suite qp_sqe_suite = {
 	.name = "qp_sqe",
 	.setup = suite_setup,
@@ -407,6 +479,7 @@ static struct dpv_test_suite qp_sqe_suite = {
 			TEST_CASE(case_ud_too_long),
 			TEST_CASE(case_uc_bad_lkey),
 			TEST_CASE(case_rc_bad_lkey_err),
+			TEST_CASE(case_rc_stale_rkey),
 			TEST_CASES_END(),
 		},
 };

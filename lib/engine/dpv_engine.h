@@ -122,6 +122,15 @@ struct dpv_engine_conf {
 	 * Lets the verbs layer keep its own (seqlock protected) table.
 	 */
 	bool (*key_lookup)(void *arg, uint32_t key, struct dpv_engine_key *out);
+	/**
+	 * With key_lookup, optional: the version word of the table entry that
+	 * holds key (NULL if none), which changes whenever the entry does and
+	 * is odd while it changes (a seqlock's sequence number); it must stay
+	 * readable as long as the engine exists. The engine then keeps what
+	 * key_lookup answered in a small cache and asks again only when the
+	 * word has moved.
+	 */
+	const uint32_t *(*key_version)(void *arg, uint32_t key);
 	/** First argument of key_lookup, key_invalidate and key_bind. */
 	void *key_lookup_arg;
 	/**

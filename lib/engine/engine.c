@@ -66,6 +66,8 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->mp = conf->mp;
 	e->hz = rte_get_timer_hz();
 	e->conf = *conf; /* the verbs layer's hooks, called as they are */
+	for (unsigned int i = 0; i < DPV_EKCACHE_SIZE; i++)
+		e->kcache[i].snp = &dpv_ekcache_never;
 	if (port != NULL) {
 		struct dpv_port_info info;
 

@@ -355,6 +355,18 @@ struct dpv_eneigh {
 	uint64_t tsc;
 };
 
+/* One key_lookup answer (conf.key_version): valid while *snp == sn. */
+struct dpv_ekcache {
+	uint32_t key; /* 0: empty (key 0 is never live) */
+	uint32_t sn;
+	const uint32_t *snp;
+	bool live; /* key_lookup answered true */
+	struct dpv_engine_key k;
+};
+
+#define DPV_EKCACHE_SIZE 16 /* a power of 2 */
+extern const uint32_t dpv_ekcache_never; /* snp of an empty entry */
+
 struct dpv_engine {
 	rte_spinlock_t lock;
 	/* callers waiting in dpv_engine_lock(): polls that only try the lock
@@ -416,6 +428,7 @@ struct dpv_engine {
 
 	/* as given to dpv_engine_create(): its key, event and lookup hooks */
 	struct dpv_engine_conf conf;
+	struct dpv_ekcache kcache[DPV_EKCACHE_SIZE]; /* conf.key_version */
 
 	struct dpv_eneigh neigh[DPV_ENGINE_NEIGH];
 	uint64_t neigh_next_query; /* UD: rate limit of ARP/ND queries */

@@ -214,6 +214,41 @@ dpv_key_status_str(enum dpv_key_status s)
 
 /* ------------------------------------------------ the engine's key users */
 
+/* the version word of an empty cache entry: odd, so never a hit */
+const uint32_t dpv_ekcache_never = 1;
+
+/* key_lookup's answer for key through the cache (conf.key_version): a
+ * hit costs a load of the entry's version word; a miss asks key_lookup
+ * and keeps the answer if the word did not move meanwhile. */
+static const struct dpv_engine_key *
+key_get_cached(struct dpv_engine *e, uint32_t key, struct dpv_engine_key *tmp)
+{
+	struct dpv_ekcache *c =
+		&e->kcache[dpv_engine_key_index(key) & (DPV_EKCACHE_SIZE - 1)];
+	const uint32_t *snp;
+	uint32_t sn;
+	bool live;
+
+	if (likely(c->key == key &&
+		   __atomic_load_n(c->snp, __ATOMIC_ACQUIRE) == c->sn))
+		return c->live ? &c->k : NULL;
+	snp = e->conf.key_version(e->conf.key_lookup_arg, key);
+	sn = snp != NULL ? __atomic_load_n(snp, __ATOMIC_ACQUIRE) : 1;
+	live = e->conf.key_lookup(e->conf.key_lookup_arg, key, tmp);
+	tmp->bound = 1; /* the hook answers false for unbound keys */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((sn & 1) == 0 && __atomic_load_n(snp, __ATOMIC_RELAXED) == sn) {
+		c->key = key;
+		c->sn = sn;
+		c->snp = snp;
+		c->live = live;
+		c->k = *tmp;
+	} else if (c->key == key) {
+		c->key = 0;
+	}
+	return live ? tmp : NULL;
+}
+
 /* The entry of key: a copy from the key_lookup hook in *tmp, or the slot
  * of the engine's own table; NULL if there is none. */
 static inline const struct dpv_engine_key *
@@ -222,6 +257,8 @@ key_get(struct dpv_engine *e, uint32_t key, struct dpv_engine_key *tmp)
 	uint32_t idx = dpv_engine_key_index(key);
 
 	if (e->conf.key_lookup != NULL) {
+		if (e->conf.key_version != NULL)
+			return key_get_cached(e, key, tmp);
 		if (!e->conf.key_lookup(e->conf.key_lookup_arg, key, tmp))
 			return NULL;
 		tmp->bound = 1; /* the hook answers false for unbound keys */

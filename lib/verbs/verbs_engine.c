@@ -671,6 +671,7 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	conf.max_keys = DPV_CAP_MAX_MR;
 	conf.max_qps = DPV_CAP_MAX_QP;
 	conf.key_lookup = engine_key_lookup;
+	conf.key_version = dpv_mkey_version;
 	conf.key_lookup_arg = dev;
 	conf.key_invalidate = dpv_mkey_engine_invalidate;
 	conf.key_bind = dpv_mkey_engine_bind;

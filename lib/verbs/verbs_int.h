@@ -125,6 +125,13 @@ struct dpv_device;
 bool dpv_mkey_get(struct dpv_device *dev, uint32_t key, struct dpv_mkey *out);
 
 /**
+ * The sequence word of the seqlock of the slot that holds @p key (the
+ * engine's key_version hook; @p arg is the device), or NULL if the key
+ * has no slot. It moves on every change of the slot.
+ */
+const uint32_t *dpv_mkey_version(void *arg, uint32_t key);
+
+/**
  * Rewrite the engine-visible fields of a live key (memory window bind and
  * invalidate from the datapath: new key variant, bound, addr, length,
  * access, qpn). @p key selects the slot (its index bits).

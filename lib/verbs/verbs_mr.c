@@ -98,6 +98,17 @@ dpv_mkey_get(struct dpv_device *dev, uint32_t key, struct dpv_mkey *out)
 	return out->type != DPV_MKEY_FREE && out->key == key;
 }
 
+const uint32_t *
+dpv_mkey_version(void *arg, uint32_t key)
+{
+	struct dpv_device *dev = arg;
+	uint32_t idx = mkey_index(key);
+
+	if (idx == 0 || idx >= DPV_CAP_MAX_MR)
+		return NULL;
+	return &dev->mkeys[idx].lock.count.sn;
+}
+
 static int
 mkey_set(struct dpv_device *dev, uint32_t slot_key, const struct dpv_mkey *val)
 {
