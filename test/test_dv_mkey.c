@@ -591,6 +591,15 @@ raw_build(struct raw_wqe *w, uint32_t qpn, uint8_t op, bool signaled,
 	mlx5dv_set_data_seg(d, len, mr->lkey, at(1, off));
 }
 
+/* No completion on a's CQ within 200 ms. */
+static bool
+a_none(struct pair *p)
+{
+	struct ibv_wc wc;
+
+	return test_verbs_wait_wc(p->acq, &wc, 1, 200) == 0;
+}
+
 /* Post one raw WQE with wr_id; wr_complete's result. */
 static int
 raw_post(struct pair *p, const struct raw_wqe *w, uint64_t wr_id)
@@ -621,7 +630,6 @@ test_raw_traffic(void)
 	struct raw_wqe w;
 	struct pair p;
 	struct ibv_wc wc;
-	enum ibv_wc_opcode op;
 	int rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_RAW_WQE);
 
 	for (int i = 0; rc == TEST_SUCCESS && i < 40; i++) {
@@ -672,8 +680,7 @@ test_raw_traffic(void)
 		memcpy(shadow + 1000, mem[1] + 500, 200);
 		TEST_ASSERT(memcmp(mem[0], shadow, MEMLEN) == 0,
 			    "WRITE bytes");
-		op = IBV_WC_SEND;
-		TEST_ASSERT_EQUAL(a_status(&p, &op), -1, "no more CQEs");
+		TEST_ASSERT(a_none(&p), "no more CQEs");
 	}
 	pair_close(&p);
 	return rc;
@@ -692,7 +699,7 @@ test_raw_refusals(void)
 	if (rc == TEST_SUCCESS) {
 		raw_build(&w, p.a->qp_num, MLX5_OPCODE_SEND, true, 0, 0, 0, 8);
 		TEST_ASSERT_EQUAL(raw_post(&p, &w, 1), EOPNOTSUPP, "");
-		TEST_ASSERT_EQUAL(a_status(&p, NULL), -1, "nothing posted");
+		TEST_ASSERT(a_none(&p), "nothing posted");
 		/* raw WQEs go on any type; indirect keys on RC only */
 		TEST_ASSERT_EQUAL(dpv_qp_mlx5_send_ops(p.a,
 				  MLX5DV_QP_EX_WITH_RAW_WQE |
@@ -713,7 +720,7 @@ test_raw_refusals(void)
 		ibv_wr_start(p.x);
 		mlx5dv_wr_raw_wqe(p.m, NULL);
 		TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), EINVAL, "NULL WQE");
-		TEST_ASSERT_EQUAL(a_status(&p, NULL), -1, "nothing posted");
+		TEST_ASSERT(a_none(&p), "nothing posted");
 		/* an opcode the engine does not execute (masked atomics) */
 		raw_build(&w, p.a->qp_num, MLX5_OPCODE_ATOMIC_MASKED_CS, true,
 			  0, 0, 0, 8);
