@@ -5,7 +5,7 @@
  *
  * Real: mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device
  * (without DEVX), mlx5dv_init_obj (QP, CQ, SRQ, AH, PD),
- * mlx5dv_qp_ex_from_ibv_qp_ex (the indirect-key builders; the others
+ * mlx5dv_qp_ex_from_ibv_qp_ex (the indirect-key and raw-WQE builders; the others
  * EOPNOTSUPP), indirect memory keys (mlx5dv_create_mkey /
  * mlx5dv_destroy_mkey), and mlx5dv_create_qp / _cq / _wq when no
  * mlx5-specific attribute is requested (they are then the plain verbs).
