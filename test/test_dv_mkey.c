@@ -6,6 +6,8 @@
  * the layout says, across entry and packet boundaries, and nowhere else;
  * the rules refuse what they must (arguments, too many entries, PD,
  * access, invalidated / destroyed keys, deregistered regions).
+ * And raw WQEs (mlx5dv_wr_raw_wqe) on the same kind of QP pair: executed
+ * as the engine decodes them, completed as IBV_WC_DRIVER2.
  */
 #include <errno.h>
 #include <string.h>
@@ -557,6 +559,205 @@ test_refusals(void)
 	ibv_dealloc_pd(pd2);
 	return rc;
 }
+
+/* ---- mlx5dv_wr_raw_wqe ---- */
+
+/* A raw WQE: opcode op, control + optional raddr + data segment of len
+ * bytes of mem[1] at off (lkey of mr). */
+struct raw_wqe {
+	struct mlx5_wqe_ctrl_seg ctrl;
+	struct mlx5_wqe_raddr_seg raddr;
+	struct mlx5_wqe_data_seg data[2];
+};
+
+static void
+raw_build(struct raw_wqe *w, uint32_t qpn, uint8_t op, bool signaled,
+	  uint32_t rkey, uint64_t va, size_t off, uint32_t len)
+{
+	bool rd = op == MLX5_OPCODE_RDMA_WRITE;
+	struct mlx5_wqe_data_seg *d = rd ? (void *)&w->data[0]
+				       : (void *)&w->raddr;
+
+	memset(w, 0xa5, sizeof(*w)); /* what the driver may not read */
+	/* the WQE index (and signature) are the driver's to fill */
+	mlx5dv_set_ctrl_seg(&w->ctrl, 0xbeef, op, 0, qpn,
+			    signaled ? MLX5_WQE_CTRL_CQ_UPDATE : 0, rd ? 3 : 2,
+			    0, 0);
+	if (rd) {
+		w->raddr.raddr = htobe64(va);
+		w->raddr.rkey = htobe32(rkey);
+		w->raddr.reserved = 0;
+	}
+	mlx5dv_set_data_seg(d, len, mr->lkey, at(1, off));
+}
+
+/* No completion on a's CQ within 200 ms. */
+static bool
+a_none(struct pair *p)
+{
+	struct ibv_wc wc;
+
+	return test_verbs_wait_wc(p->acq, &wc, 1, 200) == 0;
+}
+
+/* Post one raw WQE with wr_id; wr_complete's result. */
+static int
+raw_post(struct pair *p, const struct raw_wqe *w, uint64_t wr_id)
+{
+	ibv_wr_start(p->x);
+	p->x->wr_id = wr_id;
+	p->x->wr_flags = 0; /* ignored: the WQE's fm_ce_se counts */
+	mlx5dv_wr_raw_wqe(p->m, w);
+	return ibv_wr_complete(p->x);
+}
+
+static int
+b_recv(struct pair *p, size_t off, uint32_t len)
+{
+	struct ibv_sge sge = {at(2, off), len, mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = 9, .sg_list = &sge, .num_sge = 1};
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(p->b, &wr, &bad);
+}
+
+/* Send and WRITE as raw WQEs, mixed with ibv_wr_send, many laps of the
+ * ring: data lands, raw WQEs complete as IBV_WC_DRIVER2, the others as
+ * what they are; an unsignalled raw WQE completes with the next one. */
+static int
+test_raw_traffic(void)
+{
+	struct raw_wqe w;
+	struct pair p;
+	struct ibv_wc wc;
+	int rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_RAW_WQE);
+
+	for (int i = 0; rc == TEST_SUCCESS && i < 40; i++) {
+		uint32_t len = 100 + i;
+
+		fill();
+		TEST_ASSERT_EQUAL(b_recv(&p, 0, MEMLEN), 0, "");
+		if (i % 2) {
+			ibv_wr_start(p.x);
+			p.x->wr_id = i;
+			p.x->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_send(p.x);
+			ibv_wr_set_sge(p.x, mr->lkey, at(1, i), len);
+			TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), 0, "");
+		} else {
+			raw_build(&w, p.a->qp_num, MLX5_OPCODE_SEND, true, 0,
+				  0, i, len);
+			TEST_ASSERT_EQUAL(raw_post(&p, &w, i), 0, "");
+		}
+		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 3000), 1,
+				  "iteration %d", i);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "%d", i);
+		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)i, "");
+		TEST_ASSERT_EQUAL((int)wc.opcode,
+				  i % 2 ? IBV_WC_SEND : IBV_WC_DRIVER2,
+				  "iteration %d", i);
+		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.bcq, &wc, 1, 3000), 1,
+				  "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.byte_len, len, "");
+		TEST_ASSERT(memcmp(mem[2], mem[1] + i, len) == 0, "%d", i);
+	}
+	/* WRITE: unsignalled, then a signalled one that retires both */
+	if (rc == TEST_SUCCESS) {
+		fill();
+		raw_build(&w, p.a->qp_num, MLX5_OPCODE_RDMA_WRITE, false,
+			  mr->rkey, at(0, 64), 0, 300);
+		TEST_ASSERT_EQUAL(raw_post(&p, &w, 1), 0, "");
+		raw_build(&w, p.a->qp_num, MLX5_OPCODE_RDMA_WRITE, true,
+			  mr->rkey, at(0, 1000), 500, 200);
+		TEST_ASSERT_EQUAL(raw_post(&p, &w, 2), 0, "");
+		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 3000), 1,
+				  "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, 2, "only the signalled one");
+		TEST_ASSERT_EQUAL((int)wc.opcode, IBV_WC_DRIVER2, "");
+		memcpy(shadow + 64, mem[1], 300);
+		memcpy(shadow + 1000, mem[1] + 500, 200);
+		TEST_ASSERT(memcmp(mem[0], shadow, MEMLEN) == 0,
+			    "WRITE bytes");
+		TEST_ASSERT(a_none(&p), "no more CQEs");
+	}
+	pair_close(&p);
+	return rc;
+}
+
+/* Refusals, and opcodes the engine does not know: an error CQE. */
+static int
+test_raw_refusals(void)
+{
+	struct raw_wqe w;
+	struct pair p;
+	int rc;
+
+	/* without MLX5DV_QP_EX_WITH_RAW_WQE */
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS) {
+		raw_build(&w, p.a->qp_num, MLX5_OPCODE_SEND, true, 0, 0, 0, 8);
+		TEST_ASSERT_EQUAL(raw_post(&p, &w, 1), EOPNOTSUPP, "");
+		TEST_ASSERT(a_none(&p), "nothing posted");
+		/* raw WQEs go on any type; indirect keys on RC only */
+		TEST_ASSERT_EQUAL(dpv_qp_mlx5_send_ops(p.a,
+				  MLX5DV_QP_EX_WITH_RAW_WQE |
+				  MLX5DV_QP_EX_WITH_MEMCPY), EOPNOTSUPP, "");
+	}
+	pair_close(&p);
+	if (rc != TEST_SUCCESS)
+		return rc;
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_RAW_WQE);
+	if (rc == TEST_SUCCESS) {
+		enum ibv_wc_opcode op;
+
+		/* ds 0: the batch fails, nothing posted */
+		raw_build(&w, p.a->qp_num, MLX5_OPCODE_SEND, true, 0, 0, 0, 8);
+		w.ctrl.qpn_ds = htobe32(p.a->qp_num << 8);
+		TEST_ASSERT_EQUAL(raw_post(&p, &w, 1), EINVAL, "ds 0");
+		/* NULL */
+		ibv_wr_start(p.x);
+		mlx5dv_wr_raw_wqe(p.m, NULL);
+		TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), EINVAL, "NULL WQE");
+		TEST_ASSERT(a_none(&p), "nothing posted");
+		/* an opcode the engine does not execute (masked atomics) */
+		raw_build(&w, p.a->qp_num, MLX5_OPCODE_ATOMIC_MASKED_CS, true,
+			  0, 0, 0, 8);
+		TEST_ASSERT_EQUAL(raw_post(&p, &w, 5), 0, "");
+		TEST_ASSERT_EQUAL(a_status(&p, &op), IBV_WC_LOC_QP_OP_ERR,
+				  "unknown opcode");
+	}
+	pair_close(&p);
+	if (rc != TEST_SUCCESS)
+		return rc;
+	/* a raw UMR WQE is not taken for a memory-window bind */
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_RAW_WQE);
+	if (rc == TEST_SUCCESS) {
+		raw_build(&w, p.a->qp_num, MLX5_OPCODE_UMR, true, 0, 0, 0, 8);
+		w.ctrl.qpn_ds = htobe32(p.a->qp_num << 8 | 8);
+		TEST_ASSERT_EQUAL(raw_post(&p, &w, 6), 0, "");
+		TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_LOC_QP_OP_ERR,
+				  "raw UMR");
+	}
+	pair_close(&p);
+	return rc;
+}
+
+static int
+dv_raw_wqe_autotest(void)
+{
+	int rc = suite_setup();
+
+	if (rc == TEST_SUCCESS)
+		rc = test_raw_traffic();
+	if (rc == TEST_SUCCESS)
+		rc = test_raw_refusals();
+	suite_teardown();
+	return rc;
+}
+
+DPV_TEST_REGISTER_FAST(dv_raw_wqe_autotest, dv_raw_wqe_autotest);
 
 static int
 dv_mkey_autotest(void)

@@ -127,7 +127,10 @@ case_good_file(void)
 		       "promisc = yes\n"
 		       "[dpv1]\n"
 		       "port = 3\n"
+		       "personality = mlx5\n"
+		       "part_id = 0x101d\n"
 		       "[dpv2]\n"
+		       "personality = mlx5\n"
 		       "vdev = net_af_packet0,iface=veth1,framesz=4224\n"
 		       "[dpv3]\n"
 		       "port = loopback ; trailing comment\n",
@@ -160,6 +163,12 @@ case_good_file(void)
 	TEST_ASSERT(cfg.port[0].promisc, "");
 	TEST_ASSERT_EQUAL(cfg.port[1].kind, DPV_PORT_KIND_ID, "");
 	TEST_ASSERT_EQUAL(cfg.port[1].port_id, 3, "");
+	TEST_ASSERT_EQUAL(cfg.port[0].personality, DPV_PERSONALITY_DPVERBS, "");
+	TEST_ASSERT_EQUAL(cfg.port[0].part_id, 0, "");
+	TEST_ASSERT_EQUAL(cfg.port[1].personality, DPV_PERSONALITY_MLX5, "");
+	TEST_ASSERT_EQUAL(cfg.port[1].part_id, 0x101d, "");
+	TEST_ASSERT_EQUAL(cfg.port[2].personality, DPV_PERSONALITY_MLX5, "");
+	TEST_ASSERT_EQUAL(cfg.port[2].part_id, 0, "default: ConnectX-5");
 	TEST_ASSERT_EQUAL(cfg.port[2].kind, DPV_PORT_KIND_VDEV, "");
 	TEST_ASSERT(strcmp(cfg.port[2].dev,
 			   "net_af_packet0,iface=veth1,framesz=4224") == 0,
@@ -202,6 +211,10 @@ case_bad_files(void)
 		{"[dpv0]\nmbufs = 10\n", "mbufs"},
 		{"[dpv0]\nmbuf_size = 100000\n", "mbuf_size"},
 		{"[dpv0]\npromisc = maybe\n", "yes or no"},
+		{"[dpv0]\npersonality = mlx4\n", "dpverbs or mlx5"},
+		{"[dpv0]\npersonality = mlx5\npart_id = 0\n", "1..0xffff"},
+		{"[dpv0]\npersonality = mlx5\npart_id = 0x10000\n", "part_id"},
+		{"[dpv0]\npart_id = 4119\n", "needs personality = mlx5"},
 		{"[dpverbs]\nworkers = -1\n", "workers"},
 		{"[dpverbs]\nworkers = 65\n", "0..64"},
 		{"[dpverbs]\nprogress = spin\n", "thread, app, workers or auto"},

@@ -65,6 +65,8 @@ struct dpv_port_info {
 	bool link_up;	     /**< link state now (not cached) */
 	uint32_t speed_mbps; /**< link speed, 0 if unknown */
 	int socket_id;	     /**< NUMA socket of the port (0 if unknown) */
+	int personality;     /**< enum dpv_personality (key "personality") */
+	uint16_t part_id;    /**< vendor_part_id under DPV_PERSONALITY_MLX5 */
 };
 
 /**

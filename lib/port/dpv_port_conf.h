@@ -72,6 +72,18 @@ enum dpv_port_kind {
 	DPV_PORT_KIND_VDEV,	/**< create the vdev "name,args" (dev) */
 };
 
+/** What a device says it is (key "personality"). */
+enum dpv_personality {
+	/** dpverbs' own identity: vendor 0xd9b0, part 0x6470. */
+	DPV_PERSONALITY_DPVERBS = 0,
+	/** An mlx5 device: Mellanox vendor id 0x02c9 and a ConnectX part id
+	 *  (key "part_id", default 4119, ConnectX-5), as emulated NICs do. */
+	DPV_PERSONALITY_MLX5,
+};
+
+/** vendor_part_id of a "personality = mlx5" device without "part_id". */
+#define DPV_MLX5_DEFAULT_PART_ID 4119
+
 /** Settings of one device. Initialise with dpv_port_conf_init(). */
 struct dpv_port_conf {
 	enum dpv_port_kind kind;    /**< how the port is found */
@@ -92,6 +104,11 @@ struct dpv_port_conf {
 	uint32_t mbufs;	    /**< mempool size; 0 = 8191 */
 	uint32_t mbuf_size; /**< data room; 0 = from the MTU */
 	bool promisc;	    /**< enable promiscuous RX */
+	/** Identity (key "personality"): enum dpv_personality */
+	int personality;
+	/** vendor_part_id under DPV_PERSONALITY_MLX5 (key "part_id");
+	 *  0 = DPV_MLX5_DEFAULT_PART_ID */
+	uint16_t part_id;
 	/** Embedded mode only: the application configured and started the
 	 *  port itself; the library uses queue queue_base (one queue) and
 	 *  never stops or reconfigures the port. */

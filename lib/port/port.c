@@ -824,6 +824,9 @@ dpv_port_query(const struct dpv_port *p, struct dpv_port_info *out)
 	memcpy(out->mac, p->mac, 6);
 	out->mtu = p->mtu;
 	out->socket_id = p->socket_id;
+	out->personality = p->conf.personality;
+	out->part_id = p->conf.part_id ? p->conf.part_id
+				       : DPV_MLX5_DEFAULT_PART_ID;
 	memset(&link, 0, sizeof(link));
 	if (rte_eth_link_get_nowait(p->ethdev, &link) == 0) {
 		out->link_up = link.link_status == RTE_ETH_LINK_UP;

@@ -405,6 +405,21 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 			KEY_ERR("want yes or no");
 			return -EINVAL;
 		}
+	} else if (strcmp(e->name, "personality") == 0) {
+		if (strcmp(val, "dpverbs") == 0) {
+			pc->personality = DPV_PERSONALITY_DPVERBS;
+		} else if (strcmp(val, "mlx5") == 0) {
+			pc->personality = DPV_PERSONALITY_MLX5;
+		} else {
+			KEY_ERR("want dpverbs or mlx5");
+			return -EINVAL;
+		}
+	} else if (strcmp(e->name, "part_id") == 0) {
+		if (port_num_parse(val, 1, 0xffff, &v) < 0) {
+			KEY_ERR("want a PCI device id 1..0xffff");
+			return -EINVAL;
+		}
+		pc->part_id = v;
 	} else if (strcmp(e->name, "fault") == 0) {
 		/* repeatable: each line adds to the previous ones */
 		if (dpv_fault_parse(val, &pc->fault, sub, sizeof(sub)) < 0) {
@@ -414,7 +429,7 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 	} else {
 		KEY_ERR("unknown key (known: port, vdev, ip, mac, mtu, neigh, "
 			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc, "
-			"fault)");
+			"fault, personality, part_id)");
 		return -EINVAL;
 	}
 	return 0;
@@ -561,6 +576,13 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 			port_err(err, errlen,
 				 "%s: devices must be numbered without gaps: "
 				 "[dpv%d] is missing",
+				 path, i);
+			return -EINVAL;
+		}
+		if (cfg->port[i].part_id != 0 &&
+		    cfg->port[i].personality != DPV_PERSONALITY_MLX5) {
+			port_err(err, errlen,
+				 "%s: [dpv%d] part_id needs personality = mlx5",
 				 path, i);
 			return -EINVAL;
 		}

@@ -22,6 +22,8 @@
 #define DPV_VENDOR_ID 0x00d9b0
 /** vendor_part_id: "dp" in ASCII. */
 #define DPV_VENDOR_PART_ID 0x6470
+/** vendor_id of a device configured with "personality = mlx5" (Mellanox). */
+#define DPV_MLX5_VENDOR_ID 0x02c9
 /** Hardware version reported in hw_ver. */
 #define DPV_HW_VER 1
 

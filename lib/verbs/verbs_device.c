@@ -62,6 +62,18 @@ device_new(unsigned int idx)
 	dev->index = idx;
 	dev->guid_be = guid_from_mac(info.mac);
 	dev->socket_id = info.socket_id;
+	if (info.personality == DPV_PERSONALITY_MLX5) {
+		/* as ConnectX reports itself; what differs from the hardware:
+		 * doc/guides/drivers/mlx5.rst */
+		dev->mlx5_personality = true;
+		dev->vendor_id = DPV_MLX5_VENDOR_ID;
+		dev->vendor_part_id = info.part_id;
+		dev->hw_ver = 0;
+	} else {
+		dev->vendor_id = DPV_VENDOR_ID;
+		dev->vendor_part_id = DPV_VENDOR_PART_ID;
+		dev->hw_ver = DPV_HW_VER;
+	}
 	pthread_mutex_init(&dev->lock, NULL);
 	atomic_init(&dev->next_pdn, 1);
 	dev->srqs = calloc(DPV_CAP_MAX_SRQ, sizeof(*dev->srqs));

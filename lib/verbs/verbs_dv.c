@@ -2,7 +2,8 @@
 /*
  * mlx5dv_init_obj for libmlx5.so.1: the mlx5 view of QPs, CQs, SRQs, AHs
  * and PDs, read from their mlx5-format rings; and the struct mlx5dv_qp_ex
- * of an ibv_qp_ex QP, whose mlx5-only builders all fail (verbs_dv.h).
+ * of an ibv_qp_ex QP: indirect keys and raw WQEs work, the other
+ * mlx5-only builders fail (verbs_dv.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -100,7 +101,7 @@ dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 
 /*
  * The mlx5-specific builders of struct mlx5dv_qp_ex: the indirect key
- * ones work (with the QP's send_ops_flags), the others record EOPNOTSUPP
+ * ones and raw WQEs work (with the QP's send_ops_flags), the others record EOPNOTSUPP
  * in the open wr_start batch, the way the ring's own builders record an
  * error: the WQE being built is dropped and wr_complete returns the first
  * error with nothing posted.
@@ -223,11 +224,23 @@ dvx_set_mkey_sig_block(struct mlx5dv_qp_ex *mqp,
 	dvx_fail(mqp);
 }
 
+/* mlx5dv_wr_raw_wqe: the application's WQE, copied as it is. */
 static void
 dvx_raw_wqe(struct mlx5dv_qp_ex *mqp, const void *wqe)
 {
-	RTE_SET_USED(wqe);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
+
+	if (!qp->wr_active || !qp->sq.bld.active)
+		return;
+	if (!(qp->dv_send_ops & MLX5DV_QP_EX_WITH_RAW_WQE)) {
+		dvx_fail(mqp);
+		return;
+	}
+	if (wqe == NULL) {
+		dvx_fail_err(mqp, EINVAL);
+		return;
+	}
+	dpv_mlx5_wr_raw(&qp->sq, qp->qpex.wr_id, wqe);
 }
 
 static void
@@ -265,8 +278,8 @@ dvx_set_mkey_crypto(struct mlx5dv_qp_ex *mqp,
 int
 dpv_qp_mlx5_send_ops(struct ibv_qp *ibqp, uint64_t flags)
 {
-	const uint64_t ok = MLX5DV_QP_EX_WITH_MR_LIST |
-			    MLX5DV_QP_EX_WITH_MR_INTERLEAVED;
+	const uint64_t mkey = MLX5DV_QP_EX_WITH_MR_LIST |
+			      MLX5DV_QP_EX_WITH_MR_INTERLEAVED;
 	struct dpv_qp *qp;
 
 	if (ibqp == NULL)
@@ -274,7 +287,10 @@ dpv_qp_mlx5_send_ops(struct ibv_qp *ibqp, uint64_t flags)
 	qp = to_dqp(ibqp);
 	if (!qp->is_ex || !qp->has_sq)
 		return EINVAL;
-	if ((flags & ~ok) || (flags && ibqp->qp_type != IBV_QPT_RC))
+	/* raw WQEs on every QP type with a send queue, as rdma-core's
+	 * provider; indirect keys on RC only */
+	if ((flags & ~(mkey | MLX5DV_QP_EX_WITH_RAW_WQE)) ||
+	    ((flags & mkey) && ibqp->qp_type != IBV_QPT_RC))
 		return EOPNOTSUPP;
 	qp->dv_send_ops = flags;
 	return 0;

@@ -214,6 +214,12 @@ struct dpv_device {
 	 */
 	struct dpv_progress_thr *progress_thr;
 	int socket_id; /**< NUMA socket for rings */
+	/** Identity in ibv_query_device and sysfs: ours, or an mlx5 device's
+	 *  under "personality = mlx5" (verbs_device.c) */
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	bool mlx5_personality;
 };
 
 /* The application is about to block in a verbs call (a CQ or async

@@ -337,11 +337,13 @@ dpv_sysfs_attr(const char *dir, const char *file, char *buf, size_t size)
 	const uint8_t *g = (const uint8_t *)&dev->guid_be;
 
 	if (strcmp(file, "board_id") == 0)
-		snprintf(v, sizeof(v), "DPV%04x", DPV_VENDOR_PART_ID);
+		snprintf(v, sizeof(v), "DPV%04x", dev->vendor_part_id);
+	else if (strcmp(file, "hca_type") == 0 && dev->mlx5_personality)
+		snprintf(v, sizeof(v), "MT%u", dev->vendor_part_id);
 	else if (strcmp(file, "hca_type") == 0)
 		snprintf(v, sizeof(v), "dpverbs");
 	else if (strcmp(file, "hw_rev") == 0)
-		snprintf(v, sizeof(v), "%d", DPV_HW_VER);
+		snprintf(v, sizeof(v), "%u", dev->hw_ver);
 	else if (strcmp(file, "node_type") == 0)
 		snprintf(v, sizeof(v), "1: CA");
 	else if (strcmp(file, "node_guid") == 0 ||

@@ -164,9 +164,9 @@ fill_device_attr(struct dpv_device *dev, struct ibv_device_attr *a)
 	a->sys_image_guid = dev->guid_be;
 	a->max_mr_size = DPV_CAP_MAX_MR_SIZE;
 	a->page_size_cap = DPV_CAP_PAGE_SIZE_CAP;
-	a->vendor_id = DPV_VENDOR_ID;
-	a->vendor_part_id = DPV_VENDOR_PART_ID;
-	a->hw_ver = DPV_HW_VER;
+	a->vendor_id = dev->vendor_id;
+	a->vendor_part_id = dev->vendor_part_id;
+	a->hw_ver = dev->hw_ver;
 	a->max_qp = DPV_CAP_MAX_QP;
 	a->max_qp_wr = DPV_CAP_MAX_QP_WR;
 	a->device_cap_flags = DPV_CAP_DEVICE_FLAGS;

@@ -5,7 +5,7 @@
  *
  * Real: mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device
  * (without DEVX), mlx5dv_init_obj (QP, CQ, SRQ, AH, PD),
- * mlx5dv_qp_ex_from_ibv_qp_ex (the indirect-key builders; the others
+ * mlx5dv_qp_ex_from_ibv_qp_ex (the indirect-key and raw-WQE builders; the others
  * EOPNOTSUPP), indirect memory keys (mlx5dv_create_mkey /
  * mlx5dv_destroy_mkey), and mlx5dv_create_qp / _cq / _wq when no
  * mlx5-specific attribute is requested (they are then the plain verbs).
@@ -201,6 +201,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 	const uint32_t scat = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
 			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
 	const uint32_t credit = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
+	struct ibv_qp_init_attr_ex ex_attr;
 	struct ibv_qp *qp;
 	uint64_t ops = 0;
 	uint32_t f = 0;
@@ -243,19 +244,31 @@ mlx5dv_create_qp(struct ibv_context *context,
 		    (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
 			   MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
 			DV_MLX5_NOTSUP_NULL();
-		if (cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS)
+		if (cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) {
 			ops = mlx5_qp_attr->send_ops_flags;
-		/* the mlx5 builders extend the ibv_qp_ex ones */
-		if (ops && !(qp_attr->comp_mask &
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-			errno = EINVAL;
-			return NULL;
+			/* a builder we do not have: refused before the QP's
+			 * sizes are looked at (MKEY_CONFIGURE, MEMCPY) */
+			if (ops & ~(uint64_t)(MLX5DV_QP_EX_WITH_MR_LIST |
+					      MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
+					      MLX5DV_QP_EX_WITH_RAW_WQE))
+				DV_MLX5_NOTSUP_NULL();
+			/* the mlx5 builders alone make an ibv_qp_ex QP (with
+			 * no ibv_wr_* opcode), as rdma-core's provider */
+			if (!(qp_attr->comp_mask &
+			      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+				ex_attr = *qp_attr;
+				ex_attr.comp_mask |=
+					IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+				ex_attr.send_ops_flags = 0;
+				qp_attr = &ex_attr;
+			}
 		}
 	}
 	qp = ibv_create_qp_ex(context, qp_attr);
 	if (qp == NULL)
 		return NULL;
-	if (ops)
+	if (mlx5_qp_attr != NULL && (mlx5_qp_attr->comp_mask &
+				     MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
 		rc = dpv_qp_mlx5_send_ops(qp, ops);
 	if (rc == 0 && (f & (scat | credit)))
 		rc = dpv_qp_mlx5_create_flags(qp, f & (scat | credit));

@@ -541,6 +541,8 @@ req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc,
 	idx = wqe_ctr & (wq->wqe_cnt - 1);
 	wc->wr_id = wq->wrid[idx];
 	req_opcode(wc, op, sq->wr_data[idx]);
+	if (sq->wr_data[idx] == IBV_WC_DRIVER2) /* mlx5dv_wr_raw_wqe */
+		wc->opcode = IBV_WC_DRIVER2;
 	__atomic_store_n(&sq->bb_tail, sq->wqe_bbend[idx], __ATOMIC_RELEASE);
 	__atomic_store_n(&wq->tail, sq->wqe_head[idx] + 1, __ATOMIC_RELEASE);
 	return 0;

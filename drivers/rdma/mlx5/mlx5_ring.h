@@ -633,6 +633,16 @@ void dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey,
 			 const struct ibv_mw_bind_info *info);
 void dpv_mlx5_wr_local_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey);
 /**
+ * mlx5dv_wr_raw_wqe: copy the application's WQE (control segment and
+ * ds - 1 more 16-byte segments, ds from its qpn_ds) to the ring as it is,
+ * with only the WQE index of opmod_idx_opcode set. The engine decodes it
+ * like any other WQE (an opcode or layout it does not know completes
+ * with IBV_WC_LOC_QP_OP_ERR); its completion opcode is IBV_WC_DRIVER2
+ * (MLX5DV_WC_RAW_WQE), signalled or not as its fm_ce_se says. Records
+ * EINVAL for ds 0 and ENOMEM for a full ring.
+ */
+void dpv_mlx5_wr_raw(struct dpv_mlx5_sq *sq, uint64_t wr_id, const void *wqe);
+/**
  * Indirect key configuration (mlx5dv_wr_mr_list / mlx5dv_wr_mr_interleaved)
  * for a WQE opened with opcode IBV_WR_DRIVER1: a UMR WQE carrying the
  * layout, completed with opcode MLX5DV_WC_UMR. Exactly one of sge (a list

@@ -127,4 +127,17 @@ int mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 /** mlx5 WQE opcode of a send completion. */
 uint8_t mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags);
 
+/* The send WQE builder's steps (mlx5_send.c), shared with mlx5_raw_wqe.c:
+ * record the batch's first error and close the open WQE; room for an open
+ * WQE of end bytes (0, EINVAL too large, ENOMEM ring full); room for one
+ * more WR of the batch; bookkeeping of the WQE of nbb blocks written at
+ * cur_post (wr_data: the completion opcode kept for the poll side); write
+ * the open WQE's control segment and commit it. */
+void bld_fail(struct dpv_mlx5_sq *sq, int err);
+int bld_room(struct dpv_mlx5_sq *sq, uint32_t end);
+bool wr_room(struct dpv_mlx5_sq *sq);
+void wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
+		uint32_t wr_data, bool umr);
+void bld_close(struct dpv_mlx5_sq *sq);
+
 #endif /* DPV_MLX5_RING_PRIV_H */

@@ -30,7 +30,7 @@ wqe_pos(const struct dpv_mlx5_sq *sq, uint32_t off)
 	return (sq->cur_post << MLX5_SEND_WQE_SHIFT) + off;
 }
 
-static void
+void
 bld_fail(struct dpv_mlx5_sq *sq, int err)
 {
 	if (!sq->bld.err)
@@ -39,7 +39,7 @@ bld_fail(struct dpv_mlx5_sq *sq, int err)
 }
 
 /* Room for the open WQE to grow to end bytes? */
-static int
+int
 bld_room(struct dpv_mlx5_sq *sq, uint32_t end)
 {
 	uint32_t need = (end + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
@@ -154,7 +154,7 @@ ctrl_flags(const struct dpv_mlx5_sq *sq, unsigned int send_flags)
 }
 
 /* Room for one more WR of this batch (max_post outstanding)? */
-static bool
+bool
 wr_room(struct dpv_mlx5_sq *sq)
 {
 	uint32_t tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
@@ -163,7 +163,7 @@ wr_room(struct dpv_mlx5_sq *sq)
 }
 
 /* Bookkeeping of the WQE of nbb blocks just written at cur_post. */
-static void
+void
 wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
 	   uint32_t wr_data, bool umr)
 {
@@ -179,7 +179,7 @@ wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
 }
 
 /* Close the open WQE: control segment, bookkeeping, advance cur_post. */
-static void
+void
 bld_close(struct dpv_mlx5_sq *sq)
 {
 	struct mlx5_wqe_ctrl_seg ctrl;
@@ -1138,6 +1138,8 @@ decode_umr(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
 		return false;
 	mlx5r_copy_out(&sq->wq, base + off, &u, sizeof(u));
 	mlx5r_copy_out(&sq->wq, base + off + UMR_CTRL_SZ, &m, sizeof(m));
+	if (sq->wr_data[idx] == IBV_WC_DRIVER2)
+		return false; /* a raw UMR WQE: not a layout we know */
 	if (sq->wr_data[idx] == MLX5DV_WC_UMR)
 		return decode_mkey(sq, base, off + UMR_CTRL_SZ + MKEY_SZ, end,
 				   &u, &m, out);
