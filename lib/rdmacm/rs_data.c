@@ -354,7 +354,9 @@ rs_revents(struct rs *rs, short events)
 			r |= POLLIN;
 		if (rs_can_send_or_closed(rs))
 			r |= POLLOUT;
-		if (!rs->rd && !rs->wr)
+		/* the hang-up shows once the data before it is read
+		 * (rstream -T a takes POLLHUP for an error) */
+		if (!rs->rd && !rs->wr && !rs_have_rdata(rs))
 			r |= POLLHUP;
 		if (rs->reset)
 			r |= POLLERR;
