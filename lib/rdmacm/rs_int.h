@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_RS_INT_H
+#define DPV_RS_INT_H
+
+/*
+ * Internals of our rsockets (SOCK_STREAM over an RC QP), split between
+ * rs_conn.c (sockets, connection set-up and tear-down, options) and
+ * rs_data.c (the data path, credits, rpoll).
+ *
+ * Wire protocol, as librdmacm's rsockets define it (facts, not code):
+ *  - each side owns a receive ring (rbuf) and hands the peer one half of
+ *    it at a time as an SGE {addr, rkey, length};
+ *  - data goes by RDMA WRITE WITH IMMEDIATE into the peer's ring; the
+ *    immediate (big endian on the wire) is op << 29 | value, op 0 = data
+ *    (value: bytes), 4 = SGL update (value: the sender's new credit
+ *    limit, a 16-bit message sequence), 7 = control (0 disconnect,
+ *    1 keepalive, 2 shutdown);
+ *  - an SGL update writes the new SGE into the peer's "target SGL" (an
+ *    array of two SGEs the peer registered for remote write), in the
+ *    writer's host byte order unless the peer announced the other order;
+ *  - the connect private data (rs_conn_data below, all big endian) gives
+ *    the version (1), flags, the initial credits (the receive queue
+ *    depth), the target SGL and the first data half.
+ */
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#define RS_SGL_N       2     /* entries of the target SGL */
+#define RS_CTRL_N      4     /* control messages in flight */
+#define RS_SNDLOWAT    2048  /* sending waits for this much buffer */
+#define RS_OLAP_START  2048  /* first chunk of a large send */
+#define RS_MAX_XFER    65536 /* largest single RDMA WRITE */
+#define RS_DEF_QP      384   /* send / receive queue depth */
+#define RS_DEF_INLINE  64
+#define RS_DEF_BUF     (1u << 17)
+#define RS_MIN_BUF     (4u * RS_SNDLOWAT)
+#define RS_MAX_BUF     (1u << 26)
+#define RS_MAX_FD      65536
+
+/* immediate data */
+enum { RS_OP_DATA = 0, RS_OP_SGL = 4, RS_OP_IOMAP_SGL = 6, RS_OP_CTRL = 7 };
+enum { RS_CTRL_DISCONNECT = 0, RS_CTRL_KEEPALIVE = 1, RS_CTRL_SHUTDOWN = 2 };
+#define RS_IMM(op, v) ((uint32_t)(op) << 29 | ((uint32_t)(v)&0x1fffffffu))
+#define RS_IMM_OP(m)  ((m) >> 29)
+#define RS_IMM_VAL(m) ((m)&0x1fffffffu)
+
+/* rs_conn_data.flags */
+#define RS_CONN_FLAG_NET   0x1 /* the sender is big endian */
+#define RS_CONN_FLAG_IOMAP 0x2 /* a direct-write map follows the SGL */
+
+struct rs_sge {
+	uint64_t addr;
+	uint32_t key;
+	uint32_t length;
+};
+
+struct rs_conn_data {
+	uint8_t version; /* 1 */
+	uint8_t flags;
+	uint16_t credits; /* big endian */
+	uint8_t reserved[3];
+	uint8_t target_iomap_size;
+	struct rs_sge target_sgl; /* length: number of entries */
+	struct rs_sge data_buf;
+};
+
+_Static_assert(sizeof(struct rs_sge) == 16, "rs_sge is 16 bytes");
+_Static_assert(sizeof(struct rs_conn_data) == 40, "rs_conn_data is 40 bytes");
+
+enum rs_state {
+	RS_INIT,
+	RS_BOUND,
+	RS_LISTEN,
+	RS_ADDR,    /* resolving the address */
+	RS_ROUTE,   /* resolving the route */
+	RS_CONNECT, /* REQ sent */
+	RS_CONNECTED,
+	RS_CLOSED, /* was connected; the QP is gone or unusable */
+	RS_FAILED, /* the connect failed (err) */
+};
+
+/* A connect request a listener took off its channel. */
+struct rs_pend {
+	struct rs_pend *next;
+	struct rdma_cm_id *id;
+	struct rs_conn_data cd;
+	bool ok; /* private data was a version-1 rs_conn_data */
+};
+
+struct rs {
+	int fd; /* the socket number: our event channel's fd */
+	pthread_mutex_t lk;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	enum rs_state state;
+	bool rd, wr;	/* may still receive / send */
+	bool reset;	/* the transport failed: ECONNRESET */
+	bool passive;	/* accepted (the REQ carried the peer's buffers) */
+	int err;	/* SO_ERROR */
+	int fl;		/* O_NONBLOCK */
+	int backlog;
+	struct rs_pend *pend, **pend_tail;
+	int npend;
+
+	/* options, fixed at connect */
+	uint32_t sbuf_size, rbuf_size;
+	uint16_t sq_size, rq_size, sq_inline;
+	int nodelay, reuseaddr, keepalive, keepidle, v6only;
+	struct linger linger;
+
+	/* verbs */
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cch;
+	struct ibv_cq *cq;
+	bool armed;
+
+	/* send side */
+	uint8_t *sbuf; /* sbuf_size ring, then RS_CTRL_N SGE slots */
+	struct ibv_mr *smr;
+	uint32_t s_off, s_avail;
+	int sqe_avail;
+	unsigned int ctrl_seq, ctrl_max;
+	uint16_t sseq_no, sseq_comp;
+	volatile struct rs_sge *tsgl; /* the peer writes here */
+	struct ibv_mr *tmr;
+	int tsge;
+	uint64_t rsgl_addr; /* the peer's target SGL */
+	uint32_t rsgl_key, rsgl_n;
+	int rsge;
+	bool swap; /* the peer has the other byte order */
+
+	/* receive side */
+	uint8_t *rbuf;
+	struct ibv_mr *rmr;
+	uint32_t r_off, r_free_off, r_avail;
+	uint16_t rseq_no, rseq_comp;
+	uint32_t *rmsg; /* rq_size + 1 lengths */
+	int rm_head, rm_tail;
+};
+
+/* rs_conn.c */
+struct rs *rs_get(int fd); /* locked, or NULL with errno EBADF */
+void rs_put(struct rs *rs);
+void rs_cm_step(struct rs *rs);
+int rs_disconnect(struct rs *rs, int how);
+
+/* rs_data.c */
+void rs_bufs_init(struct rs *rs);
+int rs_post_recvs(struct rs *rs, int n);
+void rs_progress(struct rs *rs);
+void rs_progress_cq(struct rs *rs);
+short rs_revents(struct rs *rs, short events);
+int rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock,
+	    int max_ms);
+bool rs_sends_done(struct rs *rs);
+bool rs_ctrl_free(struct rs *rs);
+int rs_post_ctrl(struct rs *rs, uint32_t imm);
+void rs_drain_events(struct rs *rs);
+uint64_t rs_now_ms(void);
+
+#define RS_ERR(e) (errno = (e), -1)
+
+#endif /* DPV_RS_INT_H */
