@@ -10,13 +10,15 @@
 static int
 test_opcode_table(void)
 {
-	unsigned op, h, valid = 0, ntr[6] = {0};
+	unsigned op, h, valid = 0, ntr[8] = {0};
 	const uint32_t tr_bits = DPV_OPF_RC | DPV_OPF_UC | DPV_OPF_UD |
 				 DPV_OPF_XRC | DPV_OPF_CNP;
 
 	for (op = 0; op < 256; op++) {
 		const struct dpv_roce_opcode_info *oi = dpv_roce_opcode(op);
 		uint32_t m = oi->mask, off = 12;
+		/* DC has no transport bit (none is left in the mask) */
+		bool dc = (op & 0xe0) == DPV_ROCE_TR_DC;
 
 		if (!(m & DPV_OPF_VALID)) {
 			TEST_ASSERT_EQUAL(m, 0, "invalid %u has bits", op);
@@ -27,7 +29,7 @@ test_opcode_table(void)
 		}
 		valid++;
 		ntr[op >> 5]++;
-		TEST_ASSERT(__builtin_popcount(m & tr_bits) == 1,
+		TEST_ASSERT(__builtin_popcount(m & tr_bits) == (dc ? 0 : 1),
 			    "%s: one transport", oi->name);
 		for (h = 0; h < DPV_HDR_NUM; h++) {
 			if (!(m & (1u << h)))
@@ -63,24 +65,33 @@ test_opcode_table(void)
 					  (m & DPV_OPF_LAST),
 				  "%s: recv completion", oi->name);
 		TEST_ASSERT_EQUAL(!!(m & DPV_OPF_ACKREQ),
-				  (m & (DPV_OPF_RC | DPV_OPF_XRC)) &&
+				  (dc || (m & (DPV_OPF_RC | DPV_OPF_XRC))) &&
 					  (m & DPV_OPF_REQ) &&
 					  (m & DPV_OPF_LAST),
 				  "%s: ackreq", oi->name);
 		TEST_ASSERT_EQUAL(!!(m & DPV_OPF_XRCETH),
 				  (m & DPV_OPF_XRC) && (m & DPV_OPF_REQ),
 				  "%s: xrceth", oi->name);
+		TEST_ASSERT_EQUAL(!!(m & DPV_OPF_DCETH),
+				  dc && (m & DPV_OPF_REQ), "%s: dceth",
+				  oi->name);
 		TEST_ASSERT_EQUAL(!!(m & DPV_OPF_PAYLOAD),
 				  !!(m & (DPV_OPF_SEND | DPV_OPF_WRITE |
 					  DPV_OPF_READ_RESP)),
 				  "%s: payload", oi->name);
 		TEST_ASSERT(strncmp(oi->name,
 				    (const char *[]){"RC_", "UC_", "RD_", "UD_",
-						     "CNP", "XRC_"}[op >> 5],
+						     "CNP", "XRC_", "?",
+						     "DC_"}[op >> 5],
 				    3) == 0,
 			    "%s: prefix", oi->name);
 	}
-	TEST_ASSERT_EQUAL(valid, 23 + 12 + 2 + 1 + 23, "valid opcodes");
+	TEST_ASSERT_EQUAL(valid, 23 + 12 + 2 + 1 + 23 + 23, "valid opcodes");
+	TEST_ASSERT_EQUAL(ntr[7], 23, "DC");
+	/* DC requests: the 16-byte DCETH right after the BTH */
+	TEST_ASSERT_EQUAL(dpv_roce_opcode(0xe6)->off[DPV_HDR_DCETH], 12, "");
+	TEST_ASSERT_EQUAL(dpv_roce_opcode(0xe6)->off[DPV_HDR_RETH], 28, "");
+	TEST_ASSERT_EQUAL(dpv_roce_opcode(0xf1)->length, 16, "DC ACK");
 	TEST_ASSERT_EQUAL(ntr[0], 23, "RC");
 	TEST_ASSERT_EQUAL(ntr[1], 12, "UC");
 	TEST_ASSERT_EQUAL(ntr[2], 0, "RD");

@@ -60,9 +60,11 @@ roce_tshark_autotest(void)
 		const struct dpv_roce_opcode_info *oi = dpv_roce_opcode(op);
 		int len;
 
-		/* tshark 3.6/4.0 decode neither the XRCETH nor CNPs */
+		/* tshark 3.6/4.0 decode neither the XRCETH nor CNPs, nor
+		 * dpverbs' own DC opcodes (manufacturer-specific range) */
 		if (!(oi->mask & DPV_OPF_VALID) ||
-		    (oi->mask & (DPV_OPF_CNP | DPV_OPF_XRC)))
+		    (oi->mask & (DPV_OPF_CNP | DPV_OPF_XRC)) ||
+		    (op & 0xe0) == DPV_ROCE_TR_DC)
 			continue;
 		test_roce_random_pkt(&pkts[n], &st, (uint8_t)op, n & 1, payload,
 				     (oi->mask & DPV_OPF_LAST) ? 1 + n % 500

@@ -256,6 +256,9 @@ test_roce_random_pkt(struct dpv_roce_pkt *p, uint64_t *st, uint8_t op,
 	p->imm = test_roce_rand(st);
 	p->ieth_rkey = test_roce_rand(st);
 	p->xrc_srqn = test_roce_rand(st) & 0xffffff;
+	p->dceth.key = (uint64_t)test_roce_rand(st) << 32 | test_roce_rand(st);
+	p->dceth.dci = test_roce_rand(st) & 0xffffff;
+	p->dceth.cpsn = test_roce_rand(st) & 0xffffff;
 	if (dpv_roce_opcode(op)->mask & DPV_OPF_PAYLOAD) {
 		p->payload = payload;
 		p->payload_len = len;

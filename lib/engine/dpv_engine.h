@@ -537,7 +537,8 @@ int dpv_engine_key_alloc_index(struct dpv_engine *e, uint32_t *index);
 struct dpv_engine_qp_init {
 	uint32_t qpn; /**< chosen by the verbs layer, < 1 << 24 */
 	/** IBV_QPT_RC, UC, UD, RAW_PACKET, XRC_SEND (sq and send_cq only),
-	 *  XRC_RECV (no rings: the SRQ comes with each request) */
+	 *  XRC_RECV (no rings: the SRQ comes with each request), DRIVER
+	 *  (Dynamically Connected: dc_type says DCI or DCT) */
 	enum ibv_qp_type type;
 	uint32_t pdn;		     /**< protection domain number */
 	struct dpv_mlx5_sq *sq;	     /**< send ring (may be NULL: no sends),
@@ -557,7 +558,20 @@ struct dpv_engine_qp_init {
 	bool block_self_mcast;
 	/** XRC_RECV: its XRC domain; requests name an SRQ of this domain */
 	uint32_t xrcdn;
+	/** IBV_QPT_DRIVER: DPV_ENGINE_DC_DCI (sq and send_cq; a receive
+	 *  ring is ignored) or DPV_ENGINE_DC_DCT (srq and recv_cq, no sq) */
+	uint8_t dc_type;
+	/** DPV_ENGINE_DC_DCT: the DC access key every request must carry */
+	uint64_t dct_key;
 };
+
+/** dpv_engine_qp_init::dc_type of a DC initiator (mlx5dv DCI). */
+#define DPV_ENGINE_DC_DCI 1
+/** dpv_engine_qp_init::dc_type of a DC target (mlx5dv DCT). */
+#define DPV_ENGINE_DC_DCT 2
+/** Initiators whose responder state one DCT keeps at once; the least
+ *  recently used one is evicted for a new one (doc/guides/dc.rst). */
+#define DPV_ENGINE_DCT_MAX_INI 32
 
 /**
  * The resolved network path of an address vector (ah_attr of an RC/UC QP
@@ -588,7 +602,9 @@ struct dpv_engine_path {
  * @return
  *   0; -EINVAL (NULL argument, bad type, qpn >= 1 << 24, a send ring
  *   without send_cq, a receive ring or SRQ without recv_cq, both rq and
- *   srq, rings on an XRC_RECV QP, a receive ring on an XRC_SEND QP),
+ *   srq, rings on an XRC_RECV QP, a receive ring on an XRC_SEND QP, a
+ *   DRIVER QP without a valid dc_type, a DCI without a send ring, a DCT
+ *   without an SRQ or with a send ring),
  *   -EEXIST (qpn in use), -ENOSPC (max_qps), -ENOMEM.
  */
 int dpv_engine_qp_create(struct dpv_engine *e,
@@ -770,6 +786,16 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(credit_probes, 1,                                                    \
 	  "messages sent beyond the peer's end-to-end credits (the one "       \
 	  "message allowed to ask)")                                           \
+	X(dc_key_errors, 1,                                                    \
+	  "DC requests dropped at a DCT: wrong DC access key")                 \
+	X(dc_drops, 1,                                                         \
+	  "DC packets dropped: not a DC request (DCT), or in the middle of "   \
+	  "a connection whose state the DCT no longer holds")                  \
+	X(dc_connects, 1,                                                      \
+	  "DC connections opened (DCI: to a new target; DCT: an initiator's "  \
+	  "new connection)")                                                   \
+	X(dc_evictions, 1,                                                     \
+	  "DCT initiator states evicted (least recently used) for new ones")  \
 	X(acks_sent, 1, "ACK and NAK frames sent")                             \
 	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
 	X(key_errors, 0, "remote accesses refused by the key check")           \

@@ -58,6 +58,8 @@ struct dpv_wr_ud {
 	uint8_t static_rate;
 	uint32_t flow_label;
 	uint16_t udp_sport; /**< RoCEv2 UDP source port, 0 = derive */
+	uint64_t dc_key;    /**< DCI: the target DCT's access key
+				 (remote_qpn is its number) */
 };
 
 /** Memory-window bind (IBV_WR_BIND_MW) decoded from a UMR WQE. */

@@ -139,6 +139,7 @@ fail:
 static void
 qp_free(struct dpv_eqp *qp)
 {
+	dpv_engine_dc_free(qp);
 	dpv_mlx5_mem_free(qp->swqe);
 	dpv_mlx5_mem_free(qp);
 }
@@ -320,6 +321,10 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 	}
 	/* a connected QP only takes packets from its peer's address */
 	qp->st.rx_pkts++;
+	if (unlikely(qp->dct != NULL)) {
+		dpv_engine_dct_rx(qp, &pkt); /* from any DCI (engine_dc.c) */
+		return;
+	}
 	if (qp->type != IBV_QPT_UD &&
 	    memcmp(pkt.sgid, qp->path.dgid, sizeof(pkt.sgid)) != 0) {
 		DPV_EQP_COUNT(qp, rx_drop_addr);
@@ -935,7 +940,8 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		return -EINVAL;
 	if (init->type != IBV_QPT_RC && init->type != IBV_QPT_UC &&
 	    init->type != IBV_QPT_UD && init->type != IBV_QPT_RAW_PACKET &&
-	    init->type != IBV_QPT_XRC_SEND && init->type != IBV_QPT_XRC_RECV)
+	    init->type != IBV_QPT_XRC_SEND && init->type != IBV_QPT_XRC_RECV &&
+	    init->type != IBV_QPT_DRIVER)
 		return -EINVAL;
 	if ((init->type == IBV_QPT_XRC_SEND && (init->rq || init->srq)) ||
 	    (init->type == IBV_QPT_XRC_RECV &&
@@ -987,6 +993,15 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	qp->max_rd_atomic = 1;
 	qp->max_dest_rd_atomic = DPV_ENGINE_MAX_RD_ATOMIC;
 	dpv_engine_credit_init(qp);
+	if (qp->type == IBV_QPT_DRIVER) {
+		ret = dpv_engine_dc_create(qp, init);
+		if (ret) {
+			qp_free(qp);
+			return ret;
+		}
+		if (qp->dc == DPV_ENGINE_DC_DCI)
+			qp->rq = NULL; /* a DCI receives nothing */
+	}
 
 	dpv_engine_lock(e);
 	if (dpv_engine_qp_lookup(e, qp->qpn) != NULL)
@@ -1014,6 +1029,7 @@ qp_reset(struct dpv_eqp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	dpv_engine_resp_reset(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	dpv_engine_dc_reset(qp);
 }
 
 /* Send the ACK the QP owes for what it accepted (coalesced ACKs go at the

@@ -82,6 +82,8 @@ struct dpv_epkt {
 	uint32_t imm_be;
 	uint32_t ieth_rkey;
 	uint32_t xrc_srqn; /* XRCETH */
+	uint64_t dc_key;   /* DCETH: access key, source DCI, connection */
+	uint32_t dc_dci, dc_cpsn;
 	/* payload */
 	uint8_t *payload;
 	uint32_t paylen;
@@ -110,6 +112,8 @@ struct dpv_ehdr {
 	uint32_t imm_be;
 	uint32_t ieth_rkey;
 	uint32_t xrc_srqn;
+	uint64_t dc_key; /* DCETH */
+	uint32_t dc_dci, dc_cpsn;
 };
 
 /* ------------------------------------------------- engine work requests */
@@ -230,6 +234,13 @@ struct dpv_eqp {
 	uint32_t xrcdn; /* XRC_RECV */
 	bool sqd_notify; /* SQD: raise sq_drained once drained */
 	bool active;	 /* on the engine's run list */
+	/* Dynamically Connected (IBV_QPT_DRIVER, engine_dc.c) */
+	uint8_t dc;	   /* 0, DPV_ENGINE_DC_DCI or DPV_ENGINE_DC_DCT */
+	bool dci_conn;	   /* DCI: a connection is current */
+	uint64_t dc_key;   /* DCT: its key; DCI: the current target's */
+	uint32_t dc_cpsn;  /* DCI: first PSN of the current connection */
+	struct dpv_wr_ud dci_tgt; /* DCI: the current target */
+	struct dpv_edct *dct;	  /* DCT: per-initiator states */
 
 	/* attributes (modify_qp) */
 	struct dpv_engine_path path;
@@ -281,7 +292,8 @@ struct dpv_eqp {
 		 * max_rd_atomic) */
 		uint8_t rd_cap;
 	} comp;
-	struct {
+	/* responder state (a DCT keeps one per initiator, engine_dc.c) */
+	struct dpv_eresp {
 		uint32_t epsn; /* next expected request PSN */
 		uint32_t msn;
 		bool nak_sent;	/* sequence NAK sent, waiting for epsn */
@@ -530,6 +542,17 @@ int dpv_engine_neigh_query(struct dpv_engine *e, const uint8_t gid[16]);
 void dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget);
 void dpv_engine_sq_fetch(struct dpv_eqp *qp);
 
+/* engine_dc.c */
+int dpv_engine_dc_create(struct dpv_eqp *qp,
+			 const struct dpv_engine_qp_init *init);
+void dpv_engine_dc_free(struct dpv_eqp *qp);
+void dpv_engine_dc_reset(struct dpv_eqp *qp);
+void dpv_engine_dct_rx(struct dpv_eqp *qp, struct dpv_epkt *pkt);
+void dpv_engine_dct_forget(struct dpv_eqp *qp);
+bool dpv_engine_dci_target(struct dpv_eqp *qp, const struct dpv_eswqe *w);
+int dpv_engine_ud_path(struct dpv_eqp *qp, const struct dpv_wr_ud *ud,
+		       struct dpv_engine_path *p);
+
 /* engine_credit.c */
 void dpv_engine_credit_init(struct dpv_eqp *qp);
 bool dpv_engine_credit_wait(struct dpv_eqp *qp, const struct dpv_eswqe *w);
@@ -567,12 +590,12 @@ dpv_engine_ack_cycles(const struct dpv_eqp *qp)
 	return ns * qp->e->hz / 1000000000ull;
 }
 
-/* Reliable transports: RC and both XRC halves. */
+/* Reliable transports: RC, both XRC halves and DC (IBV_QPT_DRIVER). */
 static inline bool
 eqp_reliable(const struct dpv_eqp *qp)
 {
 	return qp->type == IBV_QPT_RC || qp->type == IBV_QPT_XRC_SEND ||
-	       qp->type == IBV_QPT_XRC_RECV;
+	       qp->type == IBV_QPT_XRC_RECV || qp->type == IBV_QPT_DRIVER;
 }
 
 /* Transport bits of the QP's opcodes. */
@@ -587,6 +610,8 @@ eqp_tr(const struct dpv_eqp *qp)
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
 		return DPV_ROCE_TR_XRC;
+	case IBV_QPT_DRIVER:
+		return DPV_ROCE_TR_DC;
 	default:
 		return DPV_ROCE_TR_RC;
 	}

@@ -193,19 +193,20 @@ op_allowed(enum ibv_qp_type t, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND;
+		return t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND ||
+		       t == IBV_QPT_DRIVER;
 	default:
 		return false;
 	}
 }
 
-/* The network path of a UD WQE: AH fields + our addresses. */
-static int
-ud_path(struct dpv_eqp *qp, const struct dpv_eswqe *w,
-	struct dpv_engine_path *p)
+/* The network path of a UD (or DCI) WQE's address: AH fields + our
+ * addresses; -1 while its neighbour is being resolved. */
+int
+dpv_engine_ud_path(struct dpv_eqp *qp, const struct dpv_wr_ud *ud,
+		   struct dpv_engine_path *p)
 {
 	struct dpv_engine *e = qp->e;
-	const struct dpv_wr_ud *ud = &w->wr.ud;
 
 	memset(p, 0, sizeof(*p));
 	memcpy(p->smac, e->mac, 6);
@@ -262,6 +263,11 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	h.ackreq = eqp_reliable(qp) && (fl & DPV_OPF_LAST);
 	if (fl & DPV_OPF_XRCETH)
 		h.xrc_srqn = w->wr.xrc_remote_srqn;
+	if (fl & DPV_OPF_DCETH) {
+		h.dc_key = qp->dc_key;
+		h.dc_dci = qp->qpn;
+		h.dc_cpsn = qp->dc_cpsn;
+	}
 	h.se = (w->wr.flags & DPV_WR_F_SOLICITED) && (fl & DPV_OPF_LAST);
 	if (fl & DPV_OPF_PAYLOAD)
 		paylen = (uint32_t)RTE_MIN((uint64_t)qp->mtu,
@@ -289,7 +295,7 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 				 ? qp->qkey
 				 : w->wr.ud.remote_qkey;
 		h.src_qp = qp->qpn;
-		if (ud_path(qp, w, &udp) != 0)
+		if (dpv_engine_ud_path(qp, &w->wr.ud, &udp) != 0)
 			return -1;
 		path = &udp;
 	}
@@ -370,6 +376,11 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			    (qp->req.rd_out >= qp->max_rd_atomic ||
 			     (qp->comp.rd_cap &&
 			      qp->req.rd_out >= qp->comp.rd_cap)))
+				return;
+			/* DCI: a WQE for another target waits for the
+			 * current connection's WQEs to complete */
+			if (qp->dc == DPV_ENGINE_DC_DCI && !w->checked &&
+			    !dpv_engine_dci_target(qp, w))
 				return;
 			if (!w->checked) {
 				st = check_local(qp, w);

@@ -735,8 +735,12 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 						     ? AETH_NAK_REM_ACCESS
 						     : AETH_NAK_REM_OP),
 				 pkt->psn);
-			/* IBA class C/D responder errors: the QP goes to ERR */
-			dpv_engine_qp_to_err(qp);
+			/* IBA class C/D responder errors: the QP goes to ERR
+			 * (a DCT: only that initiator's connection ends) */
+			if (qp->dc == DPV_ENGINE_DC_DCT)
+				dpv_engine_dct_forget(qp);
+			else
+				dpv_engine_qp_to_err(qp);
 			state = RESP_DONE;
 			break;
 		case RESP_DROP:

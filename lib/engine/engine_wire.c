@@ -102,6 +102,13 @@ fill_epkt(struct dpv_epkt *p, struct rte_mbuf *m, uint8_t *d, uint32_t l3_off,
 	if (fl & DPV_OPF_XRCETH)
 		p->xrc_srqn =
 			dpv_xrceth_srqn((const void *)(h + HOFF(oi, XRCETH)));
+	if (fl & DPV_OPF_DCETH) {
+		const struct dpv_dceth *dc = (const void *)(h + HOFF(oi, DCETH));
+
+		p->dc_key = dpv_dceth_key(dc);
+		p->dc_dci = dpv_dceth_dci(dc);
+		p->dc_cpsn = dpv_dceth_cpsn(dc);
+	}
 	memcpy(p->dmac, d, 6);
 	memcpy(p->smac, d + 6, 6);
 	if (ipv6) {
@@ -424,6 +431,9 @@ write_bth_ext(uint8_t *h, const struct dpv_roce_opcode_info *info,
 		dpv_xrceth_set_srqn(
 			(struct dpv_xrceth *)(h + HOFF(info, XRCETH)),
 			hd->xrc_srqn);
+	if (info->mask & DPV_OPF_DCETH)
+		dpv_dceth_set((struct dpv_dceth *)(h + HOFF(info, DCETH)),
+			      hd->dc_key, hd->dc_dci, hd->dc_cpsn);
 }
 
 struct rte_mbuf *

@@ -142,6 +142,18 @@ struct dpv_xrceth {
 	rte_be32_t srqn; /**< reserved byte + 24-bit XRC SRQ number */
 } __rte_packed;
 
+/**
+ * DC Extended Transport Header (requests of the DC transport, opcodes
+ * DPV_ROCE_TR_DC | op), 16 bytes. dpverbs' own format: ConnectX's is not
+ * publicly described (doc/guides/dc.rst).
+ */
+struct dpv_dceth {
+	rte_be64_t key;	 /**< the DC access key the DCT checks */
+	rte_be32_t dci;	 /**< reserved byte + 24-bit source DCI QP number */
+	rte_be32_t cpsn; /**< reserved byte + 24-bit first PSN of the DCI's
+			      connection to this DCT (its identity) */
+} __rte_packed;
+
 /** Body of a RoCEv2 Congestion Notification Packet after the BTH. */
 struct dpv_cnp {
 	uint8_t reserved[16]; /**< reserved, zero on send */
@@ -156,6 +168,7 @@ _Static_assert(sizeof(struct dpv_deth) == 8, "DETH is 8 bytes");
 _Static_assert(sizeof(struct dpv_immdt) == 4, "ImmDt is 4 bytes");
 _Static_assert(sizeof(struct dpv_ieth) == 4, "IETH is 4 bytes");
 _Static_assert(sizeof(struct dpv_xrceth) == 4, "XRCETH is 4 bytes");
+_Static_assert(sizeof(struct dpv_dceth) == 16, "DCETH is 16 bytes");
 _Static_assert(sizeof(struct dpv_cnp) == 16, "CNP body is 16 bytes");
 _Static_assert(sizeof(struct rte_ether_hdr) == 14, "Ethernet is 14 bytes");
 _Static_assert(sizeof(struct rte_vlan_hdr) == 4, "802.1Q tag is 4 bytes");
@@ -1022,6 +1035,68 @@ static inline void
 dpv_xrceth_set_srqn(struct dpv_xrceth *h, uint32_t srqn)
 {
 	h->srqn = rte_cpu_to_be_32(srqn & DPV_ROCE_QPN_MASK);
+}
+
+/**
+ * Read the DC access key of a DCETH.
+ *
+ * @param h
+ *   The DCETH in the frame.
+ * @return
+ *   The 64-bit key.
+ */
+static inline uint64_t
+dpv_dceth_key(const struct dpv_dceth *h)
+{
+	return rte_be_to_cpu_64(h->key);
+}
+
+/**
+ * Read the source DCI number of a DCETH.
+ *
+ * @param h
+ *   The DCETH in the frame.
+ * @return
+ *   The 24-bit DCI QP number.
+ */
+static inline uint32_t
+dpv_dceth_dci(const struct dpv_dceth *h)
+{
+	return rte_be_to_cpu_32(h->dci) & DPV_ROCE_QPN_MASK;
+}
+
+/**
+ * Read the connection's first PSN of a DCETH.
+ *
+ * @param h
+ *   The DCETH in the frame.
+ * @return
+ *   The 24-bit PSN.
+ */
+static inline uint32_t
+dpv_dceth_cpsn(const struct dpv_dceth *h)
+{
+	return rte_be_to_cpu_32(h->cpsn) & DPV_ROCE_PSN_MASK;
+}
+
+/**
+ * Write a DCETH; the reserved bytes are cleared.
+ *
+ * @param h
+ *   The DCETH in the frame.
+ * @param key
+ *   The DC access key.
+ * @param dci
+ *   The source DCI QP number (24 bits).
+ * @param cpsn
+ *   The first PSN of the connection (24 bits).
+ */
+static inline void
+dpv_dceth_set(struct dpv_dceth *h, uint64_t key, uint32_t dci, uint32_t cpsn)
+{
+	h->key = rte_cpu_to_be_64(key);
+	h->dci = rte_cpu_to_be_32(dci & DPV_ROCE_QPN_MASK);
+	h->cpsn = rte_cpu_to_be_32(cpsn & DPV_ROCE_PSN_MASK);
 }
 
 /* ---- PSN arithmetic ---- */

@@ -6,6 +6,7 @@
 
 const uint8_t dpv_roce_hdr_size[DPV_HDR_NUM] = {
 	[DPV_HDR_XRCETH] = sizeof(struct dpv_xrceth),
+	[DPV_HDR_DCETH] = sizeof(struct dpv_dceth),
 	[DPV_HDR_DETH] = sizeof(struct dpv_deth),
 	[DPV_HDR_RETH] = sizeof(struct dpv_reth),
 	[DPV_HDR_ATMETH] = sizeof(struct dpv_atmeth),
@@ -19,6 +20,7 @@ const uint8_t dpv_roce_hdr_size[DPV_HDR_NUM] = {
 #define SZ(m, h) (((m) & (1u << (h))) ? dpv_roce_hdr_size_c(h) : 0)
 #define dpv_roce_hdr_size_c(h)                                                 \
 	((h) == DPV_HDR_XRCETH	 ? 4                                           \
+	 : (h) == DPV_HDR_DCETH	 ? 16                                          \
 	 : (h) == DPV_HDR_DETH	 ? 8                                           \
 	 : (h) == DPV_HDR_RETH	 ? 16                                          \
 	 : (h) == DPV_HDR_ATMETH ? 28                                          \
@@ -29,7 +31,8 @@ const uint8_t dpv_roce_hdr_size[DPV_HDR_NUM] = {
 				 : 16)
 
 #define O_XRCETH(m) 12
-#define O_DETH(m)   (O_XRCETH(m) + SZ(m, DPV_HDR_XRCETH))
+#define O_DCETH(m)  (O_XRCETH(m) + SZ(m, DPV_HDR_XRCETH))
+#define O_DETH(m)   (O_DCETH(m) + SZ(m, DPV_HDR_DCETH))
 #define O_RETH(m)   (O_DETH(m) + SZ(m, DPV_HDR_DETH))
 #define O_ATMETH(m) (O_RETH(m) + SZ(m, DPV_HDR_RETH))
 #define O_AETH(m)   (O_ATMETH(m) + SZ(m, DPV_HDR_ATMETH))
@@ -43,7 +46,7 @@ const uint8_t dpv_roce_hdr_size[DPV_HDR_NUM] = {
 	[op_] = {                                                              \
 		.mask = (m_) | DPV_OPF_VALID,                                  \
 		.length = O_END(m_),                                           \
-		.off = {O_XRCETH(m_), O_DETH(m_), O_RETH(m_), O_ATMETH(m_),    \
+		.off = {O_XRCETH(m_), O_DCETH(m_), O_DETH(m_), O_RETH(m_), O_ATMETH(m_),    \
 			O_AETH(m_), O_ATMACK(m_), O_IMMDT(m_), O_IETH(m_),     \
 			O_CNP(m_)},                                            \
 		.name = name_,                                                 \
@@ -97,8 +100,8 @@ const uint8_t dpv_roce_hdr_size[DPV_HDR_NUM] = {
 		ENTRY(tr | 0x0b, p "RDMA_WRITE_ONLY_WITH_IMMEDIATE",           \
 		      t | a | M_WRITE_ONLY | M_IMM)
 
-/* The rest of the reliable opcodes (RC, and XRC whose requests carry the
- * XRCETH). */
+/* The rest of the reliable opcodes (RC, XRC whose requests carry the
+ * XRCETH, DC whose requests carry the DCETH). */
 #define RELIABLE(tr, p, t, x)                                                  \
 	SEND_WRITE(tr, p, t | x, DPV_OPF_ACKREQ),                              \
 		ENTRY(tr | 0x0c, p "RDMA_READ_REQUEST",                        \
@@ -131,4 +134,5 @@ const struct dpv_roce_opcode_info dpv_roce_opcode_tbl[256] = {
 	      DPV_OPF_UD | DPV_OPF_DETH | M_SEND_ONLY | M_IMM_SEND),
 	ENTRY(DPV_ROCE_OPCODE_CNP, "CNP", DPV_OPF_CNP | DPV_OPF_CNPH),
 	RELIABLE(DPV_ROCE_TR_XRC, "XRC_", DPV_OPF_XRC, DPV_OPF_XRCETH),
+	RELIABLE(DPV_ROCE_TR_DC, "DC_", 0, DPV_OPF_DCETH),
 };

@@ -7,7 +7,7 @@
  * The RoCE opcode table.
  *
  * The 8-bit BTH opcode is a transport (bits 7..5: RC, UC, RD, UD, CNP,
- * XRC) and an operation (bits 4..0). dpv_roce_opcode_tbl[] has one entry
+ * XRC, and DC in the manufacturer-specific range 0xe0) and an operation (bits 4..0). dpv_roce_opcode_tbl[] has one entry
  * per wire opcode saying which extension headers the packet carries, where
  * they are (offsets from the start of the BTH), how long all headers are,
  * and what the packet means, as DPV_OPF_* mask bits. Code on the data path
@@ -19,7 +19,9 @@
  *     if (oi->mask & DPV_OPF_RWR) take a receive WQE;
  *
  * Entries of opcodes that are reserved, or of the RD transport (not
- * supported), are all zero (no DPV_OPF_VALID, name NULL).
+ * supported), are all zero (no DPV_OPF_VALID, name NULL). DC opcodes
+ * (transport DPV_ROCE_TR_DC) have no transport bit of their own (the mask
+ * has none left): test (opcode & 0xe0) == DPV_ROCE_TR_DC.
  */
 
 #include <stddef.h>
@@ -39,6 +41,9 @@ enum dpv_roce_transport {
 	DPV_ROCE_TR_UD = 0x60,	/**< unreliable datagram */
 	DPV_ROCE_TR_CNP = 0x80, /**< congestion notification (RoCEv2) */
 	DPV_ROCE_TR_XRC = 0xa0, /**< extended reliable connected */
+	/** Dynamically Connected (mlx5dv DCI/DCT) in dpverbs' own format:
+	 *  the IBA's manufacturer-specific opcode range (doc/guides/dc.rst) */
+	DPV_ROCE_TR_DC = 0xe0,
 };
 
 /** Operation part of an opcode (bits 4..0); OR it with a transport. */
@@ -74,6 +79,7 @@ enum dpv_roce_op {
 /** Extension headers, in wire order after the BTH. */
 enum dpv_roce_hdr_id {
 	DPV_HDR_XRCETH, /**< XRC requests */
+	DPV_HDR_DCETH,	/**< DC requests (dpverbs' own, 16 bytes) */
 	DPV_HDR_DETH,	/**< UD */
 	DPV_HDR_RETH,	/**< WRITE first/only, READ request */
 	DPV_HDR_ATMETH, /**< CmpSwap, FetchAdd */
@@ -87,6 +93,7 @@ enum dpv_roce_hdr_id {
 
 /* Header presence: bit n <=> enum dpv_roce_hdr_id n. */
 #define DPV_OPF_XRCETH (1u << DPV_HDR_XRCETH) /**< carries an XRCETH */
+#define DPV_OPF_DCETH  (1u << DPV_HDR_DCETH)  /**< carries a DCETH */
 #define DPV_OPF_DETH   (1u << DPV_HDR_DETH)   /**< carries a DETH */
 #define DPV_OPF_RETH   (1u << DPV_HDR_RETH)   /**< carries a RETH */
 #define DPV_OPF_ATMETH (1u << DPV_HDR_ATMETH) /**< carries an AtomicETH */

@@ -88,7 +88,7 @@ dpv_roce_gid_v4_(uint8_t gid[16], uint32_t ipv4_be)
 }
 
 /**
- * Read the extension headers an opcode carries (XRCETH, RETH, AETH,
+ * Read the extension headers an opcode carries (XRCETH, DCETH, RETH, AETH,
  * AtomicETH, AtomicAckETH, DETH, ImmDt, IETH) into pkt (helper of
  * dpv_roce_parse_inline(); lengths were checked by the caller).
  *
@@ -108,6 +108,14 @@ dpv_roce_parse_ext_(const uint8_t *bth, const struct dpv_roce_opcode_info *oi,
 	if (m & DPV_OPF_XRCETH)
 		pkt->xrc_srqn = dpv_xrceth_srqn(
 			(const void *)(bth + oi->off[DPV_HDR_XRCETH]));
+	if (m & DPV_OPF_DCETH) {
+		const struct dpv_dceth *h =
+			(const void *)(bth + oi->off[DPV_HDR_DCETH]);
+
+		pkt->dceth.key = dpv_dceth_key(h);
+		pkt->dceth.dci = dpv_dceth_dci(h);
+		pkt->dceth.cpsn = dpv_dceth_cpsn(h);
+	}
 	if (m & DPV_OPF_DETH) {
 		const struct dpv_deth *h =
 			(const void *)(bth + oi->off[DPV_HDR_DETH]);

@@ -82,6 +82,9 @@ build_ext(uint8_t *bth, const struct dpv_roce_opcode_info *oi,
 	if (m & DPV_OPF_XRCETH)
 		dpv_xrceth_set_srqn((void *)(bth + oi->off[DPV_HDR_XRCETH]),
 				    pkt->xrc_srqn);
+	if (m & DPV_OPF_DCETH)
+		dpv_dceth_set((void *)(bth + oi->off[DPV_HDR_DCETH]),
+			      pkt->dceth.key, pkt->dceth.dci, pkt->dceth.cpsn);
 	if (m & DPV_OPF_DETH) {
 		struct dpv_deth *h = (void *)(bth + oi->off[DPV_HDR_DETH]);
 

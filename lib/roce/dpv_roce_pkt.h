@@ -193,6 +193,12 @@ struct dpv_roce_pkt {
 	rte_be32_t imm;	    /**< ImmDt, network order */
 	uint32_t ieth_rkey; /**< IETH */
 	uint32_t xrc_srqn;  /**< XRCETH */
+	/** DCETH (DC requests) */
+	struct {
+		uint64_t key;  /**< DC access key */
+		uint32_t dci;  /**< source DCI QP number (24 bits) */
+		uint32_t cpsn; /**< first PSN of the connection (24 bits) */
+	} dceth;
 };
 
 /** dpv_roce_parse() flag: do not compute/check the ICRC. */

@@ -94,6 +94,10 @@ qpn_reserved(uint32_t qpn)
 
 /* Set by dpv_gsi_qp_create() around its ibv_create_qp(): number it 1. */
 static __thread bool qp_want_gsi;
+/* set around qp_create() by dpv_qp_create_dc(): the DC type
+ * (MLX5DV_DCTYPE_*, 0: not DC) and the DCT's access key */
+static __thread uint8_t qp_want_dc;
+static __thread uint64_t qp_want_dct_key;
 
 /* Give qp a number. 0, ENOMEM (table full) or EBUSY (QP1 exists). */
 static int
@@ -484,7 +488,7 @@ eng_create(struct dpv_qp *qp)
 	if (e == NULL ||
 	    (t != IBV_QPT_RC && t != IBV_QPT_UC && t != IBV_QPT_UD &&
 	     t != IBV_QPT_RAW_PACKET && t != IBV_QPT_XRC_SEND &&
-	     t != IBV_QPT_XRC_RECV))
+	     t != IBV_QPT_XRC_RECV && t != IBV_QPT_DRIVER))
 		return 0; /* an object only: no traffic */
 	memset(&in, 0, sizeof(in));
 	in.qpn = qp->qpex.qp_base.qp_num;
@@ -495,9 +499,15 @@ eng_create(struct dpv_qp *qp)
 		in.pdn = dpv_pd_base(qp->qpex.qp_base.pd)->pdn;
 	in.sq = qp->has_sq ? &qp->sq : NULL; /* RSS QPs: none */
 	in.rq = qp->has_rq ? &qp->rq : NULL;
-	if (qp->srq) {
+	if (qp->srq && qp->dc_type != MLX5DV_DCTYPE_DCI) {
 		in.srq = &qp->srq->ring;
 		in.srqn = qp->srq->vsrq.srq_num;
+	}
+	if (t == IBV_QPT_DRIVER) {
+		in.dc_type = qp->dc_type == MLX5DV_DCTYPE_DCI
+				     ? DPV_ENGINE_DC_DCI
+				     : DPV_ENGINE_DC_DCT;
+		in.dct_key = qp->dct_key;
 	}
 	in.send_cq = qp->scq ? &qp->scq->ring : NULL;
 	in.recv_cq = qp->rcq ? &qp->rcq->ring : NULL;
@@ -769,6 +779,7 @@ send_ops_supported(enum ibv_qp_type t)
 	switch (t) {
 	case IBV_QPT_RC:
 	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_DRIVER: /* a DCI */
 		return QP_SEND_OPS_RC;
 	case IBV_QPT_UC:
 		return QP_SEND_OPS_UC;
@@ -811,8 +822,16 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 		if (!dpv_raw_supported(ctx))
 			return EOPNOTSUPP;
 		break;
-	case IBV_QPT_DRIVER: /* mlx5dv DC: not implemented */
-		return EOPNOTSUPP;
+	case IBV_QPT_DRIVER: /* mlx5dv_create_qp() of a DCI or DCT only */
+		if (!qp_want_dc)
+			return EOPNOTSUPP;
+		if (qp_want_dc == MLX5DV_DCTYPE_DCT &&
+		    (a->srq == NULL || !cq_ok(a->recv_cq, ctx) ||
+		     a->srq->context != ctx ||
+		     to_dsrq(a->srq)->vsrq.srq_type != IBV_SRQT_BASIC ||
+		     (cm & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)))
+			return EINVAL;
+		break;
 	default:
 		return EINVAL;
 	}
@@ -849,7 +868,8 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 			return EOPNOTSUPP;
 	}
 
-	sq = a->qp_type != IBV_QPT_XRC_RECV && !rss;
+	sq = a->qp_type != IBV_QPT_XRC_RECV && !rss &&
+	     qp_want_dc != MLX5DV_DCTYPE_DCT;
 	rq = !rss && (a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC ||
 		      a->qp_type == IBV_QPT_UD ||
 		      a->qp_type == IBV_QPT_RAW_PACKET);
@@ -927,7 +947,12 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	qp->dev = dctx->dev;
 	qp->qpex.qp_base.qp_type = a->qp_type;
 	rss = a->comp_mask & IBV_QP_INIT_ATTR_RX_HASH;
-	qp->has_sq = a->qp_type != IBV_QPT_XRC_RECV && !rss;
+	if (a->qp_type == IBV_QPT_DRIVER) {
+		qp->dc_type = qp_want_dc;
+		qp->dct_key = qp_want_dct_key;
+	}
+	qp->has_sq = a->qp_type != IBV_QPT_XRC_RECV && !rss &&
+		     qp->dc_type != MLX5DV_DCTYPE_DCT;
 	qp->has_rq = (a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC ||
 		      a->qp_type == IBV_QPT_UD ||
 		      a->qp_type == IBV_QPT_RAW_PACKET) && !rss &&
@@ -1069,6 +1094,21 @@ dpv_gsi_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	return qp;
 }
 
+/* A DC QP for mlx5dv_create_qp() (verbs_dv.h). */
+struct ibv_qp *
+dpv_qp_create_dc(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a,
+		 int dc_type, uint64_t dct_key)
+{
+	struct ibv_qp *qp;
+
+	qp_want_dc = (uint8_t)dc_type;
+	qp_want_dct_key = dct_key;
+	qp = qp_create(ctx, a);
+	qp_want_dc = 0;
+	qp_want_dct_key = 0;
+	return qp;
+}
+
 static struct ibv_qp *
 qp_create_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 {
@@ -1197,7 +1237,8 @@ dpv_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 	cur = eng_state(qp);
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
 	qp_limits(qp, mask, &lim);
-	rc = dpv_qp_check_modify(ibqp->qp_type, cur, next, mask, attr, &lim);
+	rc = dpv_qp_check_modify(dpv_qp_rule_type(ibqp->qp_type, qp->dc_type),
+				 cur, next, mask, attr, &lim);
 	if (rc) {
 		QP_LOG(DEBUG, "modify QP 0x%06x %s->%s mask 0x%x refused",
 		       ibqp->qp_num, dpv_qp_state_str(cur),

@@ -62,6 +62,8 @@ struct dpv_qp {
 				    (RC, UC, UD with a device engine),
 				    else NULL */
 	uint32_t create_flags; /**< accepted IBV_QP_CREATE_* bits */
+	uint8_t dc_type;       /**< IBV_QPT_DRIVER: MLX5DV_DCTYPE_DCT/DCI */
+	uint64_t dct_key;      /**< DCT: its DC access key */
 	uint32_t raw_flags;    /**< RAW_PACKET: DPV_RAW_QP_* (qp_raw.c) */
 	uint32_t rl_burst;     /**< RAW_PACKET: max_burst_sz of the rate */
 	uint32_t max_tso_header; /**< RAW_PACKET: IBV_WR_TSO header room */

@@ -43,7 +43,25 @@ struct qp_trans_row {
 		IBV_QPT_##t, IBV_QPS_##c, IBV_QPS_##n, (r), (o)                \
 	}
 
+#define ROWT(t, c, n, r, o)                                                    \
+	{                                                                      \
+		(t), IBV_QPS_##c, IBV_QPS_##n, (r), (o)                        \
+	}
+
 static const struct qp_trans_row qp_trans_rows[] = {
+	/* mlx5dv DC initiator (as pyverbs' Mlx5QP and the kernel's mlx5
+	 * driver take it): an RC requester whose path comes per WR */
+	ROWT(DPV_QPT_DCI, RESET, INIT, A(PKEY_INDEX) | A(PORT), 0),
+	ROWT(DPV_QPT_DCI, INIT, INIT, 0, A(PKEY_INDEX) | A(PORT)),
+	ROWT(DPV_QPT_DCI, INIT, RTR, A(PATH_MTU), A(AV) | A(PKEY_INDEX)),
+	ROWT(DPV_QPT_DCI, RTR, RTS, RTS_REQ_RC, A(CUR_STATE)),
+	ROWT(DPV_QPT_DCI, RTS, RTS, 0, A(CUR_STATE)),
+	/* mlx5dv DC target: INIT and RTR only */
+	ROWT(DPV_QPT_DCT, RESET, INIT, INIT_CONN, 0),
+	ROWT(DPV_QPT_DCT, INIT, INIT, 0, INIT_CONN),
+	ROWT(DPV_QPT_DCT, INIT, RTR, A(AV) | A(PATH_MTU) | A(MIN_RNR_TIMER),
+	     A(PKEY_INDEX) | A(ACCESS_FLAGS)),
+
 	/* RC */
 	ROW(RC, RESET, INIT, INIT_CONN, 0),
 	ROW(RC, INIT, INIT, 0, INIT_CONN),
@@ -124,6 +142,8 @@ static const struct qp_trans_row qp_trans_rows[] = {
 static bool
 qp_type_known(enum ibv_qp_type t)
 {
+	if (t == DPV_QPT_DCI || t == DPV_QPT_DCT)
+		return true;
 	switch (t) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:

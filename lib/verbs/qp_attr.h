@@ -41,6 +41,30 @@ struct dpv_qp_limits {
 	uint32_t rate_limit_max;     /**< 0, no limit, is always valid) */
 };
 
+/** Rule type (dpv_qp_check_modify()) of an mlx5dv DC initiator. */
+#define DPV_QPT_DCI ((enum ibv_qp_type)0x1001)
+/** Rule type (dpv_qp_check_modify()) of an mlx5dv DC target. */
+#define DPV_QPT_DCT ((enum ibv_qp_type)0x1002)
+
+/**
+ * The type whose transition rules apply to a QP: its own, or for an
+ * IBV_QPT_DRIVER QP of mlx5dv DC type dc_type DPV_QPT_DCI / DPV_QPT_DCT.
+ *
+ * @param type
+ *   The QP's ibv_qp_type.
+ * @param dc_type
+ *   0, or enum mlx5dv_dc_type (MLX5DV_DCTYPE_DCT 1, MLX5DV_DCTYPE_DCI 2).
+ * @return
+ *   The type to pass to dpv_qp_check_modify().
+ */
+static inline enum ibv_qp_type
+dpv_qp_rule_type(enum ibv_qp_type type, int dc_type)
+{
+	if (type != IBV_QPT_DRIVER)
+		return type;
+	return dc_type == 2 ? DPV_QPT_DCI : dc_type == 1 ? DPV_QPT_DCT : type;
+}
+
 /** Attribute mask bits dpverbs never accepts (no automatic path migration). */
 #define DPV_QP_ATTR_UNSUPPORTED (IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
 

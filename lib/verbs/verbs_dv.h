@@ -172,6 +172,24 @@ int dpv_qp_raw_self_loopback(struct ibv_qp *qp, int uc, int mc);
 int dpv_qp_mlx5_create_flags(struct ibv_qp *qp, uint32_t flags);
 
 /**
+ * Create a Dynamically Connected QP (mlx5dv_create_qp() with
+ * MLX5DV_QP_INIT_ATTR_MASK_DC): a of qp_type IBV_QPT_DRIVER, checked as
+ * ibv_create_qp_ex() checks it. A DCI has a send queue (send_cq; an SRQ
+ * or recv_cq given are kept on the object, unused); a DCT needs an SRQ
+ * and a recv_cq and has no send queue (send_ops_flags: EINVAL). See
+ * doc/guides/dc.rst.
+ *
+ * @param ctx the context
+ * @param a the QP's attributes (cap is updated as on ibv_create_qp_ex)
+ * @param dc_type MLX5DV_DCTYPE_DCI or MLX5DV_DCTYPE_DCT
+ * @param dct_key the DCT's access key (ignored for a DCI)
+ * @return the QP, or NULL with errno (EINVAL, ENOMEM, ...).
+ */
+struct ibv_qp *dpv_qp_create_dc(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *a, int dc_type,
+				uint64_t dct_key);
+
+/**
  * The scatter-to-CQE default of a created QP (verbs create path).
  * @return 0 or an errno.
  */

@@ -10,7 +10,8 @@
 # engine_credit, scat_cqe) and is EINVAL on UD, UC and XRC QPs, as with
 # the kernel's mlx5 driver;
 # DISABLE and ALLOW together, or an unknown comp_mask bit, is EINVAL;
-# DC and flags that are not implemented are EOPNOTSUPP. The TIR
+# DC on a type other than IBV_QPT_DRIVER, or without a DCI / DCT dc_type,
+# is EINVAL; flags that are not implemented are EOPNOTSUPP. The TIR
 # self-loopback flags are EOPNOTSUPP on an RC QP; on raw-packet QPs they
 # decide, with traffic, whether a QP receives what its own context sends
 # (a QP without them does not, as on ConnectX).
@@ -231,8 +232,10 @@ main(void)
 	try("TUNNEL_OFFLOADS (not implemented)",
 	    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 	    MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, EOPNOTSUPP);
-	try("DC (not implemented)", MLX5DV_QP_INIT_ATTR_MASK_DC, 0,
-	    EOPNOTSUPP);
+	/* DC needs qp_type IBV_QPT_DRIVER and a DCI or DCT dc_type */
+	try("DC on an RC QP", MLX5DV_QP_INIT_ATTR_MASK_DC, 0, EINVAL);
+	try_type("DC of dc_type 0", IBV_QPT_DRIVER,
+		 MLX5DV_QP_INIT_ATTR_MASK_DC, 0, EINVAL);
 	try_type("TIR_ALLOW_SELF_LOOPBACK_UC on RC", IBV_QPT_RC,
 		 MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 		 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC, EOPNOTSUPP);

@@ -188,8 +188,9 @@ _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
  * Object creation: without mlx5-specific attributes these are the plain
  * verbs, as with rdma-core's provider. Of the mlx5 attributes the TIR
  * self-loopback flags of raw-packet QPs, scatter to CQE and packet-based
- * credits of RC QPs are supported; the others (DC, CQE compression,
- * striding RQ, ...) are not.
+ * credits of RC QPs and the Dynamically Connected QPs (DCI, DCT; no DCI
+ * streams) are supported; the others (CQE compression, striding RQ, ...)
+ * are not.
  */
 struct ibv_qp *
 mlx5dv_create_qp(struct ibv_context *context,
@@ -205,7 +206,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 	struct ibv_qp *qp;
 	uint64_t ops = 0;
 	uint32_t f = 0;
-	int rc = 0;
+	int rc = 0, dc = 0;
 
 	if (context == NULL || qp_attr == NULL) {
 		errno = EINVAL;
@@ -241,9 +242,22 @@ mlx5dv_create_qp(struct ibv_context *context,
 		 * EOPNOTSUPP) */
 		if ((f & ~(self_lb | scat | credit)) != 0 ||
 		    ((f & self_lb) && qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
-		    (cm & (MLX5DV_QP_INIT_ATTR_MASK_DC |
-			   MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
+		    (cm & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
 			DV_MLX5_NOTSUP_NULL();
+		/* DC: a DCI or a DCT of type IBV_QPT_DRIVER (and only DC
+		 * makes a DRIVER QP) */
+		if (cm & MLX5DV_QP_INIT_ATTR_MASK_DC) {
+			enum mlx5dv_dc_type dt =
+				mlx5_qp_attr->dc_init_attr.dc_type;
+
+			if (qp_attr->qp_type != IBV_QPT_DRIVER ||
+			    (dt != MLX5DV_DCTYPE_DCI &&
+			     dt != MLX5DV_DCTYPE_DCT)) {
+				errno = EINVAL;
+				return NULL;
+			}
+			dc = dt;
+		}
 		if (cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) {
 			ops = mlx5_qp_attr->send_ops_flags;
 			/* a builder we do not have: refused before the QP's
@@ -264,7 +278,11 @@ mlx5dv_create_qp(struct ibv_context *context,
 			}
 		}
 	}
-	qp = ibv_create_qp_ex(context, qp_attr);
+	if (dc)
+		qp = dpv_qp_create_dc(context, qp_attr, dc,
+				      mlx5_qp_attr->dc_init_attr.dct_access_key);
+	else
+		qp = ibv_create_qp_ex(context, qp_attr);
 	if (qp == NULL)
 		return NULL;
 	if (mlx5_qp_attr != NULL && (mlx5_qp_attr->comp_mask &

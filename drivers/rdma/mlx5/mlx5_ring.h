@@ -627,6 +627,11 @@ void dpv_mlx5_wr_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey);
 void dpv_mlx5_wr_ud_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
 			 uint32_t remote_qpn, uint32_t remote_qkey);
 void dpv_mlx5_wr_xrc_srqn(struct dpv_mlx5_sq *sq, uint32_t remote_srqn);
+/** DCI (an SQ bound to IBV_QPT_DRIVER): the datagram segment every
+ *  non-UMR WQE carries, the AV of ah with the DCT number and its access
+ *  key (mlx5dv_wr_set_dc_addr). Records EINVAL on another SQ type. */
+void dpv_mlx5_wr_dc_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+			 uint32_t remote_dctn, uint64_t remote_dc_key);
 /** Bind: mw_rkey is the window's current rkey, new_rkey the one after. */
 void dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey,
 			 uint32_t new_rkey, enum ibv_mw_type mw_type,

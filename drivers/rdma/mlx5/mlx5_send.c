@@ -64,6 +64,7 @@ op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	switch (type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_DRIVER: /* a DCI: RC's operations to a DCT */
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 		       op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE ||
 		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
@@ -187,7 +188,9 @@ bld_close(struct dpv_mlx5_sq *sq)
 
 	if (!sq->bld.open)
 		return;
-	if ((sq->type == IBV_QPT_UD && !sq->bld.ud_set) ||
+	if (((sq->type == IBV_QPT_UD ||
+	      (sq->type == IBV_QPT_DRIVER && !is_umr(sq->bld.op))) &&
+	     !sq->bld.ud_set) ||
 	    (sq->type == IBV_QPT_RAW_PACKET &&
 	     !(sq->bld.op == IBV_WR_TSO ? sq->bld.tso_set
 					: sq->bld.data_set))) {
@@ -238,7 +241,8 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 	hdr = CTRL_SZ;
 	if (sq->type == IBV_QPT_XRC_SEND && !is_umr(op))
 		hdr += sizeof(struct dpv_mlx5_wqe_xrc_seg);
-	else if (sq->type == IBV_QPT_UD)
+	else if (sq->type == IBV_QPT_UD ||
+		 (sq->type == IBV_QPT_DRIVER && !is_umr(op)))
 		hdr += sizeof(struct mlx5_wqe_datagram_seg);
 	else if (sq->type == IBV_QPT_RAW_PACKET)
 		hdr += ETH_SEG_SZ;
@@ -410,6 +414,27 @@ dpv_mlx5_wr_ud_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
 	d.av.dqp_dct = htobe32((remote_qpn & 0xffffff) | MLX5_EXTENDED_UD_AV);
 	d.av.key.qkey.qkey = htobe32(remote_qkey);
 	d.av.key.qkey.reserved = 0;
+	bld_write(sq, CTRL_SZ, &d, sizeof(d));
+	sq->bld.ud_set = true;
+}
+
+void
+dpv_mlx5_wr_dc_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+		    uint32_t remote_dctn, uint64_t remote_dc_key)
+{
+	struct mlx5_wqe_datagram_seg d;
+	const struct dpv_mlx5_ah *mah;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->type != IBV_QPT_DRIVER || ah == NULL || is_umr(sq->bld.op)) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	mah = container_of(ah, const struct dpv_mlx5_ah, ibv_ah);
+	d.av = mah->av;
+	d.av.dqp_dct = htobe32((remote_dctn & 0xffffff) | MLX5_EXTENDED_UD_AV);
+	d.av.key.dc_key = htobe64(remote_dc_key);
 	bld_write(sq, CTRL_SZ, &d, sizeof(d));
 	sq->bld.ud_set = true;
 }
@@ -1244,7 +1269,8 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 		mlx5r_copy_out(&sq->wq, base + off, &x, sizeof(x));
 		out->xrc_remote_srqn = be32toh(x.xrc_srqn) & 0xffffff;
 		off += sizeof(x);
-	} else if (sq->type == IBV_QPT_UD) {
+	} else if (sq->type == IBV_QPT_UD ||
+		   (sq->type == IBV_QPT_DRIVER && op != MLX5_OPCODE_UMR)) {
 		struct mlx5_wqe_datagram_seg d;
 		struct dpv_mlx5_av_attr a;
 
@@ -1252,7 +1278,10 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 		dpv_mlx5_av_parse(&d.av, &a);
 		memset(&out->ud, 0, sizeof(out->ud));
 		out->ud.remote_qpn = be32toh(d.av.dqp_dct) & 0xffffff;
-		out->ud.remote_qkey = be32toh(d.av.key.qkey.qkey);
+		if (sq->type == IBV_QPT_DRIVER)
+			out->ud.dc_key = be64toh(d.av.key.dc_key);
+		else
+			out->ud.remote_qkey = be32toh(d.av.key.qkey.qkey);
 		memcpy(out->ud.dgid, a.dgid, 16);
 		memcpy(out->ud.dmac, a.dmac, 6);
 		out->ud.sgid_index = a.sgid_index;
