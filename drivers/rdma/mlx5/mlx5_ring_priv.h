@@ -133,11 +133,50 @@ uint8_t mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags);
  * more WR of the batch; bookkeeping of the WQE of nbb blocks written at
  * cur_post (wr_data: the completion opcode kept for the poll side); write
  * the open WQE's control segment and commit it. */
-void bld_fail(struct dpv_mlx5_sq *sq, int err);
-int bld_room(struct dpv_mlx5_sq *sq, uint32_t end);
-bool wr_room(struct dpv_mlx5_sq *sq);
-void wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
-		uint32_t wr_data, bool umr);
+static inline void
+bld_fail(struct dpv_mlx5_sq *sq, int err)
+{
+	if (!sq->bld.err)
+		sq->bld.err = err;
+	sq->bld.open = false;
+}
+
+static inline int
+bld_room(struct dpv_mlx5_sq *sq, uint32_t end)
+{
+	uint32_t need = (end + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+	uint32_t tail = __atomic_load_n(&sq->bb_tail, __ATOMIC_ACQUIRE);
+
+	if (end > DPV_MLX5_MAX_WQE_BYTES)
+		return EINVAL;
+	if (sq->cur_post - tail + need > sq->wq.wqe_cnt)
+		return ENOMEM;
+	return 0;
+}
+
+static inline bool
+wr_room(struct dpv_mlx5_sq *sq)
+{
+	uint32_t tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
+
+	return sq->wq.head + sq->bld.nreq - tail < sq->wq.max_post;
+}
+
+static inline void
+wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
+	   uint32_t wr_data, bool umr)
+{
+	uint32_t idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
+
+	sq->wq.wrid[idx] = wr_id;
+	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
+	sq->wqe_bbend[idx] = sq->cur_post + nbb;
+	sq->wr_data[idx] = wr_data;
+	sq->cur_post += nbb;
+	sq->fm_next = umr ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
+	sq->bld.nreq++;
+}
+
 void bld_close(struct dpv_mlx5_sq *sq);
 
 #endif /* DPV_MLX5_RING_PRIV_H */

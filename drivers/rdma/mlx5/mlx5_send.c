@@ -30,28 +30,6 @@ wqe_pos(const struct dpv_mlx5_sq *sq, uint32_t off)
 	return (sq->cur_post << MLX5_SEND_WQE_SHIFT) + off;
 }
 
-void
-bld_fail(struct dpv_mlx5_sq *sq, int err)
-{
-	if (!sq->bld.err)
-		sq->bld.err = err;
-	sq->bld.open = false;
-}
-
-/* Room for the open WQE to grow to end bytes? */
-int
-bld_room(struct dpv_mlx5_sq *sq, uint32_t end)
-{
-	uint32_t need = (end + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
-	uint32_t tail = __atomic_load_n(&sq->bb_tail, __ATOMIC_ACQUIRE);
-
-	if (end > DPV_MLX5_MAX_WQE_BYTES)
-		return EINVAL;
-	if (sq->cur_post - tail + need > sq->wq.wqe_cnt)
-		return ENOMEM;
-	return 0;
-}
-
 static void
 bld_write(struct dpv_mlx5_sq *sq, uint32_t off, const void *p, uint32_t len)
 {
@@ -152,31 +130,6 @@ ctrl_flags(const struct dpv_mlx5_sq *sq, unsigned int send_flags)
 						 : 0) |
 	       ((send_flags & IBV_SEND_SOLICITED) ? MLX5_WQE_CTRL_SOLICITED
 						  : 0);
-}
-
-/* Room for one more WR of this batch (max_post outstanding)? */
-bool
-wr_room(struct dpv_mlx5_sq *sq)
-{
-	uint32_t tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
-
-	return sq->wq.head + sq->bld.nreq - tail < sq->wq.max_post;
-}
-
-/* Bookkeeping of the WQE of nbb blocks just written at cur_post. */
-void
-wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
-	   uint32_t wr_data, bool umr)
-{
-	uint32_t idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
-
-	sq->wq.wrid[idx] = wr_id;
-	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
-	sq->wqe_bbend[idx] = sq->cur_post + nbb;
-	sq->wr_data[idx] = wr_data;
-	sq->cur_post += nbb;
-	sq->fm_next = umr ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
-	sq->bld.nreq++;
 }
 
 /* Close the open WQE: control segment, bookkeeping, advance cur_post. */
