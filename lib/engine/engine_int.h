@@ -9,6 +9,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <pthread.h>
@@ -219,44 +220,22 @@ struct dpv_etmpl {
 };
 
 struct dpv_eqp {
+	/* ---- hot: read on every packet and every pass of the QP (the
+	 * first three cache lines, asserted below) ---- */
 	struct dpv_engine *e;
 	uint32_t qpn;
 	enum ibv_qp_type type;
 	enum ibv_qp_state state;
-	uint32_t pdn;
+	bool active;	 /* on the engine's run list */
+	bool has_srq;
+	bool sq_sig_all;
+	bool sqd_notify; /* SQD: raise sq_drained once drained */
+	uint8_t dc;	 /* 0, DPV_ENGINE_DC_DCI or DPV_ENGINE_DC_DCT */
+	uint32_t opts;	 /* DPV_QP_OPT_* (engine_opts.c) */
 	struct dpv_mlx5_sq *sq;
 	struct dpv_mlx5_rq *rq; /* rq or srq */
-	bool has_srq;
-	uint32_t srqn;
 	struct dpv_mlx5_cq *scq, *rcq;
-	bool sq_sig_all;
-	bool block_self_mcast;
-	uint32_t xrcdn; /* XRC_RECV */
-	bool sqd_notify; /* SQD: raise sq_drained once drained */
-	bool active;	 /* on the engine's run list */
-	/* Dynamically Connected (IBV_QPT_DRIVER, engine_dc.c) */
-	uint8_t dc;	   /* 0, DPV_ENGINE_DC_DCI or DPV_ENGINE_DC_DCT */
-	bool dci_conn;	   /* DCI: a connection is current */
-	uint64_t dc_key;   /* DCT: its key; DCI: the current target's */
-	uint32_t dc_cpsn;  /* DCI: first PSN of the current connection */
-	struct dpv_wr_ud dci_tgt; /* DCI: the current target */
-	struct dpv_edct *dct;	  /* DCT: per-initiator states */
-
-	/* attributes (modify_qp) */
-	struct dpv_engine_path path;
-	struct dpv_etmpl tmpl; /* headers of path's frames */
-	uint32_t dest_qpn;
-	uint32_t qkey;
-	uint32_t mtu;
-	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
-	uint8_t max_rd_atomic, max_dest_rd_atomic;
-	uint32_t access;
-	struct dpv_engine_qp_stats st; /* per-QP counters */
-	uint32_t opts;		       /* DPV_QP_OPT_* (engine_opts.c) */
-	/* the data the next CQE carries (scatter to CQE), consumed by
-	 * dpv_engine_cqe() */
-	const uint8_t *cqe_scat;
-	uint8_t cqe_scat_len;
+	struct dpv_edct *dct; /* DCT: per-initiator states */
 
 	/* send work: ring of nswqe slots (a power of 2) of swqe_size
 	 * bytes each, sized by the SQ's SGE limit (max_sge) */
@@ -292,37 +271,73 @@ struct dpv_eqp {
 		 * max_rd_atomic) */
 		uint8_t rd_cap;
 	} comp;
-	/* responder state (a DCT keeps one per initiator, engine_dc.c) */
+	/* the data the next CQE carries (scatter to CQE), consumed by
+	 * dpv_engine_cqe() */
+	const uint8_t *cqe_scat;
+	uint8_t cqe_scat_len;
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint32_t dest_qpn;
+	uint32_t mtu;
+
+	/* ---- each frame: its headers, the peer's address ---- */
+	struct dpv_etmpl tmpl __attribute__((aligned(64))); /* path's frames */
+	struct dpv_engine_path path;
+
+	/* ---- attributes (modify_qp) and identity ---- */
+	uint32_t pdn;
+	uint32_t srqn;
+	uint32_t xrcdn; /* XRC_RECV */
+	uint32_t qkey;
+	uint32_t access;
+	bool block_self_mcast;
+	/* Dynamically Connected (IBV_QPT_DRIVER, engine_dc.c) */
+	bool dci_conn;		  /* DCI: a connection is current */
+	uint32_t dc_cpsn;	  /* DCI: first PSN of the current connection */
+	uint64_t dc_key;	  /* DCT: its key; DCI: the current target's */
+	struct dpv_wr_ud dci_tgt; /* DCI: the current target */
+	struct dpv_engine_qp_stats st; /* per-QP counters */
+
+	/* responder state (a DCT keeps one per initiator, engine_dc.c):
+	 * its scalars first, on two cache lines (asserted below) */
 	struct dpv_eresp {
 		uint32_t epsn; /* next expected request PSN */
 		uint32_t msn;
 		bool nak_sent;	/* sequence NAK sent, waiting for epsn */
 		bool have_rwqe; /* a receive WQE is being filled */
 		bool drop_msg;	/* UC: rest of the message is dropped */
-		struct dpv_erwqe rwqe;
-		uint64_t rcv_off; /* bytes placed in rwqe so far */
-		uint8_t *wr_host; /* RDMA WRITE cursor (DPV_KEY_HOST_INDIRECT:
-				   * through wr_key at wr_va) */
-		uint32_t wr_key;
-		uint64_t wr_va;
-		uint64_t wr_left;
-		uint32_t wr_len; /* DMA length of the WRITE in progress */
 		uint8_t cur_op;	 /* message in progress: 1 SEND, 2 WRITE */
-		struct dpv_ack_state ack;
 		uint8_t ack_syndrome; /* of the owed ACK */
+		uint8_t res_n;	  /* res ring size in use (0: not built) */
+		uint8_t res_head; /* next res entry to (re)use */
+		uint8_t scat_len;
 		/* the poll (e->poll_seq) of an application call in which the
 		 * owed ACK arose and was held back (0: not held) */
 		uint32_t ack_hold_seq;
+		uint32_t wr_key;
+		uint32_t wr_len; /* DMA length of the WRITE in progress */
+		uint64_t rcv_off; /* bytes placed in rwqe so far */
+		uint8_t *wr_host; /* RDMA WRITE cursor (DPV_KEY_HOST_INDIRECT:
+				   * through wr_key at wr_va) */
+		uint64_t wr_va;
+		uint64_t wr_left;
+		struct dpv_ack_state ack;
+		struct dpv_erwqe rwqe;
+		/* scatter to CQE: the SEND being received, kept for its CQE */
+		uint8_t scat[DPV_CQE_SCAT_MAX];
 		/* READ/atomic responder resources: a ring of
 		 * max_dest_rd_atomic entries answering duplicates */
 		struct dpv_eres res[DPV_ENGINE_MAX_RD_ATOMIC];
-		uint8_t res_n;	  /* ring size in use (0: not built yet) */
-		uint8_t res_head; /* next entry to (re)use */
-		/* scatter to CQE: the SEND being received, kept for its CQE */
-		uint8_t scat[DPV_CQE_SCAT_MAX];
-		uint8_t scat_len;
-	} resp;
+	} resp __attribute__((aligned(64)));
 };
+
+/* what every packet reads lies on the first cache lines of the QP and of
+ * its responder state */
+_Static_assert(offsetof(struct dpv_eqp, dest_qpn) < 3 * 64,
+	       "a QP's hot fields outgrew three cache lines");
+_Static_assert(offsetof(struct dpv_eresp, rwqe) <= 2 * 64 &&
+		       offsetof(struct dpv_eqp, resp) % 64 == 0,
+	       "the responder's scalars outgrew two cache lines");
 
 /* Scatter to CQE, responder: a whole SEND of 1..32 bytes (opcode flags
  * fl, payload len) goes into the receive CQE. */
