@@ -171,6 +171,10 @@ uint32_t dpv_engine_rss_hash(const void *frame, uint32_t len, uint64_t fields,
 /** Report IBV_WC_IP_CSUM_OK for IPv4 TCP/UDP frames whose checksums are
  *  right (the device's IBV_RAW_PACKET_CAP_IP_CSUM). */
 #define DPV_RAW_QP_RX_CSUM 0x20u
+/** With DPV_RAW_QP_RX_CSUM: look into VXLAN, GENEVE and GRE packets and
+ *  report the inner checksums, the CQE marked tunneled
+ *  (MLX5DV_QP_CREATE_TUNNEL_OFFLOADS). */
+#define DPV_RAW_QP_TUNNEL_CSUM 0x40u
 /** @} */
 
 /** What a raw QP is besides its rings. */

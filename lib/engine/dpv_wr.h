@@ -181,6 +181,8 @@ struct dpv_cqe_info {
 	uint64_t timestamp;    /**< completion time stamp, 0 if none */
 	bool vlan_stripped;    /**< raw receive: an 802.1Q tag was removed */
 	uint16_t vlan_tci;     /**< its TCI (host order), if vlan_stripped */
+	bool tunneled;	       /**< raw receive: a tunnel packet whose inner
+				    checksums wc_flags reports */
 	/** Scatter to CQE: scat_len (1..DPV_CQE_SCAT_MAX) bytes of data the
 	 *  CQE carries itself instead of the buffer (successful receives;
 	 *  READ / atomic results), 0: none. */

@@ -559,7 +559,8 @@ struct raw_rx {
 	struct raw_tag tag;
 	bool tagged; /* sent by a raw QP of this process */
 	bool mc;     /* multicast or broadcast destination */
-	int8_t csum; /* IBV_WC_IP_CSUM_OK: -1 not checked yet, 0, 1 */
+	int8_t csum;  /* raw_csum_eval() without tunnels, -1 not yet */
+	int8_t tcsum; /* and with them */
 };
 
 static void
@@ -670,10 +671,14 @@ view_make(struct raw_state *r, struct raw_rx *rx, uint32_t flags,
 	else if (flags & DPV_RAW_QP_SCATTER_FCS)
 		r->st.rx_too_long++; /* no room to compute it: none added */
 	if (flags & DPV_RAW_QP_RX_CSUM) {
-		if (rx->csum < 0)
-			rx->csum = raw_csum_ok(rx->m) ? 1 : 0;
-		if (rx->csum)
+		bool tun = flags & DPV_RAW_QP_TUNNEL_CSUM;
+		int8_t *c = tun ? &rx->tcsum : &rx->csum;
+
+		if (*c < 0)
+			*c = (int8_t)raw_csum_eval(rx->m, tun);
+		if (*c & RAW_CSUM_OK)
 			ci->wc_flags |= IBV_WC_IP_CSUM_OK;
+		ci->tunneled = (*c & RAW_CSUM_TUNNEL) != 0;
 	}
 	ci->opcode = IBV_WC_RECV;
 	ci->is_recv = true;
@@ -820,6 +825,7 @@ dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m)
 	rx.m = m;
 	rx.p = &p;
 	rx.csum = -1;
+	rx.tcsum = -1;
 	rx.tagged = raw_tag_get(m, &rx.tag);
 	rx.mc = rte_is_multicast_ether_addr((const void *)p.dmac);
 	deliver_type(r, DPV_FLOW_SNIFFER, &rx);

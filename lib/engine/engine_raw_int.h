@@ -58,11 +58,19 @@ void raw_pace_take(struct raw_qp *q, uint32_t len);
  */
 void raw_csum_fill(uint8_t *f, uint32_t len);
 
+/* raw_csum_eval() results */
+#define RAW_CSUM_OK 1u	   /* IBV_WC_IP_CSUM_OK */
+#define RAW_CSUM_TUNNEL 2u /* a VXLAN, GENEVE or GRE packet, looked into */
+
 /*
- * Whether a received frame is IPv4 (not a fragment) carrying TCP or UDP
- * with correct IP and L4 checksums: IBV_WC_IP_CSUM_OK.
+ * The receive checksum check of a frame: RAW_CSUM_OK when it is IPv4
+ * (not a fragment) carrying TCP or UDP with correct IP and L4 checksums.
+ * With tunnels, a VXLAN (UDP 4789), GENEVE (UDP 6081, Ethernet payload)
+ * or GRE (version 0, Ethernet or IP payload) packet is RAW_CSUM_TUNNEL,
+ * and RAW_CSUM_OK when its outer IPv4 header, outer UDP (0: none) and
+ * GRE checksums are right and its inner frame passes the same check.
  */
-bool raw_csum_ok(const struct rte_mbuf *m);
+unsigned int raw_csum_eval(const struct rte_mbuf *m, bool tunnels);
 
 /*
  * The Ethernet FCS of the first len bytes of m, in wire byte order; a

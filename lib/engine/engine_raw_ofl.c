@@ -137,29 +137,19 @@ raw_pace_take(struct raw_qp *q, uint32_t len)
 
 struct l3_loc {
 	uint32_t l3;  /* offset of the IP header */
+	uint32_t pay; /* offset of the IP payload (0: a fragment) */
 	uint32_t l4;  /* offset of the L4 header (0: none usable) */
 	uint32_t end; /* end of the IP datagram */
 	uint8_t proto;
 	bool v4;
 };
 
-/* Locate the IP datagram of a frame inside its first len bytes. */
+/* Locate the IP datagram of ether type et at offset off inside len bytes. */
 static bool
-l3_locate(const uint8_t *f, uint32_t len, struct l3_loc *o)
+l3_locate_at(const uint8_t *f, uint32_t len, uint32_t off, uint16_t et,
+	     struct l3_loc *o)
 {
-	uint32_t off = RTE_ETHER_HDR_LEN;
-	uint16_t et;
-
 	memset(o, 0, sizeof(*o));
-	if (len < off)
-		return false;
-	memcpy(&et, f + 12, 2);
-	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
-		if (len < off + 4)
-			return false;
-		memcpy(&et, f + 16, 2);
-		off += 4;
-	}
 	o->l3 = off;
 	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
 		const struct rte_ipv4_hdr *ip = (const void *)(f + off);
@@ -179,7 +169,7 @@ l3_locate(const uint8_t *f, uint32_t len, struct l3_loc *o)
 		 */
 		if (!(rte_be_to_cpu_16(ip->fragment_offset) &
 		      (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)))
-			o->l4 = off + hl;
+			o->pay = off + hl;
 	} else if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
 		const struct rte_ipv6_hdr *ip = (const void *)(f + off);
 
@@ -188,10 +178,11 @@ l3_locate(const uint8_t *f, uint32_t len, struct l3_loc *o)
 			return false;
 		o->end = off + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
 		o->proto = ip->proto;
-		o->l4 = off + sizeof(*ip);
+		o->pay = off + sizeof(*ip);
 	} else {
 		return false;
 	}
+	o->l4 = o->pay;
 	if (o->proto == IPPROTO_UDP &&
 	    o->end - o->l4 < sizeof(struct rte_udp_hdr))
 		o->l4 = 0;
@@ -201,6 +192,26 @@ l3_locate(const uint8_t *f, uint32_t len, struct l3_loc *o)
 	else if (o->proto != IPPROTO_UDP && o->proto != IPPROTO_TCP)
 		o->l4 = 0;
 	return true;
+}
+
+/* Locate the IP datagram of an Ethernet frame inside its first len bytes. */
+static bool
+l3_locate(const uint8_t *f, uint32_t len, struct l3_loc *o)
+{
+	uint32_t off = RTE_ETHER_HDR_LEN;
+	uint16_t et;
+
+	memset(o, 0, sizeof(*o));
+	if (len < off)
+		return false;
+	memcpy(&et, f + 12, 2);
+	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
+		if (len < off + 4)
+			return false;
+		memcpy(&et, f + 16, 2);
+		off += 4;
+	}
+	return l3_locate_at(f, len, off, et, o);
 }
 
 /* Offset of the checksum field inside the L4 header. */
@@ -235,26 +246,138 @@ raw_csum_fill(uint8_t *f, uint32_t len)
 	memcpy(f + o.l4 + l4_csum_off(o.proto), &ck, 2);
 }
 
-bool
-raw_csum_ok(const struct rte_mbuf *m)
+/* The IPv4 header checksum of datagram o is right (IPv6 has none). */
+static bool
+ip_ok(const uint8_t *f, const struct l3_loc *o)
 {
-	const struct rte_ipv4_hdr *ip;
-	const uint8_t *f;
-	struct l3_loc o;
+	const struct rte_ipv4_hdr *ip = (const void *)(f + o->l3);
 	uint16_t ck;
 
+	if (!o->v4)
+		return true;
+	ck = rte_ipv4_cksum(ip);
+	return ck == 0xffff || ck == 0;
+}
+
+/* The TCP/UDP checksum of datagram o is right; a UDP checksum of 0 (none
+ * sent) is not wrong. */
+static bool
+l4_ok(const uint8_t *f, const struct l3_loc *o)
+{
+	uint16_t ck;
+
+	if (o->l4 == 0)
+		return false;
+	memcpy(&ck, f + o->l4 + l4_csum_off(o->proto), 2);
+	if (o->proto == IPPROTO_UDP && ck == 0)
+		return true;
+	if (o->v4)
+		return rte_ipv4_udptcp_cksum_verify((const void *)(f + o->l3),
+						    f + o->l4) == 0;
+	return rte_ipv6_udptcp_cksum_verify((const void *)(f + o->l3),
+					    f + o->l4) == 0;
+}
+
+/* What IBV_WC_IP_CSUM_OK says: IPv4 carrying TCP/UDP, both sums right. */
+static bool
+plain_ok(const uint8_t *f, const struct l3_loc *o)
+{
+	return o->v4 && o->l4 != 0 && ip_ok(f, o) && l4_ok(f, o);
+}
+
+/* Tunnels known to the receive check (the IANA ports, GRE protocol). */
+#define VXLAN_PORT 4789
+#define GENEVE_PORT 6081
+#define TUN_HDR_LEN 8 /* VXLAN header, GENEVE base header */
+#define ETH_P_TEB 0x6558 /* transparent Ethernet bridging */
+#define GRE_C 0x8000u
+#define GRE_R 0x4000u
+#define GRE_K 0x2000u
+#define GRE_S 0x1000u
+#define GRE_VER 0x0007u
+
+struct tun_loc {
+	uint32_t in;  /* offset of the inner frame */
+	uint16_t et;  /* its ether type (network order) if it is IP */
+	bool eth;     /* it is an Ethernet frame */
+	bool gre_ok;  /* no GRE checksum, or a right one */
+};
+
+/* Find the inner frame of a VXLAN, GENEVE or GRE packet (datagram o). */
+static bool
+tunnel_locate(const uint8_t *f, const struct l3_loc *o, struct tun_loc *t)
+{
+	uint32_t h;
+	uint16_t v;
+
+	memset(t, 0, sizeof(*t));
+	t->gre_ok = true;
+	if (o->proto == IPPROTO_UDP && o->l4 != 0) {
+		const struct rte_udp_hdr *u = (const void *)(f + o->l4);
+		uint16_t port = rte_be_to_cpu_16(u->dst_port);
+
+		h = o->l4 + sizeof(*u);
+		if (h + TUN_HDR_LEN > o->end)
+			return false;
+		t->eth = true;
+		if (port == VXLAN_PORT) {
+			t->in = h + TUN_HDR_LEN;
+			return true;
+		}
+		/* GENEVE version 0 carrying Ethernet, after its options */
+		if (port != GENEVE_PORT || (f[h] >> 6) != 0 ||
+		    ((uint32_t)f[h + 2] << 8 | f[h + 3]) != ETH_P_TEB)
+			return false;
+		t->in = h + TUN_HDR_LEN + (f[h] & 0x3fu) * 4u;
+		return t->in <= o->end;
+	}
+	if (o->proto != IPPROTO_GRE || o->pay == 0 || o->pay + 4 > o->end)
+		return false;
+	h = o->pay;
+	v = (uint16_t)(f[h] << 8 | f[h + 1]);
+	if (v & (GRE_R | GRE_VER))
+		return false; /* source routes, PPTP's version 1 */
+	t->in = h + 4 + ((v & GRE_C) ? 4 : 0) + ((v & GRE_K) ? 4 : 0) +
+		((v & GRE_S) ? 4 : 0);
+	if (t->in > o->end)
+		return false;
+	memcpy(&t->et, f + h + 2, 2);
+	t->eth = t->et == rte_cpu_to_be_16(ETH_P_TEB);
+	if (!t->eth && t->et != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+	    t->et != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6))
+		return false;
+	/* the GRE checksum covers the GRE header and its payload */
+	if (v & GRE_C)
+		t->gre_ok = rte_raw_cksum(f + h, o->end - h) == 0xffff;
+	return true;
+}
+
+unsigned int
+raw_csum_eval(const struct rte_mbuf *m, bool tunnels)
+{
+	struct l3_loc o, io;
+	struct tun_loc t;
+	const uint8_t *f;
+	bool outer, inner;
+
 	if (m->nb_segs != 1)
-		return false; /* not checked: not reported good */
+		return 0; /* not checked: not reported good */
 	f = rte_pktmbuf_mtod(m, const uint8_t *);
-	if (!l3_locate(f, m->data_len, &o) || !o.v4 || o.l4 == 0)
-		return false;
-	ip = (const void *)(f + o.l3);
-	if (rte_ipv4_cksum(ip) != 0xffff && rte_ipv4_cksum(ip) != 0)
-		return false;
-	memcpy(&ck, f + o.l4 + l4_csum_off(o.proto), 2);
-	if (o.proto == IPPROTO_UDP && ck == 0)
-		return true; /* no UDP checksum: nothing wrong */
-	return rte_ipv4_udptcp_cksum_verify(ip, f + o.l4) == 0;
+	if (!l3_locate(f, m->data_len, &o))
+		return 0;
+	if (!tunnels || !tunnel_locate(f, &o, &t))
+		return plain_ok(f, &o) ? RAW_CSUM_OK : 0;
+	/* tunneled: the outer sums must be right, and the report is the
+	 * inner datagram's (as a ConnectX QP with tunnel offloads) */
+	outer = ip_ok(f, &o) && t.gre_ok &&
+		(o.proto != IPPROTO_UDP || l4_ok(f, &o));
+	f += t.in;
+	if (t.eth)
+		inner = l3_locate(f, o.end - t.in, &io);
+	else
+		inner = l3_locate_at(f, o.end - t.in, 0, t.et, &io);
+	inner = inner && plain_ok(f, &io);
+	return RAW_CSUM_TUNNEL | (outer && inner ? RAW_CSUM_OK : 0);
 }
 
 /* ----------------------------------------------------------------- FCS */

@@ -31,8 +31,14 @@ dpv_raw_create_flags_check(const struct ibv_qp_init_attr_ex *a)
 		if (!raw || (a->comp_mask & IBV_QP_INIT_ATTR_RX_HASH))
 			return EOPNOTSUPP;
 	}
-	if (f &
-	    (IBV_QP_CREATE_SOURCE_QPN | IBV_QP_CREATE_PCI_WRITE_END_PADDING))
+	/* padding of receive writes to the cache line: a raw QP's own RQ
+	 * (as ConnectX's end_padding_mode; an RSS QP takes no create flags
+	 * there); there is no PCI write to pad in software, so accepted
+	 * with no effect */
+	if ((f & IBV_QP_CREATE_PCI_WRITE_END_PADDING) &&
+	    (!raw || (a->comp_mask & IBV_QP_INIT_ATTR_RX_HASH)))
+		return EOPNOTSUPP;
+	if (f & IBV_QP_CREATE_SOURCE_QPN)
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -97,8 +103,9 @@ dpv_raw_qp_rate(struct dpv_qp *qp, uint32_t kbps, uint32_t max_burst)
 	return rc < 0 ? -rc : 0;
 }
 
-int
-dpv_qp_raw_self_loopback(struct ibv_qp *ibqp, int uc, int mc)
+/* Change the options of raw QP ibqp: clear, then set those bits. */
+static int
+raw_flags_change(struct ibv_qp *ibqp, uint32_t clear, uint32_t set)
 {
 	struct dpv_qp *qp;
 	uint32_t old;
@@ -111,16 +118,26 @@ dpv_qp_raw_self_loopback(struct ibv_qp *ibqp, int uc, int mc)
 	qp = to_dqp(ibqp);
 	pthread_mutex_lock(&qp->lock);
 	old = qp->raw_flags;
-	qp->raw_flags &= ~(DPV_RAW_QP_SELF_UC | DPV_RAW_QP_SELF_MC);
-	if (uc)
-		qp->raw_flags |= DPV_RAW_QP_SELF_UC;
-	if (mc)
-		qp->raw_flags |= DPV_RAW_QP_SELF_MC;
+	qp->raw_flags = (old & ~clear) | set;
 	rc = raw_push(qp);
 	if (rc)
 		qp->raw_flags = old;
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
+}
+
+int
+dpv_qp_raw_self_loopback(struct ibv_qp *ibqp, int uc, int mc)
+{
+	return raw_flags_change(ibqp, DPV_RAW_QP_SELF_UC | DPV_RAW_QP_SELF_MC,
+				(uc ? DPV_RAW_QP_SELF_UC : 0) |
+					(mc ? DPV_RAW_QP_SELF_MC : 0));
+}
+
+int
+dpv_qp_raw_tunnel_offloads(struct ibv_qp *ibqp)
+{
+	return raw_flags_change(ibqp, 0, DPV_RAW_QP_TUNNEL_CSUM);
 }
 
 /* ibv_modify_qp_rate_limit(): IBV_QP_RATE_LIMIT with a burst size. */

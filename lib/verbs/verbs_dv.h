@@ -150,6 +150,18 @@ struct ibv_qp *dpv_gsi_qp_create(struct ibv_pd *pd,
 int dpv_qp_raw_self_loopback(struct ibv_qp *qp, int uc, int mc);
 
 /**
+ * mlx5dv_create_qp()'s MLX5DV_QP_CREATE_TUNNEL_OFFLOADS: a RAW_PACKET QP
+ * (plain or RSS) looks into the VXLAN, GENEVE and GRE packets it
+ * receives; IBV_WC_IP_CSUM_OK then reports the inner IPv4 and TCP/UDP
+ * checksums (the outer ones must be right too) and the CQE is marked
+ * tunneled, as ConnectX does. Call before the QP takes traffic.
+ *
+ * @param qp the QP
+ * @return 0; EINVAL qp NULL; EOPNOTSUPP not a RAW_PACKET QP; ENOMEM.
+ */
+int dpv_qp_raw_tunnel_offloads(struct ibv_qp *qp);
+
+/**
  * mlx5dv_create_qp()'s scatter-to-CQE create flags for a QP just created
  * (before it takes traffic). By default an RC or UC QP receives SEND
  * messages of 1..32 bytes in the receive CQE (MLX5_INLINE_SCATTER_32), and

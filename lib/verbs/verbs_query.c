@@ -238,7 +238,10 @@ dpv_query_device_ex_op(struct ibv_context *context,
 			IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
 		a.max_wq_type_rq = DPV_CAP_MAX_WQ_TYPE_RQ;
 		a.raw_packet_caps = DPV_CAP_RAW_PACKET;
-		a.device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
+		/* accepted on raw QPs and WQs, with no effect: nothing
+		 * crosses a PCI bus (qp_raw.c, verbs_wq.c) */
+		a.device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS |
+					 IBV_DEVICE_PCI_WRITE_END_PADDING;
 		a.packet_pacing_caps.qp_rate_limit_min = DPV_CAP_RATE_LIMIT_MIN;
 		a.packet_pacing_caps.qp_rate_limit_max = DPV_CAP_RATE_LIMIT_MAX;
 		a.packet_pacing_caps.supported_qpts =

@@ -115,8 +115,11 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((a->comp_mask & IBV_WQ_INIT_ATTR_FLAGS) && a->create_flags) {
-		errno = EOPNOTSUPP; /* no VLAN stripping, FCS, padding */
+	/* end padding: no PCI write to pad, accepted with no effect; no
+	 * VLAN stripping, FCS or delay drop on WQs */
+	if ((a->comp_mask & IBV_WQ_INIT_ATTR_FLAGS) &&
+	    (a->create_flags & ~(uint32_t)IBV_WQ_FLAGS_PCI_WRITE_END_PADDING)) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (!dpv_raw_supported(ctx)) {

@@ -11,7 +11,10 @@
 # the kernel's mlx5 driver;
 # DISABLE and ALLOW together, or an unknown comp_mask bit, is EINVAL;
 # DC on a type other than IBV_QPT_DRIVER, or without a DCI / DCT dc_type,
-# is EINVAL; flags that are not implemented are EOPNOTSUPP. The TIR
+# is EINVAL; flags that are not implemented are EOPNOTSUPP.
+# TUNNEL_OFFLOADS creates a raw-packet QP (its effect: dpv-test
+# raw_cflags) and is EOPNOTSUPP on RC; mlx5dv_query_device advertises
+# VXLAN, GRE and GENEVE in tunnel_offloads_caps. The TIR
 # self-loopback flags are EOPNOTSUPP on an RC QP; on raw-packet QPs they
 # decide, with traffic, whether a QP receives what its own context sends
 # (a QP without them does not, as on ConnectX).
@@ -165,6 +168,25 @@ self_loopback(void)
 	ibv_dereg_mr(mr);
 }
 
+/* mlx5dv_query_device advertises the tunnels raw QPs check inside. */
+static void
+tunnel_caps(void)
+{
+	const uint32_t want = MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |
+			      MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE |
+			      MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE;
+	struct mlx5dv_context dv = {
+		.comp_mask = MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS};
+	int rc = mlx5dv_query_device(ctx, &dv);
+	int ok = rc == 0 &&
+		 (dv.comp_mask & MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS) &&
+		 dv.tunnel_offloads_caps == want;
+
+	printf("%s: tunnel_offloads_caps 0x%x (want 0x%x)\n",
+	       ok ? "ok" : "FAIL", dv.tunnel_offloads_caps, want);
+	fails += !ok;
+}
+
 /* Create with the given mlx5 attributes; expect errno want (0: a QP). */
 static void
 try_type(const char *what, enum ibv_qp_type t, uint64_t cm, uint32_t flags,
@@ -229,9 +251,12 @@ main(void)
 	try_type("PACKET_BASED_CREDIT_MODE on UC", IBV_QPT_UC,
 		 MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 		 MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, EINVAL);
-	try("TUNNEL_OFFLOADS (not implemented)",
-	    MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+	try("TUNNEL_OFFLOADS on RC", MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 	    MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, EOPNOTSUPP);
+	try_type("TUNNEL_OFFLOADS on RAW_PACKET", IBV_QPT_RAW_PACKET,
+		 MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+		 MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, 0);
+	tunnel_caps();
 	/* DC needs qp_type IBV_QPT_DRIVER and a DCI or DCT dc_type */
 	try("DC on an RC QP", MLX5DV_QP_INIT_ATTR_MASK_DC, 0, EINVAL);
 	try_type("DC of dc_type 0", IBV_QPT_DRIVER,

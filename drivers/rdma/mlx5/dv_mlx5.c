@@ -26,8 +26,8 @@ mlx5dv_is_supported(struct ibv_device *device)
 }
 
 /*
- * Capability groups whose honest answer is "none": reporting them with
- * zeroed fields tells the caller the feature is absent. The clock groups
+ * Capability groups answered: all but the tunnel offloads with "none"
+ * (zeroed fields tell the caller the feature is absent). The clock groups
  * need a mapped HCA clock and are left out of comp_mask.
  */
 #define DV_MLX5_CTX_ZERO_CAPS                                                  \
@@ -41,6 +41,12 @@ mlx5dv_is_supported(struct ibv_device *device)
 	 MLX5DV_CONTEXT_MASK_DCI_STREAMS |                                     \
 	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                                \
 	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
+
+/* The tunnels whose received packets raw QPs check inside (engine_raw) */
+#define DV_MLX5_TUNNEL_CAPS                                                    \
+	(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |                        \
+	 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE |                          \
+	 MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE)
 
 int
 mlx5dv_query_device(struct ibv_context *ctx_in,
@@ -82,8 +88,11 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 	if (want & MLX5DV_CONTEXT_MASK_STRIDING_RQ)
 		memset(&attrs_out->striding_rq_caps, 0,
 		       sizeof(attrs_out->striding_rq_caps));
+	/* receive checksums of tunneled packets on raw-packet QPs
+	 * (MLX5DV_QP_CREATE_TUNNEL_OFFLOADS), where the device has them */
 	if (want & MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS)
-		attrs_out->tunnel_offloads_caps = 0;
+		attrs_out->tunnel_offloads_caps =
+			attr.raw_packet_caps ? DV_MLX5_TUNNEL_CAPS : 0;
 	if (want & MLX5DV_CONTEXT_MASK_DYN_BFREGS)
 		attrs_out->max_dynamic_bfregs = 0;
 	if (want & MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS)
@@ -187,7 +196,7 @@ _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
 /*
  * Object creation: without mlx5-specific attributes these are the plain
  * verbs, as with rdma-core's provider. Of the mlx5 attributes the TIR
- * self-loopback flags of raw-packet QPs, scatter to CQE and packet-based
+ * self-loopback and tunnel offload flags of raw-packet QPs, scatter to CQE and packet-based
  * credits of RC QPs and the Dynamically Connected QPs (DCI, DCT; no DCI
  * streams) are supported; the others (CQE compression, striding RQ, ...)
  * are not.
@@ -202,6 +211,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 	const uint32_t scat = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
 			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
 	const uint32_t credit = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
+	const uint32_t tunnel = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
 	struct ibv_qp_init_attr_ex ex_attr;
 	struct ibv_qp *qp;
 	uint64_t ops = 0;
@@ -237,11 +247,12 @@ mlx5dv_create_qp(struct ibv_context *context,
 			return NULL;
 		}
 		/* scatter to CQE: any type (no effect where it does not
-		 * apply, as on ConnectX); the self-loopback flags are for
-		 * raw-packet QPs (as the kernel has it: other types
-		 * EOPNOTSUPP) */
-		if ((f & ~(self_lb | scat | credit)) != 0 ||
-		    ((f & self_lb) && qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
+		 * apply, as on ConnectX); the self-loopback and tunnel
+		 * offload flags are for raw-packet QPs, plain or RSS (as the
+		 * kernel has it: other types EOPNOTSUPP) */
+		if ((f & ~(self_lb | scat | credit | tunnel)) != 0 ||
+		    ((f & (self_lb | tunnel)) &&
+		     qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
 		    (cm & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
 			DV_MLX5_NOTSUP_NULL();
 		/* DC: a DCI or a DCT of type IBV_QPT_DRIVER (and only DC
@@ -294,6 +305,8 @@ mlx5dv_create_qp(struct ibv_context *context,
 		rc = dpv_qp_raw_self_loopback(
 			qp, !!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC),
 			!!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC));
+	if (rc == 0 && (f & tunnel))
+		rc = dpv_qp_raw_tunnel_offloads(qp);
 	if (rc) {
 		ibv_destroy_qp(qp);
 		errno = rc;

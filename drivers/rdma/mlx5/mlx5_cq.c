@@ -266,6 +266,11 @@ mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 			c.hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
 			c.l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
 		}
+		/* bit 0 of the first byte (packet info): a tunneled packet,
+		 * the L3/L4 bits are its inner headers' (ConnectX with
+		 * tunnel offloads) */
+		if (ci->tunneled)
+			c.rsvd0[0] = 1;
 		/* bit 0 of l4_hdr_type_etc: the VLAN tag was stripped and
 		 * vlan_info holds it (as ConnectX reports it) */
 		if (ci->vlan_stripped) {
