@@ -13,7 +13,9 @@
  * Scenarios: reject (the server rejects with private data), srvdisc (the
  * server disconnects an established connection), death (the server
  * process exits while connected), nolisten (the server destroys its
- * listener first), unreach (no CM on the peer: client only); local mcast
+ * listener first), unreach (no CM on the peer: client only); srvdisc
+ * also checks the request's ECE (the client's vendor ID) and that both
+ * ends see RDMA_CM_EVENT_TIMEWAIT_EXIT after DISCONNECTED; local mcast
  * (no peer: the multicast join / leave API on the device that owns ADDR,
  * its errors and the join event's UD parameters).
  */
@@ -103,6 +105,37 @@ qp_state(struct rdma_cm_id *id)
 	return a.qp_state;
 }
 
+/* A connect request's ECE: the client's QP named its vendor (our own
+ * device kind, as ibv_query_ece on our QP says) and no options. */
+static int
+ece_check(struct rdma_cm_id *c)
+{
+	struct ibv_ece re, le;
+	struct ibv_qp *qp;
+
+	if (rdma_get_remote_ece(c, &re) != 0) {
+		perror("rdma_get_remote_ece");
+		return -1;
+	}
+	if (make_qp(c) != 0)
+		return -1;
+	qp = c->qp;
+	if (ibv_query_ece(qp, &le) != 0)
+		return -1;
+	printf("remote ECE vendor 0x%x options 0x%x, ours 0x%x\n",
+	       re.vendor_id, re.options, le.vendor_id);
+	errno = 0;
+	if (rdma_get_remote_ece(c, &re) != -1 || errno != EINVAL) {
+		printf("rdma_get_remote_ece with a QP: not EINVAL\n");
+		return -1;
+	}
+	rdma_destroy_qp(c); /* make_qp makes it again */
+	return re.vendor_id == 0 || re.vendor_id != le.vendor_id ||
+			       re.options != 0
+		       ? -1
+		       : 0;
+}
+
 static int
 server(const char *sc, struct sockaddr_in *sin)
 {
@@ -135,6 +168,8 @@ server(const char *sc, struct sockaddr_in *sin)
 		rdma_destroy_id(l);
 		return 0;
 	}
+	if (ece_check(c) != 0)
+		return 1;
 	if (make_qp(c) != 0 || rdma_accept(c, NULL) != 0)
 		return 1;
 	if (expect(RDMA_CM_EVENT_ESTABLISHED, 10000, NULL) != 0)
@@ -146,7 +181,8 @@ server(const char *sc, struct sockaddr_in *sin)
 	}
 	if (rdma_disconnect(c) != 0)
 		return 1;
-	if (expect(RDMA_CM_EVENT_DISCONNECTED, 10000, NULL) != 0)
+	if (expect(RDMA_CM_EVENT_DISCONNECTED, 10000, NULL) != 0 ||
+	    expect(RDMA_CM_EVENT_TIMEWAIT_EXIT, 5000, NULL) != 0)
 		return 1;
 	printf("qp state %d\n", qp_state(c));
 	rdma_destroy_qp(c);
@@ -213,6 +249,10 @@ client(const char *sc, struct sockaddr_in *sin)
 			printf("qp state %d\n", s);
 			rc = s != IBV_QPS_ERR;
 		}
+		/* the connection leaves TimeWait */
+		if (rc == 0)
+			rc = expect(RDMA_CM_EVENT_TIMEWAIT_EXIT, 5000, NULL) !=
+			     0;
 	}
 	if (e != NULL)
 		rdma_ack_cm_event(e);

@@ -256,13 +256,108 @@ test_parse_refuses(void)
 	TEST_ASSERT_EQUAL(cm_mad_parse(mad, sizeof(mad), &r), -EPROTO,
 			  "method");
 	mad[3] = 0x03;
-	mad[17] = 0x19; /* LAP */
-	TEST_ASSERT_EQUAL(cm_mad_parse(mad, sizeof(mad), &r), -ENOTSUP, "LAP");
 	mad[17] = 0x01; /* ClassPortInfo */
 	TEST_ASSERT_EQUAL(cm_mad_parse(mad, sizeof(mad), &r), -ENOTSUP,
 			  "ClassPortInfo");
-	m.attr = 0x0019;
-	TEST_ASSERT_EQUAL(cm_mad_build(mad, &m), -EINVAL, "build LAP");
+	m.attr = 0x001b;
+	TEST_ASSERT_EQUAL(cm_mad_build(mad, &m), -EINVAL, "build 0x1b");
+	return TEST_SUCCESS;
+}
+
+/* ECE (IBA comment 9434, where the kernel's CM puts it): REQ vendor ID
+ * in bytes 5-7 of the message, REP vendor ID split over the reserved
+ * bytes 15, 19, 23; the options in the MAD header's attribute modifier. */
+static int
+test_ece_layout(void)
+{
+	uint8_t mad[CM_MAD_LEN];
+	struct cm_msg m, r;
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_ATTR_REQ;
+	m.local_id = 0x11223344;
+	m.qpn = 0xabcdef;
+	m.ece_vendor = 0x15b3c4;
+	m.ece_options = 0x80000003;
+	TEST_ASSERT_EQUAL(cm_mad_build(mad, &m), 0, "build REQ");
+	TEST_ASSERT_EQUAL(be32_at(mad + 20), 0x80000003u, "REQ attr. modifier");
+	TEST_ASSERT_EQUAL(be32_at(mad + 24), 0x11223344u, "local comm ID");
+	TEST_ASSERT_EQUAL(be32_at(mad + 28), 0x0015b3c4u, "REQ vendor ID");
+	TEST_ASSERT_EQUAL(be32_at(mad + 56) >> 8, 0xabcdefu, "QPN untouched");
+	TEST_ASSERT_EQUAL(cm_mad_parse(mad, sizeof(mad), &r), 0, "parse REQ");
+	TEST_ASSERT(r.ece_vendor == 0x15b3c4 && r.ece_options == 0x80000003 &&
+			    r.local_id == 0x11223344 && r.remote_id == 0,
+		    "REQ round trip: vendor 0x%x options 0x%x", r.ece_vendor,
+		    r.ece_options);
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_ATTR_REP;
+	m.qpn = 0x123456;
+	m.psn = 0x654321;
+	m.ece_vendor = 0xa1b2c3;
+	m.ece_options = 5;
+	TEST_ASSERT_EQUAL(cm_mad_build(mad, &m), 0, "build REP");
+	TEST_ASSERT_EQUAL(be32_at(mad + 20), 5u, "REP attr. modifier");
+	TEST_ASSERT_EQUAL(be32_at(mad + 36), 0x123456a1u, "QPN, vendor high");
+	TEST_ASSERT_EQUAL(be32_at(mad + 40), 0x000000b2u, "EECN, vendor mid");
+	TEST_ASSERT_EQUAL(be32_at(mad + 44), 0x654321c3u, "PSN, vendor low");
+	TEST_ASSERT_EQUAL(cm_mad_parse(mad, sizeof(mad), &r), 0, "parse REP");
+	TEST_ASSERT(r.ece_vendor == 0xa1b2c3 && r.ece_options == 5 &&
+			    r.qpn == 0x123456 && r.psn == 0x654321,
+		    "REP round trip");
+	/* other messages carry no ECE */
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_ATTR_RTU;
+	m.ece_options = 7;
+	TEST_ASSERT_EQUAL(cm_mad_build(mad, &m), 0, "build RTU");
+	TEST_ASSERT_EQUAL(be32_at(mad + 20), 0u, "RTU attr. modifier");
+	return TEST_SUCCESS;
+}
+
+/* LAP in, APR out (table 116): status 2 "unsupported" for a connection
+ * of ours, 1 "invalid communication ID" otherwise; IDs swapped, the
+ * LAP's TID. */
+static int
+test_lap_apr(void)
+{
+	uint8_t mad[CM_MAD_LEN];
+	struct cm_msg m, r, a;
+
+	memset(&m, 0, sizeof(m));
+	m.attr = CM_ATTR_LAP;
+	m.tid = 0x0102030405060708ull;
+	m.local_id = 0xaaaa0001;
+	m.remote_id = 0xbbbb0002;
+	m.pdata[0] = 0x77;
+	m.pdata_len = CM_LAP_PDATA;
+	TEST_ASSERT_EQUAL(cm_mad_build(mad, &m), 0, "build LAP");
+	TEST_ASSERT(mad[16] == 0 && mad[17] == 0x19, "LAP attribute ID");
+	TEST_ASSERT_EQUAL(mad[88], 0x77, "LAP private data at 64");
+	TEST_ASSERT_EQUAL(cm_mad_parse(mad, sizeof(mad), &r), 0, "parse LAP");
+	TEST_ASSERT(r.attr == CM_ATTR_LAP && r.local_id == 0xaaaa0001 &&
+			    r.remote_id == 0xbbbb0002 &&
+			    r.tid == 0x0102030405060708ull &&
+			    r.pdata_len == CM_LAP_PDATA && r.pdata[0] == 0x77,
+		    "LAP fields");
+
+	cm_lap_answer(&r, true, &a);
+	TEST_ASSERT_EQUAL(cm_mad_build(mad, &a), 0, "build APR");
+	TEST_ASSERT(mad[16] == 0 && mad[17] == 0x1a, "APR attribute ID");
+	TEST_ASSERT_EQUAL(be32_at(mad + 8), 0x01020304u, "APR TID");
+	TEST_ASSERT_EQUAL(be32_at(mad + 24), 0xbbbb0002u, "APR local ID");
+	TEST_ASSERT_EQUAL(be32_at(mad + 28), 0xaaaa0001u, "APR remote ID");
+	TEST_ASSERT_EQUAL(mad[32], 0, "no additional information");
+	TEST_ASSERT_EQUAL(mad[33], 2, "AP status: unsupported");
+	TEST_ASSERT_EQUAL(cm_mad_parse(mad, sizeof(mad), &r), 0, "parse APR");
+	TEST_ASSERT(r.attr == CM_ATTR_APR && r.status == 2 &&
+			    r.pdata_len == CM_APR_PDATA,
+		    "APR round trip");
+	cm_lap_answer(&m, false, &a);
+	TEST_ASSERT_EQUAL(cm_mad_build(mad, &a), 0, "build APR");
+	TEST_ASSERT_EQUAL(mad[33], 1, "AP status: invalid comm ID");
+	TEST_ASSERT(strcmp(cm_attr_str(CM_ATTR_LAP), "LAP") == 0 &&
+			    strcmp(cm_attr_str(CM_ATTR_APR), "APR") == 0,
+		    "names");
 	return TEST_SUCCESS;
 }
 
@@ -325,6 +420,8 @@ static const struct dpv_test_suite rdmacm_mad_suite = {
 			TEST_CASE(test_sidr),
 			TEST_CASE(test_parse_refuses),
 			TEST_CASE(test_ip_header),
+			TEST_CASE(test_ece_layout),
+			TEST_CASE(test_lap_apr),
 			TEST_CASES_END(),
 		},
 };

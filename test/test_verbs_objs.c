@@ -1452,6 +1452,56 @@ test_cq_srq_modify_unsupported(void)
 	return TEST_SUCCESS;
 }
 
+/* ECE: our vendor ID and no options; ibv_set_ece takes only that. */
+static int
+test_ece(void)
+{
+	struct ibv_qp_init_attr ia = {.qp_type = IBV_QPT_RC,
+				      .cap = {.max_send_wr = 1,
+					      .max_recv_wr = 1,
+					      .max_send_sge = 1,
+					      .max_recv_sge = 1}};
+	struct ibv_device_attr da;
+	struct ibv_ece e, q;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint32_t vendor;
+
+	TEST_ASSERT_EQUAL(ibv_query_device(ctx, &da), 0, "query device");
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(cq, "cq: %s", strerror(errno));
+	ia.send_cq = ia.recv_cq = cq;
+	qp = ibv_create_qp(pd, &ia);
+	TEST_ASSERT_NOT_NULL(qp, "qp: %s", strerror(errno));
+	memset(&e, 0xa5, sizeof(e));
+	TEST_ASSERT_EQUAL(ibv_query_ece(qp, &e), 0, "query");
+	/* mlx5 personality: Mellanox's PCI vendor ID, as mlx5 reports */
+	vendor = da.vendor_id == 0x02c9 ? 0x15b3 : da.vendor_id;
+	TEST_ASSERT(e.vendor_id == vendor && e.options == 0 &&
+			    e.comp_mask == 0,
+		    "vendor 0x%x (want 0x%x) options 0x%x mask 0x%x",
+		    e.vendor_id, vendor, e.options, e.comp_mask);
+	q = e;
+	TEST_ASSERT_EQUAL(ibv_set_ece(qp, &q), 0, "set what query gave");
+	q.options = 1;
+	errno = 0;
+	TEST_ASSERT_EQUAL(ibv_set_ece(qp, &q), EINVAL, "unsupported option");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "errno");
+	q = e;
+	q.vendor_id ^= 1;
+	TEST_ASSERT_EQUAL(ibv_set_ece(qp, &q), EINVAL, "other vendor");
+	q = e;
+	q.comp_mask = 1;
+	TEST_ASSERT_EQUAL(ibv_set_ece(qp, &q), EINVAL, "comp_mask");
+	memset(&q, 0, sizeof(q));
+	TEST_ASSERT_EQUAL(ibv_query_ece(qp, &q), 0, "query again");
+	TEST_ASSERT(q.vendor_id == vendor && q.options == 0,
+		    "unchanged by refused sets");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), 0, "");
+	return TEST_SUCCESS;
+}
+
 static struct dpv_test_suite verbs_objs_suite = {
 	.name = "verbs_objs",
 	.setup = objs_setup,
@@ -1477,6 +1527,7 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_ah),
 			TEST_CASE(test_parent_domain),
 			TEST_CASE(test_unsupported_objects),
+			TEST_CASE(test_ece),
 			TEST_CASES_END(),
 		},
 };

@@ -367,9 +367,10 @@ cm_thread_main(void *arg)
 		for (c = cm.ids; c != NULL; c = c->next) {
 			if (c->state == CS_ADDR_QUERY)
 				fast = true;
-			if (c->armed) {
-				int64_t ms = ((int64_t)c->deadline_ns -
-					      (int64_t)now) /
+			if (c->armed || c->state == CS_TIMEWAIT) {
+				uint64_t dl = c->armed ? c->deadline_ns
+						       : c->timewait_ns;
+				int64_t ms = ((int64_t)dl - (int64_t)now) /
 					     1000000;
 
 				if (ms < tmo)

@@ -592,6 +592,8 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
 	m.traffic_class = c->tos;
 	m.hop_limit = 64;
 	m.ack_timeout = c->ack_timeout;
+	m.ece_vendor = c->local_ece.vendor_id & 0xffffff;
+	m.ece_options = c->local_ece.options;
 	c->state = CS_REQ_SENT;
 	c->remote_cm_timeout = 18;
 	cm_send_msg(c, &m, true);
@@ -662,15 +664,18 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *p)
 	m.rnr_retry = p ? (p->rnr_retry_count & 7) : 7;
 	m.srq = c->id.srq != NULL || (p && p->srq);
 	m.ca_guid = c->dev->guid;
+	/* ECE: the vendor the REQ named, the options our QP accepted */
+	m.ece_vendor = c->remote_ece.vendor_id & 0xffffff;
+	m.ece_options = c->local_ece.options;
 	c->state = CS_REP_SENT;
 	cm_send_msg(c, &m, true);
 	pthread_mutex_unlock(&cm.lock);
 	return cm_wait_sync(c, RDMA_CM_EVENT_ESTABLISHED);
 }
 
-int
-rdma_reject(struct rdma_cm_id *id, const void *private_data,
-	    uint8_t private_data_len)
+static int
+reject_reason(struct rdma_cm_id *id, const void *private_data,
+	      uint8_t private_data_len, uint16_t reason)
 {
 	struct cm_id *c = to_c(id);
 	struct cm_msg m;
@@ -691,7 +696,7 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data,
 			private_data_len = CM_SIDR_REP_PDATA;
 	} else {
 		m.attr = CM_ATTR_REJ;
-		m.reason = CM_REJ_CONSUMER;
+		m.reason = reason;
 		m.msg_ref = 0;
 		if (private_data_len > CM_REJ_PDATA)
 			private_data_len = CM_REJ_PDATA;
@@ -709,10 +714,20 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data,
 }
 
 int
+rdma_reject(struct rdma_cm_id *id, const void *private_data,
+	    uint8_t private_data_len)
+{
+	return reject_reason(id, private_data, private_data_len,
+			     CM_REJ_CONSUMER);
+}
+
+/* REJ "vendor option not supported": the ECE options were refused. */
+int
 rdma_reject_ece(struct rdma_cm_id *id, const void *private_data,
 		uint8_t private_data_len)
 {
-	return rdma_reject(id, private_data, private_data_len);
+	return reject_reason(id, private_data, private_data_len,
+			     CM_REJ_VENDOR_OPTION);
 }
 
 int
@@ -774,6 +789,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 		c->state = CS_DISCONNECTED;
 		break;
 	case CS_DREQ_SENT:
+	case CS_TIMEWAIT:
 	case CS_DISCONNECTED:
 		break;
 	default:

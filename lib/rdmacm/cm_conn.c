@@ -366,7 +366,11 @@ on_req(struct cm_dev *d, const uint8_t *sgid, const uint8_t *dst_gid,
 		    memcmp(c->dgid, sgid, 16) != 0)
 			continue;
 		/* a duplicate REQ */
-		if (c->state == CS_REQ_RCVD) {
+		if (c->state == CS_TIMEWAIT) {
+			/* for a connection that is over (IBTA 12.9.8.3) */
+			reply_stale(d, sgid, c->sgid_index, m, CM_ATTR_REJ,
+				    CM_REJ_STALE_CONN);
+		} else if (c->state == CS_REQ_RCVD) {
 			struct cm_msg r = {.attr = CM_ATTR_MRA,
 					   .msg_ref = 0,
 					   .mra_timeout = 20};
@@ -423,6 +427,8 @@ on_req(struct cm_dev *d, const uint8_t *sgid, const uint8_t *dst_gid,
 	c->mtu = m->mtu && m->mtu < d->mtu ? m->mtu : d->mtu;
 	c->remote_cm_timeout = m->local_cm_timeout;
 	c->tos = m->traffic_class;
+	c->remote_ece.vendor_id = m->ece_vendor;
+	c->remote_ece.options = m->ece_options;
 	c->listener = l;
 	child_addrs(c, l, m, sgid);
 	cm_fill_path(c);
@@ -458,6 +464,8 @@ on_rep(struct cm_id *c, const struct cm_msg *m)
 	c->init_depth = min8(c->init_depth, m->resp_res);
 	c->resp_res = min8(c->resp_res, m->init_depth);
 	c->rnr_retry = m->rnr_retry;
+	c->remote_ece.vendor_id = m->ece_vendor;
+	c->remote_ece.options = m->ece_options;
 	if (c->id.qp == NULL) {
 		c->state = CS_REP_RCVD;
 		cm_event_post(c, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, m, 0);
@@ -474,6 +482,55 @@ on_rep(struct cm_id *c, const struct cm_msg *m)
 		e->complete_rep = true;
 }
 
+/* ECE of our QP once it exists (rdma_create_qp), as rdma-core does: its
+ * vendor and options become what the REQ/REP carries; on the passive
+ * side the QP first takes the options of the REQ (or none, if the
+ * peer's vendor differs) and keeps those it supports. */
+void
+cm_ece_init(struct cm_id *c)
+{
+	struct ibv_ece e = {0};
+
+	if (c->id.qp == NULL || ibv_query_ece(c->id.qp, &e) != 0)
+		return;
+	c->local_ece.vendor_id = e.vendor_id;
+	c->local_ece.options = e.options;
+	if (c->remote_ece.vendor_id == 0)
+		return;
+	if (c->remote_ece.vendor_id == e.vendor_id)
+		e.options = c->remote_ece.options;
+	else
+		e.options = 0;
+	if (ibv_set_ece(c->id.qp, &e) == 0 &&
+	    ibv_query_ece(c->id.qp, &e) == 0)
+		c->local_ece.options = e.options;
+}
+
+/* The REP's ECE, applied to the QP before RTR: the options the passive
+ * side accepted, none if it sent no vendor. 0 or errno. */
+static int
+ece_rep(struct cm_id *c)
+{
+	struct ibv_ece e = {.vendor_id = c->remote_ece.vendor_id,
+			    .options = c->remote_ece.options};
+	int rc;
+
+	if (c->id.qp == NULL || c->local_ece.vendor_id == 0)
+		return 0;
+	if (e.vendor_id == 0) {
+		e.vendor_id = c->local_ece.vendor_id;
+		e.options = 0;
+	} else if (e.vendor_id != c->local_ece.vendor_id) {
+		return EINVAL; /* not what we offered */
+	}
+	rc = ibv_set_ece(c->id.qp, &e);
+	if (rc != 0 && rc != EOPNOTSUPP)
+		return rc;
+	if (ibv_query_ece(c->id.qp, &e) == 0)
+		c->local_ece.options = e.options;
+	return 0;
+}
+
 /* The application read the ESTABLISHED event of a REP: QP to RTR and
  * RTS, then RTU (or REJ and CONNECT_ERROR). Under cm.lock. */
 void
@@ -484,7 +541,9 @@ cm_rep_complete(struct cm_event *e)
 
 	if (c->state != CS_REP_RCVD || c->destroying)
 		return;
-	rc = cm_qp_to(c, IBV_QPS_RTR);
+	rc = ece_rep(c);
+	if (rc == 0)
+		rc = cm_qp_to(c, IBV_QPS_RTR);
 	if (rc == 0)
 		rc = cm_qp_to(c, IBV_QPS_RTS);
 	if (rc != 0) {
@@ -531,11 +590,43 @@ on_dreq(struct cm_dev *d, const uint8_t *sgid, struct cm_id *c,
 	cm_send_msg(c, &r, false);
 	if (c->state == CS_ESTABLISHED || c->state == CS_REP_SENT ||
 	    c->state == CS_DREQ_SENT) {
-		c->armed = false;
 		passive_done(c);
-		c->state = CS_DISCONNECTED;
-		cm_event_post(c, RDMA_CM_EVENT_DISCONNECTED, 0, m, 0);
+		cm_disconnected(c, m);
 	}
+}
+
+/* The connection is over (DREQ or DREP received, DREQ unanswered):
+ * DISCONNECTED now, then TimeWait for about twice the packet lifetime,
+ * in which stray messages for it are answered (DREQ: DREP; its REQ
+ * again: REJ stale connection); RDMA_CM_EVENT_TIMEWAIT_EXIT at its end,
+ * as the kernel's rdma_cm reports it. */
+void
+cm_disconnected(struct cm_id *c, const struct cm_msg *m)
+{
+	unsigned int t = c->path.packet_life_time + 1u;
+
+	c->armed = false;
+	c->state = CS_TIMEWAIT;
+	c->timewait_ns = cm_now_ns() + (4096ull << (t > 31 ? 31 : t));
+	cm_event_post(c, RDMA_CM_EVENT_DISCONNECTED, 0, m, 0);
+	cm_wake();
+}
+
+/* LAP: we have no alternate paths (IBV_QP_ALT_PATH is refused), so
+ * every LAP is answered by an APR refusing it, and counted. */
+static void
+on_lap(struct cm_dev *d, const uint8_t *sgid, struct cm_id *c,
+       const struct cm_msg *m)
+{
+	struct cm_msg r;
+	uint8_t mad[CM_MAD_LEN];
+
+	cm_lap_answer(m, c != NULL, &r);
+	cm.lap_refused++;
+	CM_LOG("LAP refused (%llu so far)\n",
+	       (unsigned long long)cm.lap_refused);
+	if (cm_mad_build(mad, &r) == 0)
+		cm_send(d, sgid, c != NULL ? c->sgid_index : 0, mad);
 }
 
 static void
@@ -690,9 +781,10 @@ cm_recv(struct cm_dev *d, const uint8_t *grh, const uint8_t *mad,
 	case CM_ATTR_DREP:
 		if (c == NULL || c->state != CS_DREQ_SENT)
 			break;
-		c->armed = false;
-		c->state = CS_DISCONNECTED;
-		cm_event_post(c, RDMA_CM_EVENT_DISCONNECTED, 0, &m, 0);
+		cm_disconnected(c, &m);
+		break;
+	case CM_ATTR_LAP:
+		on_lap(d, sgid, c, &m);
 		break;
 	default:
 		cm.dropped++;
@@ -727,8 +819,7 @@ cm_timeout(struct cm_id *c)
 			      0);
 		break;
 	case CS_DREQ_SENT:
-		c->state = CS_DISCONNECTED;
-		cm_event_post(c, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, 0);
+		cm_disconnected(c, NULL);
 		break;
 	default:
 		break;
@@ -746,6 +837,13 @@ cm_ids_tick(void)
 			continue;
 		if (c->armed && c->deadline_ns <= now)
 			cm_timeout(c);
+		if (c->state == CS_TIMEWAIT && c->timewait_ns <= now) {
+			c->state = CS_DISCONNECTED;
+			/* a synchronous ID waits for no such event */
+			if (c->chan != NULL && !c->chan->internal)
+				cm_event_post(c, RDMA_CM_EVENT_TIMEWAIT_EXIT,
+					      0, NULL, 0);
+		}
 		if (c->state != CS_ADDR_QUERY)
 			continue;
 		if (now < c->addr_kick_ns)

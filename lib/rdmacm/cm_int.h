@@ -56,6 +56,7 @@ enum cm_state {
 	CS_REP_SENT,
 	CS_ESTABLISHED,
 	CS_DREQ_SENT,
+	CS_TIMEWAIT, /* disconnected; TIMEWAIT_EXIT when the timer ends */
 	CS_DISCONNECTED,
 	CS_SIDR_SENT,
 	CS_UD_READY,
@@ -113,6 +114,8 @@ struct cm_id {
 	struct ibv_pd *ep_pd;
 	int sync_err; /* synchronous IDs: result of the last operation */
 	struct cm_mc *mcs; /* multicast groups joined */
+	struct ibv_ece local_ece, remote_ece; /* as rdma-core keeps them */
+	uint64_t timewait_ns;		      /* CS_TIMEWAIT ends */
 };
 
 struct cm_event {
@@ -148,6 +151,7 @@ struct cm_global {
 	bool debug;
 	bool stopping;
 	uint64_t dropped; /* MADs dropped (malformed, unknown, stale) */
+	uint64_t lap_refused; /* LAPs answered by an APR refusing them */
 };
 
 extern struct cm_global cm;
@@ -183,6 +187,8 @@ void cm_rep_complete(struct cm_event *e);
 struct cm_id *cm_id_alloc(struct cm_chan *ch, void *ctx,
 			  enum rdma_port_space ps, enum ibv_qp_type qpt);
 void cm_ids_tick(void);
+void cm_disconnected(struct cm_id *c, const struct cm_msg *m);
+void cm_ece_init(struct cm_id *c);
 int cm_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask);
 int cm_qp_to(struct cm_id *c, enum ibv_qp_state s);
 void cm_qp_err(struct cm_id *c);

@@ -92,6 +92,12 @@ pdata_of(uint16_t attr, unsigned int *off, unsigned int *len)
 	case CM_ATTR_SIDR_REP:
 		*off = 120, *len = CM_SIDR_REP_PDATA;
 		break;
+	case CM_ATTR_LAP:
+		*off = 88, *len = CM_LAP_PDATA;
+		break;
+	case CM_ATTR_APR:
+		*off = 108, *len = CM_APR_PDATA;
+		break;
 	default:
 		return -1;
 	}
@@ -115,7 +121,11 @@ cm_mad_build(uint8_t *mad, const struct cm_msg *m)
 
 	switch (m->attr) {
 	case CM_ATTR_REQ:
+		/* ECE (IBA comment 9434): the options in the attribute
+		 * modifier, the vendor ID in the REQ's reserved bytes 5-7 */
+		put32(mad + 20, m->ece_options);
 		put32(mad + 24, m->local_id);
+		put24(mad + 29, m->ece_vendor);
 		put64(mad + 32, m->service_id);
 		put64(mad + 40, m->ca_guid);
 		put32(mad + 52, m->qkey);
@@ -157,6 +167,12 @@ cm_mad_build(uint8_t *mad, const struct cm_msg *m)
 		put32(mad + 32, m->qkey);
 		put24(mad + 36, m->qpn);
 		put24(mad + 44, m->psn);
+		/* ECE: options in the attribute modifier, the vendor ID
+		 * in the reserved byte after QPN, EECN and PSN */
+		put32(mad + 20, m->ece_options);
+		mad[39] = (uint8_t)(m->ece_vendor >> 16);
+		mad[43] = (uint8_t)(m->ece_vendor >> 8);
+		mad[47] = (uint8_t)m->ece_vendor;
 		mad[48] = m->resp_res;
 		mad[49] = m->init_depth;
 		mad[50] = (uint8_t)(m->target_ack_delay << 3 | 1);
@@ -170,8 +186,14 @@ cm_mad_build(uint8_t *mad, const struct cm_msg *m)
 		break;
 	case CM_ATTR_RTU:
 	case CM_ATTR_DREP:
+	case CM_ATTR_LAP: /* the alternate path (unused here) stays 0 */
 		put32(mad + 24, m->local_id);
 		put32(mad + 28, m->remote_id);
+		break;
+	case CM_ATTR_APR:
+		put32(mad + 24, m->local_id);
+		put32(mad + 28, m->remote_id);
+		mad[33] = m->status; /* no additional information */
 		break;
 	case CM_ATTR_SIDR_REQ:
 		put32(mad + 24, m->local_id);
@@ -213,6 +235,8 @@ cm_mad_parse(const uint8_t *mad, unsigned int len, struct cm_msg *m)
 	switch (m->attr) {
 	case CM_ATTR_REQ:
 		m->remote_id = 0;
+		m->ece_vendor = get24(mad + 29);
+		m->ece_options = get32(mad + 20);
 		m->service_id = get64(mad + 32);
 		m->ca_guid = get64(mad + 40);
 		m->qkey = get32(mad + 52);
@@ -247,6 +271,9 @@ cm_mad_parse(const uint8_t *mad, unsigned int len, struct cm_msg *m)
 		m->qkey = get32(mad + 32);
 		m->qpn = get24(mad + 36);
 		m->psn = get24(mad + 44);
+		m->ece_vendor =
+			(uint32_t)mad[39] << 16 | mad[43] << 8 | mad[47];
+		m->ece_options = get32(mad + 20);
 		m->resp_res = mad[48];
 		m->init_depth = mad[49];
 		m->target_ack_delay = mad[50] >> 3;
@@ -256,6 +283,9 @@ cm_mad_parse(const uint8_t *mad, unsigned int len, struct cm_msg *m)
 		break;
 	case CM_ATTR_DREQ:
 		m->qpn = get24(mad + 32);
+		break;
+	case CM_ATTR_APR:
+		m->status = mad[33];
 		break;
 	case CM_ATTR_SIDR_REQ:
 		m->remote_id = 0;
@@ -343,11 +373,22 @@ cm_ip_hdr_parse(const uint8_t *p, struct sockaddr_storage *src,
 const char *
 cm_attr_str(uint16_t attr)
 {
-	static const char *const n[] = {"REQ",	"MRA",	    "REJ",
-					"REP",	"RTU",	    "DREQ",
-					"DREP", "SIDR_REQ", "SIDR_REP"};
+	static const char *const n[] = {
+		"REQ",	"MRA",	    "REJ",	"REP", "RTU",
+		"DREQ", "DREP", "SIDR_REQ", "SIDR_REP", "LAP", "APR"};
 
-	if (attr >= CM_ATTR_REQ && attr <= CM_ATTR_SIDR_REP)
+	if (attr >= CM_ATTR_REQ && attr <= CM_ATTR_APR)
 		return n[attr - CM_ATTR_REQ];
 	return "?";
+}
+
+void
+cm_lap_answer(const struct cm_msg *lap, bool known, struct cm_msg *apr)
+{
+	memset(apr, 0, sizeof(*apr));
+	apr->attr = CM_ATTR_APR;
+	apr->tid = lap->tid;
+	apr->local_id = lap->remote_id;
+	apr->remote_id = lap->local_id;
+	apr->status = known ? CM_APR_UNSUPPORTED : CM_APR_INVALID_COMM_ID;
 }

@@ -32,6 +32,8 @@ enum cm_attr {
 	CM_ATTR_DREP = 0x0016,
 	CM_ATTR_SIDR_REQ = 0x0017,
 	CM_ATTR_SIDR_REP = 0x0018,
+	CM_ATTR_LAP = 0x0019,
+	CM_ATTR_APR = 0x001a,
 };
 
 /** Private data room per message. */
@@ -45,6 +47,8 @@ enum {
 	CM_DREP_PDATA = 224,
 	CM_SIDR_REQ_PDATA = 216,
 	CM_SIDR_REP_PDATA = 136,
+	CM_LAP_PDATA = 168,
+	CM_APR_PDATA = 148,
 	CM_IP_HDR_LEN = 36, /**< the IP CM service annex header */
 };
 
@@ -54,6 +58,13 @@ enum {
 	CM_REJ_INVALID_SERVICE_ID = 8,
 	CM_REJ_STALE_CONN = 10,
 	CM_REJ_CONSUMER = 28,
+	CM_REJ_VENDOR_OPTION = 35, /**< ECE options not supported */
+};
+
+/** APR status (AP status of the APR message) used here. */
+enum {
+	CM_APR_INVALID_COMM_ID = 1,
+	CM_APR_UNSUPPORTED = 2, /**< no alternate path support */
 };
 
 /** Decoded CM message: the union of the fields the messages carry. */
@@ -87,7 +98,9 @@ struct cm_msg {
 	uint8_t msg_ref;     /**< MRA message MRAed / REJ message rejected */
 	uint8_t mra_timeout; /**< MRA service timeout */
 	uint16_t reason;     /**< REJ */
-	uint8_t status;	     /**< SIDR_REP */
+	uint8_t status;	     /**< SIDR_REP; APR: AP status */
+	uint32_t ece_vendor;  /**< REQ, REP: ECE vendor ID (24 bits) */
+	uint32_t ece_options; /**< REQ, REP: ECE options (attr. modifier) */
 	uint8_t pdata[CM_SIDR_REQ_PDATA + 8]; /**< private data (copy) */
 	uint8_t pdata_len;		      /**< its room in this message */
 };
@@ -102,9 +115,20 @@ int cm_mad_build(uint8_t *mad, const struct cm_msg *m);
  * Parse a received MAD. Checks the base version, class, class version
  * and method.
  * @return 0; -EPROTO not a CM MAD we take, -EINVAL len < CM_MAD_LEN,
- *   -ENOTSUP an attribute we do not handle (LAP, APR, ClassPortInfo).
+ *   -ENOTSUP an attribute we do not handle (ClassPortInfo).
  */
 int cm_mad_parse(const uint8_t *mad, unsigned int len, struct cm_msg *m);
+
+/**
+ * The APR that answers a LAP: we keep no alternate paths, so every LAP
+ * is refused.
+ * @param lap the parsed LAP.
+ * @param known whether lap names a connection of ours.
+ * @param apr filled: AP status "unsupported request" for a known
+ *   connection, "invalid communication ID" otherwise; the IDs swapped,
+ *   the LAP's transaction ID.
+ */
+void cm_lap_answer(const struct cm_msg *lap, bool known, struct cm_msg *apr);
 
 /** Service ID of port space ps (RDMA_PS_*) and port (host order). */
 uint64_t cm_service_id(unsigned int ps, uint16_t port);

@@ -2,7 +2,7 @@
 /*
  * Verbs resources of an ID (rdma_create_qp, SRQs, rdma_init_qp_attr),
  * rdma_getaddrinfo, the endpoint helpers (rdma_create_ep,
- * rdma_get_request), and ECE, which is not supported here.
+ * rdma_get_request), and ECE.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -105,6 +105,7 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 	pthread_mutex_lock(&cm.lock);
 	id->qp = qp;
 	id->qp_type = qp->qp_type;
+	cm_ece_init(c);
 	rc = cm_qp_to(c, IBV_QPS_INIT);
 	if (rc == 0 && qp->qp_type == IBV_QPT_UD) {
 		rc = cm_qp_to(c, IBV_QPS_RTR);
@@ -441,17 +442,33 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 	return 0;
 }
 
-/* ECE: not implemented here. */
+/* ECE, as rdma-core's librdmacm: both before the ID has a QP. */
 int
 rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
-	(void)id, (void)ece;
-	return ERR(EOPNOTSUPP);
+	struct cm_id *c = to_c(id);
+
+	if (c == NULL || id->qp != NULL || ece == NULL ||
+	    ece->vendor_id == 0 || ece->comp_mask != 0)
+		return ERR(EINVAL);
+	pthread_mutex_lock(&cm.lock);
+	c->local_ece.vendor_id = ece->vendor_id;
+	c->local_ece.options = ece->options;
+	pthread_mutex_unlock(&cm.lock);
+	return 0;
 }
 
 int
 rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
-	(void)id, (void)ece;
-	return ERR(EOPNOTSUPP);
+	struct cm_id *c = to_c(id);
+
+	if (c == NULL || id->qp != NULL || ece == NULL)
+		return ERR(EINVAL);
+	pthread_mutex_lock(&cm.lock);
+	ece->vendor_id = c->remote_ece.vendor_id;
+	ece->options = c->remote_ece.options;
+	ece->comp_mask = 0;
+	pthread_mutex_unlock(&cm.lock);
+	return 0;
 }

@@ -405,16 +405,38 @@ ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 	return -1;
 }
 
-/* Enhanced connection establishment needs a vendor-specific handshake we
- * do not have. */
+/* Enhanced connection establishment: the vendor ID a peer's CM sees (for
+ * the mlx5 personality Mellanox's PCI vendor ID, as mlx5 reports it) and
+ * the options this device supports, none: ECE only carries the
+ * negotiation (doc/guides/rdmacm.rst). */
+#define DPV_ECE_MLX5_VENDOR 0x15b3
+#define DPV_ECE_OPTIONS	    0u
+
+static uint32_t
+ece_vendor(struct ibv_qp *qp)
+{
+	struct dpv_device *dev = dctx_dev(qp->context);
+
+	return dev->mlx5_personality ? DPV_ECE_MLX5_VENDOR : dev->vendor_id;
+}
+
 int
 ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	return EOPNOTSUPP;
+	if (qp == NULL || ece == NULL)
+		return errno = EINVAL;
+	ece->vendor_id = ece_vendor(qp);
+	ece->options = DPV_ECE_OPTIONS;
+	ece->comp_mask = 0;
+	return 0;
 }
 
 int
 ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	return EOPNOTSUPP;
+	if (qp == NULL || ece == NULL || ece->comp_mask != 0 ||
+	    ece->vendor_id != ece_vendor(qp) ||
+	    (ece->options & ~DPV_ECE_OPTIONS) != 0)
+		return errno = EINVAL;
+	return 0; /* nothing to enable: every option we know is on */
 }

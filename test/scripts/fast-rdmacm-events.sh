@@ -4,7 +4,8 @@
 # over memif (build/test/dpv-rdmacm-peer, librdmacm API only):
 #   reject    the server rejects: REJECTED, status 28, its private data
 #   nolisten  the listener is destroyed first: REJECTED, status 8
-#   srvdisc   the server disconnects: DISCONNECTED on both ends, the
+#   srvdisc   the server disconnects: DISCONNECTED then TIMEWAIT_EXIT on
+#             both ends, the request carried the client's ECE vendor, the
 #             client's QP in ERR
 #   death     the server process exits while connected: DISCONNECTED,
 #             QP in ERR

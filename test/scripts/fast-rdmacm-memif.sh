@@ -4,7 +4,7 @@
 # joined by memif (192.0.2.1 / 192.0.2.2), the IB CM on each device's GSI
 # QP: rping (RC, RDMA READ/WRITE, 100 validated pings, disconnect),
 # ucmatose (RC, two connections), udaddy (UD through SIDR), mckey (UD
-# multicast through rdma_join_multicast), a connect to
+# multicast through rdma_join_multicast, IPv4 and IPv6), a connect to
 # a port nobody listens on, which must be rejected (REJ reason 8),
 # rdma_server/rdma_client (synchronous API), perftest -R (ib_send_bw,
 # ib_read_lat); tshark decodes the captured CM MADs.
@@ -123,6 +123,14 @@ if command -v mckey >/dev/null; then
 		"-m 230.0.2.9 -b 192.0.2.1 -C 20" \
 		"-m 230.0.2.9 -b 192.0.2.2 -s -C 20" \
 		"joined dgid: ::ffff:230.0.2.9" \
+		"data transfers complete"
+	# the same over IPv6: the group address is the MGID, frames go to
+	# 33:33:00:db:08:09
+	XENV=DPV_IP=2001:db8::1/64 \
+		CXENV="DPV_IP=2001:db8::2/64 DPV_LINK_WAIT_MS=15000" \
+		run mckey6 "-m ff0e::db8:9 -b 2001:db8::1 -C 20" \
+		"-m ff0e::db8:9 -b 2001:db8::2 -s -C 20" \
+		"data transfers complete" \
 		"data transfers complete"
 fi
 # the synchronous API: rdma_getaddrinfo, rdma_create_ep, rdma_get_request
