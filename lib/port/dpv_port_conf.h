@@ -74,10 +74,10 @@ enum dpv_port_kind {
 
 /** The device's kernel interface (key "netdev", DPV_NETDEV). */
 enum dpv_netdev_mode {
-	/** Default: with the library owning EAL and a port that is not an
-	 *  in-process loopback, a TAP named like the device (the next free
-	 *  dpv<N> if that name is taken), skipped when the process may not
-	 *  create it; none in embedded mode. */
+	/** Default: with the library owning EAL and a port that is neither
+	 *  an in-process loopback nor memif, a TAP named like the device
+	 *  (the next free dpv<N> if that name is taken), skipped when the
+	 *  process may not create it; none in embedded mode. */
 	DPV_NETDEV_AUTO = 0,
 	DPV_NETDEV_OFF,	 /**< no kernel interface */
 	DPV_NETDEV_NAME, /**< a TAP named netdev_name (any port kind) */

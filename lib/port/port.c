@@ -682,10 +682,13 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		PORT_LOG(NOTICE, "%s: fault layer on: %s", p->name, spec);
 	}
 	/* the kernel interface: asked for by name, or by default when the
-	 * library owns EAL; a failure leaves the device without one */
+	 * library owns EAL, except on memif (its two processes share a
+	 * namespace as a rule, whose kernel would then own both ends'
+	 * addresses and drop the ARP between them as martian); a failure
+	 * leaves the device without one */
 	if (pc->netdev == DPV_NETDEV_NAME ||
-	    (pc->netdev == DPV_NETDEV_AUTO && !p->loopback && ethdev < 0 &&
-	     dpv_port_eal_owned()))
+	    (pc->netdev == DPV_NETDEV_AUTO && !p->loopback && !is_memif(&di) &&
+	     ethdev < 0 && dpv_port_eal_owned()))
 		port_netdev_open(&p->nd, p->name, &p->conf, p->mac, p->mtu);
 	if (dpv_port_eal_owned() && !p->created && !pc->app_configured)
 		close_at_exit[p->ethdev] = true;
