@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The kernel interface of a device (doc/guides/configuration.rst, netdev):
 # a dpverbs process on af_packet over a veth pair between two network
-# namespaces gets its TAP dpv0 with the device's MAC, MTU and address;
-# the other namespace's kernel pings the device's address (the kernel
+# namespaces gets its TAP dpv0 with the device's MAC, MTU and addresses;
+# the other namespace's kernel pings the device's IPv4 and IPv6 addresses
+# (the kernel
 # behind the TAP answers); ibv_query_gid_ex / ibv_query_gid_table name
 # the interface (dpv-test child "hold"); the interface goes when the
 # process does. Then ibv_rc_pingpong between two dpverbs processes, one
@@ -50,6 +51,7 @@ quiet() { # $1 netns, $2 interface
 }
 quiet "$ns1" "$if1"
 ip -n "$ns2" addr add 198.51.100.9/24 dev "$if2"
+ip -n "$ns2" addr add 2001:db8::9/64 dev "$if2" nodad
 
 eal="--no-huge --no-pci -m 256 --no-shconf"
 fail=0
@@ -100,7 +102,8 @@ wait_file() { # $1 file, $2 pid, $3 seconds
 
 # 1. one process, its interface, ping from the other namespace
 ip netns exec "$ns1" env DPV_NETDEV_TEST_CHILD=hold DPV_CONF=/dev/null \
-	DPV_IP=198.51.100.1/24 DPV_NETDEV_TEST_READY="$work/ready" \
+	DPV_IP=198.51.100.1/24,2001:db8::1/64 \
+	DPV_NETDEV_TEST_READY="$work/ready" \
 	DPV_NETDEV_TEST_STOP="$work/stop" \
 	DPV_EAL="$eal --vdev=net_af_packet0,iface=$if1" timeout 40 "$T" &
 hpid=$!
@@ -114,6 +117,12 @@ ip -n "$ns1" -o link show dev dpv0 | grep -q "mtu 1500 .*link/ether $mac1 .*UP\|
 check "dpv0 is up with the port's MAC ($mac1) and MTU" $?
 ping_from "$ns2" 198.51.100.1
 check "ping 198.51.100.1 from $ns2" $?
+ip -n "$ns1" -o addr show dev dpv0 | grep -q 'inet6 2001:db8::1/64'
+check "ip addr shows 2001:db8::1/64 on dpv0" $?
+if command -v ping >/dev/null 2>&1; then
+	ip netns exec "$ns2" timeout 10 ping -6 -c 3 -i 0.2 -W 2 2001:db8::1
+	check "ping -6 2001:db8::1 from $ns2" $?
+fi
 : >"$work/stop"
 wait $hpid
 check "child exit status ($?)" $?
