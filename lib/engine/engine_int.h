@@ -518,11 +518,12 @@ bool dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m,
 			 bool answer);
 /* A frame the RoCE parser refused (why): ARP / ND, the kernel interface,
  * or a counted drop. */
-void dpv_engine_rx_other(struct dpv_engine *e, struct rte_mbuf *m,
-			 enum dpv_roce_rx_status why);
+void __attribute__((noinline))
+dpv_engine_rx_other(struct dpv_engine *e, struct rte_mbuf *m,
+		    enum dpv_roce_rx_status why);
 /* Send what the kernel wrote to the device's interface (a bounded
  * batch); the next read is due at e->netdev_next. */
-void dpv_engine_netdev_pass(struct dpv_engine *e);
+void __attribute__((noinline)) dpv_engine_netdev_pass(struct dpv_engine *e);
 bool dpv_engine_neigh_cached(struct dpv_engine *e, const uint8_t gid[16],
 			     uint8_t mac[6]);
 int dpv_engine_neigh_query(struct dpv_engine *e, const uint8_t gid[16]);

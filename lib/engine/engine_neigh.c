@@ -137,7 +137,7 @@ for_kernel(enum dpv_roce_rx_status why)
 	       why == DPV_ROCE_RX_UDP_PORT || why == DPV_ROCE_RX_IPV4_FRAG;
 }
 
-void __attribute__((noinline))
+void
 dpv_engine_rx_other(struct dpv_engine *e, struct rte_mbuf *m,
 		    enum dpv_roce_rx_status why)
 {
@@ -156,7 +156,7 @@ dpv_engine_rx_other(struct dpv_engine *e, struct rte_mbuf *m,
 		e->st.rx_netdev_drop++;
 }
 
-void __attribute__((noinline))
+void
 dpv_engine_netdev_pass(struct dpv_engine *e)
 {
 	struct rte_mbuf *pkts[NETDEV_BURST];
@@ -172,8 +172,8 @@ dpv_engine_netdev_pass(struct dpv_engine *e)
 		rte_pktmbuf_free_bulk(pkts + i, n - i);
 	}
 	/* a full batch: more may wait, read again at the next poll */
-	e->netdev_next = n == NETDEV_BURST ? e->now
-					   : e->now + e->hz / NETDEV_READ_HZ;
+	e->netdev_next =
+		n == NETDEV_BURST ? e->now : e->now + e->hz / NETDEV_READ_HZ;
 }
 
 bool

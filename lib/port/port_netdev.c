@@ -70,8 +70,8 @@ addr_add(int ifindex, const struct dpv_ip_addr *a)
 		rta->rta_type = (unsigned short)type;
 		rta->rta_len = (unsigned short)RTA_LENGTH(alen);
 		memcpy(RTA_DATA(rta), ip, alen);
-		req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) +
-				   RTA_ALIGN(rta->rta_len);
+		req.nh.nlmsg_len =
+			NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
 	}
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
@@ -185,7 +185,8 @@ tap_setup(struct port_netdev *nd, const uint8_t mac[6], uint32_t mtu,
 		    (a->family == AF_INET6 &&
 		     IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)a->addr))) {
 			PORT_LOG(INFO, "%s: loopback address %s left to lo",
-				 nd->name, dpv_ip_addr_str(a, buf, sizeof(buf)));
+				 nd->name,
+				 dpv_ip_addr_str(a, buf, sizeof(buf)));
 			continue;
 		}
 		rc = addr_add(nd->ifindex, a);
@@ -222,16 +223,15 @@ port_netdev_open(struct port_netdev *nd, const char *dev_name,
 	fd = tap_open(want, nd->name);
 	/* the device's own name is taken (another process): the next free
 	 * dpv<N> */
-	if (fd < 0 && !named && fd != -ENOENT && fd != -EPERM &&
-	    fd != -EACCES)
+	if (fd < 0 && !named && fd != -ENOENT && fd != -EPERM && fd != -EACCES)
 		fd = tap_open("dpv%d", nd->name);
 	if (fd < 0) {
 		if (named)
 			PORT_LOG(WARNING, "%s: no kernel interface %s: %s",
 				 dev_name, want, strerror(-fd));
 		else
-			PORT_LOG(INFO, "%s: no kernel interface: %s",
-				 dev_name, strerror(-fd));
+			PORT_LOG(INFO, "%s: no kernel interface: %s", dev_name,
+				 strerror(-fd));
 		return fd;
 	}
 	nd->fd = fd;
