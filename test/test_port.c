@@ -125,10 +125,12 @@ case_good_file(void)
 		       "mbufs = 4095\n"
 		       "mbuf_size = 3840\n"
 		       "promisc = yes\n"
+		       "netdev = rdma7\n"
 		       "[dpv1]\n"
 		       "port = 3\n"
 		       "personality = mlx5\n"
 		       "part_id = 0x101d\n"
+		       "netdev = off\n"
 		       "[dpv2]\n"
 		       "personality = mlx5\n"
 		       "vdev = net_af_packet0,iface=veth1,framesz=4224\n"
@@ -161,6 +163,10 @@ case_good_file(void)
 	TEST_ASSERT_EQUAL(cfg.port[0].mbufs, 4095, "");
 	TEST_ASSERT_EQUAL(cfg.port[0].mbuf_size, 3840, "");
 	TEST_ASSERT(cfg.port[0].promisc, "");
+	TEST_ASSERT_EQUAL(cfg.port[0].netdev, DPV_NETDEV_NAME, "");
+	TEST_ASSERT(strcmp(cfg.port[0].netdev_name, "rdma7") == 0, "");
+	TEST_ASSERT_EQUAL(cfg.port[1].netdev, DPV_NETDEV_OFF, "");
+	TEST_ASSERT_EQUAL(cfg.port[2].netdev, DPV_NETDEV_AUTO, "default");
 	TEST_ASSERT_EQUAL(cfg.port[1].kind, DPV_PORT_KIND_ID, "");
 	TEST_ASSERT_EQUAL(cfg.port[1].port_id, 3, "");
 	TEST_ASSERT_EQUAL(cfg.port[0].personality, DPV_PERSONALITY_DPVERBS, "");
@@ -215,6 +221,9 @@ case_bad_files(void)
 		{"[dpv0]\npersonality = mlx5\npart_id = 0\n", "1..0xffff"},
 		{"[dpv0]\npersonality = mlx5\npart_id = 0x10000\n", "part_id"},
 		{"[dpv0]\npart_id = 4119\n", "needs personality = mlx5"},
+		{"[dpv0]\nnetdev = a/b\n", "interface name"},
+		{"[dpv0]\nnetdev = sixteen-chars-xx\n", "1..15"},
+		{"[dpv0]\nnetdev = ..\n", "interface name"},
 		{"[dpverbs]\nworkers = -1\n", "workers"},
 		{"[dpverbs]\nworkers = 65\n", "0..64"},
 		{"[dpverbs]\nprogress = spin\n", "thread, app, workers or auto"},
@@ -344,6 +353,25 @@ case_env(void)
 	TEST_ASSERT(strstr(err, "DPV_EAL") != NULL, "%s", err);
 	TEST_ASSERT(ip6_is(&cfg.port[0].addrs[0], "2001:db8::5", 48), "");
 	TEST_ASSERT(strstr(cfg.eal_args, "--file-prefix=p1") != NULL, "");
+	/* DPV_NETDEV: dpv0's kernel interface */
+	TEST_ASSERT_EQUAL(dpv_config_apply_netdev(&cfg, "off", err,
+						  sizeof(err)),
+			  0, "%s", err);
+	TEST_ASSERT_EQUAL(cfg.port[0].netdev, DPV_NETDEV_OFF, "");
+	TEST_ASSERT_EQUAL(dpv_config_apply_netdev(&cfg, "dpvk%d", err,
+						  sizeof(err)),
+			  0, "%s", err);
+	TEST_ASSERT_EQUAL(cfg.port[0].netdev, DPV_NETDEV_NAME, "");
+	TEST_ASSERT(strcmp(cfg.port[0].netdev_name, "dpvk%d") == 0, "");
+	rc = dpv_config_apply_netdev(&cfg, "bad name", err, sizeof(err));
+	TEST_ASSERT_EQUAL(rc, -EINVAL, "");
+	TEST_ASSERT(strstr(err, "DPV_NETDEV") != NULL, "%s", err);
+	TEST_ASSERT(strcmp(cfg.port[0].netdev_name, "dpvk%d") == 0,
+		    "a bad value changes nothing");
+	TEST_ASSERT_EQUAL(dpv_config_apply_netdev(&cfg, "auto", err,
+						  sizeof(err)),
+			  0, "%s", err);
+	TEST_ASSERT_EQUAL(cfg.port[0].netdev, DPV_NETDEV_AUTO, "");
 
 	/* dpv_config_read: DPV_CONF + env on top of the file */
 	if (write_tmp("[eal]\nargs = --no-huge -m 64\n[dpv0]\nport = "

@@ -749,6 +749,13 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rx_drop_icrc, 0,                                                     \
 	  "dropped: bad ICRC (also counted in rx_drop_parse)")                 \
 	X(rx_neigh, 0, "ARP and neighbour discovery frames handled")           \
+	X(rx_netdev, 0,                                                        \
+	  "frames that are not RoCE handed to the kernel interface")          \
+	X(rx_netdev_drop, 0,                                                   \
+	  "frames for the kernel interface it did not take")                   \
+	X(tx_netdev, 0, "frames the kernel interface sent on the port")        \
+	X(tx_netdev_drop, 0,                                                   \
+	  "frames from the kernel interface dropped: the TX buffer was full")  \
 	X(rx_drop_pkey, 0,                                                     \
 	  "dropped: BTH P_Key not in the P_Key table (0xffff)")                \
 	X(rx_drop_noqp, 0, "dropped: no QP with the destination QP number")    \

@@ -65,6 +65,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->txq = conf->tx_queue;
 	e->mp = conf->mp;
 	e->hz = rte_get_timer_hz();
+	e->netdev_next = UINT64_MAX;
 	e->conf = *conf; /* the verbs layer's hooks, called as they are */
 	for (unsigned int i = 0; i < DPV_EKCACHE_SIZE; i++)
 		e->kcache[i].snp = &dpv_ekcache_never;
@@ -73,8 +74,10 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 
 		if (e->mp == NULL)
 			e->mp = dpv_port_mempool(port);
-		if (dpv_port_query(port, &info) == 0)
+		if (dpv_port_query(port, &info) == 0) {
 			memcpy(e->mac, info.mac, 6);
+			e->netdev = info.netdev_ifindex > 0;
+		}
 	} else {
 		memcpy(e->mac, conf->mac, 6);
 		memcpy(e->gid, conf->gid, 16);
@@ -88,6 +91,8 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 		rte_errno = EINVAL;
 		goto fail;
 	}
+	if (e->netdev)
+		e->netdev_next = 0;
 	e->mbuf_room = rte_pktmbuf_data_room_size(e->mp) - RTE_PKTMBUF_HEADROOM;
 
 	e->max_keys = conf->max_keys ? conf->max_keys : 4096;
@@ -295,8 +300,7 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 		return; /* taken by a raw-packet flow */
 	why = dpv_engine_parse(m, &pkt); /* fills all of pkt */
 	if (unlikely(why != DPV_ROCE_RX_OK)) {
-		if (!dpv_engine_rx_neigh(e, m))
-			dpv_engine_count_parse_drop(e, why);
+		dpv_engine_rx_other(e, m, why);
 		return;
 	}
 	/* the P_Key table holds the default P_Key alone */
@@ -567,6 +571,8 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	e->acks_held_at = 0;
 	take_kicks(e);
 	n = rx_pass(e, budget);
+	if (unlikely(e->now >= e->netdev_next))
+		dpv_engine_netdev_pass(e);
 	/* doorbells rung on QPs off the run list: a slice per poll (all of
 	 * them when there are few) */
 	scan_doorbells(e, e->nrun == 0 && n == 0 ? 8 * SCAN_SLICE : SCAN_SLICE);

@@ -435,6 +435,10 @@ struct dpv_engine {
 	struct rte_ring *kick;
 	struct raw_state *raw; /* raw-packet QPs and flows (engine_raw.c) */
 	uint64_t now; /* TSC at the start of the current poll */
+	/* TSC of the next read of the device's kernel interface (frames the
+	 * kernel sends); UINT64_MAX: the device has none */
+	uint64_t netdev_next;
+	bool netdev; /* the device has a kernel interface */
 	uint64_t last_post;	 /* TSC of the last dpv_engine_progress_post */
 	uint32_t posts_unpolled; /* posts of a burst since the last poll */
 	uint32_t poll_seq;	 /* polls so far (never 0 in a poll) */
@@ -548,7 +552,18 @@ uint32_t dpv_engine_max_payload(struct dpv_engine *e,
 				uint8_t opcode);
 
 /* engine_neigh.c */
-bool dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m);
+/* ARP / ND: learn the sender; answer for the device's addresses when
+ * answer is set (no kernel interface does). Whether m was ARP / ND. */
+bool dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m,
+			 bool answer);
+/* A frame the RoCE parser refused (why): ARP / ND, the kernel interface,
+ * or a counted drop. */
+void __attribute__((noinline))
+dpv_engine_rx_other(struct dpv_engine *e, struct rte_mbuf *m,
+		    enum dpv_roce_rx_status why);
+/* Send what the kernel wrote to the device's interface (a bounded
+ * batch); the next read is due at e->netdev_next. */
+void __attribute__((noinline)) dpv_engine_netdev_pass(struct dpv_engine *e);
 bool dpv_engine_neigh_cached(struct dpv_engine *e, const uint8_t gid[16],
 			     uint8_t mac[6]);
 int dpv_engine_neigh_query(struct dpv_engine *e, const uint8_t gid[16]);

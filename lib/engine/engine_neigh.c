@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Neighbours: the engine owns the port's RX queue, so it answers ARP
- * requests and IPv6 neighbour solicitations for the device's addresses,
- * learns the MACs of peers from what it receives, and sends queries for
- * dpv_engine_neigh_resolve(). Frames are built by lib/roce (dpv_roce_nd.h).
+ * Neighbours: the engine owns the port's RX queue, so it learns the MACs
+ * of peers from what it receives, sends queries for
+ * dpv_engine_neigh_resolve(), and answers ARP requests and IPv6 neighbour
+ * solicitations for the device's addresses — unless the device has a
+ * kernel interface (dpv_port_netdev_put()): then the frames that are not
+ * RoCE go to the kernel, which answers, and what it sends goes out on the
+ * port. Frames are built by lib/roce (dpv_roce_nd.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -16,6 +19,11 @@
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
 #include "dpv_roce_nd.h"
+
+/* Frames read from the kernel interface per read, at most */
+#define NETDEV_BURST 16
+/* Reads of an idle kernel interface per second */
+#define NETDEV_READ_HZ 5000
 
 bool
 dpv_engine_addr_local(struct dpv_engine *e, const uint8_t gid[16])
@@ -80,7 +88,7 @@ tx_frame(struct dpv_engine *e, const void *frame, int len)
 }
 
 bool
-dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m)
+dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m, bool answer)
 {
 	const void *f = rte_pktmbuf_mtod(m, const void *);
 	uint8_t buf[128], gid[16];
@@ -94,7 +102,7 @@ dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m)
 		if (arp.spa != 0)
 			learn(e, gid, arp.sha);
 		dpv_roce_gid_from_ipv4(gid, arp.tpa);
-		if (arp.op == DPV_ARP_REQUEST &&
+		if (answer && arp.op == DPV_ARP_REQUEST &&
 		    dpv_engine_addr_local(e, gid)) {
 			dpv_arp_make_reply(&rep, &arp, e->mac);
 			tx_frame(e, buf, dpv_arp_build(buf, sizeof(buf), &rep));
@@ -106,7 +114,7 @@ dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m)
 		if (nd.type == DPV_ND_NS) {
 			if (nd.has_lladdr)
 				learn(e, nd.src, nd.lladdr);
-			if (dpv_engine_addr_local(e, nd.target)) {
+			if (answer && dpv_engine_addr_local(e, nd.target)) {
 				dpv_nd_make_advert(&na, &nd, e->mac);
 				tx_frame(e, buf,
 					 dpv_nd_build(buf, sizeof(buf), &na));
@@ -118,6 +126,54 @@ dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m)
 		return true;
 	}
 	return false;
+}
+
+/* Not RoCE: what a host's kernel would take (ICMP, TCP, other UDP,
+ * fragments, other protocols). Bad RoCE frames are dropped. */
+static inline bool
+for_kernel(enum dpv_roce_rx_status why)
+{
+	return why == DPV_ROCE_RX_NOT_IP || why == DPV_ROCE_RX_NOT_UDP ||
+	       why == DPV_ROCE_RX_UDP_PORT || why == DPV_ROCE_RX_IPV4_FRAG;
+}
+
+void
+dpv_engine_rx_other(struct dpv_engine *e, struct rte_mbuf *m,
+		    enum dpv_roce_rx_status why)
+{
+	bool kernel = e->netdev && for_kernel(why);
+
+	/* ARP / ND: learnt from either way (RoCE needs the MACs) */
+	if (!dpv_engine_rx_neigh(e, m, !kernel) && !kernel) {
+		dpv_engine_count_parse_drop(e, why);
+		return;
+	}
+	if (!kernel)
+		return;
+	if (dpv_port_netdev_put(e->port, m) == 0)
+		e->st.rx_netdev++;
+	else
+		e->st.rx_netdev_drop++;
+}
+
+void
+dpv_engine_netdev_pass(struct dpv_engine *e)
+{
+	struct rte_mbuf *pkts[NETDEV_BURST];
+	uint16_t n, i;
+
+	n = dpv_port_netdev_get(e->port, e->mp, pkts, NETDEV_BURST);
+	for (i = 0; i < n && dpv_engine_tx_room(e); i++)
+		e->tx[e->ntx++] = pkts[i];
+	e->st.tx_netdev += i;
+	e->work += i;
+	if (i < n) {
+		e->st.tx_netdev_drop += n - i;
+		rte_pktmbuf_free_bulk(pkts + i, n - i);
+	}
+	/* a full batch: more may wait, read again at the next poll */
+	e->netdev_next =
+		n == NETDEV_BURST ? e->now : e->now + e->hz / NETDEV_READ_HZ;
 }
 
 bool

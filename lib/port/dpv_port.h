@@ -67,6 +67,9 @@ struct dpv_port_info {
 	int socket_id;	     /**< NUMA socket of the port (0 if unknown) */
 	int personality;     /**< enum dpv_personality (key "personality") */
 	uint16_t part_id;    /**< vendor_part_id under DPV_PERSONALITY_MLX5 */
+	/** Name of the device's kernel interface ("" if it has none) */
+	char netdev[16];
+	int netdev_ifindex; /**< its interface index, 0 if none */
 };
 
 /**
@@ -358,6 +361,40 @@ int dpv_port_rx_inject(struct dpv_port *p, struct rte_mbuf **pkts, uint16_t n);
  */
 uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 		     uint16_t n);
+
+/**
+ * Hand a frame received on the wire to the device's kernel interface
+ * (the exception path: frames that are not RoCE). The frame is copied;
+ * the caller keeps m. Never blocks (a full interface queue drops it).
+ *
+ * @param p
+ *   Device (not NULL).
+ * @param m
+ *   The frame, starting at its Ethernet header (may be chained).
+ * @return
+ *   0; -ENODEV if the device has no kernel interface; -EMSGSIZE if m has
+ *   more than 16 segments; another -errno from writev(2).
+ */
+int dpv_port_netdev_put(struct dpv_port *p, const struct rte_mbuf *m);
+
+/**
+ * Take the frames the kernel sent on the device's kernel interface, to be
+ * sent on the port. Never blocks.
+ *
+ * @param p
+ *   Device (not NULL).
+ * @param mp
+ *   Pool for the frames (an mbuf holds one frame of the port's MTU).
+ * @param pkts
+ *   Output: the frames, owned by the caller.
+ * @param n
+ *   At most this many.
+ * @return
+ *   The number of frames in pkts (0 without an interface, when there is
+ *   nothing to read, or when mp is empty).
+ */
+uint16_t dpv_port_netdev_get(struct dpv_port *p, struct rte_mempool *mp,
+			     struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * A device's mbuf pool, for the frames the engine builds.

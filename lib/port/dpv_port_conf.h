@@ -14,8 +14,8 @@
  *     built-in path DPV_DEFAULT_CONF (/etc/dpverbs/dpverbs.conf) if it
  *     exists; read with DPDK's rte_cfgfile;
  *  3. DPV_EAL (replaces the EAL arguments), DPV_IP (replaces dpv0's
- *     addresses) and DPV_FAULT (replaces every device's fault layer
- *     settings).
+ *     addresses), DPV_FAULT (replaces every device's fault layer
+ *     settings) and DPV_NETDEV (dpv0's kernel interface).
  *
  * doc/guides/configuration.rst lists every key. All parsing functions
  * here are pure (no EAL needed) and report errors as -EINVAL plus a
@@ -83,6 +83,19 @@ enum dpv_personality {
 
 /** vendor_part_id of a "personality = mlx5" device without "part_id". */
 #define DPV_MLX5_DEFAULT_PART_ID 4119
+/** The device's kernel interface (key "netdev", DPV_NETDEV). */
+enum dpv_netdev_mode {
+	/** Default: with the library owning EAL and a port that is neither
+	 *  an in-process loopback nor memif, a TAP named like the device
+	 *  (the next free dpv<N> if that name is taken), skipped when the
+	 *  process may not create it; none in embedded mode. */
+	DPV_NETDEV_AUTO = 0,
+	DPV_NETDEV_OFF,	 /**< no kernel interface */
+	DPV_NETDEV_NAME, /**< a TAP named netdev_name (any port kind) */
+};
+
+/** Size of a kernel interface name (IFNAMSIZ). */
+#define DPV_NETDEV_NAME_LEN 16
 
 /** Settings of one device. Initialise with dpv_port_conf_init(). */
 struct dpv_port_conf {
@@ -117,6 +130,11 @@ struct dpv_port_conf {
 	/** The fault layer (key "fault", DPV_FAULT; dpv_port_fault.h): off
 	 *  after dpv_port_conf_init(). */
 	struct dpv_fault_conf fault;
+	/** The kernel interface (key "netdev"): DPV_NETDEV_AUTO after
+	 *  dpv_port_conf_init() */
+	enum dpv_netdev_mode netdev;
+	/** With DPV_NETDEV_NAME: the interface name */
+	char netdev_name[DPV_NETDEV_NAME_LEN];
 };
 
 /** How a device's engine makes progress ([dpverbs] progress). */
@@ -218,8 +236,28 @@ int dpv_config_apply_fault(struct dpv_config *cfg, const char *spec, char *err,
 			   size_t errlen);
 
 /**
+ * Apply DPV_NETDEV: replace dpv0's kernel interface setting (key
+ * "netdev").
+ *
+ * @param cfg
+ *   Configuration to update; left unchanged on error.
+ * @param v
+ *   Value of DPV_NETDEV: "off", "auto" or an interface name (1..15
+ *   characters, no '/', ':' or blanks); NULL: nothing.
+ * @param err
+ *   Buffer for the error message (may be NULL).
+ * @param errlen
+ *   Its size.
+ * @return
+ *   0 or -EINVAL (message in err).
+ */
+int dpv_config_apply_netdev(struct dpv_config *cfg, const char *v, char *err,
+			    size_t errlen);
+
+/**
  * The process's configuration: defaults, then the file ($DPV_CONF, else
- * DPV_DEFAULT_CONF if it exists), then DPV_EAL, DPV_IP and DPV_FAULT.
+ * DPV_DEFAULT_CONF if it exists), then DPV_EAL, DPV_IP, DPV_FAULT and
+ * DPV_NETDEV.
  * Errors are also logged.
  *
  * @param cfg

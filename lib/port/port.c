@@ -62,6 +62,7 @@ struct dpv_port {
 	struct dpv_port_conf conf; /* addresses and neighbours */
 	uint8_t gids[DPV_PORT_GID_TBL_LEN][16];
 	bool gid_valid[DPV_PORT_GID_TBL_LEN];
+	struct port_netdev nd; /* the kernel interface, if any */
 };
 
 static pthread_mutex_t port_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -525,6 +526,7 @@ port_release(struct dpv_port *p)
 			rte_pktmbuf_free(m);
 		rte_ring_free(p->inject);
 	}
+	port_netdev_close(&p->nd);
 	rte_mempool_free(p->mp);
 	free(p);
 }
@@ -553,6 +555,7 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	if (p == NULL)
 		return -ENOMEM;
 	p->idx = idx;
+	port_netdev_init(&p->nd);
 	snprintf(p->name, sizeof(p->name), "dpv%u", idx);
 	p->conf = *pc;
 	nq = pc->queues ? pc->queues : (n_workers ? n_workers : 1);
@@ -678,6 +681,15 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		dpv_fault_format(&pc->fault, spec, sizeof(spec));
 		PORT_LOG(NOTICE, "%s: fault layer on: %s", p->name, spec);
 	}
+	/* the kernel interface: asked for by name, or by default when the
+	 * library owns EAL, except on memif (its two processes share a
+	 * namespace as a rule, whose kernel would then own both ends'
+	 * addresses and drop the ARP between them as martian); a failure
+	 * leaves the device without one */
+	if (pc->netdev == DPV_NETDEV_NAME ||
+	    (pc->netdev == DPV_NETDEV_AUTO && !p->loopback && !is_memif(&di) &&
+	     ethdev < 0 && dpv_port_eal_owned()))
+		port_netdev_open(&p->nd, p->name, &p->conf, p->mac, p->mtu);
 	if (dpv_port_eal_owned() && !p->created && !pc->app_configured)
 		close_at_exit[p->ethdev] = true;
 	ports[idx] = p;
@@ -827,6 +839,8 @@ dpv_port_query(const struct dpv_port *p, struct dpv_port_info *out)
 	out->personality = p->conf.personality;
 	out->part_id = p->conf.part_id ? p->conf.part_id
 				       : DPV_MLX5_DEFAULT_PART_ID;
+	out->netdev_ifindex = p->nd.ifindex;
+	strlcpy(out->netdev, p->nd.name, sizeof(out->netdev));
 	memset(&link, 0, sizeof(link));
 	if (rte_eth_link_get_nowait(p->ethdev, &link) == 0) {
 		out->link_up = link.link_status == RTE_ETH_LINK_UP;
@@ -1052,6 +1066,23 @@ dpv_port_fault_stats_get(const struct dpv_port *p, struct dpv_fault_stats *st)
 		return -EINVAL;
 	port_fault_stats(__atomic_load_n(&p->fault, __ATOMIC_ACQUIRE), st);
 	return 0;
+}
+
+int
+dpv_port_netdev_put(struct dpv_port *p, const struct rte_mbuf *m)
+{
+	if (p->nd.fd < 0)
+		return -ENODEV;
+	return port_netdev_put(&p->nd, m);
+}
+
+uint16_t
+dpv_port_netdev_get(struct dpv_port *p, struct rte_mempool *mp,
+		    struct rte_mbuf **pkts, uint16_t n)
+{
+	if (p->nd.fd < 0)
+		return 0;
+	return port_netdev_get(&p->nd, mp, pkts, n);
 }
 
 struct rte_mempool *

@@ -277,6 +277,32 @@ bool_parse(const char *s, bool *out)
 	return -EINVAL;
 }
 
+/* "off", "auto" or an interface name: 0, or -EINVAL. */
+static int
+netdev_parse(const char *v, enum dpv_netdev_mode *mode,
+	     char name[DPV_NETDEV_NAME_LEN])
+{
+	size_t len = strlen(v);
+
+	if (strcmp(v, "off") == 0 || strcmp(v, "no") == 0) {
+		*mode = DPV_NETDEV_OFF;
+		return 0;
+	}
+	if (strcmp(v, "auto") == 0) {
+		*mode = DPV_NETDEV_AUTO;
+		return 0;
+	}
+	/* what the kernel takes as a name (dev_valid_name()) */
+	if (len == 0 || len >= DPV_NETDEV_NAME_LEN || strcmp(v, ".") == 0 ||
+	    strcmp(v, "..") == 0 || strpbrk(v, "/: \t\n") != NULL)
+		return -EINVAL;
+	*mode = DPV_NETDEV_NAME;
+	strlcpy(name, v, DPV_NETDEV_NAME_LEN);
+	return 0;
+}
+
+#define NETDEV_WANT "want off, auto or an interface name of 1..15 characters"
+
 static int
 port_sel_parse(struct dpv_port_conf *pc, const char *v)
 {
@@ -420,6 +446,11 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 			return -EINVAL;
 		}
 		pc->part_id = v;
+	} else if (strcmp(e->name, "netdev") == 0) {
+		if (netdev_parse(val, &pc->netdev, pc->netdev_name) < 0) {
+			KEY_ERR(NETDEV_WANT);
+			return -EINVAL;
+		}
 	} else if (strcmp(e->name, "fault") == 0) {
 		/* repeatable: each line adds to the previous ones */
 		if (dpv_fault_parse(val, &pc->fault, sub, sizeof(sub)) < 0) {
@@ -429,7 +460,7 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 	} else {
 		KEY_ERR("unknown key (known: port, vdev, ip, mac, mtu, neigh, "
 			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc, "
-			"fault, personality, part_id)");
+			"fault, personality, part_id, netdev)");
 		return -EINVAL;
 	}
 	return 0;
@@ -770,6 +801,21 @@ dpv_config_apply_fault(struct dpv_config *cfg, const char *spec, char *err,
 }
 
 int
+dpv_config_apply_netdev(struct dpv_config *cfg, const char *v, char *err,
+			size_t errlen)
+{
+	struct dpv_port_conf *pc = &cfg->port[0];
+
+	if (v == NULL)
+		return 0;
+	if (netdev_parse(v, &pc->netdev, pc->netdev_name) < 0) {
+		port_err(err, errlen, "DPV_NETDEV=%s: %s", v, NETDEV_WANT);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
 dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 {
 	const char *path = getenv("DPV_CONF");
@@ -797,6 +843,9 @@ dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 	if (rc == 0)
 		rc = dpv_config_apply_fault(cfg, getenv("DPV_FAULT"), err,
 					    errlen);
+	if (rc == 0)
+		rc = dpv_config_apply_netdev(cfg, getenv("DPV_NETDEV"), err,
+					     errlen);
 	if (rc != 0)
 		PORT_LOG(ERR, "configuration: %s", err);
 	return rc;

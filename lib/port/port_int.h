@@ -114,4 +114,28 @@ uint16_t port_fault_rx(struct dpv_port_fault *f, struct dpv_port *p, uint16_t q,
 uint16_t port_fault_tx(struct dpv_port_fault *f, struct dpv_port *p, uint16_t q,
 		       struct rte_mbuf **pkts, uint16_t n);
 
+/* The exception-path kernel interface of a device (port_netdev.c). */
+struct dpv_port_conf;
+struct rte_mempool;
+struct port_netdev {
+	int fd;	     /* the TAP, -1: none */
+	int ifindex; /* 0: none */
+	char name[16];
+};
+/* No interface. */
+void port_netdev_init(struct port_netdev *nd);
+/* Create the TAP of device dev_name as pc->netdev says (named, or
+ * dev_name / the next free dpv<N>), with mac, mtu and pc's addresses, up:
+ * 0, or -errno (logged: INFO when only the default asked for it). */
+int port_netdev_open(struct port_netdev *nd, const char *dev_name,
+		     const struct dpv_port_conf *pc, const uint8_t mac[6],
+		     uint32_t mtu);
+/* Close it: the kernel removes the interface. */
+void port_netdev_close(struct port_netdev *nd);
+/* Hand a frame to the kernel (a copy): 0 or -errno. */
+int port_netdev_put(struct port_netdev *nd, const struct rte_mbuf *m);
+/* Frames the kernel sent, up to n, in mbufs from mp. */
+uint16_t port_netdev_get(struct port_netdev *nd, struct rte_mempool *mp,
+			 struct rte_mbuf **pkts, uint16_t n);
+
 #endif

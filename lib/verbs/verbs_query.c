@@ -302,6 +302,18 @@ ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
 	return 0;
 }
 
+/* ifindex of the device's kernel interface, 0 if none */
+static uint32_t
+dpv_dev_ifindex(struct dpv_device *dev)
+{
+	struct dpv_port_info info;
+
+	if (!dpv_port_query || dev->port == NULL ||
+	    dpv_port_query(dev->port, &info) != 0 || info.netdev_ifindex <= 0)
+		return 0;
+	return (uint32_t)info.netdev_ifindex;
+}
+
 static int
 gid_entry(struct ibv_context *context, uint32_t port, uint32_t index,
 	  struct ibv_gid_entry *e)
@@ -317,7 +329,8 @@ gid_entry(struct ibv_context *context, uint32_t port, uint32_t index,
 	e->gid_index = index;
 	e->port_num = port;
 	e->gid_type = IBV_GID_TYPE_ROCE_V2;
-	e->ndev_ifindex = 0;
+	/* the device's kernel interface carries its addresses (0: none) */
+	e->ndev_ifindex = dpv_dev_ifindex(dctx_dev(context));
 	return 0;
 }
 
