@@ -131,9 +131,14 @@ if ctx:
     check(out.comp_mask & (1 << 2) and all(b == 0 for b in out.rest[16:36]),
           'striding RQ answered with zero caps')
     # Offsets 24..68 (cqe_comp_caps .. max_dynamic_bfregs) and 80..88
-    # (flow_action_flags, dc_odp_caps) hold groups reported as "none".
-    check(all(b == 0 for b in out.rest[0:44] + out.rest[56:64]),
+    # (flow_action_flags, dc_odp_caps) hold groups reported as "none",
+    # but for tunnel_offloads_caps (offset 60): VXLAN, GRE and GENEVE.
+    check(all(b == 0 for b in out.rest[0:36] + out.rest[40:44] +
+              out.rest[56:64]),
           'reported capability fields are zero (nothing offloaded)')
+    check(bytes(out.rest[36:40]) == bytes([7, 0, 0, 0]),
+          'tunnel_offloads_caps VXLAN | GRE | GENEVE (got %s)'
+          % bytes(out.rest[36:40]).hex())
     check(all(b == 0xff for b in out.rest[48:56]),
           'unreported clock field left untouched')
 
