@@ -67,6 +67,7 @@ struct dpv_port_info {
 	int socket_id;	     /**< NUMA socket of the port (0 if unknown) */
 	int personality;     /**< enum dpv_personality (key "personality") */
 	uint16_t part_id;    /**< vendor_part_id under DPV_PERSONALITY_MLX5 */
+	int rings;	     /**< enum dpv_rings (key "rings") */
 };
 
 /**
