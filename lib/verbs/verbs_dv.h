@@ -72,7 +72,8 @@ int dpv_mlx4dv_context_ok(struct ibv_context *ctx);
  * @param obj      in/out pointers per object type
  * @param obj_type bitmask of enum mlx5dv_obj_type
  * @return 0; EINVAL obj NULL, or an in/out pointer NULL for a requested
- *   type; EOPNOTSUPP MLX5DV_OBJ_RWQ or MLX5DV_OBJ_DM.
+ *   type; EOPNOTSUPP MLX5DV_OBJ_RWQ or MLX5DV_OBJ_DM, or a QP or CQ of a
+ *   device configured "rings = mlx4" (mlx4dv_init_obj describes those).
  */
 int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
 
