@@ -129,6 +129,7 @@ case_good_file(void)
 		       "port = 3\n"
 		       "personality = mlx5\n"
 		       "part_id = 0x101d\n"
+		       "rings = mlx4\n"
 		       "[dpv2]\n"
 		       "personality = mlx5\n"
 		       "vdev = net_af_packet0,iface=veth1,framesz=4224\n"
@@ -167,6 +168,8 @@ case_good_file(void)
 	TEST_ASSERT_EQUAL(cfg.port[0].part_id, 0, "");
 	TEST_ASSERT_EQUAL(cfg.port[1].personality, DPV_PERSONALITY_MLX5, "");
 	TEST_ASSERT_EQUAL(cfg.port[1].part_id, 0x101d, "");
+	TEST_ASSERT_EQUAL(cfg.port[0].rings, DPV_RINGS_MLX5, "default");
+	TEST_ASSERT_EQUAL(cfg.port[1].rings, DPV_RINGS_MLX4, "");
 	TEST_ASSERT_EQUAL(cfg.port[2].personality, DPV_PERSONALITY_MLX5, "");
 	TEST_ASSERT_EQUAL(cfg.port[2].part_id, 0, "default: ConnectX-5");
 	TEST_ASSERT_EQUAL(cfg.port[2].kind, DPV_PORT_KIND_VDEV, "");
@@ -215,6 +218,7 @@ case_bad_files(void)
 		{"[dpv0]\npersonality = mlx5\npart_id = 0\n", "1..0xffff"},
 		{"[dpv0]\npersonality = mlx5\npart_id = 0x10000\n", "part_id"},
 		{"[dpv0]\npart_id = 4119\n", "needs personality = mlx5"},
+		{"[dpv0]\nrings = mlx3\n", "mlx5 or mlx4"},
 		{"[dpverbs]\nworkers = -1\n", "workers"},
 		{"[dpverbs]\nworkers = 65\n", "0..64"},
 		{"[dpverbs]\nprogress = spin\n", "thread, app, workers or auto"},
