@@ -599,8 +599,6 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	uint32_t qpn, srqn, fr;
 	uint16_t ctr;
 
-	if (unlikely(cq->fmt != DPV_RING_MLX5))
-		return dpv_mlx4_poll_one(cq, lookup, arg, wc);
 	oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
 	op = oo >> 4;
 	if (op == MLX5_CQE_INVALID ||
@@ -702,17 +700,22 @@ update_ci(struct dpv_mlx5_cq *cq)
 			 __ATOMIC_RELEASE);
 }
 
-int
-dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
-		 dpv_mlx5_wq_lookup_t lookup, void *arg)
+/* One CQE of the ring's format (poll_one, dpv_mlx4_poll_one). */
+typedef int (*poll_one_fn)(struct dpv_mlx5_cq *cq,
+			   dpv_mlx5_wq_lookup_t lookup, void *arg,
+			   struct ibv_wc *wc);
+
+/* The poll loop, instantiated per format: the format is tested once a
+ * call, not once a CQE. */
+static __rte_always_inline int
+poll_n(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+       dpv_mlx5_wq_lookup_t lookup, void *arg, poll_one_fn one)
 {
 	int got = 0, rc = 0;
 	unsigned int guard = cq->cqe_cnt;
 
-	if (n < 0)
-		return -EINVAL;
 	while (got < n && guard--) {
-		rc = poll_one(cq, lookup, arg, &wc[got]);
+		rc = one(cq, lookup, arg, &wc[got]);
 		if (rc == 0)
 			got++;
 		else if (rc != CQE_SKIP)
@@ -727,14 +730,25 @@ dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
 }
 
 int
-dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
-		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		 dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	if (n < 0)
+		return -EINVAL;
+	if (unlikely(cq->fmt != DPV_RING_MLX5))
+		return poll_n(cq, n, wc, lookup, arg, dpv_mlx4_poll_one);
+	return poll_n(cq, n, wc, lookup, arg, poll_one);
+}
+
+static __rte_always_inline int
+ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	uint64_t *wr_id, enum ibv_wc_status *status, poll_one_fn one)
 {
 	unsigned int guard = cq->cqe_cnt;
 	int rc;
 
 	do {
-		rc = poll_one(cq, lookup, arg, &cq->cur_wc);
+		rc = one(cq, lookup, arg, &cq->cur_wc);
 	} while (rc == CQE_SKIP && guard--);
 	if (rc == CQE_SKIP)
 		rc = ENOENT;
@@ -743,6 +757,16 @@ dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
 		*status = cq->cur_wc.status;
 	}
 	return rc;
+}
+
+int
+dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	if (unlikely(cq->fmt != DPV_RING_MLX5))
+		return ex_next(cq, lookup, arg, wr_id, status,
+			       dpv_mlx4_poll_one);
+	return ex_next(cq, lookup, arg, wr_id, status, poll_one);
 }
 
 void
