@@ -131,6 +131,7 @@ case_good_file(void)
 		       "personality = mlx5\n"
 		       "part_id = 0x101d\n"
 		       "netdev = off\n"
+		       "rings = mlx4\n"
 		       "[dpv2]\n"
 		       "personality = mlx5\n"
 		       "vdev = net_af_packet0,iface=veth1,framesz=4224\n"
@@ -173,6 +174,8 @@ case_good_file(void)
 	TEST_ASSERT_EQUAL(cfg.port[0].part_id, 0, "");
 	TEST_ASSERT_EQUAL(cfg.port[1].personality, DPV_PERSONALITY_MLX5, "");
 	TEST_ASSERT_EQUAL(cfg.port[1].part_id, 0x101d, "");
+	TEST_ASSERT_EQUAL(cfg.port[0].rings, DPV_RINGS_MLX5, "default");
+	TEST_ASSERT_EQUAL(cfg.port[1].rings, DPV_RINGS_MLX4, "");
 	TEST_ASSERT_EQUAL(cfg.port[2].personality, DPV_PERSONALITY_MLX5, "");
 	TEST_ASSERT_EQUAL(cfg.port[2].part_id, 0, "default: ConnectX-5");
 	TEST_ASSERT_EQUAL(cfg.port[2].kind, DPV_PORT_KIND_VDEV, "");
@@ -224,6 +227,7 @@ case_bad_files(void)
 		{"[dpv0]\nnetdev = a/b\n", "interface name"},
 		{"[dpv0]\nnetdev = sixteen-chars-xx\n", "1..15"},
 		{"[dpv0]\nnetdev = ..\n", "interface name"},
+		{"[dpv0]\nrings = mlx3\n", "mlx5 or mlx4"},
 		{"[dpverbs]\nworkers = -1\n", "workers"},
 		{"[dpverbs]\nworkers = 65\n", "0..64"},
 		{"[dpverbs]\nprogress = spin\n", "thread, app, workers or auto"},

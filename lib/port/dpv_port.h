@@ -70,6 +70,7 @@ struct dpv_port_info {
 	/** Name of the device's kernel interface ("" if it has none) */
 	char netdev[16];
 	int netdev_ifindex; /**< its interface index, 0 if none */
+	int rings;	     /**< enum dpv_rings (key "rings") */
 };
 
 /**

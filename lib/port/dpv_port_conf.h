@@ -81,6 +81,15 @@ enum dpv_personality {
 	DPV_PERSONALITY_MLX5,
 };
 
+/** Format of a device's rings (key "rings"). */
+enum dpv_rings {
+	/** ConnectX-4 and later formats (<infiniband/mlx5dv.h>); mlx5dv. */
+	DPV_RINGS_MLX5 = 0,
+	/** ConnectX-3 formats (<infiniband/mlx4dv.h>): mlx4 send WQEs and
+	 *  32-byte CQEs; mlx4dv_init_obj describes them. */
+	DPV_RINGS_MLX4,
+};
+
 /** vendor_part_id of a "personality = mlx5" device without "part_id". */
 #define DPV_MLX5_DEFAULT_PART_ID 4119
 /** The device's kernel interface (key "netdev", DPV_NETDEV). */
@@ -119,6 +128,8 @@ struct dpv_port_conf {
 	bool promisc;	    /**< enable promiscuous RX */
 	/** Identity (key "personality"): enum dpv_personality */
 	int personality;
+	/** Ring format (key "rings"): enum dpv_rings */
+	int rings;
 	/** vendor_part_id under DPV_PERSONALITY_MLX5 (key "part_id");
 	 *  0 = DPV_MLX5_DEFAULT_PART_ID */
 	uint16_t part_id;

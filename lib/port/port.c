@@ -837,6 +837,7 @@ dpv_port_query(const struct dpv_port *p, struct dpv_port_info *out)
 	out->mtu = p->mtu;
 	out->socket_id = p->socket_id;
 	out->personality = p->conf.personality;
+	out->rings = p->conf.rings;
 	out->part_id = p->conf.part_id ? p->conf.part_id
 				       : DPV_MLX5_DEFAULT_PART_ID;
 	out->netdev_ifindex = p->nd.ifindex;

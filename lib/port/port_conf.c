@@ -440,6 +440,15 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 			KEY_ERR("want dpverbs or mlx5");
 			return -EINVAL;
 		}
+	} else if (strcmp(e->name, "rings") == 0) {
+		if (strcmp(val, "mlx5") == 0) {
+			pc->rings = DPV_RINGS_MLX5;
+		} else if (strcmp(val, "mlx4") == 0) {
+			pc->rings = DPV_RINGS_MLX4;
+		} else {
+			KEY_ERR("want mlx5 or mlx4");
+			return -EINVAL;
+		}
 	} else if (strcmp(e->name, "part_id") == 0) {
 		if (port_num_parse(val, 1, 0xffff, &v) < 0) {
 			KEY_ERR("want a PCI device id 1..0xffff");
@@ -460,7 +469,7 @@ device_key(struct dpv_port_conf *pc, const char *path, const char *sec,
 	} else {
 		KEY_ERR("unknown key (known: port, vdev, ip, mac, mtu, neigh, "
 			"queues, rx_desc, tx_desc, mbufs, mbuf_size, promisc, "
-			"fault, personality, part_id, netdev)");
+			"fault, personality, part_id, netdev, rings)");
 		return -EINVAL;
 	}
 	return 0;

@@ -268,7 +268,13 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 	memset(cap, 0, sizeof(*cap));
 	if (qp->has_sq) {
 		/* memory-window binds: the ring sizes for UMR WQEs itself */
-		rc = dpv_mlx5_sq_init_tso(sq, RTE_MAX(req->max_send_wr, 1u),
+		if (qp->dev->mlx4_rings)
+			rc = dpv_mlx4_sq_init(sq, RTE_MAX(req->max_send_wr, 1u),
+					      req->max_send_sge,
+					      req->max_inline_data,
+					      SOCKET_ID_ANY);
+		else
+			rc = dpv_mlx5_sq_init_tso(sq, RTE_MAX(req->max_send_wr, 1u),
 					  req->max_send_sge,
 					  req->max_inline_data,
 					  qp->max_tso_header, SOCKET_ID_ANY);
@@ -835,6 +841,15 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	default:
 		return EINVAL;
 	}
+	/* "rings = mlx4": RC, UC and UD through ibv_post_send only (no mlx4
+	 * WQE for the ibv_wr_* builder, DC, XRC, raw packets or RSS yet) */
+	if (dctx_dev(ctx)->mlx4_rings &&
+	    ((a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
+	      a->qp_type != IBV_QPT_UD) ||
+	     (cm & (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+		    IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+		    IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))))
+		return EOPNOTSUPP;
 	if ((cm & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
 	    (rc = dpv_raw_tso_check(a)) != 0) /* qp_raw.c */
 		return rc;

@@ -516,8 +516,11 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		return NULL;
 	}
 #ifdef DPV_HAVE_MLX5_RING
-	int rc = dpv_mlx5_cq_init(&cq->ring, (unsigned int)cqe,
-				  dctx_dev(context)->socket_id);
+	int rc = dctx_dev(context)->mlx4_rings
+			 ? dpv_mlx4_cq_init(&cq->ring, (unsigned int)cqe,
+					    dctx_dev(context)->socket_id)
+			 : dpv_mlx5_cq_init(&cq->ring, (unsigned int)cqe,
+					    dctx_dev(context)->socket_id);
 
 	if (rc != 0) {
 		free(cq);
@@ -639,6 +642,8 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct dpv_mlx5_cq_resize r;
 	int rc;
 
+	if (cq->ring.fmt != DPV_RING_MLX5)
+		return EOPNOTSUPP; /* no resize of 32-byte CQE rings yet */
 	rc = dpv_mlx5_cq_resize_prepare(&cq->ring, (unsigned int)cqe, &r);
 	if (rc != 0)
 		return rc;

@@ -62,6 +62,7 @@ device_new(unsigned int idx)
 	dev->index = idx;
 	dev->guid_be = guid_from_mac(info.mac);
 	dev->socket_id = info.socket_id;
+	dev->mlx4_rings = info.rings == DPV_RINGS_MLX4;
 	if (info.personality == DPV_PERSONALITY_MLX5) {
 		/* as ConnectX reports itself; what differs from the hardware:
 		 * doc/guides/drivers/mlx5.rst */

@@ -21,6 +21,8 @@ dv_qp(struct ibv_qp *ibqp, struct mlx5dv_qp *out)
 	if (ibqp == NULL || out == NULL)
 		return EINVAL;
 	qp = to_dqp(ibqp);
+	if (qp->has_sq && qp->sq.wq.fmt != DPV_RING_MLX5)
+		return EOPNOTSUPP; /* "rings = mlx4": mlx4dv_init_obj */
 	dpv_mlx5_qp_to_dv(qp->has_sq ? &qp->sq : NULL,
 			  qp->has_rq ? &qp->rq : NULL, out);
 	/* none of the optional fields exists here */
@@ -33,6 +35,8 @@ dv_cq(struct ibv_cq *ibcq, struct mlx5dv_cq *out)
 {
 	if (ibcq == NULL || out == NULL)
 		return EINVAL;
+	if (to_dcq(ibcq)->ring.fmt != DPV_RING_MLX5)
+		return EOPNOTSUPP; /* "rings = mlx4": mlx4dv_init_obj */
 	dpv_mlx5_cq_to_dv(&to_dcq(ibcq)->ring, out);
 	out->comp_mask = 0;
 	return 0;

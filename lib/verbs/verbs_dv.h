@@ -15,6 +15,38 @@
 
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
+#include <infiniband/mlx4dv.h>
+
+/**
+ * mlx4dv_init_obj() for objects of a dpverbs device configured
+ * "rings = mlx4": the mlx4dv view of each object named in obj_type.
+ *
+ * - MLX4DV_OBJ_QP: buf (one span holding both rings; sq.offset and
+ *   rq.offset locate them), sq/rq wqe_cnt, wqe_shift, rdb (the RQ's
+ *   doorbell record), sdb (a send doorbell word: the engine takes WQEs
+ *   by their owner bits), doorbell_qpn (QP number << 8, big endian);
+ *   comp_mask becomes 0 (no UAR mmap offset).
+ * - MLX4DV_OBJ_CQ: buf, cqe_cnt, cqn, set_ci_db, arm_db, arm_sn,
+ *   cqe_size 32; cq_uar (arm doorbell at cq_uar + MLX4_CQ_DOORBELL) and
+ *   MLX4DV_CQ_MASK_UAR kept in comp_mask when asked for.
+ * - MLX4DV_OBJ_SRQ: buf, wqe_shift, head, tail, db.
+ * - MLX4DV_OBJ_RWQ: no WQ exists on such a device.
+ *
+ * @param obj      in/out pointers per object type
+ * @param obj_type bitmask of enum mlx4dv_obj_type
+ * @return 0; EINVAL obj NULL or an in/out pointer NULL for a requested
+ *   type; EOPNOTSUPP MLX4DV_OBJ_RWQ, or an object of a device with mlx5
+ *   rings.
+ */
+int dpv_mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type);
+
+/**
+ * Does this context's device use the mlx4 ring format?
+ *
+ * @param ctx  a context of libibverbs.so.1
+ * @return 0 if it does ("rings = mlx4"), EOPNOTSUPP otherwise
+ */
+int dpv_mlx4dv_context_ok(struct ibv_context *ctx);
 
 /**
  * mlx5dv_init_obj() for objects of a dpverbs device: fill the mlx5dv view
@@ -40,7 +72,8 @@
  * @param obj      in/out pointers per object type
  * @param obj_type bitmask of enum mlx5dv_obj_type
  * @return 0; EINVAL obj NULL, or an in/out pointer NULL for a requested
- *   type; EOPNOTSUPP MLX5DV_OBJ_RWQ or MLX5DV_OBJ_DM.
+ *   type; EOPNOTSUPP MLX5DV_OBJ_RWQ or MLX5DV_OBJ_DM, or a QP or CQ of a
+ *   device configured "rings = mlx4" (mlx4dv_init_obj describes those).
  */
 int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
 

@@ -38,6 +38,7 @@
 
 #if __has_include("mlx5_ring.h")
 #include "mlx5_ring.h"
+#include "mlx4_ring.h"
 /** Defined when the mlx5 ring personality (CONTRACTS section 5) is built. */
 #define DPV_HAVE_MLX5_RING 1
 #endif
@@ -220,6 +221,9 @@ struct dpv_device {
 	uint32_t vendor_part_id;
 	uint32_t hw_ver;
 	bool mlx5_personality;
+	/** "rings = mlx4": QPs and CQs use the ConnectX-3 formats
+	 *  (drivers/rdma/mlx4/mlx4_ring.h) */
+	bool mlx4_rings;
 };
 
 /* The application is about to block in a verbs call (a CQ or async

@@ -43,6 +43,10 @@ REAL = {
     'mlx5dv_create_mkey': 'NULL/EINVAL',
     'mlx5dv_destroy_mkey': 'EINVAL',
     '_mlx5dv_mkey_check': 'EINVAL',
+    'mlx4dv_init_obj': 'EINVAL',
+    'mlx4dv_query_device': 'EINVAL',
+    'mlx4dv_set_context_attr': 'EINVAL',
+    'mlx4dv_create_qp': 'NULL/EINVAL',
 }
 # Documented exceptions to "0 or errno value".
 NEG_ERRNO = {'mlx5dv_qp_cancel_posted_send_wrs'}

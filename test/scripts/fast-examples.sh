@@ -4,7 +4,9 @@
 # The sample applications under examples/: hello_verbs (one RDMA WRITE
 # between two QPs on the loopback device dpv0) and embedded (the
 # application owns EAL and a net_ring port and attaches it with
-# dpv_port_attach) must print their OK line and exit 0.
+# dpv_port_attach) and mlx4_by_hand (mlx4 WQEs and CQEs by hand through
+# mlx4dv_init_obj on a rings = mlx4 device) must print their OK line and
+# exit 0.
 # Usage: fast-examples.sh <lib dir> <source root> <build root>
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -37,4 +39,5 @@ run() {
 
 run hello_verbs '^hello_verbs: OK: QP 0x[0-9a-f]+ wrote to QP 0x[0-9a-f]+ on dpv0: "Hello, RDMA! \(4096 bytes by RDMA WRITE\)"$'
 run embedded '^embedded: OK: 1024-byte RDMA WRITE on dpv0: "written by RDMA through DPDK port net_ring0"$'
+run mlx4_by_hand '^mlx4_by_hand: OK: 100 SENDs written as mlx4 WQEs by hand \(SQ of 16, CQ of 32, wrapped\)'
 exit $rc

@@ -1,24 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libmlx4.so.1: the mlx4 direct-verbs entry points (<infiniband/mlx4dv.h>).
+ * libmlx4.so.1: the mlx4 direct-verbs entry points (<infiniband/mlx4dv.h>)
+ * for devices configured "rings = mlx4" (ConnectX-3 ring formats,
+ * drivers/rdma/mlx4/mlx4_ring.h).
  *
- * No dpverbs device exposes mlx4-format rings yet (its rings are mlx5
- * format, which no struct mlx4dv_* can describe: doc/guides/dv.rst), so
- * every entry point answers EOPNOTSUPP in the convention its man page
- * documents (0 or an errno value; NULL with errno set for
- * mlx4dv_create_qp). The library
- * exists so that programs and DPDK's mlx4 PMD, which import these symbols
- * with immediate binding, load with dpverbs.
+ * Real: mlx4dv_init_obj (QP, CQ, SRQ), mlx4dv_query_device,
+ * mlx4dv_create_qp without mlx4-specific attributes (it is then
+ * ibv_create_qp_ex). EOPNOTSUPP: RWQ objects, inline receive
+ * (MLX4DV_QP_INIT_ATTR_MASK_INL_RECV), RSS (and its inner hashing),
+ * mlx4dv_set_context_attr (no WQ range to set; rings are dpverbs'
+ * own memory, not the caller's allocators). On a device with mlx5 rings
+ * every entry point answers EOPNOTSUPP.
  */
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_log.h>
 
 #include <infiniband/verbs.h>
 #include <infiniband/mlx4dv.h>
+
+#include "verbs_dv.h"
 
 RTE_LOG_REGISTER(dpv_logtype_dv_mlx4, dpv.dv.mlx4, NOTICE);
 
@@ -26,37 +31,73 @@ RTE_LOG_REGISTER(dpv_logtype_dv_mlx4, dpv.dv.mlx4, NOTICE);
 	rte_log(RTE_LOG_##level, dpv_logtype_dv_mlx4, "dv.mlx4: " fmt "\n",    \
 		##__VA_ARGS__)
 
+static int
+fail(const char *fn, int err)
+{
+	DV_MLX4_LOG(DEBUG, "%s: %s", fn, strerror(err));
+	errno = err;
+	return err;
+}
+
 int
 mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type)
 {
-	DV_MLX4_LOG(DEBUG, "%s: not supported", __func__);
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	int rc = dpv_mlx4dv_init_obj(obj, obj_type);
+
+	return rc ? fail(__func__, rc) : 0;
 }
 
 int
 mlx4dv_query_device(struct ibv_context *ctx_in,
 		    struct mlx4dv_context *attrs_out)
 {
-	DV_MLX4_LOG(DEBUG, "%s: not supported", __func__);
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	int rc;
+
+	if (ctx_in == NULL || attrs_out == NULL)
+		return fail(__func__, EINVAL);
+	rc = dpv_mlx4dv_context_ok(ctx_in);
+	if (rc)
+		return fail(__func__, rc);
+	attrs_out->version = 0;
+	attrs_out->max_inl_recv_sz = 0; /* no inline receive */
+	attrs_out->comp_mask = 0;	/* rdma-core 44 defines no output */
+	return 0;
 }
 
 int
 mlx4dv_set_context_attr(struct ibv_context *context,
 			enum mlx4dv_set_ctx_attr_type attr_type, void *attr)
 {
-	DV_MLX4_LOG(DEBUG, "%s: not supported", __func__);
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	if (context == NULL || attr == NULL)
+		return fail(__func__, EINVAL);
+	if (attr_type != MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ &&
+	    attr_type != MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS)
+		return fail(__func__, EINVAL);
+	return fail(__func__, EOPNOTSUPP);
 }
 
 struct ibv_qp *
 mlx4dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
 		 struct mlx4dv_qp_init_attr *mlx4_qp_attr)
 {
-	DV_MLX4_LOG(DEBUG, "%s: not supported", __func__);
-	errno = EOPNOTSUPP;
-	return NULL;
+	int rc;
+
+	if (context == NULL || attr == NULL || mlx4_qp_attr == NULL) {
+		fail(__func__, EINVAL);
+		return NULL;
+	}
+	if (mlx4_qp_attr->comp_mask & ~(uint64_t)MLX4DV_QP_INIT_ATTR_MASK_INL_RECV) {
+		fail(__func__, EINVAL);
+		return NULL;
+	}
+	rc = dpv_mlx4dv_context_ok(context);
+	if (rc == 0 &&
+	    (mlx4_qp_attr->comp_mask & MLX4DV_QP_INIT_ATTR_MASK_INL_RECV))
+		rc = EOPNOTSUPP;
+	if (rc) {
+		fail(__func__, rc);
+		return NULL;
+	}
+	/* RSS (and so IBV_RX_HASH_INNER) is refused by the device */
+	return ibv_create_qp_ex(context, attr);
 }

@@ -7,6 +7,7 @@
 #include <rte_malloc.h>
 
 #include "mlx5_ring_priv.h"
+#include "mlx4_ring.h"
 
 _Static_assert(sizeof(struct mlx5_cqe64) == 64, "cqe64");
 _Static_assert(sizeof(struct mlx5_err_cqe) == 64, "err cqe");
@@ -39,8 +40,8 @@ static const struct {
 	{MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR, IBV_WC_REM_ABORT_ERR},
 };
 
-static enum ibv_wc_status
-synd_to_status(uint8_t synd)
+enum ibv_wc_status
+mlx5r_synd_to_status(uint8_t synd)
 {
 	size_t i;
 
@@ -50,8 +51,8 @@ synd_to_status(uint8_t synd)
 	return IBV_WC_GENERAL_ERR;
 }
 
-static uint8_t
-status_to_synd(enum ibv_wc_status st)
+uint8_t
+mlx5r_status_to_synd(enum ibv_wc_status st)
 {
 	size_t i;
 
@@ -226,6 +227,8 @@ mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 	uint8_t op;
 	uint32_t qpn = ci->qpn & 0xffffff;
 
+	if (unlikely(cq->fmt != DPV_RING_MLX5))
+		return dpv_mlx4_cq_push(cq, ci, wqe_opcode);
 	if (used >= cq->cqe_cnt)
 		return ENOSPC;
 	memset(&c, 0, sizeof(c));
@@ -236,7 +239,7 @@ mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 
 		op = ci->is_recv ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR;
 		e->srqn = htobe32(ci->srqn & 0xffffff);
-		e->syndrome = status_to_synd(ci->status);
+		e->syndrome = mlx5r_status_to_synd(ci->status);
 		e->vendor_err_synd = ci->vendor_err;
 		e->s_wqe_opcode_qpn = htobe32(
 			((uint32_t)(ci->is_recv ? 0 : wqe_opcode) << 24) | qpn);
@@ -347,6 +350,10 @@ dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
 		uint8_t oo = cq->buf[cq->eng_scan & (cq->cqe_cnt - 1)].op_own;
 		uint8_t op = oo >> 4;
 
+		if (cq->fmt != DPV_RING_MLX5) {
+			oo = dpv_mlx4_cqe_wakes_sol(cq, cq->eng_scan) ? 2 : 0;
+			op = 0;
+		}
 		if (!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
 		    op == MLX5_CQE_RESP_ERR) {
 			cq->eng_armed = false;
@@ -421,6 +428,9 @@ dpv_mlx5_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 {
 	switch (wq->kind) {
 	case DPV_MLX5_WQ_SQ:
+		if (wq->fmt != DPV_RING_MLX5)
+			return dpv_mlx4_flush_sq((struct dpv_mlx5_sq *)wq, cq,
+						 qpn);
 		return flush_sq((struct dpv_mlx5_sq *)wq, cq, qpn);
 	case DPV_MLX5_WQ_RQ:
 		return flush_rq((struct dpv_mlx5_rq *)wq, cq, qpn);
@@ -447,6 +457,8 @@ dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 
 	if (cq->buf == NULL)
 		return 0;
+	if (cq->fmt != DPV_RING_MLX5)
+		return dpv_mlx4_cq_clean(cq, qpn, srq);
 	qpn &= 0xffffff;
 	/* the end of the software-owned CQEs */
 	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt;
@@ -534,8 +546,8 @@ req_opcode(struct ibv_wc *wc, uint8_t op, uint32_t wr_data)
 }
 
 /* Send completion: wr_id and the SQ tail from the slot of wqe_counter. */
-static int
-req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc,
+int
+mlx5r_req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc,
 	 uint8_t op)
 {
 	struct dpv_mlx5_sq *sq = (struct dpv_mlx5_sq *)wq;
@@ -554,8 +566,8 @@ req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc,
 }
 
 /* Receive completion: wr_id from the RQ tail or the SRQ slot. */
-static int
-resp_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc)
+int
+mlx5r_resp_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc)
 {
 	if (wq == NULL)
 		return EIO;
@@ -571,8 +583,8 @@ resp_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc)
 	return 0;
 }
 
-static struct dpv_mlx5_wq *
-lookup_recv(dpv_mlx5_wq_lookup_t lookup, void *arg, uint32_t qpn, uint32_t srqn)
+struct dpv_mlx5_wq *
+mlx5r_lookup_recv(dpv_mlx5_wq_lookup_t lookup, void *arg, uint32_t qpn, uint32_t srqn)
 {
 	struct dpv_mlx5_wq *wq = NULL;
 
@@ -587,12 +599,13 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	 struct ibv_wc *wc)
 {
 	struct mlx5_cqe64 *cqe = &cq->buf[cq->cons_index & (cq->cqe_cnt - 1)];
-	uint8_t oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
-	uint8_t op = oo >> 4;
+	uint8_t oo, op;
 	struct dpv_mlx5_wq *rwq;
 	uint32_t qpn, srqn, fr;
 	uint16_t ctr;
 
+	oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+	op = oo >> 4;
 	if (op == MLX5_CQE_INVALID ||
 	    (oo & MLX5_CQE_OWNER_MASK) != !!(cq->cons_index & cq->cqe_cnt))
 		return ENOENT;
@@ -615,21 +628,21 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 		if (oo & MLX5_INLINE_SCATTER_32)
 			wc->status = dpv_mlx5_scat_to_send(sq, ctr, cqe,
 							   wc->byte_len);
-		return req_done(sq, ctr, wc, be32toh(cqe->sop_drop_qpn) >> 24);
+		return mlx5r_req_done(sq, ctr, wc, be32toh(cqe->sop_drop_qpn) >> 24);
 	}
 	case MLX5_CQE_RESP_WR_IMM:
 	case MLX5_CQE_RESP_SEND:
 	case MLX5_CQE_RESP_SEND_IMM:
 	case MLX5_CQE_RESP_SEND_INV:
 		srqn = be32toh(cqe->srqn_uidx) & 0xffffff;
-		rwq = lookup_recv(lookup, arg, qpn, srqn);
-		/* before resp_done: an SRQ slot is free after it */
+		rwq = mlx5r_lookup_recv(lookup, arg, qpn, srqn);
+		/* before mlx5r_resp_done: an SRQ slot is free after it */
 		wc->status =
 			(oo & MLX5_INLINE_SCATTER_32)
 				? dpv_mlx5_scat_to_recv(rwq, ctr, cqe,
 							be32toh(cqe->byte_cnt))
 				: IBV_WC_SUCCESS;
-		if (resp_done(rwq, ctr, wc))
+		if (mlx5r_resp_done(rwq, ctr, wc))
 			return EIO;
 		wc->byte_len = be32toh(cqe->byte_cnt);
 		wc->opcode = op == MLX5_CQE_RESP_WR_IMM
@@ -667,15 +680,15 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 		qpn = sq_op & 0xffffff;
 		wc->qp_num = qpn;
 		if (op == MLX5_CQE_REQ_ERR)
-			rc = req_done(lookup(arg, qpn, false), ctr, wc,
+			rc = mlx5r_req_done(lookup(arg, qpn, false), ctr, wc,
 				      sq_op >> 24);
 		else
-			rc = resp_done(lookup_recv(lookup, arg, qpn,
+			rc = mlx5r_resp_done(mlx5r_lookup_recv(lookup, arg, qpn,
 						   be32toh(e->srqn) & 0xffffff),
 				       ctr, wc);
 		if (rc)
 			return rc;
-		wc->status = synd_to_status(e->syndrome);
+		wc->status = mlx5r_synd_to_status(e->syndrome);
 		wc->vendor_err = e->vendor_err_synd;
 		wc->wc_flags = 0;
 		return 0;
@@ -692,17 +705,22 @@ update_ci(struct dpv_mlx5_cq *cq)
 			 __ATOMIC_RELEASE);
 }
 
-int
-dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
-		 dpv_mlx5_wq_lookup_t lookup, void *arg)
+/* One CQE of the ring's format (poll_one, dpv_mlx4_poll_one). */
+typedef int (*poll_one_fn)(struct dpv_mlx5_cq *cq,
+			   dpv_mlx5_wq_lookup_t lookup, void *arg,
+			   struct ibv_wc *wc);
+
+/* The poll loop, instantiated per format: the format is tested once a
+ * call, not once a CQE. */
+static __rte_always_inline int
+poll_n(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+       dpv_mlx5_wq_lookup_t lookup, void *arg, poll_one_fn one)
 {
 	int got = 0, rc = 0;
 	unsigned int guard = cq->cqe_cnt;
 
-	if (n < 0)
-		return -EINVAL;
 	while (got < n && guard--) {
-		rc = poll_one(cq, lookup, arg, &wc[got]);
+		rc = one(cq, lookup, arg, &wc[got]);
 		if (rc == 0)
 			got++;
 		else if (rc != CQE_SKIP)
@@ -717,14 +735,25 @@ dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
 }
 
 int
-dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
-		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		 dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	if (n < 0)
+		return -EINVAL;
+	if (unlikely(cq->fmt != DPV_RING_MLX5))
+		return poll_n(cq, n, wc, lookup, arg, dpv_mlx4_poll_one);
+	return poll_n(cq, n, wc, lookup, arg, poll_one);
+}
+
+static __rte_always_inline int
+ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	uint64_t *wr_id, enum ibv_wc_status *status, poll_one_fn one)
 {
 	unsigned int guard = cq->cqe_cnt;
 	int rc;
 
 	do {
-		rc = poll_one(cq, lookup, arg, &cq->cur_wc);
+		rc = one(cq, lookup, arg, &cq->cur_wc);
 	} while (rc == CQE_SKIP && guard--);
 	if (rc == CQE_SKIP)
 		rc = ENOENT;
@@ -733,6 +762,16 @@ dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
 		*status = cq->cur_wc.status;
 	}
 	return rc;
+}
+
+int
+dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	if (unlikely(cq->fmt != DPV_RING_MLX5))
+		return ex_next(cq, lookup, arg, wr_id, status,
+			       dpv_mlx4_poll_one);
+	return ex_next(cq, lookup, arg, wr_id, status, poll_one);
 }
 
 void

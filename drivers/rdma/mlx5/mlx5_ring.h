@@ -41,12 +41,14 @@
  * Errors: functions return 0 or a positive errno unless stated.
  */
 
+#include <endian.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 #include <rte_atomic.h>
+#include <rte_branch_prediction.h>
 #include <rte_spinlock.h>
 
 #include "dpv_wr.h"
@@ -111,6 +113,13 @@ struct dpv_mlx5_wqe_xrc_seg {
 	uint8_t rsvd[12];
 };
 
+/** Byte format of a ring (a per-device choice, key "rings"). */
+enum dpv_ring_fmt {
+	DPV_RING_MLX5 = 0, /**< ConnectX-4 and later (<infiniband/mlx5dv.h>) */
+	DPV_RING_MLX4 = 1, /**< ConnectX-3 (<infiniband/mlx4dv.h>,
+			        drivers/rdma/mlx4/mlx4_ring.h): SQ and CQ */
+};
+
 /** Kind of a work queue. */
 enum dpv_mlx5_wq_kind {
 	DPV_MLX5_WQ_SQ = 1,
@@ -132,6 +141,8 @@ struct dpv_mlx5_wq {
 	uint32_t max_post;  /**< WRs that can be outstanding */
 	uint32_t max_gs;    /**< SGEs per WR */
 	enum dpv_mlx5_wq_kind kind;
+	uint8_t fmt;	  /**< enum dpv_ring_fmt (SQ only: RQs are alike) */
+	uint8_t bb_shift; /**< mlx4 SQ: log2 of 64-byte blocks per WQE */
 	volatile __be32 *db; /**< this queue's doorbell record word */
 	__be32 *dbrec;	     /**< the 2-word record block (QP: shared by
 				  SQ and RQ after dpv_mlx5_qp_link_dbrec) */
@@ -211,6 +222,7 @@ struct dpv_mlx5_cq {
 	 *  directly by mlx5dv code too. */
 	uint8_t *uar;
 	uint32_t cqn; /**< written into the arm doorbell */
+	uint8_t fmt;  /**< enum dpv_ring_fmt (mlx4: 32-byte CQEs in buf) */
 	int socket;
 	/* application side */
 	uint32_t cons_index;
@@ -694,9 +706,17 @@ void dpv_mlx5_wr_abort(struct dpv_mlx5_sq *sq);
 static inline bool
 dpv_mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
 {
-	uint32_t db = __atomic_load_n((const uint32_t *)wq->db,
-				      __ATOMIC_RELAXED);
+	uint32_t db;
 
+	if (unlikely(wq->fmt != DPV_RING_MLX5)) {
+		/* mlx4 SQ: the owner bit of the next WQE says it is valid */
+		const uint32_t *own = (const uint32_t *)(const void *)(wq->buf +
+			((wq->eng_pi & (wq->wqe_cnt - 1)) << 6));
+
+		return (be32toh(__atomic_load_n(own, __ATOMIC_RELAXED)) >> 31) ==
+		       !!(wq->eng_pi & wq->wqe_cnt);
+	}
+	db = __atomic_load_n((const uint32_t *)wq->db, __ATOMIC_RELAXED);
 	return (uint16_t)be32toh(db) != (uint16_t)wq->eng_pi;
 }
 

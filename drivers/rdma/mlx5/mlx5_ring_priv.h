@@ -124,6 +124,28 @@ void mlx5r_srq_free(struct dpv_mlx5_rq *rq, uint32_t idx);
 int mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 		  int wqe_opcode);
 
+/** Status of a CQE syndrome (mlx4 and mlx5 share the numbers). */
+enum ibv_wc_status mlx5r_synd_to_status(uint8_t synd);
+
+/** CQE syndrome of a status. */
+uint8_t mlx5r_status_to_synd(enum ibv_wc_status st);
+
+/** Send completion: wr_id, opcode (from the mlx5 WQE opcode, which the
+ *  mlx4 one equals) and the SQ tail from the slot of the block counter
+ *  wqe_ctr. @return 0 or EIO (not an SQ) */
+int mlx5r_req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr,
+		   struct ibv_wc *wc, uint8_t op);
+
+/** Receive completion: wr_id from the RQ tail or the SRQ slot wqe_ctr.
+ *  @return 0 or EIO (no such queue) */
+int mlx5r_resp_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr,
+		    struct ibv_wc *wc);
+
+/** The receive queue of a completion: the SRQ srqn if not 0, else the
+ *  QP's RQ (or SRQ). */
+struct dpv_mlx5_wq *mlx5r_lookup_recv(dpv_mlx5_wq_lookup_t lookup, void *arg,
+				      uint32_t qpn, uint32_t srqn);
+
 /** mlx5 WQE opcode of a send completion. */
 uint8_t mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags);
 

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DPV_MLX4_RING_H
+#define DPV_MLX4_RING_H
+
+/**
+ * @file
+ * mlx4 ring format (ConnectX-3, <infiniband/mlx4dv.h>), selected per
+ * device with "rings = mlx4".
+ *
+ * An mlx4 ring is a struct dpv_mlx5_sq / dpv_mlx5_cq whose fmt field is
+ * DPV_RING_MLX4: the bookkeeping (wr_id slots, head and tail, the engine's
+ * counters) is shared with the mlx5 format, the bytes in the ring are
+ * ConnectX-3's. The mlx5 entry points (dpv_mlx5_post_send(),
+ * dpv_mlx5_sq_fetch(), dpv_mlx5_cq_push(), dpv_mlx5_cq_poll(), ...) test
+ * fmt once and come here.
+ *
+ * Send queue: fixed-stride WQEs (1 << wqe_shift bytes, at least 64): a
+ * struct mlx4_wqe_ctrl_seg, then for UD a struct mlx4_wqe_datagram_seg,
+ * a struct mlx4_wqe_raddr_seg for RDMA and atomics, a struct
+ * mlx4_wqe_atomic_seg for atomics, then data segments or one inline
+ * segment. Bit 31 of owner_opcode is the owner bit: WQE n (a running
+ * count) is valid when it equals (n / wqe_cnt) & 1; every WQE starts
+ * with it set, so nothing is valid before the first post. The engine
+ * takes a WQE when its owner bit says so (as ConnectX-3 does after the
+ * send doorbell); the doorbell register only wakes it.
+ *
+ * Receive queue and SRQ: byte-identical in the two formats (data
+ * segments terminated by lkey 0x100; SRQ next-segment; 16-bit counters
+ * in big-endian doorbell records), so they need nothing here.
+ *
+ * Completion queue: 32-byte struct mlx4_cqe; owner bit 0x80 of
+ * owner_sr_opcode = (index / cqe_cnt) & 1 when written, all set at
+ * creation; bit 0x40 marks a send completion; the opcode is the send
+ * WQE's (MLX4_OPCODE_*), the receive's (MLX4_RECV_OPCODE_*) or
+ * MLX4_CQE_OPCODE_ERROR with a struct mlx4_err_cqe. The consumer index
+ * and arm doorbell records are the mlx5 ones (same layout and commands).
+ *
+ * Errors: functions return 0 or a positive errno unless stated.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include <infiniband/mlx4dv.h>
+
+#include "mlx5_ring.h"
+
+/** Limits of the mlx4 format. */
+enum {
+	DPV_MLX4_MAX_SEND_SGE = 30,  /**< data segments per send WQE */
+	DPV_MLX4_MAX_INLINE = 400,   /**< inline bytes per send WQE */
+	DPV_MLX4_MAX_WQE_SHIFT = 10, /**< largest stride: 1024 bytes */
+	DPV_MLX4_CQE_SIZE = 32,	     /**< bytes per CQE */
+};
+
+/**
+ * Set up an SQ in the mlx4 format.
+ *
+ * @param sq          structure to fill (zeroed first)
+ * @param max_wr      WQEs that must fit (rounded up to a power of two)
+ * @param max_sge     data segments per WQE
+ * @param max_inline  inline bytes per WQE
+ * @param socket      NUMA socket (advisory)
+ * @return 0, EINVAL (a limit exceeded) or ENOMEM
+ */
+int dpv_mlx4_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
+		     unsigned int max_sge, unsigned int max_inline,
+		     int socket);
+
+/**
+ * Set up a CQ in the mlx4 format (32-byte CQEs, owner bits set).
+ *
+ * @param cq       structure to fill (zeroed first)
+ * @param min_cqe  entries that must fit
+ * @param socket   NUMA socket (advisory)
+ * @return 0, EINVAL or ENOMEM
+ */
+int dpv_mlx4_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+		     int socket);
+
+/**
+ * Post send work requests as mlx4 WQEs (the ibv_post_send path of an
+ * mlx4 SQ, reached through dpv_mlx5_post_send()).
+ *
+ * @param sq    the SQ (fmt DPV_RING_MLX4)
+ * @param type  the QP type: RC, UC or UD
+ * @param qpn   the QP number
+ * @param wr    the list to post
+ * @param bad   set to the first WR not posted on error
+ * @return 0, EINVAL (bad opcode, flags or SGE count) or ENOMEM (full)
+ */
+int dpv_mlx4_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
+		       uint32_t qpn, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad);
+
+/**
+ * Engine: decode the next valid mlx4 WQE. wqe_index in the result is
+ * the 16-bit WQE counter (in WQEs, as ConnectX-3 reports it in the CQE);
+ * nbb the WQE's 64-byte blocks.
+ *
+ * @param sq   the SQ
+ * @param out  the decoded request (DPV_WR_F_MALFORMED if not decodable)
+ * @return false if no WQE is valid
+ */
+bool dpv_mlx4_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out);
+
+/**
+ * Engine: complete every valid WQE not yet retired with a flush error.
+ *
+ * @param sq   the SQ
+ * @param cq   its CQ
+ * @param qpn  the QP number written into the CQEs
+ * @return CQEs written
+ */
+unsigned int dpv_mlx4_flush_sq(struct dpv_mlx5_sq *sq, struct dpv_mlx5_cq *cq,
+			       uint32_t qpn);
+
+/**
+ * Engine: write one 32-byte CQE.
+ *
+ * @param cq          the CQ (fmt DPV_RING_MLX4)
+ * @param ci          the completion
+ * @param wqe_opcode  send completions: the MLX4_OPCODE_* of the WQE, or
+ *                    -1 to derive it from ci
+ * @return 0 or ENOSPC (CQ full)
+ */
+int dpv_mlx4_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+		     int wqe_opcode);
+
+/**
+ * Application: consume one CQE of an mlx4 CQ into wc.
+ *
+ * @param cq      the CQ
+ * @param lookup  finds the SQ / RQ / SRQ of a QP number
+ * @param arg     for lookup
+ * @param wc      the completion
+ * @return 0, ENOENT (empty) or EIO (a CQE for an unknown queue)
+ */
+int dpv_mlx4_poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		      void *arg, struct ibv_wc *wc);
+
+/**
+ * Remove a QP's CQEs from an mlx4 CQ (QP reset or destroy).
+ *
+ * @param cq   the CQ
+ * @param qpn  the QP
+ * @param srq  its SRQ (slots of dropped receive CQEs are freed) or NULL
+ * @return CQEs removed
+ */
+unsigned int dpv_mlx4_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
+			       struct dpv_mlx5_rq *srq);
+
+/**
+ * Engine: was the CQE at index idx solicited or an error (for an
+ * arm for solicited events)?
+ *
+ * @param cq   the CQ
+ * @param idx  running CQE index
+ * @return true if it ends a solicited-only arm
+ */
+bool dpv_mlx4_cqe_wakes_sol(const struct dpv_mlx5_cq *cq, uint32_t idx);
+
+/**
+ * Fill a struct mlx4dv_qp from a QP's rings.
+ *
+ * @param sq   its SQ (mlx4 format) or NULL
+ * @param rq   its RQ or NULL (SRQ)
+ * @param qpn  the QP number (doorbell_qpn)
+ * @param out  the mlx4dv view
+ * @return 0, or EINVAL if the rings cannot be shown as one buffer
+ */
+int dpv_mlx4_qp_to_dv(const struct dpv_mlx5_sq *sq,
+		      const struct dpv_mlx5_rq *rq, uint32_t qpn,
+		      struct mlx4dv_qp *out);
+
+/**
+ * Fill a struct mlx4dv_cq.
+ *
+ * @param cq   the CQ (mlx4 format)
+ * @param out  the mlx4dv view
+ */
+void dpv_mlx4_cq_to_dv(const struct dpv_mlx5_cq *cq, struct mlx4dv_cq *out);
+
+/**
+ * Fill a struct mlx4dv_srq.
+ *
+ * @param rq   the SRQ
+ * @param out  the mlx4dv view
+ */
+void dpv_mlx4_srq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx4dv_srq *out);
+
+#endif /* DPV_MLX4_RING_H */

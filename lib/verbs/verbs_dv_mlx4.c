@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx4dv_init_obj for libmlx4.so.1: the mlx4 view of QPs, CQs and SRQs of
+ * a device configured "rings = mlx4", read from their ConnectX-3-format
+ * rings (drivers/rdma/mlx4/mlx4_ring.h).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "verbs_int.h"
+#include "verbs_dv.h"
+#include "qp.h"
+
+static bool
+mlx4_ctx(const struct ibv_context *ctx)
+{
+	return ctx != NULL && dctx_dev((struct ibv_context *)ctx)->mlx4_rings;
+}
+
+int
+dpv_mlx4dv_context_ok(struct ibv_context *ctx)
+{
+	return mlx4_ctx(ctx) ? 0 : EOPNOTSUPP;
+}
+
+static int
+dv_qp(struct ibv_qp *ibqp, struct mlx4dv_qp *out)
+{
+	struct dpv_qp *qp;
+	uint64_t want;
+	int rc;
+
+	if (ibqp == NULL || out == NULL)
+		return EINVAL;
+	if (!mlx4_ctx(ibqp->context))
+		return EOPNOTSUPP;
+	qp = to_dqp(ibqp);
+	want = out->comp_mask;
+	rc = dpv_mlx4_qp_to_dv(qp->has_sq ? &qp->sq : NULL,
+			       qp->has_rq ? &qp->rq : NULL, ibqp->qp_num, out);
+	if (rc)
+		return rc;
+	/* MLX4DV_QP_MASK_UAR_MMAP_OFFSET: no UAR page to mmap here */
+	RTE_SET_USED(want);
+	out->comp_mask = 0;
+	return 0;
+}
+
+static int
+dv_cq(struct ibv_cq *ibcq, struct mlx4dv_cq *out)
+{
+	uint64_t want;
+
+	if (ibcq == NULL || out == NULL)
+		return EINVAL;
+	if (!mlx4_ctx(ibcq->context))
+		return EOPNOTSUPP;
+	want = out->comp_mask;
+	dpv_mlx4_cq_to_dv(&to_dcq(ibcq)->ring, out);
+	/* cq_uar (arm doorbell at cq_uar + MLX4_CQ_DOORBELL) when asked */
+	out->comp_mask = want & MLX4DV_CQ_MASK_UAR;
+	if (!(want & MLX4DV_CQ_MASK_UAR))
+		out->cq_uar = NULL;
+	return 0;
+}
+
+static int
+dv_srq(struct ibv_srq *ibsrq, struct mlx4dv_srq *out)
+{
+	if (ibsrq == NULL || out == NULL)
+		return EINVAL;
+	if (!mlx4_ctx(ibsrq->context))
+		return EOPNOTSUPP;
+	dpv_mlx4_srq_to_dv(&to_dsrq(ibsrq)->ring, out);
+	return 0;
+}
+
+int
+dpv_mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type)
+{
+	int rc = 0;
+
+	if (obj == NULL)
+		return EINVAL;
+	if (obj_type & MLX4DV_OBJ_QP)
+		rc = dv_qp(obj->qp.in, obj->qp.out);
+	if (rc == 0 && (obj_type & MLX4DV_OBJ_CQ))
+		rc = dv_cq(obj->cq.in, obj->cq.out);
+	if (rc == 0 && (obj_type & MLX4DV_OBJ_SRQ))
+		rc = dv_srq(obj->srq.in, obj->srq.out);
+	/* no WQ can be created on an mlx4-ring device */
+	if (rc == 0 && (obj_type & MLX4DV_OBJ_RWQ))
+		rc = EOPNOTSUPP;
+	return rc;
+}

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * "rings = mlx4": verbs on a loopback device whose QPs and CQs use the
+ * ConnectX-3 formats (drivers/rdma/mlx4/mlx4_ring.h), through the engine.
+ * RC SEND (inline too), WRITE with immediate, READ, both atomics; UD
+ * SEND; SRQ receive; an error CQE and the flush after it; the SQ and CQ
+ * wrapped many times; mlx4dv_init_obj's views, a WQE written by hand into
+ * the QP buffer and its CQE read by hand by owner bit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx4dv.h>
+
+#include "dpv_test.h"
+#include "test_verbs_util.h"
+#include "test_loop_util.h"
+#include "verbs_dv.h"
+
+#define BUF 4096
+#define WAIT_MS 3000
+
+static struct ibv_device **devs;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static char conf[64];
+
+static int
+setup(void)
+{
+	int fd;
+
+	snprintf(conf, sizeof(conf), "/tmp/dpv-mlx4-XXXXXX");
+	fd = mkstemp(conf);
+	if (fd < 0)
+		return TEST_FAILED;
+	if (dprintf(fd, "[dpv0]\nport = loopback\nrings = mlx4\n") < 0) {
+		close(fd);
+		return TEST_FAILED;
+	}
+	close(fd);
+	setenv("DPV_CONF", conf, 1);
+	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
+		return TEST_FAILED;
+	pd = ibv_alloc_pd(ctx);
+	return pd ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static void
+teardown(void)
+{
+	test_verbs_release(&devs, &ctx, &pd);
+	unlink(conf);
+}
+
+struct side {
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static void
+side_free(struct side *s)
+{
+	if (s->qp)
+		ibv_destroy_qp(s->qp);
+	if (s->scq)
+		ibv_destroy_cq(s->scq);
+	if (s->rcq)
+		ibv_destroy_cq(s->rcq);
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+static int
+side_init(struct side *s, enum ibv_qp_type type, uint32_t wr, int cqe,
+	  struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr a = {
+		.qp_type = type,
+		.srq = srq,
+		.cap = {.max_send_wr = wr, .max_recv_wr = wr,
+			.max_send_sge = 2, .max_recv_sge = 2,
+			.max_inline_data = 64},
+	};
+
+	memset(s, 0, sizeof(*s));
+	s->buf = aligned_alloc(64, BUF);
+	s->scq = ibv_create_cq(ctx, cqe, NULL, NULL, 0);
+	s->rcq = ibv_create_cq(ctx, cqe, NULL, NULL, 0);
+	if (!s->buf || !s->scq || !s->rcq)
+		return -1;
+	memset(s->buf, 0, BUF);
+	s->mr = ibv_reg_mr(pd, s->buf, BUF,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
+	a.send_cq = s->scq;
+	a.recv_cq = s->rcq;
+	s->qp = ibv_create_qp(pd, &a);
+	return s->mr && s->qp ? 0 : -1;
+}
+
+static int
+pair_connect(struct side *a, struct side *b)
+{
+	union ibv_gid gid;
+	int gi = test_loop_gid(ctx, &gid);
+	struct test_loop_conn ca = {.dest_qpn = b->qp->qp_num, .sq_psn = 100,
+				    .rq_psn = 200, .mtu = IBV_MTU_1024,
+				    .timeout = 14, .rd_atomic = 4};
+	struct test_loop_conn cb = {.dest_qpn = a->qp->qp_num, .sq_psn = 200,
+				    .rq_psn = 100, .mtu = IBV_MTU_1024,
+				    .timeout = 14, .rd_atomic = 4};
+
+	if (gi < 0)
+		return -1;
+	if (test_loop_connect(a->qp, gi, &ca) ||
+	    test_loop_connect(b->qp, gi, &cb))
+		return -1;
+	return 0;
+}
+
+static int
+post_recv(struct side *s, uint64_t id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {(uintptr_t)s->buf + off, len, s->mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = 1};
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(s->qp, &wr, &bad);
+}
+
+static int
+post(struct side *s, struct ibv_send_wr *wr, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {(uintptr_t)s->buf + off, len, s->mr->lkey};
+	struct ibv_send_wr *bad;
+
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	return ibv_post_send(s->qp, wr, &bad);
+}
+
+static int
+wait1(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	return test_verbs_wait_wc(cq, wc, 1, WAIT_MS) == 1 ? 0 : -1;
+}
+
+/* RC: SEND (plain and inline), WRITE_WITH_IMM, READ, CMP_SWP, FETCH_ADD;
+ * then an SQ of 16 and CQs of 16 wrapped many times. */
+static int
+test_mlx4_rc(void)
+{
+	struct side a, b;
+	struct ibv_wc wc;
+	uint64_t *atom;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_EQUAL(side_init(&a, IBV_QPT_RC, 16, 16, NULL), 0, "init a");
+	TEST_ASSERT_EQUAL(side_init(&b, IBV_QPT_RC, 16, 16, NULL), 0, "init b");
+	if (pair_connect(&a, &b))
+		goto out;
+	/* SEND */
+	memcpy(a.buf, "hello mlx4", 10);
+	if (post_recv(&b, 7, 0, 64))
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 1, .opcode = IBV_WR_SEND};
+
+		if (post(&a, &w, 0, 10))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wc.opcode != IBV_WC_SEND ||
+	    wc.wr_id != 1)
+		goto out;
+	if (wait1(b.rcq, &wc) || wc.status || wc.opcode != IBV_WC_RECV ||
+	    wc.wr_id != 7 || wc.byte_len != 10 ||
+	    wc.qp_num != b.qp->qp_num || memcmp(b.buf, "hello mlx4", 10))
+		goto out;
+	/* inline SEND with immediate */
+	memcpy(a.buf + 100, "inline!", 7);
+	if (post_recv(&b, 8, 64, 64))
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 2, .opcode =
+						IBV_WR_SEND_WITH_IMM,
+					.send_flags = IBV_SEND_INLINE,
+					.imm_data = htobe32(0xabcd)};
+
+		if (post(&a, &w, 100, 7))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wc.wr_id != 2)
+		goto out;
+	if (wait1(b.rcq, &wc) || wc.status || wc.byte_len != 7 ||
+	    !(wc.wc_flags & IBV_WC_WITH_IMM) ||
+	    wc.imm_data != htobe32(0xabcd) || memcmp(b.buf + 64, "inline!", 7))
+		goto out;
+	/* WRITE with immediate */
+	memset(a.buf + 200, 0x5a, 300);
+	if (post_recv(&b, 9, 0, 0))
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 3,
+					.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+					.imm_data = htobe32(5)};
+
+		w.wr.rdma.remote_addr = (uintptr_t)b.buf + 1000;
+		w.wr.rdma.rkey = b.mr->rkey;
+		if (post(&a, &w, 200, 300))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wc.opcode != IBV_WC_RDMA_WRITE)
+		goto out;
+	if (wait1(b.rcq, &wc) || wc.status ||
+	    wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.wr_id != 9 ||
+	    b.buf[1000] != 0x5a || b.buf[1299] != 0x5a || b.buf[1300] != 0)
+		goto out;
+	/* READ */
+	memset(b.buf + 2000, 0x33, 128);
+	{
+		struct ibv_send_wr w = {.wr_id = 4, .opcode = IBV_WR_RDMA_READ};
+
+		w.wr.rdma.remote_addr = (uintptr_t)b.buf + 2000;
+		w.wr.rdma.rkey = b.mr->rkey;
+		if (post(&a, &w, 2000, 128))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wc.opcode != IBV_WC_RDMA_READ ||
+	    wc.byte_len != 128 || a.buf[2000] != 0x33 || a.buf[2127] != 0x33)
+		goto out;
+	/* atomics on b.buf[3000] */
+	atom = (uint64_t *)(void *)(b.buf + 3000);
+	*atom = 40;
+	{
+		struct ibv_send_wr w = {.wr_id = 5,
+					.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD};
+
+		w.wr.atomic.remote_addr = (uintptr_t)atom;
+		w.wr.atomic.rkey = b.mr->rkey;
+		w.wr.atomic.compare_add = 2;
+		if (post(&a, &w, 3000, 8))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wc.opcode != IBV_WC_FETCH_ADD ||
+	    *(uint64_t *)(void *)(a.buf + 3000) != 40 || *atom != 42)
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 6,
+					.opcode = IBV_WR_ATOMIC_CMP_AND_SWP};
+
+		w.wr.atomic.remote_addr = (uintptr_t)atom;
+		w.wr.atomic.rkey = b.mr->rkey;
+		w.wr.atomic.compare_add = 42;
+		w.wr.atomic.swap = 7;
+		if (post(&a, &w, 3008, 8))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wc.opcode != IBV_WC_COMP_SWAP ||
+	    *(uint64_t *)(void *)(a.buf + 3008) != 42 || *atom != 7)
+		goto out;
+	/* wrap: 40 rounds of 8 SENDs (SQ 16, CQs of 16 or so) */
+	for (int r = 0; r < 40; r++) {
+		for (int i = 0; i < 8; i++) {
+			struct ibv_send_wr w = {.wr_id = 100 + r * 8 + i,
+						.opcode = IBV_WR_SEND};
+
+			a.buf[i] = (uint8_t)(r + i);
+			if (post_recv(&b, 1000 + r * 8 + i, 64 * i, 64) ||
+			    post(&a, &w, i, 1))
+				goto out;
+		}
+		for (int i = 0; i < 8; i++) {
+			if (wait1(a.scq, &wc) || wc.status ||
+			    wc.wr_id != (uint64_t)(100 + r * 8 + i))
+				goto out;
+			if (wait1(b.rcq, &wc) || wc.status ||
+			    wc.wr_id != (uint64_t)(1000 + r * 8 + i) ||
+			    b.buf[64 * i] != (uint8_t)(r + i))
+				goto out;
+		}
+	}
+	rc = TEST_SUCCESS;
+out:
+	if (rc != TEST_SUCCESS)
+		DPV_TEST_LOG("last wc: id %lu status %d opcode %d len %u",
+			     (unsigned long)wc.wr_id, wc.status, wc.opcode,
+			     wc.byte_len);
+	side_free(&a);
+	side_free(&b);
+	return rc;
+}
+
+/* A WRITE with a bad rkey: a remote access error CQE, then the QP is in
+ * error and the next WR completes with a flush error. */
+static int
+test_mlx4_error(void)
+{
+	struct side a, b;
+	struct ibv_wc wc;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_EQUAL(side_init(&a, IBV_QPT_RC, 16, 16, NULL), 0, "init a");
+	TEST_ASSERT_EQUAL(side_init(&b, IBV_QPT_RC, 16, 16, NULL), 0, "init b");
+	if (pair_connect(&a, &b))
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 11,
+					.opcode = IBV_WR_RDMA_WRITE};
+
+		w.wr.rdma.remote_addr = (uintptr_t)b.buf;
+		w.wr.rdma.rkey = b.mr->rkey ^ 0x100;
+		if (post(&a, &w, 0, 16))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.wr_id != 11 ||
+	    wc.status != IBV_WC_REM_ACCESS_ERR)
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 12, .opcode = IBV_WR_SEND};
+
+		if (post(&a, &w, 0, 16))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.wr_id != 12 ||
+	    wc.status != IBV_WC_WR_FLUSH_ERR)
+		goto out;
+	rc = TEST_SUCCESS;
+out:
+	if (rc != TEST_SUCCESS)
+		DPV_TEST_LOG("last wc: id %lu status %d",
+			     (unsigned long)wc.wr_id, wc.status);
+	side_free(&a);
+	side_free(&b);
+	return rc;
+}
+
+/* UD SEND between two UD QPs; and an RC receive through an SRQ. */
+static int
+test_mlx4_ud_srq(void)
+{
+	struct side a, b, c, d;
+	struct ibv_srq *srq = NULL;
+	struct ibv_ah *ah = NULL;
+	struct ibv_wc wc;
+	union ibv_gid gid;
+	int gi = test_loop_gid(ctx, &gid), rc = TEST_FAILED;
+
+	memset(&c, 0, sizeof(c));
+	memset(&d, 0, sizeof(d));
+	TEST_ASSERT(gi >= 0, "gid");
+	TEST_ASSERT_EQUAL(side_init(&a, IBV_QPT_UD, 16, 16, NULL), 0, "init a");
+	TEST_ASSERT_EQUAL(side_init(&b, IBV_QPT_UD, 16, 16, NULL), 0, "init b");
+	for (int i = 0; i < 2; i++) {
+		struct ibv_qp *q = i ? b.qp : a.qp;
+		struct ibv_qp_attr at = {.qp_state = IBV_QPS_INIT,
+					 .port_num = 1, .qkey = 0x1111};
+
+		if (ibv_modify_qp(q, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						  IBV_QP_PORT | IBV_QP_QKEY))
+			goto out;
+		at.qp_state = IBV_QPS_RTR;
+		if (ibv_modify_qp(q, &at, IBV_QP_STATE))
+			goto out;
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = 1;
+		if (ibv_modify_qp(q, &at, IBV_QP_STATE | IBV_QP_SQ_PSN))
+			goto out;
+	}
+	{
+		struct ibv_ah_attr aa = {.is_global = 1, .port_num = 1,
+					 .grh = {.dgid = gid,
+						 .sgid_index = (uint8_t)gi,
+						 .hop_limit = 64}};
+
+		ah = ibv_create_ah(pd, &aa);
+		if (ah == NULL)
+			goto out;
+	}
+	memcpy(a.buf, "ud datagram", 11);
+	if (post_recv(&b, 21, 0, 40 + 64))
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 20, .opcode = IBV_WR_SEND};
+
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = b.qp->qp_num;
+		w.wr.ud.remote_qkey = 0x1111;
+		if (post(&a, &w, 0, 11))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wc.wr_id != 20)
+		goto out;
+	if (wait1(b.rcq, &wc) || wc.status || wc.wr_id != 21 ||
+	    wc.byte_len != 40 + 11 || wc.src_qp != a.qp->qp_num ||
+	    !(wc.wc_flags & IBV_WC_GRH) || memcmp(b.buf + 40, "ud datagram", 11))
+		goto out;
+
+	/* SRQ */
+	{
+		struct ibv_srq_init_attr sa = {.attr = {.max_wr = 16,
+							.max_sge = 1}};
+
+		srq = ibv_create_srq(pd, &sa);
+		if (srq == NULL)
+			goto out;
+	}
+	if (side_init(&c, IBV_QPT_RC, 16, 16, NULL) ||
+	    side_init(&d, IBV_QPT_RC, 16, 16, srq) || pair_connect(&c, &d))
+		goto out;
+	for (int i = 0; i < 3; i++) {
+		struct ibv_sge sge = {(uintptr_t)d.buf + 256 * i, 256,
+				      d.mr->lkey};
+		struct ibv_recv_wr w = {.wr_id = 30 + i, .sg_list = &sge,
+					.num_sge = 1};
+		struct ibv_recv_wr *bad;
+
+		if (ibv_post_srq_recv(srq, &w, &bad))
+			goto out;
+	}
+	for (int i = 0; i < 3; i++) {
+		struct ibv_send_wr w = {.wr_id = 40 + i, .opcode = IBV_WR_SEND};
+
+		c.buf[i] = (uint8_t)(0xa0 + i);
+		if (post(&c, &w, i, 1) || wait1(c.scq, &wc) || wc.status)
+			goto out;
+		if (wait1(d.rcq, &wc) || wc.status ||
+		    wc.wr_id != (uint64_t)(30 + i) || wc.byte_len != 1 ||
+		    d.buf[256 * i] != 0xa0 + i)
+			goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	if (rc != TEST_SUCCESS)
+		DPV_TEST_LOG("last wc: id %lu status %d len %u",
+			     (unsigned long)wc.wr_id, wc.status, wc.byte_len);
+	if (ah)
+		ibv_destroy_ah(ah);
+	side_free(&a);
+	side_free(&b);
+	side_free(&c);
+	side_free(&d);
+	if (srq)
+		ibv_destroy_srq(srq);
+	return rc;
+}
+
+/* mlx4dv_init_obj's views; a SEND WQE written by hand into the SQ (as
+ * DPDK's mlx4 PMD or UCX do), its CQE read by hand by owner bit. */
+static int
+test_mlx4_dv(void)
+{
+	struct side a, b;
+	struct mlx4dv_qp dq = {0};
+	struct mlx4dv_cq dc = {.comp_mask = MLX4DV_CQ_MASK_UAR};
+	struct mlx4dv_obj o = {.qp = {NULL, &dq}, .cq = {NULL, &dc}};
+	struct mlx4_wqe_ctrl_seg *ctrl;
+	struct mlx4_wqe_data_seg *dseg;
+	struct mlx4_cqe *cqe = NULL;
+	struct ibv_wc wc;
+	uint32_t ci = 0;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_EQUAL(side_init(&a, IBV_QPT_RC, 16, 16, NULL), 0, "init a");
+	TEST_ASSERT_EQUAL(side_init(&b, IBV_QPT_RC, 16, 16, NULL), 0, "init b");
+	if (pair_connect(&a, &b))
+		goto out;
+	o.qp.in = a.qp;
+	o.cq.in = a.scq;
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_QP | MLX4DV_OBJ_CQ))
+		goto out;
+	if (dq.sq.wqe_cnt < 16 || dq.sq.wqe_shift < 6 || dq.rq.wqe_cnt < 16 ||
+	    dq.rdb == NULL || dq.sdb == NULL ||
+	    dq.doorbell_qpn != htobe32(a.qp->qp_num << 8) ||
+	    dc.cqe_size != 32 || dc.cqe_cnt < 16 || dc.set_ci_db == NULL ||
+	    dc.arm_db == NULL || dc.comp_mask != MLX4DV_CQ_MASK_UAR ||
+	    dc.cq_uar == NULL) {
+		DPV_TEST_LOG("views: sq %u/%d rq %u cqe %d/%u", dq.sq.wqe_cnt,
+			     dq.sq.wqe_shift, dq.rq.wqe_cnt, dc.cqe_size,
+			     dc.cqe_cnt);
+		goto out;
+	}
+	/* an RWQ view and a device with mlx5 rings are refused */
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_RWQ) != EOPNOTSUPP)
+		goto out;
+
+	memcpy(a.buf, "by hand", 7);
+	if (post_recv(&b, 51, 0, 64))
+		goto out;
+	/* WQE 0 of the SQ (the QP is fresh): data segment, then the control
+	 * segment, its owner bit (0 on the first pass) written last */
+	ctrl = (void *)((uint8_t *)dq.buf.buf + dq.sq.offset);
+	dseg = (void *)(ctrl + 1);
+	mlx4dv_set_data_seg(dseg, 7, a.mr->lkey, (uintptr_t)a.buf);
+	ctrl->fence_size = 2; /* 32 bytes */
+	ctrl->srcrb_flags = htobe32(MLX4_WQE_CTRL_CQ_UPDATE);
+	ctrl->imm = 0;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	ctrl->owner_opcode = htobe32(MLX4_OPCODE_SEND);
+	*dq.sdb = dq.doorbell_qpn;
+	/* the receive side through verbs (its poll runs the engine) */
+	if (wait1(b.rcq, &wc) || wc.status || wc.wr_id != 51 ||
+	    wc.byte_len != 7 || memcmp(b.buf, "by hand", 7))
+		goto out;
+	/* the send CQE by hand: index 0, owner bit 0 on the first pass */
+	for (int i = 0; i < 1000; i++) {
+		struct mlx4_cqe *c = (struct mlx4_cqe *)dc.buf.buf +
+				     (ci & (dc.cqe_cnt - 1));
+
+		if (!!mlx4dv_get_cqe_owner(c) == !!(ci & dc.cqe_cnt)) {
+			cqe = c;
+			break;
+		}
+		ibv_poll_cq(b.rcq, 0, &wc); /* progress */
+		usleep(1000);
+	}
+	if (cqe == NULL)
+		goto out;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (mlx4dv_get_cqe_opcode(cqe) != MLX4_OPCODE_SEND ||
+	    !(cqe->owner_sr_opcode & MLX4_CQE_IS_SEND_MASK) ||
+	    be16toh(cqe->wqe_index) != 0 || be32toh(cqe->byte_cnt) != 7 ||
+	    (be32toh(cqe->vlan_my_qpn) & MLX4_CQE_QPN_MASK) != a.qp->qp_num) {
+		DPV_TEST_LOG("cqe: op %#x wqe %u len %u",
+			     cqe->owner_sr_opcode, be16toh(cqe->wqe_index),
+			     be32toh(cqe->byte_cnt));
+		goto out;
+	}
+	ci++;
+	*dc.set_ci_db = htobe32(ci & 0xffffff);
+	rc = TEST_SUCCESS;
+out:
+	side_free(&a);
+	side_free(&b);
+	return rc;
+}
+
+/* What the mlx4 rings refuse: the ibv_wr_* builder, resizing a CQ. */
+static int
+test_mlx4_refused(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct ibv_qp_init_attr_ex x = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.pd = pd,
+		.cap = {.max_send_wr = 4, .max_recv_wr = 4,
+			.max_send_sge = 1, .max_recv_sge = 1},
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_qp *qp;
+	int rc;
+
+	TEST_ASSERT_NOT_NULL(cq, "cq");
+	errno = 0;
+	qp = ibv_create_qp_ex(ctx, &x);
+	TEST_ASSERT(qp == NULL && errno == EOPNOTSUPP, "wr builder refused");
+	rc = ibv_resize_cq(cq, 64);
+	TEST_ASSERT_EQUAL(rc, EOPNOTSUPP, "resize refused");
+	ibv_destroy_cq(cq);
+	return TEST_SUCCESS;
+}
+
+static struct dpv_test_suite suite = {
+	.name = "mlx4_rings",
+	.setup = setup,
+	.teardown = teardown,
+	.cases =
+		{
+			TEST_CASE(test_mlx4_rc),
+			TEST_CASE(test_mlx4_error),
+			TEST_CASE(test_mlx4_ud_srq),
+			TEST_CASE(test_mlx4_dv),
+			TEST_CASE(test_mlx4_refused),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+mlx4_rings_autotest(void)
+{
+	return dpv_test_run_suite(&suite);
+}
+
+DPV_TEST_REGISTER_FAST(mlx4_rings_autotest, mlx4_rings_autotest);
