@@ -568,6 +568,7 @@ struct raw_wqe {
 	struct mlx5_wqe_ctrl_seg ctrl;
 	struct mlx5_wqe_raddr_seg raddr;
 	struct mlx5_wqe_data_seg data[2];
+	uint8_t more[64]; /* the 128-byte (ds 8) raw UMR case reads it */
 };
 
 static void

@@ -490,6 +490,33 @@ test_mlx4_dv(void)
 			     dc.cqe_cnt);
 		goto out;
 	}
+	/* one buffer holds both rings, the SQ first (whatever memory their
+	 * sizes come from: a 1,024-deep QP's SQ is mapped, its RQ not) */
+	if (dq.sq.offset != 0 ||
+	    dq.rq.offset != (int)(dq.sq.wqe_cnt << dq.sq.wqe_shift) ||
+	    dq.buf.length != (size_t)dq.rq.offset +
+				     ((size_t)dq.rq.wqe_cnt << dq.rq.wqe_shift)) {
+		DPV_TEST_LOG("layout: sq at %d, rq at %d, length %zu",
+			     dq.sq.offset, dq.rq.offset, dq.buf.length);
+		goto out;
+	}
+	{
+		struct mlx4dv_qp big = {0};
+		struct mlx4dv_obj ob = {.qp = {NULL, &big}};
+		struct side c;
+
+		if (side_init(&c, IBV_QPT_RC, 1024, 16, NULL))
+			goto out;
+		ob.qp.in = c.qp;
+		rc = dpv_mlx4dv_init_obj(&ob, MLX4DV_OBJ_QP);
+		side_free(&c);
+		if (rc != 0 || big.rq.offset == 0) {
+			DPV_TEST_LOG("1024-deep QP: init_obj %d", rc);
+			rc = TEST_FAILED;
+			goto out;
+		}
+		rc = TEST_FAILED;
+	}
 	/* an RWQ view and a device with mlx5 rings are refused */
 	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_RWQ) != EOPNOTSUPP)
 		goto out;

@@ -301,6 +301,13 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 		cap->max_recv_sge = rq->wq.max_gs;
 		if (qp->has_sq)
 			dpv_mlx5_qp_link_dbrec(sq, rq);
+		/* mlx4dv_qp gives one buffer for both rings */
+		if (qp->has_sq && qp->dev->mlx4_rings &&
+		    (rc = dpv_mlx4_qp_join(sq, rq)) != 0) {
+			dpv_mlx5_rq_fini(rq);
+			dpv_mlx5_sq_fini(sq);
+			return rc;
+		}
 	}
 	return 0;
 }

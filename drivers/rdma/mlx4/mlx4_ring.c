@@ -719,6 +719,27 @@ dpv_mlx4_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 /* ---- mlx4dv views ---- */
 
 int
+dpv_mlx4_qp_join(struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq)
+{
+	size_t sl = (size_t)sq->wq.wqe_cnt * BB;
+	size_t rl = (size_t)rq->wq.wqe_cnt << rq->wq.wqe_shift;
+	uint8_t *blk = dpv_mlx5_mem_zalloc(sl + rl);
+
+	if (blk == NULL)
+		return ENOMEM;
+	/* what the rings hold at creation (their initial owner bits) */
+	memcpy(blk, sq->wq.buf, sl);
+	memcpy(blk + sl, rq->wq.buf, rl);
+	dpv_mlx5_mem_free(sq->wq.buf);
+	if (!rq->wq.buf_borrowed)
+		dpv_mlx5_mem_free(rq->wq.buf);
+	sq->wq.buf = blk;
+	rq->wq.buf = blk + sl;
+	rq->wq.buf_borrowed = true;
+	return 0;
+}
+
+int
 dpv_mlx4_qp_to_dv(const struct dpv_mlx5_sq *sq, const struct dpv_mlx5_rq *rq,
 		  uint32_t qpn, struct mlx4dv_qp *out)
 {
@@ -729,8 +750,8 @@ dpv_mlx4_qp_to_dv(const struct dpv_mlx5_sq *sq, const struct dpv_mlx5_rq *rq,
 	const uint8_t *lo, *hi;
 
 	memset(out, 0, sizeof(*out));
-	/* the two rings are separate blocks: one buffer spans both, each
-	 * found at its offset (as ConnectX-3 QPs lay them out in one) */
+	/* one buffer holds both rings, each at its offset, as on ConnectX-3
+	 * (dpv_mlx4_qp_join() put the RQ right after the SQ) */
 	lo = sb == NULL ? rb : rb == NULL ? sb : RTE_MIN(sb, rb);
 	hi = sb == NULL ? rb + rl
 	     : rb == NULL ? sb + sl

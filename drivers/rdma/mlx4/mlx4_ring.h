@@ -68,6 +68,17 @@ int dpv_mlx4_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 		     int socket);
 
 /**
+ * Move a QP's send and receive rings into one block, the SQ first, as
+ * mlx4dv_qp describes them (one buffer, each queue at its offset): the
+ * RQ's ring then lies in the SQ's block (freed with it).
+ *
+ * @param sq  the QP's send queue (dpv_mlx4_sq_init())
+ * @param rq  its receive queue, both empty
+ * @return 0 or ENOMEM (both rings left as they were)
+ */
+int dpv_mlx4_qp_join(struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq);
+
+/**
  * Set up a CQ in the mlx4 format (32-byte CQEs, owner bits set).
  *
  * @param cq       structure to fill (zeroed first)

@@ -143,6 +143,8 @@ struct dpv_mlx5_wq {
 	enum dpv_mlx5_wq_kind kind;
 	uint8_t fmt;	  /**< enum dpv_ring_fmt (SQ only: RQs are alike) */
 	uint8_t bb_shift; /**< mlx4 SQ: log2 of 64-byte blocks per WQE */
+	bool buf_borrowed; /**< buf lies in another queue's block (an mlx4
+			      QP's RQ after the SQ's): not freed here */
 	volatile __be32 *db; /**< this queue's doorbell record word */
 	__be32 *dbrec;	     /**< the 2-word record block (QP: shared by
 				  SQ and RQ after dpv_mlx5_qp_link_dbrec) */

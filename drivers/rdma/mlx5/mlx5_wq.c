@@ -33,7 +33,8 @@ log2_u32(uint32_t v)
 static void
 wq_free(struct dpv_mlx5_wq *wq)
 {
-	dpv_mlx5_mem_free(wq->buf);
+	if (!wq->buf_borrowed)
+		dpv_mlx5_mem_free(wq->buf);
 	dpv_mlx5_mem_free(wq->wrid);
 	dpv_mlx5_mem_free(wq->dbrec_own);
 	wq->buf = NULL;
