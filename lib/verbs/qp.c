@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Queue pairs: create (ibv_create_qp, create_qp_ex), modify, query,
- * destroy, multicast attach/detach, post_send/post_recv, and the per-device
- * QP number table.
+ * destroy, post_send/post_recv, and the per-device QP number table
+ * (multicast attach/detach: qp_mcast.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include <rte_log.h>
 
 #include "qp.h"
+#include "qp_table.h"
 #include "verbs_raw.h"
 #include "verbs_port.h"
 #include "verbs_dv.h"
@@ -26,42 +27,14 @@ RTE_LOG_REGISTER(dpv_logtype_qp, dpv.qp, NOTICE);
 bool dpv_qp_xrc_enabled = true;
 
 /* ------------------------------------------------------------------ */
-/* QP number table: one per device.                                   */
-/*
- * QPN = generation << DPV_QPN_SLOT_BITS | slot. A slot's generation moves
- * on each reuse, so a number is not handed out again soon after its QP is
- * destroyed. Numbers 0 and 1 (special QPs) and 0xffffff (multicast) are
- * never produced. Readers index the slot and compare the number: no lock.
- */
-#define DPV_QPN_SLOT_BITS 14
-#define DPV_QPN_SLOTS	  (1u << DPV_QPN_SLOT_BITS)
-#define DPV_QPN_GEN_MASK  ((1u << (24 - DPV_QPN_SLOT_BITS)) - 1)
-
-_Static_assert(DPV_CAP_MAX_QP <= DPV_QPN_SLOTS, "QPN slots");
-
-/* A multicast group of the device and the QPs attached to it. */
-struct qp_mcast_grp {
-	uint8_t gid[16];
-	unsigned int n; /* 0: free entry */
-	uint32_t qpn[DPV_CAP_MAX_MCAST_QP_ATTACH];
-};
-
-struct qp_table {
-	pthread_mutex_t lock; /* writers; also serializes flush producers */
-	unsigned int hint;
-	unsigned int count;
-	struct dpv_qp *_Atomic slot[DPV_QPN_SLOTS];
-	uint16_t gen[DPV_QPN_SLOTS];
-	struct qp_mcast_grp grp[DPV_CAP_MAX_MCAST_GRP]; /* under lock */
-};
+/* QP number table: one per device (qp_table.h).                      */
 
 static struct qp_table *
 qp_table_get(struct dpv_device *dev)
 {
 	struct qp_table *t;
 
-	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
-			    __ATOMIC_ACQUIRE);
+	t = qp_table_peek(dev);
 	if (t != NULL)
 		return t;
 	pthread_mutex_lock(&dev->lock);
@@ -164,10 +137,7 @@ dpv_qp_lookup(struct dpv_device *dev, uint32_t qpn)
 	struct qp_table *t;
 	struct dpv_qp *qp;
 
-	if (dev == NULL)
-		return NULL;
-	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
-			    __ATOMIC_ACQUIRE);
+	t = qp_table_peek(dev);
 	if (t == NULL || qpn > DPV_QP_24BIT_MASK)
 		return NULL;
 	qp = atomic_load_explicit(&t->slot[qpn & (DPV_QPN_SLOTS - 1)],
@@ -183,10 +153,7 @@ dpv_qp_list(struct dpv_device *dev, struct dpv_qp_brief *out, unsigned int max)
 	struct qp_table *t;
 	unsigned int n = 0;
 
-	if (dev == NULL)
-		return 0;
-	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
-			    __ATOMIC_ACQUIRE);
+	t = qp_table_peek(dev);
 	if (t == NULL)
 		return 0;
 	pthread_mutex_lock(&t->lock);
@@ -1350,114 +1317,7 @@ ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
 }
 
 /* ------------------------------------------------------------------ */
-/* Multicast                                                          */
-
-static bool
-gid_is_mcast(const union ibv_gid *gid)
-{
-	static const uint8_t v4map[12] = {0, 0, 0, 0, 0,    0,
-					  0, 0, 0, 0, 0xff, 0xff};
-
-	if (memcmp(gid->raw, v4map, sizeof(v4map)) == 0)
-		return (gid->raw[12] & 0xf0) == 0xe0; /* 224.0.0.0/4 */
-	return gid->raw[0] == 0xff;
-}
-
-static int
-mcast_find(struct dpv_qp *qp, const union ibv_gid *gid, uint16_t lid)
-{
-	unsigned int i;
-
-	for (i = 0; i < qp->n_mcast; i++)
-		if (qp->mcast[i].lid == lid &&
-		    memcmp(qp->mcast[i].gid.raw, gid->raw, 16) == 0)
-			return (int)i;
-	return -1;
-}
-
-static struct qp_mcast_grp *
-grp_find(struct qp_table *t, const uint8_t gid[16])
-{
-	unsigned int i;
-
-	for (i = 0; i < DPV_CAP_MAX_MCAST_GRP; i++)
-		if (t->grp[i].n && memcmp(t->grp[i].gid, gid, 16) == 0)
-			return &t->grp[i];
-	return NULL;
-}
-
-/* Add qpn to the device's group gid. 0 or ENOMEM (device limits). */
-static int
-grp_join(struct qp_table *t, const uint8_t gid[16], uint32_t qpn)
-{
-	struct qp_mcast_grp *g;
-	unsigned int i;
-	int rc = 0;
-
-	pthread_mutex_lock(&t->lock);
-	g = grp_find(t, gid);
-	if (g == NULL) {
-		for (i = 0; i < DPV_CAP_MAX_MCAST_GRP && g == NULL; i++)
-			if (t->grp[i].n == 0)
-				g = &t->grp[i];
-		if (g != NULL)
-			memcpy(g->gid, gid, 16);
-	}
-	if (g == NULL || g->n >= DPV_CAP_MAX_MCAST_QP_ATTACH)
-		rc = ENOMEM;
-	else
-		g->qpn[g->n++] = qpn;
-	pthread_mutex_unlock(&t->lock);
-	return rc;
-}
-
-static void
-grp_leave(struct qp_table *t, const uint8_t gid[16], uint32_t qpn)
-{
-	struct qp_mcast_grp *g;
-	unsigned int i;
-
-	pthread_mutex_lock(&t->lock);
-	g = grp_find(t, gid);
-	for (i = 0; g != NULL && i < g->n; i++)
-		if (g->qpn[i] == qpn) {
-			g->qpn[i] = g->qpn[--g->n];
-			break;
-		}
-	pthread_mutex_unlock(&t->lock);
-}
-
-unsigned int
-dpv_qp_mcast_lookup(struct dpv_device *dev, const uint8_t gid[16],
-		    uint32_t *qpns, unsigned int max)
-{
-	struct qp_table *t;
-	struct qp_mcast_grp *g;
-	unsigned int i, n = 0;
-
-	if (dev == NULL || gid == NULL)
-		return 0;
-	t = __atomic_load_n((struct qp_table **)&dev->qp_priv,
-			    __ATOMIC_ACQUIRE);
-	if (t == NULL)
-		return 0;
-	pthread_mutex_lock(&t->lock);
-	g = grp_find(t, gid);
-	if (g != NULL) {
-		n = g->n;
-		for (i = 0; i < n && i < max; i++)
-			qpns[i] = g->qpn[i];
-	}
-	pthread_mutex_unlock(&t->lock);
-	return n;
-}
-
-unsigned int
-dpv_qp_mcast_hook(void *arg, const uint8_t gid[16], uint32_t *qpns,
-		  unsigned int max)
-{
-	return dpv_qp_mcast_lookup(arg, gid, qpns, max);
-}
+/* QP events from the engine                                          */
 
 static void
 post_qp_event(struct dpv_qp *h, enum ibv_event_type type)
@@ -1487,71 +1347,6 @@ dpv_qp_sq_drained_hook(void *arg, uint32_t qpn)
 			post_qp_event(h, IBV_EVENT_SQ_DRAINED);
 	}
 	pthread_mutex_unlock(&dpv_qp_share_lock);
-}
-
-int
-ibv_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
-{
-	struct dpv_qp *qp;
-	int rc = 0;
-
-	if (ibqp == NULL || gid == NULL || ibqp->qp_type != IBV_QPT_UD ||
-	    !gid_is_mcast(gid))
-		return EINVAL;
-	qp = to_dqp(ibqp);
-	pthread_mutex_lock(&qp->lock);
-	if (mcast_find(qp, gid, lid) >= 0) {
-		rc = 0; /* already attached: nothing to do */
-	} else if (qp->n_mcast >= DPV_QP_MAX_MCAST) {
-		rc = ENOMEM;
-	} else {
-		/* the device-wide group (once per QP and GID, whatever lid) */
-		bool other_lid = false;
-		unsigned int i;
-
-		for (i = 0; i < qp->n_mcast; i++)
-			if (memcmp(qp->mcast[i].gid.raw, gid->raw, 16) == 0)
-				other_lid = true;
-		if (!other_lid)
-			rc = grp_join(qp->dev->qp_priv, gid->raw, ibqp->qp_num);
-		if (rc == 0) {
-			qp->mcast[qp->n_mcast].gid = *gid;
-			qp->mcast[qp->n_mcast].lid = lid;
-			qp->n_mcast++;
-		}
-	}
-	pthread_mutex_unlock(&qp->lock);
-	return rc;
-}
-
-int
-ibv_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, uint16_t lid)
-{
-	struct dpv_qp *qp;
-	int i, rc = 0;
-
-	if (ibqp == NULL || gid == NULL || ibqp->qp_type != IBV_QPT_UD ||
-	    !gid_is_mcast(gid))
-		return EINVAL;
-	qp = to_dqp(ibqp);
-	pthread_mutex_lock(&qp->lock);
-	i = mcast_find(qp, gid, lid);
-	if (i < 0) {
-		rc = EINVAL;
-	} else {
-		unsigned int j;
-		bool other_lid = false;
-
-		qp->mcast[i] = qp->mcast[qp->n_mcast - 1];
-		qp->n_mcast--;
-		for (j = 0; j < qp->n_mcast; j++)
-			if (memcmp(qp->mcast[j].gid.raw, gid->raw, 16) == 0)
-				other_lid = true;
-		if (!other_lid)
-			grp_leave(qp->dev->qp_priv, gid->raw, ibqp->qp_num);
-	}
-	pthread_mutex_unlock(&qp->lock);
-	return rc;
 }
 
 /* ------------------------------------------------------------------ */
