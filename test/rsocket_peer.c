@@ -143,7 +143,12 @@ server(struct sockaddr_in *sa, size_t total, int dead)
 	    peer.sin_family != AF_INET || pl != sizeof(peer))
 		FAIL("addresses");
 	printf("accepted %s:%u\n", inet_ntoa(peer.sin_addr), ntohs(peer.sin_port));
+	/* as with rdma-core's rsockets (unlike accept(2)), the accepted
+	 * socket has the listener's O_NONBLOCK */
+	if (!(rfcntl(s, F_GETFL) & O_NONBLOCK))
+		FAIL("accepted rsocket not non-blocking like its listener");
 	if (dead) {
+		rfcntl(s, F_SETFL, 0); /* the one byte may not be there yet */
 		read_pattern(s, 0, 1);
 		printf("dying\n");
 		fflush(stdout);
