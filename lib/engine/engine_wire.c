@@ -443,7 +443,11 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 {
 	const struct dpv_roce_opcode_info *info = dpv_roce_opcode(hd->opcode);
 	uint32_t pad = (4 - (paylen & 3)) & 3;
-	uint32_t l2 = l2_len(path), l3h = l3_hdr_len(path);
+	bool tmpl = t != NULL && t->len != 0;
+	/* a template already knows its header lengths */
+	uint32_t l2 = tmpl ? t->l2 : l2_len(path);
+	uint32_t l3h = tmpl ? t->len - l2 - (uint32_t)sizeof(struct rte_udp_hdr)
+			    : l3_hdr_len(path);
 	uint32_t ulen = sizeof(struct rte_udp_hdr) + info->length + paylen +
 			pad + DPV_ROCE_ICRC_LEN;
 	struct rte_mbuf *m;
@@ -462,7 +466,7 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 	}
 	m->l2_len = l2;
 	/* a template copies whole: the buffer must hold its bytes */
-	if (t != NULL && t->len != 0 &&
+	if (tmpl &&
 	    (size_t)(d - (uint8_t *)m->buf_addr) + sizeof(t->b) <= m->buf_len)
 		write_l2_l4_tmpl(t, d, ulen, e->ip_id++);
 	else
