@@ -718,6 +718,28 @@ test_fault_filter(void)
 	return TEST_SUCCESS;
 }
 
+/* Frames still held when the port closes leave before it stops (a peer
+ * waiting for a leaving process's last ACK gets it). Runs last: it
+ * releases the ports. */
+static int
+test_fault_close_drains(void)
+{
+	struct rte_ring *wire = pair.ring[0];
+	struct rcvd r;
+
+	TEST_ASSERT_EQUAL(
+		set_fault(pair.port[0], "tx:reorder=1/64;hold_us=1000000"), 0,
+		"");
+	TEST_ASSERT_EQUAL(send_frames(DPV_ROCE_OP_ACK, 0x12, 0, 3), 0, "");
+	receive_for(&r, 1);
+	TEST_ASSERT_EQUAL(r.n, 0, "held");
+	TEST_ASSERT_EQUAL(rte_ring_count(wire), 0, "");
+	dpv_port_fini();
+	/* on the wire (not read: their pool went with the port) */
+	TEST_ASSERT_EQUAL(rte_ring_count(wire), 3, "held frames sent at close");
+	return TEST_SUCCESS;
+}
+
 /* Each case starts with both fault layers off and an empty wire. */
 static int
 case_reset(void)
@@ -745,6 +767,7 @@ static const struct dpv_test_suite fault_suite = {
 			TEST_CASE_ST(case_reset, NULL, test_fault_reorder),
 			TEST_CASE_ST(case_reset, NULL, test_fault_delay),
 			TEST_CASE_ST(case_reset, NULL, test_fault_filter),
+			TEST_CASE_ST(case_reset, NULL, test_fault_close_drains),
 			TEST_CASES_END(),
 		},
 };

@@ -511,6 +511,8 @@ port_release(struct dpv_port *p)
 
 	if (p->memif_client)
 		rte_eal_alarm_cancel(memif_retry, p); /* waits for a run */
+	if (p->started)
+		port_fault_tx_drain(p->fault, p);
 	if (p->started && rte_eth_dev_stop(p->ethdev) != 0)
 		PORT_LOG(WARNING, "%s: stopping port %u failed", p->name,
 			 p->ethdev);

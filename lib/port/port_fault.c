@@ -481,6 +481,26 @@ tx_release(struct dpv_port *p, struct fault_queue *fq, uint16_t qi,
 	return 0;
 }
 
+/*
+ * Send what the fault layer still holds on transmit, due or not: the port
+ * is about to stop, and a frame a network reorders or delays still
+ * arrives (a peer waiting for the last ACK of a process that leaves must
+ * get it). Bounded: at most about a millisecond per queue while the port
+ * refuses frames; what it never takes is freed with the layer.
+ */
+void
+port_fault_tx_drain(struct dpv_port_fault *f, struct dpv_port *p)
+{
+	for (uint16_t q = 0; f != NULL && q < f->nb_q; q++) {
+		struct fault_queue *fq = &f->q[q];
+
+		for (unsigned tries = 0;
+		     fq->dir[DPV_FAULT_TX].nheld != 0 && tries < 100; tries++)
+			if (tx_release(p, fq, q, UINT64_MAX) != 0)
+				rte_delay_us_block(10);
+	}
+}
+
 uint16_t
 port_fault_tx(struct dpv_port_fault *f, struct dpv_port *p, uint16_t qi,
 	      struct rte_mbuf **pkts, uint16_t n)

@@ -108,6 +108,8 @@ void port_fault_stats(const struct dpv_port_fault *f,
 		      struct dpv_fault_stats *st);
 /* Free held frames and f; with DPV_STATS set, print the counters. */
 void port_fault_free(struct dpv_port_fault *f, const char *name);
+/* Send every frame held on transmit (the port is about to stop). */
+void port_fault_tx_drain(struct dpv_port_fault *f, struct dpv_port *p);
 /* dpv_port_rx()/dpv_port_tx() of a device whose fault layer was on. */
 uint16_t port_fault_rx(struct dpv_port_fault *f, struct dpv_port *p, uint16_t q,
 		       struct rte_mbuf **pkts, uint16_t n);
