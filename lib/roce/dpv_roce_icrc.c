@@ -124,32 +124,140 @@ crc_reg_reduce(__m128i x, const uint8_t *p, uint32_t len)
 	return crc_reg_table(c, p, len);
 }
 
+/* Four blocks in flight: a block is folded 512 bits forward each step,
+ * and at the end lane j (of the last 64 bytes) 384 - 128 j bits. */
+static __m128i fold_k4;	  /* x^575, x^511 mod P */
+static __m128i fold_k384; /* x^447, x^383 mod P */
+static __m128i fold_k256; /* x^319, x^255 mod P */
+
+/* x moved d bits forward (d the distance the constants k stand for). */
+__attribute__((target("pclmul,sse2"))) static inline __m128i
+fold_fwd(__m128i x, __m128i k)
+{
+	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+			     _mm_clmulepi64_si128(x, k, 0x11));
+}
+
+/* 256-bit carry-less multiplies (VPCLMULQDQ), where the CPU has them and
+ * EAL allows 256-bit SIMD (dpv_roce_icrc_select_best()) */
+static bool crc_wide;
+static __m128i fold_k8; /* x^1087, x^1023 mod P: 1,024 bits forward */
+
+/*
+ * The first 128 bytes or more of a fold, eight blocks in flight in four
+ * 256-bit registers (two lanes each) 128 bytes a step, brought back to
+ * one block: the block standing for p[0..*len - rest) with the register c
+ * and the masks applied (as crc_reg_fold() does); *p and *len advance.
+ */
+__attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m128i
+fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
+	  unsigned int nmask)
+{
+	const uint8_t *p = *pp;
+	uint32_t len = *lenp;
+	__m256i y[4], k8 = _mm256_broadcastsi128_si256(fold_k8),
+		      k4 = _mm256_broadcastsi128_si256(fold_k4),
+		      k2 = _mm256_broadcastsi128_si256(fold_k256);
+	__m128i m[4] = {_mm_setzero_si128(), _mm_setzero_si128(),
+			_mm_setzero_si128(), _mm_setzero_si128()};
+	__m128i lo, hi;
+
+	for (unsigned int i = 0; i < nmask && i < 4; i++)
+		m[i] = masks[i];
+	for (unsigned int j = 0; j < 4; j++)
+		y[j] = _mm256_loadu_si256(
+			(const __m256i *)(const void *)(p + 32 * j));
+	y[0] = _mm256_or_si256(y[0], _mm256_set_m128i(m[1], m[0]));
+	y[1] = _mm256_or_si256(y[1], _mm256_set_m128i(m[3], m[2]));
+	y[0] = _mm256_xor_si256(y[0], _mm256_zextsi128_si256(
+					      _mm_cvtsi32_si128((int)c)));
+	p += 128;
+	len -= 128;
+	for (; len >= 128; p += 128, len -= 128)
+		for (unsigned int j = 0; j < 4; j++)
+			y[j] = _mm256_xor_si256(
+				_mm256_xor_si256(
+					_mm256_clmulepi64_epi128(y[j], k8, 0x00),
+					_mm256_clmulepi64_epi128(y[j], k8, 0x11)),
+				_mm256_loadu_si256(
+					(const __m256i *)(const void *)(p +
+									32 * j)));
+	/* eight lanes to four (512 bits forward), to two (256), to one */
+	for (unsigned int j = 0; j < 2; j++)
+		y[j] = _mm256_xor_si256(
+			_mm256_xor_si256(_mm256_clmulepi64_epi128(y[j], k4, 0x00),
+					 _mm256_clmulepi64_epi128(y[j], k4, 0x11)),
+			y[j + 2]);
+	y[0] = _mm256_xor_si256(
+		_mm256_xor_si256(_mm256_clmulepi64_epi128(y[0], k2, 0x00),
+				 _mm256_clmulepi64_epi128(y[0], k2, 0x11)),
+		y[1]);
+	lo = _mm256_castsi256_si128(y[0]);
+	hi = _mm256_extracti128_si256(y[0], 1);
+	*pp = p;
+	*lenp = len;
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(lo, fold_k, 0x00),
+					   _mm_clmulepi64_si128(lo, fold_k, 0x11)),
+			     hi);
+}
+
 /*
  * The register c after p[0..len) (len >= 16) by folding; the first nmask
- * 16-byte blocks are ORed with masks[] first (the ICRC's variant fields
- * read as ones).
+ * (at most 4) 16-byte blocks are ORed with masks[] first (the ICRC's
+ * variant fields read as ones). From 128 bytes on, four independent
+ * chains of multiplies (a multiply's latency is several times its issue
+ * rate): about three times the speed of one chain.
  */
 __attribute__((target("pclmul,sse2"))) static uint32_t
 crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	     unsigned int nmask)
 {
 	__m128i x, k = fold_k;
+	unsigned int i = 1;
 
+	if (crc_wide && len >= 512) {
+		/* the masks are all inside the first 128 bytes */
+		x = fold_wide(c, &p, &len, masks, nmask);
+		for (; len >= 16; p += 16, len -= 16)
+			x = _mm_xor_si128(
+				fold_fwd(x, k),
+				_mm_loadu_si128((const __m128i *)(const void *)p));
+		return crc_reg_reduce(x, p, len);
+	}
 	x = _mm_loadu_si128((const __m128i *)(const void *)p);
 	if (nmask > 0)
 		x = _mm_or_si128(x, masks[0]);
 	x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
 	p += 16;
 	len -= 16;
-	for (unsigned int i = 1; len >= 16; i++, p += 16, len -= 16) {
+	if (len >= 112) {
+		__m128i l[4], k4 = fold_k4;
+
+		l[0] = x;
+		for (; i < 4; i++, p += 16) {
+			l[i] = _mm_loadu_si128((const __m128i *)(const void *)p);
+			if (i < nmask)
+				l[i] = _mm_or_si128(l[i], masks[i]);
+		}
+		len -= 48;
+		for (; len >= 64; p += 64, len -= 64)
+			for (unsigned int j = 0; j < 4; j++)
+				l[j] = _mm_xor_si128(
+					fold_fwd(l[j], k4),
+					_mm_loadu_si128(
+						(const __m128i *)(const void *)(p +
+										16 * j)));
+		x = _mm_xor_si128(
+			_mm_xor_si128(fold_fwd(l[0], fold_k384),
+				      fold_fwd(l[1], fold_k256)),
+			_mm_xor_si128(fold_fwd(l[2], k), l[3]));
+	}
+	for (; len >= 16; i++, p += 16, len -= 16) {
 		__m128i d = _mm_loadu_si128((const __m128i *)(const void *)p);
 
 		if (i < nmask)
 			d = _mm_or_si128(d, masks[i]);
-		x = _mm_xor_si128(
-			_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
-				      _mm_clmulepi64_si128(x, k, 0x11)),
-			d);
+		x = _mm_xor_si128(fold_fwd(x, k), d);
 	}
 	return crc_reg_reduce(x, p, len);
 }
@@ -285,6 +393,16 @@ RTE_INIT(dpv_roce_crc_init)
 		cpu_has_clmul = true;
 		fold_k = _mm_set_epi64x((long long)xn_mod_p_reflected64(127),
 					(long long)xn_mod_p_reflected64(191));
+		fold_k4 = _mm_set_epi64x((long long)xn_mod_p_reflected64(511),
+					 (long long)xn_mod_p_reflected64(575));
+		fold_k384 = _mm_set_epi64x(
+			(long long)xn_mod_p_reflected64(383),
+			(long long)xn_mod_p_reflected64(447));
+		fold_k256 = _mm_set_epi64x(
+			(long long)xn_mod_p_reflected64(255),
+			(long long)xn_mod_p_reflected64(319));
+		fold_k8 = _mm_set_epi64x((long long)xn_mod_p_reflected64(1023),
+					 (long long)xn_mod_p_reflected64(1087));
 		red_k = _mm_set_epi64x((long long)xn_mod_p_reflected64(63),
 				       (long long)xn_mod_p_reflected64(95));
 		red_mask = _mm_set_epi32(-1, -1, -1, 0);
@@ -315,14 +433,18 @@ dpv_crc32_gf2_multmod(uint32_t a, uint32_t b, bool clmul)
 	return clmul ? multmod(a, b) : gf2_multmod(a, b);
 }
 
-/* crc32(data so far || p[0..len)), the fastest way available */
+/*
+ * crc32(data so far || p[0..len)), the fastest way available: our own
+ * folding where the CPU multiplies carry-less (four chains: 3x
+ * rte_net_crc's SSE code on 4 KiB here, which folds one; see
+ * roce_icrc_perf), else rte_net_crc for long runs once EAL set the SIMD
+ * width (before that it would settle on its scalar code for good), else
+ * the table.
+ */
 static uint32_t
 crc_continue(uint32_t crc, const uint8_t *p, uint32_t len)
 {
-	/* rte_net_crc is only fast with PCLMULQDQ, and may only use it once
-	 * EAL has set the SIMD width; before that it would also settle on
-	 * its scalar code for good */
-	if (len < ICRC_DPDK_MIN_REST || !cpu_has_clmul ||
+	if (cpu_has_clmul || len < ICRC_DPDK_MIN_REST ||
 	    rte_vect_get_max_simd_bitwidth() < RTE_VECT_SIMD_128)
 		return dpv_crc32_update(crc, p, len);
 	return dpv_crc32_combine(
@@ -420,9 +542,8 @@ dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len)
 	const uint8_t *p = l3;
 	uint32_t n = l3_len + 8 - DPV_ROCE_ICRC_LEN; /* bytes folded */
 
-	/* one pass where the frame is not long enough for rte_net_crc's wide
-	 * code to pay for a combine step */
-	if (cpu_has_clmul && l3_len < 1024) {
+	/* one pass over the masked headers and the payload */
+	if (cpu_has_clmul) {
 		if (p[0] == 0x45 && n >= 48)
 			return ~crc_reg_fold(~0u, p - 8, n, icrc_mask4, 3);
 		if ((p[0] >> 4) == 6 && n >= 64)
@@ -443,6 +564,12 @@ dpv_roce_icrc_select_best(void)
 {
 	/* falls back to SSE4.2/PCLMULQDQ, then to the scalar code */
 	rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+#ifdef RTE_ARCH_X86_64
+	crc_wide = cpu_has_clmul &&
+		   rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
+		   rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0 &&
+		   rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256;
+#endif
 	ROCE_LOG(DEBUG, "rte_net_crc set to its fastest code (SIMD width %u%s)",
 		 rte_vect_get_max_simd_bitwidth(),
 		 cpu_has_clmul ? ", PCLMULQDQ" : "");
