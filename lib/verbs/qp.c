@@ -10,13 +10,13 @@
 
 #include <rte_common.h>
 #include <rte_log.h>
+#include <rte_memory.h>
 
 #include "qp.h"
 #include "qp_table.h"
 #include "verbs_raw.h"
 #include "verbs_port.h"
 #include "verbs_dv.h"
-
 #include "dpv_engine.h"
 
 RTE_LOG_REGISTER(dpv_logtype_qp, dpv.qp, NOTICE);
@@ -216,8 +216,6 @@ cq_poll_unlock(struct dpv_qp *qp)
 /* ------------------------------------------------------------------ */
 /* Ring glue: the rings in the device's format (struct dpv_ring_ops,   */
 /* drivers/rdma/mlx5/mlx5_ring.h).                                    */
-
-#include <rte_memory.h>
 
 /* Allocate rings for qp->has_sq / qp->has_rq and report their sizes. */
 static int

@@ -867,27 +867,27 @@ mlx4_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr, unsigned int max_sge,
 }
 
 /* RQs and SRQs have the mlx5 bytes; the table is mlx4's so that their
- * flush writes mlx4 CQEs. */
+ * flush writes mlx4 CQEs. rc: the mlx5 init's result. */
 static int
-mlx4_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
-	     unsigned int max_sge, int socket)
+rq_adopt(int rc, struct dpv_mlx5_rq *rq)
 {
-	int rc = dpv_mlx5_rq_init(rq, max_wr, max_sge, socket);
-
 	if (rc == 0)
 		rq->wq.ops = &dpv_mlx4_ring_ops;
 	return rc;
 }
 
 static int
+mlx4_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+	     unsigned int max_sge, int socket)
+{
+	return rq_adopt(dpv_mlx5_rq_init(rq, max_wr, max_sge, socket), rq);
+}
+
+static int
 mlx4_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 	      unsigned int max_sge, int socket)
 {
-	int rc = dpv_mlx5_srq_init(rq, max_wr, max_sge, socket);
-
-	if (rc == 0)
-		rq->wq.ops = &dpv_mlx4_ring_ops;
-	return rc;
+	return rq_adopt(dpv_mlx5_srq_init(rq, max_wr, max_sge, socket), rq);
 }
 
 /* The SQ: the owner bit of the next WQE says it is valid; RQ and SRQ:
