@@ -806,10 +806,6 @@ case_qp_ex_post(void)
 
 /* ---- lifetime ---- */
 
-/* From the ring code, once it exists (qp.c calls it at destroy/RESET). */
-unsigned int dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
-			       struct dpv_mlx5_rq *srq) __attribute__((weak));
-
 /* CQEs of a destroyed QP that were not polled disappear with it. */
 static int
 case_destroy_cleans_cq(void)
@@ -820,8 +816,6 @@ case_destroy_cleans_cq(void)
 	struct ibv_cq *c;
 	struct ibv_qp *qp, *keep;
 
-	if (!dpv_mlx5_cq_clean)
-		return TEST_SKIPPED; /* not in the ring code yet */
 	c = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	TEST_ASSERT_NOT_NULL(c, "");
 	init_attr(&ia, IBV_QPT_UD);

@@ -19,9 +19,11 @@
  *     path), dpv_engine_qp_destroy() at ibv_destroy_qp. Moving to ERR
  *     flushes the rings with IBV_WC_WR_FLUSH_ERR, RESET clears the
  *     transport state.
- *   - **doorbells**: none needed. The application posts into the mlx5
- *     rings (dpv_mlx5_post_send / dpv_mlx5_post_recv) with release
- *     ordering; each poll iteration fetches new WQEs of every owned QP.
+ *   - **doorbells**: none needed. The application posts into the rings
+ *     (dpv_ring_post_send / dpv_ring_post_recv, in the device's ring
+ *     format: drivers/rdma/mlx5/mlx5_ring.h, struct dpv_ring_ops) with
+ *     release ordering; each poll iteration fetches new WQEs of every
+ *     owned QP through the ring's operations table.
  *   - **progress**: dpv_engine_poll() runs one run-to-completion iteration:
  *     RX burst -> parse -> dispatch by destination QPN -> responder /
  *     completer; then every owned QP's send queue -> requester -> TX burst;
@@ -170,7 +172,7 @@ struct dpv_engine_conf {
 	/**
 	 * Optional completion-event hook: called (under the engine lock, from
 	 * the polling thread) when a CQ armed with ibv_req_notify_cq got a
-	 * completion that fires the arm (dpv_mlx5_cq_should_notify()). The
+	 * completion that fires the arm (dpv_ring_cq_should_notify()). The
 	 * verbs layer signals the CQ's completion channel here.
 	 */
 	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);

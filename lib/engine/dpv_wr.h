@@ -5,7 +5,7 @@
 /**
  * @file
  * Neutral work-request and completion types exchanged between the ring
- * personalities (drivers/rdma/mlx5, later mlx4) and the engine.
+ * formats (drivers/rdma/mlx5, drivers/rdma/mlx4) and the engine.
  *
  * The engine never parses a hardware WQE or writes a hardware CQE itself:
  * a driver decodes the next posted send WQE into a struct dpv_wr and the

@@ -371,7 +371,7 @@ qp_has_work(const struct dpv_eqp *qp)
 	    ((qp->comp.deadline == 0 && qp->comp.rnr_until == 0) ||
 	     qp->state == IBV_QPS_ERR || qp->state == IBV_QPS_SQE))
 		return true;
-	if (qp->sq != NULL && dpv_mlx5_wq_posted(&qp->sq->wq))
+	if (qp->sq != NULL && dpv_ring_wq_posted(&qp->sq->wq))
 		return true;
 	/* a raw TSO WQE fetched, its segments not all queued yet */
 	if (qp->type == IBV_QPT_RAW_PACKET && qp->sq != NULL &&
@@ -379,7 +379,7 @@ qp_has_work(const struct dpv_eqp *qp)
 		return true;
 	/* in ERR, new receive WQEs are flushed by the poll loop */
 	return qp->state == IBV_QPS_ERR && qp->rq != NULL && !qp->has_srq &&
-	       dpv_mlx5_wq_posted(&qp->rq->wq);
+	       dpv_ring_wq_posted(&qp->rq->wq);
 }
 
 /* A retransmission or RNR timer of a QP off the run list has expired. */
@@ -1287,14 +1287,14 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		ci.scat_len = qp->cqe_scat_len;
 	}
 	qp->cqe_scat_len = 0;
-	ret = dpv_mlx5_cq_push(cq, &ci);
+	ret = dpv_ring_cq_push(cq, &ci);
 	if (ret) {
 		ENGINE_LOG(WARNING, "qp %u: CQ overrun", qp->qpn);
 		return -ret;
 	}
 	qp->e->st.cqes++;
 	qp->e->work++;
-	if (qp->e->conf.cq_event != NULL && dpv_mlx5_cq_should_notify(cq))
+	if (qp->e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
 		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
 	return 0;
 }

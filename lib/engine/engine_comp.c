@@ -531,7 +531,7 @@ static void
 flush_notify(struct dpv_eqp *qp, struct dpv_mlx5_cq *cq, unsigned int n)
 {
 	if (n > 0 && qp->e->conf.cq_event != NULL &&
-	    dpv_mlx5_cq_should_notify(cq))
+	    dpv_ring_cq_should_notify(cq))
 		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
 }
 
@@ -543,7 +543,7 @@ dpv_engine_sq_flush_send(struct dpv_eqp *qp)
 	if (qp->sq == NULL)
 		return;
 	flush_notify(qp, qp->scq,
-		     dpv_mlx5_flush(&qp->sq->wq, qp->scq, qp->qpn));
+		     dpv_ring_flush(&qp->sq->wq, qp->scq, qp->qpn));
 	qp->s_tail = qp->s_cur = qp->s_head;
 	qp->req.rd_out = 0;
 	qp->comp.deadline = 0;
@@ -558,7 +558,7 @@ dpv_engine_sq_flush(struct dpv_eqp *qp)
 	if (qp->rq != NULL) {
 		if (!qp->has_srq) {
 			flush_notify(qp, qp->rcq,
-				     dpv_mlx5_flush(&qp->rq->wq, qp->rcq,
+				     dpv_ring_flush(&qp->rq->wq, qp->rcq,
 						    qp->qpn));
 		} else if (qp->resp.have_rwqe) {
 			dpv_engine_cqe(qp, true, qp->resp.rwqe.wr.wqe_index,

@@ -638,13 +638,13 @@ static void
 raw_cqe(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
 	const struct dpv_cqe_info *ci)
 {
-	if (dpv_mlx5_cq_push(cq, ci) != 0) {
+	if (dpv_ring_cq_push(cq, ci) != 0) {
 		ENGINE_LOG(WARNING, "qp %u: CQ overrun", ci->qpn);
 		return;
 	}
 	e->st.cqes++;
 	e->work++;
-	if (e->conf.cq_event != NULL && dpv_mlx5_cq_should_notify(cq))
+	if (e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
 		e->conf.cq_event(e->conf.cq_event_arg, cq);
 }
 
@@ -906,7 +906,7 @@ dpv_engine_raw_send(struct dpv_eqp *qp, unsigned *budget)
 			r->st.tx_paced++; /* the WQE waits in the ring */
 			break;
 		}
-		if (!dpv_mlx5_sq_fetch(qp->sq, &w))
+		if (!dpv_ring_sq_fetch(qp->sq, &w))
 			break;
 		enum ibv_wc_status st = IBV_WC_SUCCESS;
 		uint32_t len = w.raw_hdr_len + (uint32_t)w.total_len;

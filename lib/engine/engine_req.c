@@ -51,7 +51,7 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 		struct dpv_eswqe *w = swqe_at(qp, qp->s_head);
 
 		/* the ring clears what it decodes; the rest is set here */
-		if (!dpv_mlx5_sq_fetch(qp->sq, &w->wr))
+		if (!dpv_ring_sq_fetch(qp->sq, &w->wr))
 			break;
 		w->state = SWQE_PENDING;
 		w->sent = 0;

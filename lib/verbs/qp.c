@@ -10,17 +10,14 @@
 
 #include <rte_common.h>
 #include <rte_log.h>
+#include <rte_memory.h>
 
 #include "qp.h"
 #include "qp_table.h"
 #include "verbs_raw.h"
 #include "verbs_port.h"
 #include "verbs_dv.h"
-
-#if __has_include("dpv_engine.h")
 #include "dpv_engine.h"
-#define DPV_HAVE_ENGINE 1
-#endif
 
 RTE_LOG_REGISTER(dpv_logtype_qp, dpv.qp, NOTICE);
 
@@ -217,10 +214,8 @@ cq_poll_unlock(struct dpv_qp *qp)
 }
 
 /* ------------------------------------------------------------------ */
-/* Ring glue (drivers/rdma/mlx5, CONTRACTS section 5).                */
-
-#ifdef DPV_HAVE_MLX5_RING
-#include <rte_memory.h>
+/* Ring glue: the rings in the device's format (struct dpv_ring_ops,   */
+/* drivers/rdma/mlx5/mlx5_ring.h).                                    */
 
 /* Allocate rings for qp->has_sq / qp->has_rq and report their sizes. */
 static int
@@ -228,6 +223,7 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 	   struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq,
 	   struct ibv_qp_cap *cap)
 {
+	const struct dpv_ring_ops *ops = qp->dev->ring_ops;
 	int rc;
 
 	memset(sq, 0, sizeof(*sq));
@@ -235,16 +231,9 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 	memset(cap, 0, sizeof(*cap));
 	if (qp->has_sq) {
 		/* memory-window binds: the ring sizes for UMR WQEs itself */
-		if (qp->dev->mlx4_rings)
-			rc = dpv_mlx4_sq_init(sq, RTE_MAX(req->max_send_wr, 1u),
-					      req->max_send_sge,
-					      req->max_inline_data,
-					      SOCKET_ID_ANY);
-		else
-			rc = dpv_mlx5_sq_init_tso(sq, RTE_MAX(req->max_send_wr, 1u),
-					  req->max_send_sge,
-					  req->max_inline_data,
-					  qp->max_tso_header, SOCKET_ID_ANY);
+		rc = ops->sq_init(sq, RTE_MAX(req->max_send_wr, 1u),
+				  req->max_send_sge, req->max_inline_data,
+				  qp->max_tso_header, SOCKET_ID_ANY);
 		if (rc)
 			return rc;
 		/* what the QP reports is within the device limits, so that
@@ -256,9 +245,8 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 		cap->max_inline_data = sq->max_inline;
 	}
 	if (qp->has_rq) {
-		rc = dpv_mlx5_rq_init(rq, RTE_MAX(req->max_recv_wr, 1u),
-				      RTE_MAX(req->max_recv_sge, 1u),
-				      SOCKET_ID_ANY);
+		rc = ops->rq_init(rq, RTE_MAX(req->max_recv_wr, 1u),
+				  RTE_MAX(req->max_recv_sge, 1u), SOCKET_ID_ANY);
 		if (rc) {
 			dpv_mlx5_sq_fini(sq);
 			return rc;
@@ -268,9 +256,9 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 		cap->max_recv_sge = rq->wq.max_gs;
 		if (qp->has_sq)
 			dpv_mlx5_qp_link_dbrec(sq, rq);
-		/* mlx4dv_qp gives one buffer for both rings */
-		if (qp->has_sq && qp->dev->mlx4_rings &&
-		    (rc = dpv_mlx4_qp_join(sq, rq)) != 0) {
+		/* e.g. mlx4dv_qp gives one buffer for both rings */
+		if (qp->has_sq && ops->qp_join != NULL &&
+		    (rc = ops->qp_join(sq, rq)) != 0) {
 			dpv_mlx5_rq_fini(rq);
 			dpv_mlx5_sq_fini(sq);
 			return rc;
@@ -332,30 +320,25 @@ ring_reset(struct dpv_qp *qp)
 /*
  * Remove the CQEs of a QP that the application has not polled yet, as
  * mlx5 does at destroy and RESET (receive CQEs of an SRQ give their WQE
- * back to the SRQ). Provided by the ring code; weak until it exists.
+ * back to the SRQ).
  */
-unsigned int dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
-			       struct dpv_mlx5_rq *srq) __attribute__((weak));
-
 static void
 ring_cq_clean(struct dpv_qp *qp)
 {
 	uint32_t qpn = qp->qpex.qp_base.qp_num;
 	struct dpv_mlx5_rq *srq = qp->srq ? &qp->srq->ring : NULL;
 
-	if (!dpv_mlx5_cq_clean)
-		return;
 	if (qp->rcq)
-		dpv_mlx5_cq_clean(&qp->rcq->ring, qpn, srq);
+		dpv_ring_cq_clean(&qp->rcq->ring, qpn, srq);
 	if (qp->scq && qp->scq != qp->rcq)
-		dpv_mlx5_cq_clean(&qp->scq->ring, qpn, NULL);
+		dpv_ring_cq_clean(&qp->scq->ring, qpn, NULL);
 }
 
 static int
 ring_post_send(struct dpv_qp *qp, struct ibv_send_wr *wr,
 	       struct ibv_send_wr **bad)
 {
-	return dpv_mlx5_post_send(&qp->sq, qp->qpex.qp_base.qp_type,
+	return dpv_ring_post_send(&qp->sq, qp->qpex.qp_base.qp_type,
 				  qp->qpex.qp_base.qp_num, wr, bad);
 }
 
@@ -363,7 +346,7 @@ static int
 ring_post_recv(struct dpv_qp *qp, struct ibv_recv_wr *wr,
 	       struct ibv_recv_wr **bad)
 {
-	return dpv_mlx5_post_recv(&qp->rq, wr, bad);
+	return dpv_ring_post_recv(&qp->rq, wr, bad);
 }
 
 static unsigned int
@@ -373,9 +356,9 @@ ring_flush(struct dpv_qp *qp)
 	unsigned int n = 0;
 
 	if (qp->has_sq && qp->scq)
-		n += dpv_mlx5_flush(&qp->sq.wq, &qp->scq->ring, qpn);
+		n += dpv_ring_flush(&qp->sq.wq, &qp->scq->ring, qpn);
 	if (qp->has_rq && qp->rcq)
-		n += dpv_mlx5_flush(&qp->rq.wq, &qp->rcq->ring, qpn);
+		n += dpv_ring_flush(&qp->rq.wq, &qp->rcq->ring, qpn);
 	return n;
 }
 
@@ -396,64 +379,10 @@ ring_wq_lookup(void *arg, uint32_t qpn, bool recv)
 		return &qp->srq->ring.wq;
 	return qp->has_rq ? &qp->rq.wq : NULL;
 }
-#else
-static void
-ring_cq_clean(struct dpv_qp *qp)
-{
-}
-
-static int
-ring_init(struct dpv_qp *qp, const struct ibv_qp_cap *req)
-{
-	qp->cap = *req;
-	qp->req_cap = *req;
-	return 0;
-}
-
-static void
-ring_fini(struct dpv_qp *qp)
-{
-}
-
-static int
-ring_reset(struct dpv_qp *qp)
-{
-	return 0;
-}
-
-static int
-ring_post_send(struct dpv_qp *qp, struct ibv_send_wr *wr,
-	       struct ibv_send_wr **bad)
-{
-	*bad = wr;
-	return EOPNOTSUPP;
-}
-
-static int
-ring_post_recv(struct dpv_qp *qp, struct ibv_recv_wr *wr,
-	       struct ibv_recv_wr **bad)
-{
-	*bad = wr;
-	return EOPNOTSUPP;
-}
-
-static unsigned int
-ring_flush(struct dpv_qp *qp)
-{
-	return 0;
-}
-
-static struct dpv_mlx5_wq *
-ring_wq_lookup(void *arg, uint32_t qpn, bool recv)
-{
-	return NULL;
-}
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Engine glue: the software HCA that consumes the rings.             */
 
-#if defined(DPV_HAVE_ENGINE) && defined(DPV_HAVE_MLX5_RING)
 /* Resolve time of a destination MAC at RTR, like the kernel's for RoCE. */
 #define QP_NEIGH_TIMEOUT_MS 3000
 
@@ -542,7 +471,7 @@ eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
 	p->traffic_class = ah->grh.traffic_class;
 	p->hop_limit = ah->grh.hop_limit;
 	p->flow_label = ah->grh.flow_label;
-	if (qp->dev->port != NULL && dpv_port_query &&
+	if (qp->dev->port != NULL &&
 	    dpv_port_query(qp->dev->port, &info) == 0)
 		memcpy(p->smac, info.mac, 6);
 	else if (dpv_engine_neigh_resolve(qp->engine, p->sgid, p->smac, 0) < 0)
@@ -611,61 +540,6 @@ eng_unlock(struct dpv_qp *qp)
 	if (qp->engine)
 		dpv_engine_unlock(qp->engine);
 }
-#else
-struct dpv_engine_path {
-	int unused;
-};
-
-static int
-eng_create(struct dpv_qp *qp)
-{
-	return 0;
-}
-
-static void
-eng_destroy(struct dpv_qp *qp)
-{
-	cq_poll_lock(qp);
-	ring_cq_clean(qp);
-	cq_poll_unlock(qp);
-}
-
-static int
-eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
-	 struct dpv_engine_path *p)
-{
-	return 0;
-}
-
-static int
-eng_modify(struct dpv_qp *qp, const struct ibv_qp_attr *attr, int mask,
-	   const struct dpv_engine_path *path)
-{
-	return 0;
-}
-
-static enum ibv_qp_state
-eng_state(struct dpv_qp *qp)
-{
-	return dpv_qp_state(qp);
-}
-
-static bool
-eng_sq_busy(struct dpv_qp *qp)
-{
-	return false;
-}
-
-static void
-eng_lock(struct dpv_qp *qp)
-{
-}
-
-static void
-eng_unlock(struct dpv_qp *qp)
-{
-}
-#endif
 
 /* Let the device's engine run in the caller's thread (posting is one of
  * the verbs calls that drive application-driven progress). */
@@ -815,9 +689,10 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	default:
 		return EINVAL;
 	}
-	/* "rings = mlx4": RC, UC and UD through ibv_post_send only (no mlx4
-	 * WQE for the ibv_wr_* builder, DC, XRC, raw packets or RSS yet) */
-	if (dctx_dev(ctx)->mlx4_rings &&
+	/* a ring format without DPV_RING_CAP_WR_EX ("rings = mlx4"): RC, UC
+	 * and UD through ibv_post_send only (no mlx4 WQE for the ibv_wr_*
+	 * builder, DC, XRC, raw packets or RSS yet) */
+	if (!(dctx_dev(ctx)->ring_ops->caps & DPV_RING_CAP_WR_EX) &&
 	    ((a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
 	      a->qp_type != IBV_QPT_UD) ||
 	     (cm & (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
@@ -1013,10 +888,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	if (rc)
 		goto err_ex;
 	ibqp->handle = ibqp->qp_num;
-#ifdef DPV_HAVE_MLX5_RING
 	if (qp->has_sq)
 		dpv_mlx5_sq_bind(&qp->sq, a->qp_type, ibqp->qp_num);
-#endif
 	rc = eng_create(qp);
 	if (rc == 0 && (rc = dpv_qp_opts_setup(qp)) != 0) /* qp_opts.c */
 		eng_destroy(qp);

@@ -9,8 +9,9 @@
  *
  * A QP embeds struct ibv_qp_ex first (which itself starts with struct
  * ibv_qp), so the pointer the application holds converts back with
- * to_dqp(). Its send and receive queues are mlx5-format rings (CONTRACTS
- * section 5); the application side posts into them (ibv_post_send,
+ * to_dqp(). Its send and receive queues are rings in the device's format
+ * (drivers/rdma/mlx5/mlx5_ring.h, reached through their struct
+ * dpv_ring_ops); the application side posts into them (ibv_post_send,
  * ibv_post_recv, the ibv_qp_ex wr_* builders), the engine consumes them.
  *
  * An XRC_RECV QP can have more handles (ibv_open_qp): each is a struct
@@ -97,13 +98,11 @@ struct dpv_qp {
 	unsigned int n_open;	  /**< QP: opened handles alive */
 	bool creator_gone;	  /**< QP: the creating handle is destroyed
 				       (the QP lives while n_open > 0) */
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_sq sq;
 	struct dpv_mlx5_rq rq;
 	/** mlx5dv_qp_ex_from_ibv_qp_ex() view, filled on first use
 	 *  (verbs_dv.c) */
 	struct mlx5dv_qp_ex dv_qpex;
-#endif
 };
 
 static inline struct dpv_qp *

@@ -11,8 +11,6 @@
 
 #include "qp.h"
 
-#ifdef DPV_HAVE_MLX5_RING
-
 static inline struct dpv_mlx5_sq *
 xsq(struct ibv_qp_ex *x)
 {
@@ -243,13 +241,3 @@ dpv_qp_ex_init(struct dpv_qp *qp)
 	x->wr_abort = wr_abort;
 	return 0;
 }
-
-#else /* no ring personality in this build */
-
-int
-dpv_qp_ex_init(struct dpv_qp *qp)
-{
-	return EOPNOTSUPP;
-}
-
-#endif

@@ -35,9 +35,10 @@ opts_for(const struct dpv_qp *qp, bool scatter, bool allow, bool credit_pkt)
 	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
 	uint32_t o = credit_pkt ? DPV_QP_OPT_CREDIT_PKT : 0;
 
-	/* a 32-byte mlx4 CQE carries no data (ConnectX-3 has no scatter to
-	 * CQE) */
-	if (!scatter || qp->dev->mlx4_rings || (t != IBV_QPT_RC && t != IBV_QPT_UC))
+	/* a ring format without scatter to CQE: a 32-byte mlx4 CQE carries
+	 * no data (ConnectX-3 has none) */
+	if (!scatter || !(qp->dev->ring_ops->caps & DPV_RING_CAP_SCATTER_CQE) ||
+	    (t != IBV_QPT_RC && t != IBV_QPT_UC))
 		return 0;
 	o |= DPV_QP_OPT_SCAT_RESP;
 	if (t == IBV_QPT_RC && (allow || qp->sq_sig_all))

@@ -44,8 +44,7 @@ resolve_dmac(struct dpv_device *dev, const uint8_t g[16], uint8_t mac[6])
 		memcpy(mac + 2, g + 12, 4);
 		return;
 	}
-	if (dpv_port_neigh_lookup &&
-	    dpv_port_neigh_lookup(dev->port, g, mac) == 0)
+	if (dpv_port_neigh_lookup(dev->port, g, mac) == 0)
 		return;
 	if (g[0] == 0xfe && (g[1] & 0xc0) == 0x80 && g[11] == 0xff &&
 	    g[12] == 0xfe) {
@@ -103,7 +102,6 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	memcpy(ah->sgid, sgid.raw, sizeof(ah->sgid));
 	resolve_dmac(dctx_dev(pd->context), attr->grh.dgid.raw, ah->dmac);
 	kick_neigh(dctx_dev(pd->context), attr->grh.dgid.raw, ah->dmac);
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_av_attr av = {
 		.sgid_index = attr->grh.sgid_index,
 		.hop_limit = attr->grh.hop_limit,
@@ -116,7 +114,6 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	memcpy(av.dgid, attr->grh.dgid.raw, sizeof(av.dgid));
 	memcpy(av.dmac, ah->dmac, sizeof(av.dmac));
 	dpv_mlx5_av_build(&ah->mah.av, &av);
-#endif
 	dpv_ref_get(&ah->pd->refcnt);
 	return &ah->DPV_AH_IBV;
 }

@@ -94,11 +94,10 @@ cq_deliver(struct dpv_cq *cq)
 		VERBS_LOG(WARNING, "channel write: %s", strerror(errno));
 }
 
-#ifdef DPV_HAVE_MLX5_RING
 void
 dpv_cq_notify(struct dpv_cq *cq)
 {
-	if (dpv_mlx5_cq_should_notify(&cq->ring))
+	if (dpv_ring_cq_should_notify(&cq->ring))
 		cq_deliver(cq);
 }
 
@@ -107,7 +106,6 @@ dpv_cq_ring_event(struct dpv_mlx5_cq *ring)
 {
 	cq_deliver(container_of(ring, struct dpv_cq, ring));
 }
-#endif
 
 /*
  * Application-driven progress while a caller waits for an event on a
@@ -174,9 +172,7 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 			break;
 		/* the event's CQ was destroyed meanwhile: wait for the next */
 	}
-#ifdef DPV_HAVE_MLX5_RING
 	dpv_mlx5_cq_event(&dcq->ring);
-#endif
 	*cq = &dcq->vcq.cq;
 	*cq_context = dcq->vcq.cq.cq_context;
 	return 0;
@@ -203,7 +199,6 @@ progress(struct ibv_context *ctx)
 		dev->progress(dev);
 }
 
-#ifdef DPV_HAVE_MLX5_RING
 /* The work queue of a CQE: SRQs by number here, QPs through qp.c. */
 static struct dpv_mlx5_wq *
 cq_wq_lookup(void *arg, uint32_t qpn, bool recv)
@@ -234,22 +229,17 @@ cq_wq_lookup(void *arg, uint32_t qpn, bool recv)
 		return NULL;
 	return ctx->wq_lookup(ctx->wq_lookup_arg, qpn, recv);
 }
-#endif
 
 static int
 poll_ring(struct dpv_cq *cq, int n, struct ibv_wc *wc)
 {
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_context *ctx = to_dctx(cq->vcq.cq.context);
 	int rc;
 
 	pthread_spin_lock(&cq->poll_lock);
-	rc = dpv_mlx5_cq_poll(&cq->ring, n, wc, cq_wq_lookup, ctx);
+	rc = dpv_ring_cq_poll(&cq->ring, n, wc, cq_wq_lookup, ctx);
 	pthread_spin_unlock(&cq->poll_lock);
 	return rc;
-#else
-	return 0;
-#endif
 }
 
 int
@@ -266,7 +256,6 @@ dpv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 int
 dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_cq *cq = to_dcq(ibcq);
 	struct dpv_engine *e = dctx_dev(ibcq->context)->engine;
 	int rc = dpv_mlx5_cq_arm(&cq->ring, solicited_only);
@@ -280,9 +269,6 @@ dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		dpv_engine_unlock(e);
 	}
 	return rc;
-#else
-	return EOPNOTSUPP;
-#endif
 }
 
 /* CQ moderation (count / period) is not implemented: the engine raises
@@ -300,13 +286,12 @@ dpv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
 /* Extended CQ: iteration over the same ring. The poll lock is held from a
  * successful start_poll to end_poll. */
 
-#ifdef DPV_HAVE_MLX5_RING
 static int
 cqx_next(struct dpv_cq *cq)
 {
 	struct dpv_context *ctx = to_dctx(cq->vcq.cq.context);
 
-	return dpv_mlx5_cq_ex_next(&cq->ring, cq_wq_lookup, ctx,
+	return dpv_ring_cq_ex_next(&cq->ring, cq_wq_lookup, ctx,
 				   &cq->vcq.cq_ex.wr_id, &cq->vcq.cq_ex.status);
 }
 
@@ -409,68 +394,6 @@ cqx_read_cvlan(struct ibv_cq_ex *cqx)
 {
 	return dpv_mlx5_cq_read_cvlan(RING(cqx));
 }
-#else
-static uint16_t
-cqx_read_cvlan(struct ibv_cq_ex *cqx)
-{
-	return 0;
-}
-
-static int
-cqx_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
-{
-	return (attr && attr->comp_mask) ? EINVAL : ENOENT;
-}
-
-static int
-cqx_next_poll(struct ibv_cq_ex *cqx)
-{
-	return ENOENT;
-}
-
-static void
-cqx_end_poll(struct ibv_cq_ex *cqx)
-{
-}
-
-static enum ibv_wc_opcode
-cqx_read_opcode(struct ibv_cq_ex *cqx)
-{
-	return IBV_WC_SEND;
-}
-
-static uint32_t
-cqx_read_zero32(struct ibv_cq_ex *cqx)
-{
-	return 0;
-}
-
-static __be32
-cqx_read_imm_data(struct ibv_cq_ex *cqx)
-{
-	return 0;
-}
-
-static unsigned int
-cqx_read_wc_flags(struct ibv_cq_ex *cqx)
-{
-	return 0;
-}
-
-static uint8_t
-cqx_read_zero8(struct ibv_cq_ex *cqx)
-{
-	return 0;
-}
-
-#define cqx_read_vendor_err	cqx_read_zero32
-#define cqx_read_byte_len	cqx_read_zero32
-#define cqx_read_qp_num		cqx_read_zero32
-#define cqx_read_src_qp		cqx_read_zero32
-#define cqx_read_slid		cqx_read_zero32
-#define cqx_read_sl		cqx_read_zero8
-#define cqx_read_dlid_path_bits cqx_read_zero8
-#endif
 
 /* Not requestable (create_cq_ex refuses the flags); present because the
  * inline readers call them without a check. */
@@ -515,12 +438,8 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		errno = ENOMEM;
 		return NULL;
 	}
-#ifdef DPV_HAVE_MLX5_RING
-	int rc = dctx_dev(context)->mlx4_rings
-			 ? dpv_mlx4_cq_init(&cq->ring, (unsigned int)cqe,
-					    dctx_dev(context)->socket_id)
-			 : dpv_mlx5_cq_init(&cq->ring, (unsigned int)cqe,
-					    dctx_dev(context)->socket_id);
+	int rc = dctx_dev(context)->ring_ops->cq_init(
+		&cq->ring, (unsigned int)cqe, dctx_dev(context)->socket_id);
 
 	if (rc != 0) {
 		free(cq);
@@ -537,9 +456,6 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		cqn = (atomic_fetch_add(&next_cqn, 1) + 1) & 0xffffff;
 	} while (cqn == 0);
 	cq->ring.cqn = cqn;
-#else
-	cq->vcq.cq.cqe = cqe;
-#endif
 	struct ibv_cq *c = &cq->vcq.cq;
 
 	c->context = context;
@@ -636,13 +552,12 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	if (cqe < 1 || (unsigned int)cqe > DPV_CAP_MAX_CQE)
 		return EINVAL;
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_cq *cq = to_dcq(ibcq);
 	struct dpv_engine *e = dctx_dev(ibcq->context)->engine;
 	struct dpv_mlx5_cq_resize r;
 	int rc;
 
-	if (cq->ring.fmt != DPV_RING_MLX5)
+	if (!(cq->ring.ops->caps & DPV_RING_CAP_CQ_RESIZE))
 		return EOPNOTSUPP; /* no resize of 32-byte CQE rings yet */
 	rc = dpv_mlx5_cq_resize_prepare(&cq->ring, (unsigned int)cqe, &r);
 	if (rc != 0)
@@ -664,9 +579,6 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	pthread_spin_unlock(&cq->poll_lock);
 	dpv_mlx5_cq_resize_release(&r);
 	return rc;
-#else
-	return EOPNOTSUPP;
-#endif
 }
 
 int
@@ -687,9 +599,7 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 	}
 	if (cq->pd)
 		dpv_ref_put(&cq->pd->refcnt);
-#ifdef DPV_HAVE_MLX5_RING
 	dpv_mlx5_cq_fini(&cq->ring);
-#endif
 	pthread_spin_destroy(&cq->poll_lock);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);

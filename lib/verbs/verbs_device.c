@@ -19,8 +19,6 @@
 
 RTE_LOG_REGISTER(dpv_logtype_verbs, dpv.verbs, NOTICE);
 
-#pragma weak dpv_qp_ops_init
-
 static pthread_mutex_t g_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Transport domain of the next context (raw-packet self-loopback). */
 static uint32_t g_next_domain;
@@ -62,7 +60,8 @@ device_new(unsigned int idx)
 	dev->index = idx;
 	dev->guid_be = guid_from_mac(info.mac);
 	dev->socket_id = info.socket_id;
-	dev->mlx4_rings = info.rings == DPV_RINGS_MLX4;
+	dev->ring_ops = info.rings == DPV_RINGS_MLX4 ? &dpv_mlx4_ring_ops
+						     : &dpv_mlx5_ring_ops;
 	if (info.personality == DPV_PERSONALITY_MLX5) {
 		/* as ConnectX reports itself; what differs from the hardware:
 		 * doc/guides/drivers/mlx5.rst */
@@ -108,9 +107,6 @@ devices_scan(void)
 {
 	int rc;
 
-	if (!dpv_port_init || !dpv_port_count || !dpv_port_get ||
-	    !dpv_port_query)
-		return ENOSYS;
 	rc = dpv_port_init();
 	if (rc < 0)
 		return -rc;
@@ -351,8 +347,7 @@ ibv_open_device(struct ibv_device *device)
 	ctx->vctx.sz = sizeof(struct verbs_context);
 
 	dpv_verbs_fill_ops(&ctx->vctx);
-	if (dpv_qp_ops_init)
-		dpv_qp_ops_init(&ctx->vctx);
+	dpv_qp_ops_init(&ctx->vctx);
 	VERBS_LOG(DEBUG, "opened %s", device->name);
 	return c;
 }

@@ -12,7 +12,6 @@
 #include "verbs_dv.h"
 #include "qp.h"
 
-#ifdef DPV_HAVE_MLX5_RING
 static int
 dv_qp(struct ibv_qp *ibqp, struct mlx5dv_qp *out)
 {
@@ -21,7 +20,7 @@ dv_qp(struct ibv_qp *ibqp, struct mlx5dv_qp *out)
 	if (ibqp == NULL || out == NULL)
 		return EINVAL;
 	qp = to_dqp(ibqp);
-	if (qp->has_sq && qp->sq.wq.fmt != DPV_RING_MLX5)
+	if (qp->has_sq && qp->sq.wq.ops != &dpv_mlx5_ring_ops)
 		return EOPNOTSUPP; /* "rings = mlx4": mlx4dv_init_obj */
 	dpv_mlx5_qp_to_dv(qp->has_sq ? &qp->sq : NULL,
 			  qp->has_rq ? &qp->rq : NULL, out);
@@ -35,7 +34,7 @@ dv_cq(struct ibv_cq *ibcq, struct mlx5dv_cq *out)
 {
 	if (ibcq == NULL || out == NULL)
 		return EINVAL;
-	if (to_dcq(ibcq)->ring.fmt != DPV_RING_MLX5)
+	if (to_dcq(ibcq)->ring.ops != &dpv_mlx5_ring_ops)
 		return EOPNOTSUPP; /* "rings = mlx4": mlx4dv_init_obj */
 	dpv_mlx5_cq_to_dv(&to_dcq(ibcq)->ring, out);
 	out->comp_mask = 0;
@@ -341,25 +340,3 @@ dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex)
 	pthread_mutex_unlock(&qp->lock);
 	return m;
 }
-#else
-int
-dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
-{
-	RTE_SET_USED(obj_type);
-	return obj == NULL ? EINVAL : EOPNOTSUPP;
-}
-
-struct mlx5dv_qp_ex *
-dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex)
-{
-	errno = qpex == NULL ? EINVAL : EOPNOTSUPP;
-	return NULL;
-}
-
-int
-dpv_qp_mlx5_send_ops(struct ibv_qp *qp, uint64_t flags)
-{
-	RTE_SET_USED(flags);
-	return qp == NULL ? EINVAL : EOPNOTSUPP;
-}
-#endif

@@ -14,7 +14,8 @@
 static bool
 mlx4_ctx(const struct ibv_context *ctx)
 {
-	return ctx != NULL && dctx_dev((struct ibv_context *)ctx)->mlx4_rings;
+	return ctx != NULL && dctx_dev((struct ibv_context *)ctx)->ring_ops ==
+				      &dpv_mlx4_ring_ops;
 }
 
 int

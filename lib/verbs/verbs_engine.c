@@ -43,13 +43,11 @@ engine_key_lookup(void *arg, uint32_t key, struct dpv_engine_key *out)
 	return k.type == DPV_MKEY_MR || k.bound;
 }
 
-#ifdef DPV_HAVE_MLX5_RING
 static void
 engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 {
 	dpv_cq_ring_event(cq);
 }
-#endif
 
 /*
  * Background progress (DPV_PROGRESS=thread, the default). One plain
@@ -683,10 +681,8 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	conf.srq_fetched = dpv_srq_engine_fetched;
 	conf.sq_drained = dpv_qp_sq_drained_hook;
 	conf.event_arg = dev;
-#ifdef DPV_HAVE_MLX5_RING
 	conf.cq_event = engine_cq_event;
 	conf.cq_event_arg = dev;
-#endif
 	e = dpv_engine_create(dev->port, &conf);
 	if (e == NULL) {
 		VERBS_LOG(ERR, "%s: no engine: %s", dev->vdev.device.name,

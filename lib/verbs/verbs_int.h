@@ -36,12 +36,8 @@
 
 #include "verbs_caps.h"
 
-#if __has_include("mlx5_ring.h")
 #include "mlx5_ring.h"
 #include "mlx4_ring.h"
-/** Defined when the mlx5 ring personality (CONTRACTS section 5) is built. */
-#define DPV_HAVE_MLX5_RING 1
-#endif
 
 extern int dpv_logtype_verbs;
 #define VERBS_LOG(level, fmt, ...)                                             \
@@ -221,9 +217,12 @@ struct dpv_device {
 	uint32_t vendor_part_id;
 	uint32_t hw_ver;
 	bool mlx5_personality;
-	/** "rings = mlx4": QPs and CQs use the ConnectX-3 formats
-	 *  (drivers/rdma/mlx4/mlx4_ring.h) */
-	bool mlx4_rings;
+	/** Byte format of the device's rings ("rings" key): the table whose
+	 *  init functions create every SQ, RQ, SRQ and CQ of the device;
+	 *  each ring then points at it (struct dpv_ring_ops in
+	 *  drivers/rdma/mlx5/mlx5_ring.h; dpv_mlx4_ring_ops for
+	 *  "rings = mlx4", drivers/rdma/mlx4/mlx4_ring.h) */
+	const struct dpv_ring_ops *ring_ops;
 };
 
 /* The application is about to block in a verbs call (a CQ or async
@@ -393,9 +392,7 @@ struct dpv_cq {
 	struct dpv_pd *pd; /**< parent domain given to create_cq_ex, held */
 	bool is_ex;
 	pthread_spinlock_t poll_lock; /**< serializes pollers of the ring */
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_cq ring;
-#endif
 };
 
 static inline struct dpv_cq *
@@ -410,7 +407,6 @@ to_dcq_ex(struct ibv_cq_ex *cq)
 	return container_of(cq, struct dpv_cq, vcq.cq_ex);
 }
 
-#ifdef DPV_HAVE_MLX5_RING
 /**
  * Engine side, after writing completions to @p cq: if the CQ's arm
  * (ibv_req_notify_cq, kept in the ring's arm doorbell) fires, deliver one
@@ -424,7 +420,6 @@ void dpv_cq_notify(struct dpv_cq *cq);
  * said so).
  */
 void dpv_cq_ring_event(struct dpv_mlx5_cq *ring);
-#endif
 
 /* ---------------------------------------------------------------------- */
 /* XRCD, SRQ                                                               */
@@ -473,9 +468,7 @@ struct dpv_srq {
 	atomic_uint srq_limit; /**< armed limit, 0 = not armed */
 	atomic_uint completed; /**< receive completions polled */
 	pthread_spinlock_t post_lock;
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_rq ring;
-#endif
 };
 
 static inline struct dpv_srq *
@@ -524,13 +517,8 @@ bool dpv_srq_engine_lookup(void *arg, uint32_t srqn,
  * wr.ud.ah.
  */
 struct dpv_ah {
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_mlx5_ah mah;
 #define DPV_AH_IBV mah.ibv_ah
-#else
-	struct ibv_ah ibv;
-#define DPV_AH_IBV ibv
-#endif
 	struct dpv_pd *pd;
 	struct ibv_ah_attr attr;
 	uint8_t dmac[6]; /**< resolved destination MAC (0 if unresolved) */

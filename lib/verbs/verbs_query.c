@@ -25,7 +25,7 @@ static bool
 port_info(struct dpv_device *dev, struct dpv_port_info *info)
 {
 	memset(info, 0, sizeof(*info));
-	return dpv_port_query && dpv_port_query(dev->port, info) == 0;
+	return dpv_port_query(dev->port, info) == 0;
 }
 
 static enum ibv_mtu
@@ -265,8 +265,6 @@ dpv_gid_get(struct ibv_context *ctx, uint8_t port, unsigned int index,
 
 	if (port != 1 || index >= DPV_CAP_GID_TBL_LEN)
 		return EINVAL;
-	if (!dpv_port_gid)
-		return ENODATA;
 	rc = dpv_port_gid(dev->port, index, gid->raw);
 	if (rc == -EINVAL)
 		return EINVAL;
@@ -308,7 +306,7 @@ dpv_dev_ifindex(struct dpv_device *dev)
 {
 	struct dpv_port_info info;
 
-	if (!dpv_port_query || dev->port == NULL ||
+	if (dev->port == NULL ||
 	    dpv_port_query(dev->port, &info) != 0 || info.netdev_ifindex <= 0)
 		return 0;
 	return (uint32_t)info.netdev_ifindex;

@@ -179,9 +179,7 @@ srq_check_caps(const struct ibv_srq_attr *a)
 static void
 srq_release(struct dpv_srq *srq)
 {
-#ifdef DPV_HAVE_MLX5_RING
 	dpv_mlx5_rq_fini(&srq->ring);
-#endif
 	dpv_ref_put(&srq->pd->refcnt);
 	if (srq->xrcd)
 		dpv_ref_put(&srq->xrcd->refcnt);
@@ -215,9 +213,8 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 		errno = ENOMEM;
 		return NULL;
 	}
-#ifdef DPV_HAVE_MLX5_RING
-	rc = dpv_mlx5_srq_init(&srq->ring, a->max_wr, a->max_sge,
-			       dctx_dev(context)->socket_id);
+	rc = dctx_dev(context)->ring_ops->srq_init(
+		&srq->ring, a->max_wr, a->max_sge, dctx_dev(context)->socket_id);
 	if (rc != 0) {
 		free(srq);
 		errno = rc;
@@ -227,7 +224,6 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 	dpv_mlx5_rq_clamp(&srq->ring, DPV_CAP_MAX_SRQ_WR, DPV_CAP_MAX_SRQ_SGE);
 	a->max_wr = srq->ring.wq.max_post;
 	a->max_sge = srq->ring.wq.max_gs;
-#endif
 	struct ibv_srq *s = &srq->vsrq.srq;
 
 	s->context = context;
@@ -383,12 +379,8 @@ dpv_srq_engine_lookup(void *arg, uint32_t srqn, struct dpv_engine_srq *out)
 
 	if (srq == NULL || srq->xrcd == NULL || srq->cq == NULL)
 		return false;
-#ifdef DPV_HAVE_MLX5_RING
 	out->rq = &srq->ring;
 	out->cq = &srq->cq->ring;
-#else
-	return false;
-#endif
 	out->pdn = dpv_pd_base(&srq->pd->ibv)->pdn;
 	out->xrcdn = srq->xrcd->vxrcd.handle;
 	return true;
@@ -398,18 +390,13 @@ int
 dpv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_srq *srq = to_dsrq(ibsrq);
 	int rc;
 
 	pthread_spin_lock(&srq->post_lock);
-	rc = dpv_mlx5_post_recv(&srq->ring, wr, bad_wr);
+	rc = dpv_ring_post_recv(&srq->ring, wr, bad_wr);
 	pthread_spin_unlock(&srq->post_lock);
 	return rc;
-#else
-	*bad_wr = wr;
-	return EOPNOTSUPP;
-#endif
 }
 
 void
@@ -432,12 +419,8 @@ void
 dpv_srq_engine_fetched(void *arg, struct dpv_mlx5_rq *ring)
 {
 	RTE_SET_USED(arg);
-#ifdef DPV_HAVE_MLX5_RING
 	struct dpv_srq *srq = container_of(ring, struct dpv_srq, ring);
 	uint32_t posted = __atomic_load_n(&ring->srq_counter, __ATOMIC_ACQUIRE);
 
 	dpv_srq_check_limit(srq, posted - ring->wq.eng_pi);
-#else
-	RTE_SET_USED(ring);
-#endif
 }

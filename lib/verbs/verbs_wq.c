@@ -90,11 +90,11 @@ wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	int rc;
 
 	pthread_spin_lock(&wq->post_lock);
-	rc = dpv_mlx5_post_recv(&wq->ring, wr, bad);
+	rc = dpv_ring_post_recv(&wq->ring, wr, bad);
 	pthread_spin_unlock(&wq->post_lock);
 	if (__atomic_load_n(&ibwq->state, __ATOMIC_ACQUIRE) == IBV_WQS_ERR) {
 		wq_engine_lock(wq);
-		dpv_mlx5_flush(&wq->ring.wq, &wq->cq->ring, ibwq->wq_num);
+		dpv_ring_flush(&wq->ring.wq, &wq->cq->ring, ibwq->wq_num);
 		wq_engine_unlock(wq);
 	}
 	return rc;
@@ -131,8 +131,9 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = dpv_mlx5_rq_init(&wq->ring, a->max_wr, RTE_MAX(a->max_sge, 1u),
-			      SOCKET_ID_ANY);
+	rc = dctx_dev(ctx)->ring_ops->rq_init(&wq->ring, a->max_wr,
+					      RTE_MAX(a->max_sge, 1u),
+					      SOCKET_ID_ANY);
 	if (rc) {
 		free(wq);
 		errno = rc;
@@ -214,16 +215,16 @@ wq_modify(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		struct dpv_mlx5_rq fresh;
 
 		/* empty the ring: a fresh one of the same size */
-		rc = dpv_mlx5_rq_init(&fresh, wq->max_wr, wq->max_sge,
-				      SOCKET_ID_ANY);
+		rc = wq->ring.wq.ops->rq_init(&fresh, wq->max_wr, wq->max_sge,
+					      SOCKET_ID_ANY);
 		if (rc == 0) {
 			dpv_mlx5_rq_clamp(&fresh, wq->max_wr, wq->max_sge);
-			dpv_mlx5_cq_clean(&wq->cq->ring, ibwq->wq_num, NULL);
+			dpv_ring_cq_clean(&wq->cq->ring, ibwq->wq_num, NULL);
 			dpv_mlx5_rq_fini(&wq->ring);
 			wq->ring = fresh;
 		}
 	} else if (next == IBV_WQS_ERR) {
-		dpv_mlx5_flush(&wq->ring.wq, &wq->cq->ring, ibwq->wq_num);
+		dpv_ring_flush(&wq->ring.wq, &wq->cq->ring, ibwq->wq_num);
 	}
 	if (rc == 0)
 		__atomic_store_n(&ibwq->state, next, __ATOMIC_RELEASE);
@@ -244,7 +245,7 @@ wq_destroy(struct ibv_wq *ibwq)
 			      memory_order_release);
 	pthread_mutex_unlock(&wq_lock);
 	wq_engine_lock(wq);
-	dpv_mlx5_cq_clean(&wq->cq->ring, ibwq->wq_num, NULL);
+	dpv_ring_cq_clean(&wq->cq->ring, ibwq->wq_num, NULL);
 	wq_engine_unlock(wq);
 	dpv_mlx5_rq_fini(&wq->ring);
 	dpv_ref_put(&wq->pd->refcnt);

@@ -4,7 +4,9 @@
  * bookkeeping is the mlx5 ring's (mlx5_ring.h); only the bytes differ.
  * An mlx4 SQ counts in 64-byte blocks like an mlx5 one (cur_post,
  * eng_pi, wrid[] slots), each WQE taking 1 << bb_shift blocks, so the
- * retire and poll bookkeeping is shared.
+ * retire and poll bookkeeping is shared. The operations table
+ * dpv_mlx4_ring_ops (at the end) is what the rings of an mlx4 device
+ * point at.
  */
 
 #include <endian.h>
@@ -71,7 +73,7 @@ dpv_mlx4_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	sq->wq.wqe_shift = 6;
 	sq->wq.socket = socket;
 	sq->wq.kind = DPV_MLX5_WQ_SQ;
-	sq->wq.fmt = DPV_RING_MLX4;
+	sq->wq.ops = &dpv_mlx4_ring_ops;
 	sq->wq.bb_shift = (uint8_t)rte_log2_u32(bbs);
 	sq->wq.max_post = nwqe;
 	sq->wq.max_gs = RTE_MIN((stride - HDR_MAX) / 16u,
@@ -103,7 +105,7 @@ dpv_mlx4_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 	c = (struct mlx4_cqe *)(void *)cq->buf;
 	for (uint32_t i = 0; i < cq->cqe_cnt; i++)
 		c[i].owner_sr_opcode = MLX4_CQE_OWNER_MASK;
-	cq->fmt = DPV_RING_MLX4;
+	cq->ops = &dpv_mlx4_ring_ops;
 	return 0;
 }
 
@@ -461,8 +463,12 @@ dpv_mlx4_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 	return true;
 }
 
-unsigned int
-dpv_mlx4_flush_sq(struct dpv_mlx5_sq *sq, struct dpv_mlx5_cq *cq, uint32_t qpn)
+static int cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+		    int wqe_opcode);
+
+/* Complete every valid WQE not yet retired with a flush error. */
+static unsigned int
+flush_sq(struct dpv_mlx5_sq *sq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 {
 	uint32_t pos = sq->wq.eng_ci, n = 0, bbs = 1u << sq->wq.bb_shift;
 	struct dpv_cqe_info ci = {
@@ -480,7 +486,7 @@ dpv_mlx4_flush_sq(struct dpv_mlx5_sq *sq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 		    (oo & OWNER_BIT) != owner_of(&sq->wq, pos))
 			break;
 		ci.wqe_counter = (uint16_t)(pos >> sq->wq.bb_shift);
-		if (dpv_mlx4_cq_push(cq, &ci, (int)(oo & 0x1f)))
+		if (cq_write(cq, &ci, (int)(oo & 0x1f)))
 			break;
 		pos += bbs;
 		n++;
@@ -515,9 +521,10 @@ recv_opcode(const struct dpv_cqe_info *ci)
  * by the engine's arm logic; ConnectX-3 leaves it 0). */
 #define CQE_SOLICITED 1u
 
-int
-dpv_mlx4_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
-		 int wqe_opcode)
+/* One 32-byte CQE; send completions: wqe_opcode is the MLX4_OPCODE_* of
+ * the WQE, or -1 to derive it from ci. 0 or ENOSPC (CQ full). */
+static int
+cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 {
 	uint32_t cons =
 		be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
@@ -572,8 +579,15 @@ dpv_mlx4_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 	return 0;
 }
 
-bool
-dpv_mlx4_cqe_wakes_sol(const struct dpv_mlx5_cq *cq, uint32_t idx)
+int
+dpv_mlx4_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+{
+	return cq_write(cq, ci, -1);
+}
+
+/* Was the CQE at idx solicited or an error (for a solicited-only arm)? */
+static inline bool
+cqe_wakes_sol(const struct dpv_mlx5_cq *cq, uint32_t idx)
 {
 	const struct mlx4_cqe *c = cqe_at(cq, idx);
 
@@ -582,17 +596,32 @@ dpv_mlx4_cqe_wakes_sol(const struct dpv_mlx5_cq *cq, uint32_t idx)
 		       MLX4_CQE_OPCODE_ERROR;
 }
 
-/* ---- application side: poll ---- */
-
 static inline bool
 cqe_owned(const struct dpv_mlx5_cq *cq, uint32_t idx, uint8_t oo)
 {
 	return !!(oo & MLX4_CQE_OWNER_MASK) == !!(idx & cq->cqe_cnt);
 }
 
-int
-dpv_mlx4_poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
-		  void *arg, struct ibv_wc *wc)
+bool
+dpv_mlx4_cq_should_notify(struct dpv_mlx5_cq *cq)
+{
+	if (!mlx5r_cq_arm_check(cq))
+		return false;
+	for (; cq->eng_scan != cq->prod_index; cq->eng_scan++) {
+		if (!cq->eng_arm_sol || cqe_wakes_sol(cq, cq->eng_scan)) {
+			mlx5r_cq_arm_fire(cq);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- application side: poll ---- */
+
+/* Consume one CQE into wc: 0, ENOENT (empty) or EIO (unknown queue). */
+static int
+poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	 struct ibv_wc *wc)
 {
 	struct mlx4_cqe *cqe = cqe_at(cq, cq->cons_index);
 	uint8_t oo = __atomic_load_n(&cqe->owner_sr_opcode, __ATOMIC_RELAXED);
@@ -674,11 +703,29 @@ dpv_mlx4_poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
 	return 0;
 }
 
+int
+dpv_mlx4_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		 dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	if (n < 0)
+		return -EINVAL;
+	return mlx5r_poll_n(cq, n, wc, lookup, arg, poll_one);
+}
+
+int
+dpv_mlx4_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	return mlx5r_ex_next(cq, lookup, arg, wr_id, status, poll_one);
+}
+
 unsigned int
 dpv_mlx4_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 {
 	uint32_t prod, i, freed = 0;
 
+	if (cq->buf == NULL)
+		return 0;
 	qpn &= 0xffffff;
 	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt;
 	     prod++)
@@ -808,3 +855,85 @@ dpv_mlx4_srq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx4dv_srq *out)
 	out->tail = (int)rq->srq_tail;
 	out->db = (__be32 *)(uintptr_t)rq->wq.db;
 }
+
+/* ---- the operations table ---- */
+
+static int
+mlx4_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr, unsigned int max_sge,
+	     unsigned int max_inline, unsigned int max_tso_header, int socket)
+{
+	RTE_SET_USED(max_tso_header); /* no raw packet QPs: no TSO */
+	return dpv_mlx4_sq_init(sq, max_wr, max_sge, max_inline, socket);
+}
+
+/* RQs and SRQs have the mlx5 bytes; the table is mlx4's so that their
+ * flush writes mlx4 CQEs. rc: the mlx5 init's result. */
+static int
+rq_adopt(int rc, struct dpv_mlx5_rq *rq)
+{
+	if (rc == 0)
+		rq->wq.ops = &dpv_mlx4_ring_ops;
+	return rc;
+}
+
+static int
+mlx4_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+	     unsigned int max_sge, int socket)
+{
+	return rq_adopt(dpv_mlx5_rq_init(rq, max_wr, max_sge, socket), rq);
+}
+
+static int
+mlx4_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+	      unsigned int max_sge, int socket)
+{
+	return rq_adopt(dpv_mlx5_srq_init(rq, max_wr, max_sge, socket), rq);
+}
+
+/* The SQ: the owner bit of the next WQE says it is valid; RQ and SRQ:
+ * the doorbell record, as mlx5's. */
+static bool
+mlx4_wq_posted(const struct dpv_mlx5_wq *wq)
+{
+	const struct mlx4_wqe_ctrl_seg *c;
+
+	if (wq->kind != DPV_MLX5_WQ_SQ)
+		return dpv_mlx5_wq_posted(wq);
+	c = (const void *)(wq->buf + ((wq->eng_pi & (wq->wqe_cnt - 1)) * BB));
+	return (be32toh(__atomic_load_n(&c->owner_opcode, __ATOMIC_RELAXED)) &
+		OWNER_BIT) == owner_of(wq, wq->eng_pi);
+}
+
+unsigned int
+dpv_mlx4_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
+{
+	switch (wq->kind) {
+	case DPV_MLX5_WQ_SQ:
+		return flush_sq((struct dpv_mlx5_sq *)wq, cq, qpn);
+	case DPV_MLX5_WQ_RQ:
+		return mlx5r_flush_rq((struct dpv_mlx5_rq *)wq, cq, qpn,
+				      cq_write);
+	default:
+		return 0;
+	}
+}
+
+const struct dpv_ring_ops dpv_mlx4_ring_ops = {
+	.name = "mlx4",
+	.caps = 0,
+	.sq_init = mlx4_sq_init,
+	.rq_init = mlx4_rq_init,
+	.srq_init = mlx4_srq_init,
+	.cq_init = dpv_mlx4_cq_init,
+	.qp_join = dpv_mlx4_qp_join,
+	.post_send = dpv_mlx4_post_send,
+	.post_recv = dpv_mlx5_post_recv,
+	.cq_poll = dpv_mlx4_cq_poll,
+	.cq_ex_next = dpv_mlx4_cq_ex_next,
+	.cq_clean = dpv_mlx4_cq_clean,
+	.wq_posted = mlx4_wq_posted,
+	.sq_fetch = dpv_mlx4_sq_fetch,
+	.cq_push = dpv_mlx4_cq_push,
+	.cq_should_notify = dpv_mlx4_cq_should_notify,
+	.flush = dpv_mlx4_flush,
+};

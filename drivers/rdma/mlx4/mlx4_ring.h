@@ -7,12 +7,13 @@
  * mlx4 ring format (ConnectX-3, <infiniband/mlx4dv.h>), selected per
  * device with "rings = mlx4".
  *
- * An mlx4 ring is a struct dpv_mlx5_sq / dpv_mlx5_cq whose fmt field is
- * DPV_RING_MLX4: the bookkeeping (wr_id slots, head and tail, the engine's
- * counters) is shared with the mlx5 format, the bytes in the ring are
- * ConnectX-3's. The mlx5 entry points (dpv_mlx5_post_send(),
- * dpv_mlx5_sq_fetch(), dpv_mlx5_cq_push(), dpv_mlx5_cq_poll(), ...) test
- * fmt once and come here.
+ * An mlx4 ring is a struct dpv_mlx5_sq / dpv_mlx5_rq / dpv_mlx5_cq whose
+ * ops field points at dpv_mlx4_ring_ops (the mlx4 init functions set it):
+ * the bookkeeping (wr_id slots, head and tail, the engine's counters) is
+ * shared with the mlx5 format, the bytes in the ring are ConnectX-3's.
+ * The verbs front end and the engine reach the functions below through
+ * that table (the dpv_ring_*() calls of mlx5_ring.h); the mlx5 functions
+ * know nothing of this format.
  *
  * Send queue: fixed-stride WQEs (1 << wqe_shift bytes, at least 64): a
  * struct mlx4_wqe_ctrl_seg, then for UD a struct mlx4_wqe_datagram_seg,
@@ -26,7 +27,8 @@
  *
  * Receive queue and SRQ: byte-identical in the two formats (data
  * segments terminated by lkey 0x100; SRQ next-segment; 16-bit counters
- * in big-endian doorbell records), so they need nothing here.
+ * in big-endian doorbell records): posting and fetching are mlx5's; only
+ * their flush (mlx4 CQEs) is the table's own.
  *
  * Completion queue: 32-byte struct mlx4_cqe; owner bit 0x80 of
  * owner_sr_opcode = (index / cqe_cnt) & 1 when written, all set at
@@ -52,6 +54,9 @@ enum {
 	DPV_MLX4_MAX_WQE_SHIFT = 10, /**< largest stride: 1024 bytes */
 	DPV_MLX4_CQE_SIZE = 32,	     /**< bytes per CQE */
 };
+
+/** The mlx4 format's operations (ConnectX-3, "rings = mlx4"). */
+extern const struct dpv_ring_ops dpv_mlx4_ring_ops;
 
 /**
  * Set up an SQ in the mlx4 format.
@@ -91,9 +96,9 @@ int dpv_mlx4_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 
 /**
  * Post send work requests as mlx4 WQEs (the ibv_post_send path of an
- * mlx4 SQ, reached through dpv_mlx5_post_send()).
+ * mlx4 SQ, dpv_mlx4_ring_ops.post_send).
  *
- * @param sq    the SQ (fmt DPV_RING_MLX4)
+ * @param sq    the SQ (mlx4 format)
  * @param type  the QP type: RC, UC or UD
  * @param qpn   the QP number
  * @param wr    the list to post
@@ -116,39 +121,65 @@ int dpv_mlx4_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 bool dpv_mlx4_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out);
 
 /**
- * Engine: complete every valid WQE not yet retired with a flush error.
+ * Engine: complete the outstanding WQEs of an mlx4 QP's SQ (every valid
+ * WQE not yet retired) or RQ with flush errors, as mlx4 CQEs.
  *
- * @param sq   the SQ
- * @param cq   its CQ
+ * @param wq   &sq->wq or &rq->wq (an SRQ: nothing)
+ * @param cq   its CQ (mlx4 format)
  * @param qpn  the QP number written into the CQEs
  * @return CQEs written
  */
-unsigned int dpv_mlx4_flush_sq(struct dpv_mlx5_sq *sq, struct dpv_mlx5_cq *cq,
-			       uint32_t qpn);
+unsigned int dpv_mlx4_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq,
+			    uint32_t qpn);
 
 /**
  * Engine: write one 32-byte CQE.
  *
- * @param cq          the CQ (fmt DPV_RING_MLX4)
- * @param ci          the completion
- * @param wqe_opcode  send completions: the MLX4_OPCODE_* of the WQE, or
- *                    -1 to derive it from ci
+ * @param cq  the CQ (mlx4 format)
+ * @param ci  the completion
  * @return 0 or ENOSPC (CQ full)
  */
-int dpv_mlx4_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
-		     int wqe_opcode);
+int dpv_mlx4_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci);
 
 /**
- * Application: consume one CQE of an mlx4 CQ into wc.
+ * Engine: should the CQ raise its completion event now (the arm logic of
+ * dpv_mlx5_cq_should_notify(); a solicited-only arm fires on a CQE that
+ * is solicited or an error).
+ *
+ * @param cq  the CQ (mlx4 format)
+ * @return true at most once per arm request
+ */
+bool dpv_mlx4_cq_should_notify(struct dpv_mlx5_cq *cq);
+
+/**
+ * Application: poll up to n CQEs of an mlx4 CQ (dpv_mlx5_cq_poll()
+ * semantics).
+ *
+ * @param cq      the CQ
+ * @param n       entries of wc
+ * @param wc      the completions
+ * @param lookup  finds the SQ / RQ / SRQ of a QP number
+ * @param arg     for lookup
+ * @return completions (0..n), -EINVAL (n < 0) or -EIO (the first CQE
+ *   names an unknown queue)
+ */
+int dpv_mlx4_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		     dpv_mlx5_wq_lookup_t lookup, void *arg);
+
+/**
+ * Application: consume the next CQE of an mlx4 CQ into cq->cur_wc
+ * (ibv_cq_ex; dpv_mlx5_cq_ex_next() semantics).
  *
  * @param cq      the CQ
  * @param lookup  finds the SQ / RQ / SRQ of a QP number
  * @param arg     for lookup
- * @param wc      the completion
+ * @param wr_id   the completion's wr_id
+ * @param status  its status
  * @return 0, ENOENT (empty) or EIO (a CQE for an unknown queue)
  */
-int dpv_mlx4_poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
-		      void *arg, struct ibv_wc *wc);
+int dpv_mlx4_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+			void *arg, uint64_t *wr_id,
+			enum ibv_wc_status *status);
 
 /**
  * Remove a QP's CQEs from an mlx4 CQ (QP reset or destroy).
@@ -160,16 +191,6 @@ int dpv_mlx4_poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
  */
 unsigned int dpv_mlx4_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
 			       struct dpv_mlx5_rq *srq);
-
-/**
- * Engine: was the CQE at index idx solicited or an error (for an
- * arm for solicited events)?
- *
- * @param cq   the CQ
- * @param idx  running CQE index
- * @return true if it ends a solicited-only arm
- */
-bool dpv_mlx4_cqe_wakes_sol(const struct dpv_mlx5_cq *cq, uint32_t idx);
 
 /**
  * Fill a struct mlx4dv_qp from a QP's rings.

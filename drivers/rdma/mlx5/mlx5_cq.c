@@ -7,7 +7,6 @@
 #include <rte_malloc.h>
 
 #include "mlx5_ring_priv.h"
-#include "mlx4_ring.h"
 
 _Static_assert(sizeof(struct mlx5_cqe64) == 64, "cqe64");
 _Static_assert(sizeof(struct mlx5_err_cqe) == 64, "err cqe");
@@ -17,9 +16,6 @@ _Static_assert(offsetof(struct mlx5_cqe64, sop_drop_qpn) == 56, "sop_drop_qpn");
 _Static_assert(offsetof(struct mlx5_cqe64, byte_cnt) == 44, "byte_cnt");
 _Static_assert(offsetof(struct mlx5_cqe64, imm_inval_pkey) == 36, "imm");
 _Static_assert(offsetof(struct mlx5_err_cqe, syndrome) == 55, "syndrome");
-
-/* Skipped CQE (resize, no-packet...): internal poll_one result. */
-#define CQE_SKIP (-1)
 
 static const struct {
 	uint8_t synd;
@@ -86,6 +82,7 @@ dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 	cq->cqe_cnt = cnt;
 	cq->cqe = cnt - 1;
 	cq->socket = socket;
+	cq->ops = &dpv_mlx5_ring_ops;
 	atomic_init(&cq->arm_req, 0);
 	return 0;
 }
@@ -214,9 +211,8 @@ resp_opcode(const struct dpv_cqe_info *ci)
 	return MLX5_CQE_RESP_SEND;
 }
 
-int
-mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
-	      int wqe_opcode)
+static __rte_always_inline int
+cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 {
 	uint32_t cons =
 		be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
@@ -227,8 +223,6 @@ mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 	uint8_t op;
 	uint32_t qpn = ci->qpn & 0xffffff;
 
-	if (unlikely(cq->fmt != DPV_RING_MLX5))
-		return dpv_mlx4_cq_push(cq, ci, wqe_opcode);
 	if (used >= cq->cqe_cnt)
 		return ENOSPC;
 	memset(&c, 0, sizeof(c));
@@ -299,14 +293,24 @@ mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 }
 
 int
-dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+	      int wqe_opcode)
 {
-	return mlx5r_cq_push(cq, ci,
-			     mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags));
+	return cq_write(cq, ci, wqe_opcode);
 }
 
-bool
-dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
+int
+dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+{
+	return cq_write(cq, ci,
+			mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags));
+}
+
+/* The arm bookkeeping of should_notify, common to the formats: take note
+ * of a new arm request; true while the CQ is armed (CQEs from eng_scan to
+ * prod_index are then to be checked). */
+static __rte_always_inline bool
+arm_check(struct dpv_mlx5_cq *cq)
 {
 	uint32_t req;
 
@@ -344,20 +348,27 @@ dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
 		cq->eng_arm_sol = (w & (0xfu << 24)) == MLX5_CQ_DB_REQ_NOT_SOL;
 		cq->eng_scan = cq->prod_index - RTE_MIN(back, cq->cqe_cnt);
 	}
-	if (!cq->eng_armed)
+	return cq->eng_armed;
+}
+
+bool
+mlx5r_cq_arm_check(struct dpv_mlx5_cq *cq)
+{
+	return arm_check(cq);
+}
+
+bool
+dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
+{
+	if (!arm_check(cq))
 		return false;
 	for (; cq->eng_scan != cq->prod_index; cq->eng_scan++) {
 		uint8_t oo = cq->buf[cq->eng_scan & (cq->cqe_cnt - 1)].op_own;
 		uint8_t op = oo >> 4;
 
-		if (cq->fmt != DPV_RING_MLX5) {
-			oo = dpv_mlx4_cqe_wakes_sol(cq, cq->eng_scan) ? 2 : 0;
-			op = 0;
-		}
 		if (!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
 		    op == MLX5_CQE_RESP_ERR) {
-			cq->eng_armed = false;
-			cq->eng_scan = cq->prod_index;
+			mlx5r_cq_arm_fire(cq);
 			return true;
 		}
 	}
@@ -397,8 +408,9 @@ flush_sq(struct dpv_mlx5_sq *sq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 	return n;
 }
 
-static unsigned int
-flush_rq(struct dpv_mlx5_rq *rq, struct dpv_mlx5_cq *cq, uint32_t qpn)
+unsigned int
+mlx5r_flush_rq(struct dpv_mlx5_rq *rq, struct dpv_mlx5_cq *cq, uint32_t qpn,
+	       mlx5r_push_fn push)
 {
 	uint32_t db = mlx5r_db_read(&rq->wq) & 0xffff;
 	uint32_t pos = rq->wq.eng_ci;
@@ -412,7 +424,7 @@ flush_rq(struct dpv_mlx5_rq *rq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 
 	while ((uint16_t)(db - (uint16_t)pos) != 0) {
 		ci.wqe_counter = (uint16_t)pos;
-		if (mlx5r_cq_push(cq, &ci, 0))
+		if (push(cq, &ci, 0))
 			break;
 		pos++;
 		n++;
@@ -428,12 +440,10 @@ dpv_mlx5_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 {
 	switch (wq->kind) {
 	case DPV_MLX5_WQ_SQ:
-		if (wq->fmt != DPV_RING_MLX5)
-			return dpv_mlx4_flush_sq((struct dpv_mlx5_sq *)wq, cq,
-						 qpn);
 		return flush_sq((struct dpv_mlx5_sq *)wq, cq, qpn);
 	case DPV_MLX5_WQ_RQ:
-		return flush_rq((struct dpv_mlx5_rq *)wq, cq, qpn);
+		return mlx5r_flush_rq((struct dpv_mlx5_rq *)wq, cq, qpn,
+				      mlx5r_cq_push);
 	default:
 		return 0;
 	}
@@ -457,8 +467,6 @@ dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 
 	if (cq->buf == NULL)
 		return 0;
-	if (cq->fmt != DPV_RING_MLX5)
-		return dpv_mlx4_cq_clean(cq, qpn, srq);
 	qpn &= 0xffffff;
 	/* the end of the software-owned CQEs */
 	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt;
@@ -694,44 +702,8 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 		return 0;
 	}
 	default:
-		return CQE_SKIP;
+		return MLX5R_CQE_SKIP;
 	}
-}
-
-static void
-update_ci(struct dpv_mlx5_cq *cq)
-{
-	__atomic_store_n(&cq->dbrec[0], htobe32(cq->cons_index & 0xffffff),
-			 __ATOMIC_RELEASE);
-}
-
-/* One CQE of the ring's format (poll_one, dpv_mlx4_poll_one). */
-typedef int (*poll_one_fn)(struct dpv_mlx5_cq *cq,
-			   dpv_mlx5_wq_lookup_t lookup, void *arg,
-			   struct ibv_wc *wc);
-
-/* The poll loop, instantiated per format: the format is tested once a
- * call, not once a CQE. */
-static __rte_always_inline int
-poll_n(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
-       dpv_mlx5_wq_lookup_t lookup, void *arg, poll_one_fn one)
-{
-	int got = 0, rc = 0;
-	unsigned int guard = cq->cqe_cnt;
-
-	while (got < n && guard--) {
-		rc = one(cq, lookup, arg, &wc[got]);
-		if (rc == 0)
-			got++;
-		else if (rc != CQE_SKIP)
-			break;
-	}
-	update_ci(cq);
-	if (rc == EIO && got == 0) {
-		MLX5R_LOG(ERR, "CQE for an unknown queue");
-		return -EIO;
-	}
-	return got;
 }
 
 int
@@ -740,44 +712,20 @@ dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
 {
 	if (n < 0)
 		return -EINVAL;
-	if (unlikely(cq->fmt != DPV_RING_MLX5))
-		return poll_n(cq, n, wc, lookup, arg, dpv_mlx4_poll_one);
-	return poll_n(cq, n, wc, lookup, arg, poll_one);
-}
-
-static __rte_always_inline int
-ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
-	uint64_t *wr_id, enum ibv_wc_status *status, poll_one_fn one)
-{
-	unsigned int guard = cq->cqe_cnt;
-	int rc;
-
-	do {
-		rc = one(cq, lookup, arg, &cq->cur_wc);
-	} while (rc == CQE_SKIP && guard--);
-	if (rc == CQE_SKIP)
-		rc = ENOENT;
-	if (rc == 0) {
-		*wr_id = cq->cur_wc.wr_id;
-		*status = cq->cur_wc.status;
-	}
-	return rc;
+	return mlx5r_poll_n(cq, n, wc, lookup, arg, poll_one);
 }
 
 int
 dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
 		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
 {
-	if (unlikely(cq->fmt != DPV_RING_MLX5))
-		return ex_next(cq, lookup, arg, wr_id, status,
-			       dpv_mlx4_poll_one);
-	return ex_next(cq, lookup, arg, wr_id, status, poll_one);
+	return mlx5r_ex_next(cq, lookup, arg, wr_id, status, poll_one);
 }
 
 void
 dpv_mlx5_cq_ex_end(struct dpv_mlx5_cq *cq)
 {
-	update_ci(cq);
+	mlx5r_update_ci(cq);
 }
 
 int
@@ -788,7 +736,7 @@ dpv_mlx5_cq_arm(struct dpv_mlx5_cq *cq, int solicited_only)
 		solicited_only ? MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT;
 	uint32_t w = (sn << 28) | cmd | (cq->cons_index & 0xffffff);
 
-	update_ci(cq);
+	mlx5r_update_ci(cq);
 	__atomic_store_n(&cq->dbrec[1], htobe32(w), __ATOMIC_RELEASE);
 	/* the doorbell proper: {arm word, cqn}, both big endian */
 	__atomic_store_n((uint32_t *)(cq->uar + MLX5_CQ_DOORBELL + 4),

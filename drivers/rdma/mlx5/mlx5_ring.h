@@ -113,12 +113,7 @@ struct dpv_mlx5_wqe_xrc_seg {
 	uint8_t rsvd[12];
 };
 
-/** Byte format of a ring (a per-device choice, key "rings"). */
-enum dpv_ring_fmt {
-	DPV_RING_MLX5 = 0, /**< ConnectX-4 and later (<infiniband/mlx5dv.h>) */
-	DPV_RING_MLX4 = 1, /**< ConnectX-3 (<infiniband/mlx4dv.h>,
-			        drivers/rdma/mlx4/mlx4_ring.h): SQ and CQ */
-};
+struct dpv_ring_ops;
 
 /** Kind of a work queue. */
 enum dpv_mlx5_wq_kind {
@@ -141,7 +136,9 @@ struct dpv_mlx5_wq {
 	uint32_t max_post;  /**< WRs that can be outstanding */
 	uint32_t max_gs;    /**< SGEs per WR */
 	enum dpv_mlx5_wq_kind kind;
-	uint8_t fmt;	  /**< enum dpv_ring_fmt (SQ only: RQs are alike) */
+	/** operations of the ring's byte format (struct dpv_ring_ops), set
+	 *  by the init function of the format */
+	const struct dpv_ring_ops *ops;
 	uint8_t bb_shift; /**< mlx4 SQ: log2 of 64-byte blocks per WQE */
 	bool buf_borrowed; /**< buf lies in another queue's block (an mlx4
 			      QP's RQ after the SQ's): not freed here */
@@ -224,7 +221,9 @@ struct dpv_mlx5_cq {
 	 *  directly by mlx5dv code too. */
 	uint8_t *uar;
 	uint32_t cqn; /**< written into the arm doorbell */
-	uint8_t fmt;  /**< enum dpv_ring_fmt (mlx4: 32-byte CQEs in buf) */
+	/** operations of the ring's byte format (mlx4: 32-byte CQEs in
+	 *  buf), set by the init function of the format */
+	const struct dpv_ring_ops *ops;
 	int socket;
 	/* application side */
 	uint32_t cons_index;
@@ -702,23 +701,16 @@ void dpv_mlx5_wr_abort(struct dpv_mlx5_sq *sq);
 
 /**
  * Whether a doorbell announced WQEs the engine has not fetched yet (SQ,
- * RQ or SRQ): one relaxed load of the doorbell record, no ordering. For
- * the engine's "does this queue have work" scan.
+ * RQ or SRQ of the mlx5 format): one relaxed load of the doorbell record,
+ * no ordering. For the engine's "does this queue have work" scan (the
+ * format-neutral entry is dpv_ring_wq_posted()).
  */
 static inline bool
 dpv_mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
 {
-	uint32_t db;
+	uint32_t db = __atomic_load_n((const uint32_t *)wq->db,
+				      __ATOMIC_RELAXED);
 
-	if (unlikely(wq->fmt != DPV_RING_MLX5)) {
-		/* mlx4 SQ: the owner bit of the next WQE says it is valid */
-		const uint32_t *own = (const uint32_t *)(const void *)(wq->buf +
-			((wq->eng_pi & (wq->wqe_cnt - 1)) << 6));
-
-		return (be32toh(__atomic_load_n(own, __ATOMIC_RELAXED)) >> 31) ==
-		       !!(wq->eng_pi & wq->wqe_cnt);
-	}
-	db = __atomic_load_n((const uint32_t *)wq->db, __ATOMIC_RELAXED);
 	return (uint16_t)be32toh(db) != (uint16_t)wq->eng_pi;
 }
 
@@ -836,6 +828,179 @@ unsigned int dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
  */
 unsigned int dpv_mlx5_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq,
 			    uint32_t qpn);
+/** @} */
+
+/* ------------------------------------------------------------------ */
+/** @name Ring formats: the operations table
+ *
+ * A device's rings all have one byte format, chosen when the device is
+ * set up (configuration key "rings": mlx5, the default, or mlx4). Each
+ * format has a const table of the operations that depend on its bytes;
+ * every ring (SQ, RQ/SRQ, CQ) points at its format's table from its init
+ * function on (dpv_mlx5_*_init() or dpv_mlx4_*_init()), and the verbs
+ * front end and the engine call the ring through the dpv_ring_*()
+ * functions below, which dispatch through that pointer. The bookkeeping
+ * (struct dpv_mlx5_wq / dpv_mlx5_cq and the functions that only touch it:
+ * clamp, bind, retire, RQ fetch, arm, fini) is the same for every format.
+ * @{ */
+
+/** Operations of one ring byte format. */
+struct dpv_ring_ops {
+	/** name of the format ("mlx5", "mlx4"), as in the "rings" key */
+	const char *name;
+	/** DPV_RING_CAP_* flags: what the format can carry */
+	uint32_t caps;
+
+	/* ---- set-up: each stamps the ring with this table ---- */
+	/** create an SQ (max_tso_header: 0, or the raw-packet TSO header
+	 *  room; a format without DPV_RING_CAP_WR_EX ignores it) */
+	int (*sq_init)(struct dpv_mlx5_sq *sq, unsigned int max_wr,
+		       unsigned int max_sge, unsigned int max_inline,
+		       unsigned int max_tso_header, int socket);
+	/** create a QP's receive queue */
+	int (*rq_init)(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+		       unsigned int max_sge, int socket);
+	/** create a shared receive queue */
+	int (*srq_init)(struct dpv_mlx5_rq *rq, unsigned int max_wr,
+			unsigned int max_sge, int socket);
+	/** create a CQ */
+	int (*cq_init)(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+		       int socket);
+	/** after a QP's SQ and RQ are created and linked: lay them out as
+	 *  the format's direct-verbs view expects (NULL: nothing to do);
+	 *  0 or ENOMEM (the rings are left as they were) */
+	int (*qp_join)(struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq);
+
+	/* ---- application side ---- */
+	/** ibv_post_send (dpv_mlx5_post_send() semantics) */
+	int (*post_send)(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
+			 uint32_t qpn, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad);
+	/** ibv_post_recv / ibv_post_srq_recv (RQ or SRQ) */
+	int (*post_recv)(struct dpv_mlx5_rq *rq, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad);
+	/** ibv_poll_cq (dpv_mlx5_cq_poll() semantics) */
+	int (*cq_poll)(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		       dpv_mlx5_wq_lookup_t lookup, void *arg);
+	/** ibv_cq_ex start_poll / next_poll (dpv_mlx5_cq_ex_next()) */
+	int (*cq_ex_next)(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+			  void *arg, uint64_t *wr_id,
+			  enum ibv_wc_status *status);
+	/** remove a QP's CQEs (dpv_mlx5_cq_clean() semantics) */
+	unsigned int (*cq_clean)(struct dpv_mlx5_cq *cq, uint32_t qpn,
+				 struct dpv_mlx5_rq *srq);
+
+	/* ---- engine side ---- */
+	/** whether the queue has WQEs the engine has not fetched (formats
+	 *  whose SQ is not announced by the doorbell record) */
+	bool (*wq_posted)(const struct dpv_mlx5_wq *wq);
+	/** decode the next send WQE (dpv_mlx5_sq_fetch() semantics) */
+	bool (*sq_fetch)(struct dpv_mlx5_sq *sq, struct dpv_wr *out);
+	/** write one CQE (dpv_mlx5_cq_push() semantics) */
+	int (*cq_push)(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci);
+	/** should an armed CQ raise its event now (the solicited-only test
+	 *  reads the format's CQEs; dpv_mlx5_cq_should_notify()) */
+	bool (*cq_should_notify)(struct dpv_mlx5_cq *cq);
+	/** complete a queue's outstanding WQEs with flush errors
+	 *  (dpv_mlx5_flush() semantics) */
+	unsigned int (*flush)(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq,
+			      uint32_t qpn);
+};
+
+/** Capabilities of a ring format (struct dpv_ring_ops.caps). */
+enum {
+	/** the ibv_wr_* builder, mlx5dv WQEs, DC, XRC, raw packets, TSO and
+	 *  RSS (the mlx4 format has plain RC, UC and UD post_send only) */
+	DPV_RING_CAP_WR_EX = 1u << 0,
+	/** scatter to CQE (64-byte CQEs carry up to 32 data bytes) */
+	DPV_RING_CAP_SCATTER_CQE = 1u << 1,
+	/** ibv_resize_cq (dpv_mlx5_cq_resize_*()) */
+	DPV_RING_CAP_CQ_RESIZE = 1u << 2,
+};
+
+/** The mlx5 format (ConnectX-4 and later, <infiniband/mlx5dv.h>). */
+extern const struct dpv_ring_ops dpv_mlx5_ring_ops;
+
+/**
+ * The engine's "does this queue have work" test of any format: the mlx5
+ * doorbell compare inline, other formats through their table.
+ */
+static inline bool
+dpv_ring_wq_posted(const struct dpv_mlx5_wq *wq)
+{
+	if (likely(wq->ops == &dpv_mlx5_ring_ops))
+		return dpv_mlx5_wq_posted(wq);
+	return wq->ops->wq_posted(wq);
+}
+
+/** ibv_post_send on a ring of any format. */
+static inline int
+dpv_ring_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
+		   uint32_t qpn, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad)
+{
+	return sq->wq.ops->post_send(sq, type, qpn, wr, bad);
+}
+
+/** ibv_post_recv / ibv_post_srq_recv on a ring of any format. */
+static inline int
+dpv_ring_post_recv(struct dpv_mlx5_rq *rq, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad)
+{
+	return rq->wq.ops->post_recv(rq, wr, bad);
+}
+
+/** ibv_poll_cq on a CQ of any format. */
+static inline int
+dpv_ring_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		 dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	return cq->ops->cq_poll(cq, n, wc, lookup, arg);
+}
+
+/** ibv_cq_ex start_poll / next_poll on a CQ of any format. */
+static inline int
+dpv_ring_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	return cq->ops->cq_ex_next(cq, lookup, arg, wr_id, status);
+}
+
+/** Remove a QP's CQEs from a CQ of any format. */
+static inline unsigned int
+dpv_ring_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
+		  struct dpv_mlx5_rq *srq)
+{
+	return cq->ops->cq_clean(cq, qpn, srq);
+}
+
+/** Engine: decode the next send WQE of an SQ of any format. */
+static inline bool
+dpv_ring_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
+{
+	return sq->wq.ops->sq_fetch(sq, out);
+}
+
+/** Engine: write one CQE to a CQ of any format. */
+static inline int
+dpv_ring_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+{
+	return cq->ops->cq_push(cq, ci);
+}
+
+/** Engine: should a CQ of any format raise its completion event now. */
+static inline bool
+dpv_ring_cq_should_notify(struct dpv_mlx5_cq *cq)
+{
+	return cq->ops->cq_should_notify(cq);
+}
+
+/** Flush a queue of any format into its CQ (of the same format). */
+static inline unsigned int
+dpv_ring_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
+{
+	return wq->ops->flush(wq, cq, qpn);
+}
 /** @} */
 
 #endif /* DPV_MLX5_RING_H */

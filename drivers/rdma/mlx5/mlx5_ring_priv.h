@@ -8,6 +8,7 @@
  */
 
 #include <endian.h>
+#include <errno.h>
 #include <string.h>
 #include <rte_common.h>
 #include <rte_log.h>
@@ -123,6 +124,93 @@ void mlx5r_srq_free(struct dpv_mlx5_rq *rq, uint32_t idx);
 /** Write a CQE with an explicit mlx5 WQE opcode for send completions. */
 int mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 		  int wqe_opcode);
+
+/** A format's CQE writer with an explicit WQE opcode (mlx5r_cq_push,
+ *  dpv_mlx4_cq_push). */
+typedef int (*mlx5r_push_fn)(struct dpv_mlx5_cq *cq,
+			     const struct dpv_cqe_info *ci, int wqe_opcode);
+
+/** Flush an RQ: a flush-error CQE, written by push, for every WQE not
+ *  retired (RQs are alike in the formats, their CQEs are not).
+ *  @return CQEs written (stops early if the CQ is full) */
+unsigned int mlx5r_flush_rq(struct dpv_mlx5_rq *rq, struct dpv_mlx5_cq *cq,
+			    uint32_t qpn, mlx5r_push_fn push);
+
+/** The arm bookkeeping of should_notify, common to the formats: notes a
+ *  new arm request (dpv_mlx5_cq_arm() or a doorbell written by dv code).
+ *  @return true while the CQ is armed: the CQEs from cq->eng_scan to
+ *  cq->prod_index are then to be checked for one that fires the arm */
+bool mlx5r_cq_arm_check(struct dpv_mlx5_cq *cq);
+
+/** A CQE at eng_scan fires the arm: disarm, skip the rest. */
+static inline void
+mlx5r_cq_arm_fire(struct dpv_mlx5_cq *cq)
+{
+	cq->eng_armed = false;
+	cq->eng_scan = cq->prod_index;
+}
+
+/** Publish the consumer index in dbrec[0]. */
+static inline void
+mlx5r_update_ci(struct dpv_mlx5_cq *cq)
+{
+	__atomic_store_n(&cq->dbrec[0], htobe32(cq->cons_index & 0xffffff),
+			 __ATOMIC_RELEASE);
+}
+
+/** Internal poll_one result: a CQE skipped (resize, no-packet...). */
+#define MLX5R_CQE_SKIP (-1)
+
+/** One CQE of a format: 0, ENOENT (empty), EIO (unknown queue, consumed)
+ *  or MLX5R_CQE_SKIP. */
+typedef int (*mlx5r_poll_one_fn)(struct dpv_mlx5_cq *cq,
+				 dpv_mlx5_wq_lookup_t lookup, void *arg,
+				 struct ibv_wc *wc);
+
+/** The ibv_poll_cq loop, instantiated per format with its poll_one (the
+ *  format is chosen once a call, not once a CQE); n >= 0. */
+static __rte_always_inline int
+mlx5r_poll_n(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+	     dpv_mlx5_wq_lookup_t lookup, void *arg, mlx5r_poll_one_fn one)
+{
+	int got = 0, rc = 0;
+	unsigned int guard = cq->cqe_cnt;
+
+	while (got < n && guard--) {
+		rc = one(cq, lookup, arg, &wc[got]);
+		if (rc == 0)
+			got++;
+		else if (rc != MLX5R_CQE_SKIP)
+			break;
+	}
+	mlx5r_update_ci(cq);
+	if (rc == EIO && got == 0) {
+		MLX5R_LOG(ERR, "CQE for an unknown queue");
+		return -EIO;
+	}
+	return got;
+}
+
+/** ibv_cq_ex start_poll / next_poll, instantiated per format. */
+static __rte_always_inline int
+mlx5r_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	      uint64_t *wr_id, enum ibv_wc_status *status,
+	      mlx5r_poll_one_fn one)
+{
+	unsigned int guard = cq->cqe_cnt;
+	int rc;
+
+	do {
+		rc = one(cq, lookup, arg, &cq->cur_wc);
+	} while (rc == MLX5R_CQE_SKIP && guard--);
+	if (rc == MLX5R_CQE_SKIP)
+		rc = ENOENT;
+	if (rc == 0) {
+		*wr_id = cq->cur_wc.wr_id;
+		*status = cq->cur_wc.status;
+	}
+	return rc;
+}
 
 /** Status of a CQE syndrome (mlx4 and mlx5 share the numbers). */
 enum ibv_wc_status mlx5r_synd_to_status(uint8_t synd);

@@ -6,7 +6,6 @@
 #include <stddef.h>
 
 #include "mlx5_ring_priv.h"
-#include "mlx4_ring.h"
 
 #define CTRL_SZ	    ((uint32_t)sizeof(struct mlx5_wqe_ctrl_seg))
 #define ETH_SEG_SZ  ((uint32_t)sizeof(struct mlx5_wqe_eth_seg))
@@ -936,8 +935,6 @@ dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 {
 	int err = 0;
 
-	if (unlikely(sq->wq.fmt != DPV_RING_MLX5))
-		return dpv_mlx4_post_send(sq, type, qpn, wr, bad);
 	dpv_mlx5_wr_start(sq, type, qpn);
 	for (; wr; wr = wr->next) {
 		struct pieces p = {.sge = wr->sg_list};
@@ -1425,8 +1422,6 @@ dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 	const uint8_t *w;
 	uint32_t ds, nbb;
 
-	if (unlikely(sq->wq.fmt != DPV_RING_MLX5))
-		return dpv_mlx4_sq_fetch(sq, out);
 	db = mlx5r_db_read(&sq->wq) & 0xffff;
 	avail = (uint16_t)(db - (uint16_t)sq->wq.eng_pi);
 	if (avail == 0)

@@ -115,6 +115,7 @@ dpv_mlx5_sq_init_tso(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 		return ENOMEM;
 	}
 	sq->wq.kind = DPV_MLX5_WQ_SQ;
+	sq->wq.ops = &dpv_mlx5_ring_ops;
 	sq->max_wqe_bb = ring_bb;
 	sq->max_tso_header = max_tso_header;
 	sq->wq.max_post = cnt / ring_bb;
@@ -166,6 +167,7 @@ dpv_mlx5_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 	if (rc)
 		return rc;
 	rq->wq.kind = DPV_MLX5_WQ_RQ;
+	rq->wq.ops = &dpv_mlx5_ring_ops;
 	rq->wq.max_post = cnt;
 	rq->wq.max_gs = RTE_MIN(stride / 16, (uint32_t)DPV_MLX5_MAX_RECV_SGE);
 	return 0;
@@ -188,6 +190,7 @@ dpv_mlx5_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 	if (rc)
 		return rc;
 	rq->wq.kind = DPV_MLX5_WQ_SRQ;
+	rq->wq.ops = &dpv_mlx5_ring_ops;
 	rq->wq.max_post = cnt - 1;
 	rq->wq.max_gs =
 		RTE_MIN((stride - 16) / 16, (uint32_t)DPV_MLX5_MAX_RECV_SGE);
