@@ -137,29 +137,29 @@ post_recv(struct ibv_qp *qp, uint64_t id)
 	return ibv_post_recv(qp, &wr, &bad);
 }
 
-/* Poll up to ms for completions; the receive one (if any) in *rwc.
- * Returns the number of receive completions seen (the send's is
- * checked). */
+/* Poll for the send completion send_id (up to 2 s) and a receive
+ * completion, which may come first; once the send completed, ms without
+ * a receive ends the wait. Returns the number of receive completions
+ * seen, the last in *rwc; -1 if the send did not complete successfully. */
 static int
 drain(uint64_t send_id, int ms, struct ibv_wc *rwc)
 {
-	struct ibv_wc wc[4];
-	int got_send = 0, nrecv = 0;
+	int got_send = 0, nrecv = 0, waited = 0, quiet = 0;
+	struct ibv_wc wc;
 
-	for (int round = 0; round < 2; round++) {
-		int n = test_verbs_wait_wc(cq, wc, 2, round ? ms : 2000);
-
-		for (int i = 0; i < n; i++) {
-			if (wc[i].opcode == IBV_WC_RECV) {
-				*rwc = wc[i];
-				nrecv++;
-			} else if (wc[i].wr_id == send_id &&
-				   wc[i].status == IBV_WC_SUCCESS) {
-				got_send++;
-			}
+	while (waited < 2000 + ms && !(got_send && nrecv)) {
+		if (test_verbs_wait_wc(cq, &wc, 1, 10) != 1) {
+			waited += 10;
+			if (got_send && (quiet += 10) >= ms)
+				break;
+			continue;
 		}
-		if (nrecv && got_send)
-			break;
+		if (wc.opcode == IBV_WC_RECV) {
+			*rwc = wc;
+			nrecv++;
+		} else if (wc.wr_id == send_id && wc.status == IBV_WC_SUCCESS) {
+			got_send++;
+		}
 	}
 	return got_send == 1 ? nrecv : -1;
 }
