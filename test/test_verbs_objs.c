@@ -583,6 +583,53 @@ test_cq_ex(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * An SRQ of max_wr 0 / max_sge 0, as the provider the device presents
+ * answers: max_sge 0 gets one SGE everywhere (rxe, mlx5); max_wr 0 is
+ * EINVAL on the generic device (as rxe) and, under personality = mlx5
+ * (rdma-core's test_mlx5_huge_page), an SRQ reporting max_wr 0 that
+ * takes no receive WR (ENOMEM), as the mlx5 provider's.
+ */
+static int
+test_srq_zero(void)
+{
+	struct dpv_device *dev = to_dctx(ctx)->dev;
+	bool was = dev->mlx5_personality;
+	struct ibv_srq_init_attr ia = {.attr = {.max_wr = 4, .max_sge = 0}};
+	struct ibv_recv_wr wr = {.wr_id = 1}, *bad;
+	struct ibv_srq_attr sa;
+	struct ibv_srq *srq;
+
+	srq = ibv_create_srq(pd, &ia);
+	TEST_ASSERT_NOT_NULL(srq, "max_sge 0: %s", strerror(errno));
+	TEST_ASSERT_EQUAL(ia.attr.max_sge, 1, "max_sge 0 gets 1");
+	TEST_ASSERT_EQUAL(ibv_post_srq_recv(srq, &wr, &bad), 0, "no SGE");
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "");
+	for (int mlx5 = 0; mlx5 < 2; mlx5++) {
+		dev->mlx5_personality = mlx5;
+		ia.attr.max_wr = 0;
+		ia.attr.max_sge = 0;
+		errno = 0;
+		srq = ibv_create_srq(pd, &ia);
+		dev->mlx5_personality = was;
+		if (!mlx5) {
+			TEST_ASSERT_NULL(srq, "generic: max_wr 0 refused");
+			TEST_ASSERT_EQUAL(errno, EINVAL, "");
+			continue;
+		}
+		TEST_ASSERT_NOT_NULL(srq, "mlx5: %s", strerror(errno));
+		TEST_ASSERT(ia.attr.max_wr == 0 && ia.attr.max_sge == 1,
+			    "mlx5: max_wr %u max_sge %u", ia.attr.max_wr,
+			    ia.attr.max_sge);
+		TEST_ASSERT_EQUAL(ibv_query_srq(srq, &sa), 0, "");
+		TEST_ASSERT_EQUAL(sa.max_wr, 0, "");
+		TEST_ASSERT_EQUAL(ibv_post_srq_recv(srq, &wr, &bad), ENOMEM,
+				  "nothing fits");
+		TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "");
+	}
+	return TEST_SUCCESS;
+}
+
 static int
 test_srq(void)
 {
@@ -1520,6 +1567,7 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_cq_resize_traffic),
 			TEST_CASE(test_cq_srq_modify_unsupported),
 			TEST_CASE(test_srq),
+			TEST_CASE(test_srq_zero),
 			TEST_CASE(test_srq_completion),
 			TEST_CASE(test_srq_limit_traffic),
 			TEST_CASE(test_xrc),

@@ -565,6 +565,14 @@ struct dpv_engine_qp_init {
 	uint8_t dc_type;
 	/** DPV_ENGINE_DC_DCT: the DC access key every request must carry */
 	uint64_t dct_key;
+	/** UD, IBV_QP_CREATE_SOURCE_QPN: the QP sends with this number as
+	 *  its DETH source QP (and UDP source port), takes no frame
+	 *  addressed to qpn, and receives the frames addressed to
+	 *  source_qpn that one of its flows (dpv_engine_flow_add, NORMAL)
+	 *  matches (doc/guides/qp.rst, Source QPN) */
+	bool use_source_qpn;
+	/** with use_source_qpn: the number, < 1 << 24 */
+	uint32_t source_qpn;
 };
 
 /** dpv_engine_qp_init::dc_type of a DC initiator (mlx5dv DCI). */
@@ -761,6 +769,11 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rx_drop_pkey, 0,                                                     \
 	  "dropped: BTH P_Key not in the P_Key table (0xffff)")                \
 	X(rx_drop_noqp, 0, "dropped: no QP with the destination QP number")    \
+	X(rx_drop_srcqpn, 0,                                                   \
+	  "dropped: for the own number of a source-QPN QP (it receives "      \
+	  "through its flows only)")                                          \
+	X(rx_srcqpn, 1,                                                        \
+	  "frames to a source QPN steered to a QP by one of its flows")       \
 	X(rx_drop_addr, 1,                                                     \
 	  "dropped: for another MAC, or (RC/UC) not from the QP's peer")       \
 	X(rx_drop_dip, 1,                                                      \

@@ -11,7 +11,9 @@
  *
  * Receive rules, for every frame the engine receives:
  *   - SNIFFER flows get a copy of every frame (RoCE included).
- *   - RoCE frames (UDP destination port 4791) go to the RoCE transport.
+ *   - RoCE frames (UDP destination port 4791) go to the RoCE transport
+ *     (there the flows of source-QPN UD QPs steer the frames addressed
+ *     to their source QPN: dpv_engine_srcqpn_steer()).
  *   - Otherwise the NORMAL flows that match, at the best (lowest)
  *     priority, take it (every such QP gets it); failing that the
  *     MC_DEFAULT flows (multicast destination MAC), then the ALL_DEFAULT
@@ -83,7 +85,11 @@ struct dpv_engine_flow_match {
 
 /** One flow rule. */
 struct dpv_engine_flow {
-	uint32_t qpn;	   /**< RAW_PACKET or RSS QP of the engine */
+	/** RAW_PACKET or RSS QP of the engine, or a UD QP created with a
+	 *  source QPN (dpv_engine_qp_init::use_source_qpn; NORMAL flows
+	 *  only): that flow steers RoCE frames addressed to the source QPN
+	 *  to it, never a raw frame */
+	uint32_t qpn;
 	uint16_t priority; /**< lower is stronger */
 	uint8_t type;	   /**< enum dpv_engine_flow_type */
 	struct dpv_engine_flow_match m; /**< what it matches */
@@ -94,7 +100,8 @@ struct dpv_engine_flow {
  * @param e  engine
  * @param f  the rule
  * @param id  out: its handle
- * @return 0; -EINVAL (NULL, unknown type); -ENOENT (no such QP);
+ * @return 0; -EINVAL (NULL, unknown type, a UD QP without a source QPN
+ *   or a flow type other than NORMAL on one); -ENOENT (no such QP);
  *   -ENOMEM.
  */
 int dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
@@ -241,6 +248,19 @@ struct dpv_eqp;
  * @return true if it was consumed (not for the RoCE path).
  */
 bool dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m);
+/**
+ * RX: the UD QP created with source QPN dqpn whose NORMAL flow matches
+ * the frame's Ethernet, IP and UDP headers (the best priority, the oldest
+ * flow among equals), for a RoCE frame whose BTH destination QP is dqpn
+ * (engine lock held).
+ * @param e  engine
+ * @param m  the frame
+ * @param dqpn  its destination QP
+ * @return the QP, or NULL (no flow takes it: the QP numbered dqpn does).
+ */
+struct dpv_eqp *dpv_engine_srcqpn_steer(struct dpv_engine *e,
+					const struct rte_mbuf *m,
+					uint32_t dqpn);
 /**
  * Send the posted WQEs of a RAW_PACKET QP in RTS, as its pacing allows.
  * @param qp  the QP

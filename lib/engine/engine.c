@@ -318,10 +318,23 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 		dpv_engine_rx_mcast(e, &pkt);
 		return;
 	}
-	qp = dpv_engine_qp_lookup(e, pkt.dqpn);
+	/* a source-QPN QP's flow takes frames to its number first; the QP
+	 * that owns the number gets the rest (engine_raw.c) */
+	qp = NULL;
+	if (unlikely(e->n_srcqpn != 0))
+		qp = dpv_engine_srcqpn_steer(e, m, pkt.dqpn);
 	if (qp == NULL) {
-		e->st.rx_drop_noqp++;
-		return;
+		qp = dpv_engine_qp_lookup(e, pkt.dqpn);
+		if (qp == NULL) {
+			e->st.rx_drop_noqp++;
+			return;
+		}
+		if (unlikely(qp->srcqpn)) {
+			e->st.rx_drop_srcqpn++; /* no address of its own */
+			return;
+		}
+	} else {
+		DPV_EQP_COUNT(qp, rx_srcqpn);
 	}
 	/* a connected QP only takes packets from its peer's address */
 	qp->st.rx_pkts++;
@@ -993,6 +1006,16 @@ dpv_engine_qp_create(struct dpv_engine *e,
 	qp->sq_sig_all = init->sq_sig_all;
 	qp->block_self_mcast = init->block_self_mcast;
 	qp->xrcdn = init->xrcdn;
+	qp->wire_qpn = qp->qpn;
+	if (init->use_source_qpn) {
+		if (init->type != IBV_QPT_UD ||
+		    init->source_qpn > DPV_ROCE_QPN_MASK) {
+			qp_free(qp);
+			return -EINVAL;
+		}
+		qp->srcqpn = true;
+		qp->wire_qpn = init->source_qpn;
+	}
 	if (qp->type == IBV_QPT_XRC_RECV)
 		qp->has_srq = true; /* the SRQ of each request */
 	qp->mtu = 1024;
@@ -1018,6 +1041,8 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		ret = -ENOSPC;
 	else
 		e->qps[e->nqps++] = qp;
+	if (ret == 0 && qp->srcqpn)
+		e->n_srcqpn++;
 	rte_spinlock_unlock(&e->lock);
 	if (ret)
 		qp_free(qp);
@@ -1237,6 +1262,8 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 	}
 	qp_ack_drain(qp);
 	qpn_remove(e, qp);
+	if (qp->srcqpn)
+		e->n_srcqpn--;
 	dpv_engine_raw_qp_gone(e, qpn);
 	for (uint32_t i = 0; i < e->nqps; i++) {
 		if (e->qps[i] == qp) {

@@ -231,6 +231,8 @@ struct dpv_eqp {
 	bool sq_sig_all;
 	bool sqd_notify; /* SQD: raise sq_drained once drained */
 	uint8_t dc;	 /* 0, DPV_ENGINE_DC_DCI or DPV_ENGINE_DC_DCT */
+	bool srcqpn;	 /* UD with a source QPN: wire_qpn is not qpn, and
+			    it receives through its flows only */
 	uint32_t opts;	 /* DPV_QP_OPT_* (engine_opts.c) */
 	struct dpv_mlx5_sq *sq;
 	struct dpv_mlx5_rq *rq; /* rq or srq */
@@ -288,6 +290,8 @@ struct dpv_eqp {
 	uint32_t pdn;
 	uint32_t srqn;
 	uint32_t xrcdn; /* XRC_RECV */
+	uint32_t wire_qpn; /* DETH source QP of its sends (qpn, or the
+			      source QPN of IBV_QP_CREATE_SOURCE_QPN) */
 	uint32_t qkey;
 	uint32_t access;
 	bool block_self_mcast;
@@ -419,6 +423,8 @@ struct dpv_engine {
 	struct dpv_eqp **qpn_tab;
 	uint32_t qpn_mask;
 	uint32_t n_over; /* QPs in qp_hash */
+	uint32_t n_srcqpn; /* UD QPs with a source QPN (engine_raw.c steers
+			      the frames for their numbers) */
 	struct rte_hash *qp_hash;
 	struct dpv_eqp **qps; /* owned QPs */
 	uint32_t nqps, max_qps;

@@ -46,7 +46,8 @@ dpv_engine_rx_mcast(struct dpv_engine *e, struct dpv_epkt *pkt)
 		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
 		    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
 			continue;
-		if (qp->block_self_mcast && self_mac && pkt->src_qp == qp->qpn)
+		if (qp->block_self_mcast && self_mac &&
+		    pkt->src_qp == qp->wire_qpn)
 			continue;
 		dpv_engine_responder(qp, pkt);
 		delivered++;

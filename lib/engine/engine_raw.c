@@ -28,6 +28,8 @@
 
 struct raw_flow {
 	uint64_t id;
+	bool ud; /* of a source-QPN UD QP: steers RoCE frames to its number
+		    (dpv_engine_srcqpn_steer), never raw frames */
 	struct dpv_engine_flow f;
 };
 
@@ -454,6 +456,7 @@ dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
 		    uint64_t *id)
 {
 	struct raw_state *r;
+	struct dpv_eqp *qp;
 	int ret = 0;
 
 	if (e == NULL || f == NULL || id == NULL || f->type > DPV_FLOW_SNIFFER)
@@ -462,8 +465,12 @@ dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
 	if (r == NULL)
 		return -ENOMEM;
 	dpv_engine_lock(e);
-	if (dpv_engine_qp_lookup(e, f->qpn) == NULL) {
+	qp = dpv_engine_qp_lookup(e, f->qpn);
+	if (qp == NULL) {
 		ret = -ENOENT;
+	} else if (qp->type == IBV_QPT_UD &&
+		   (!qp->srcqpn || f->type != DPV_FLOW_NORMAL)) {
+		ret = -EINVAL;
 	} else {
 		if (r->nflows == r->cap) {
 			unsigned int c = r->cap ? r->cap * 2 : 8;
@@ -477,6 +484,7 @@ dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
 			r->cap = c;
 		}
 		r->flows[r->nflows].id = r->next_id++;
+		r->flows[r->nflows].ud = qp->type == IBV_QPT_UD;
 		r->flows[r->nflows].f = *f;
 		*id = r->flows[r->nflows].id;
 		r->nflows++;
@@ -782,7 +790,7 @@ deliver_type(struct raw_state *r, uint8_t t, struct raw_rx *rx)
 	for (unsigned int i = 0; i < r->nflows; i++) {
 		const struct dpv_engine_flow *f = &r->flows[i].f;
 
-		if (f->type != t || !flow_match(&f->m, rx->p))
+		if (f->type != t || r->flows[i].ud || !flow_match(&f->m, rx->p))
 			continue;
 		if (t == DPV_FLOW_NORMAL && best >= 0 && f->priority > best)
 			continue;
@@ -843,6 +851,44 @@ dpv_engine_raw_rx(struct dpv_engine *e, struct rte_mbuf *m)
 		taken = deliver_type(r, DPV_FLOW_ALL_DEFAULT, &rx);
 	/* ARP / ICMPv6 still reach the engine's neighbour code */
 	return taken && !neigh;
+}
+
+struct dpv_eqp *
+dpv_engine_srcqpn_steer(struct dpv_engine *e, const struct rte_mbuf *m,
+			uint32_t dqpn)
+{
+	struct raw_state *r = raw_find(e);
+	struct dpv_eqp *best = NULL;
+	uint16_t prio = 0;
+	uint8_t buf[128];
+	const uint8_t *f;
+	struct raw_pkt p;
+	uint32_t len;
+
+	if (r == NULL || r->nflows == 0)
+		return NULL;
+	len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf));
+	f = rte_pktmbuf_read(m, 0, len, buf);
+	if (f == NULL)
+		return NULL;
+	raw_parse(f, len, &p);
+	if (p.dmac == NULL)
+		return NULL;
+	/* the best (lowest) priority wins; among equals, the oldest flow */
+	for (unsigned int i = 0; i < r->nflows; i++) {
+		const struct dpv_engine_flow *fl = &r->flows[i].f;
+		struct dpv_eqp *qp;
+
+		if (!r->flows[i].ud || (best != NULL && fl->priority >= prio))
+			continue;
+		qp = dpv_engine_qp_lookup(e, fl->qpn);
+		if (qp == NULL || qp->wire_qpn != dqpn ||
+		    !flow_match(&fl->m, &p))
+			continue;
+		best = qp;
+		prio = fl->priority;
+	}
+	return best;
 }
 
 /* ----------------------------------------------------------------- send */

@@ -235,7 +235,8 @@ dpv_engine_ud_path(struct dpv_eqp *qp, const struct dpv_wr_ud *ud,
 	p->hop_limit = ud->hop_limit;
 	p->flow_label = ud->flow_label;
 	p->udp_sport =
-		ud->udp_sport ? ud->udp_sport : dpv_roce_udp_sport_rxe(qp->qpn);
+		ud->udp_sport ? ud->udp_sport
+			      : dpv_roce_udp_sport_rxe(qp->wire_qpn);
 	return 0;
 }
 
@@ -294,7 +295,7 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 		h.qkey = (w->wr.ud.remote_qkey & 0x80000000u)
 				 ? qp->qkey
 				 : w->wr.ud.remote_qkey;
-		h.src_qp = qp->qpn;
+		h.src_qp = qp->wire_qpn; /* a source QPN's, if any */
 		if (dpv_engine_ud_path(qp, &w->wr.ud, &udp) != 0)
 			return -1;
 		path = &udp;

@@ -424,6 +424,9 @@ eng_create(struct dpv_qp *qp)
 	in.block_self_mcast =
 		(qp->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) != 0;
 	in.max_send_wr = qp->cap.max_send_wr;
+	in.use_source_qpn =
+		(qp->create_flags & IBV_QP_CREATE_SOURCE_QPN) != 0;
+	in.source_qpn = qp->source_qpn;
 	rc = dpv_engine_qp_create(e, &in);
 	if (rc < 0)
 		return -rc == EEXIST || -rc == ENOSPC ? ENOMEM : -rc;
@@ -652,6 +655,26 @@ cq_ok(struct ibv_cq *cq, struct ibv_context *ctx)
 	return cq != NULL && cq->context == ctx;
 }
 
+/*
+ * IBV_QP_CREATE_SOURCE_QPN (doc/guides/qp.rst, Source QPN): a UD QP only
+ * (EINVAL otherwise, as the mlx5 provider answers), on a device whose
+ * engine carries traffic (EOPNOTSUPP without one, and on "rings = mlx4":
+ * mlx4 has no such QP); the number must be one a QP could have (not 0 or
+ * 1, the special QPs, nor the multicast 0xffffff: EINVAL).
+ */
+static int
+srcqpn_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
+{
+	if (a->qp_type != IBV_QPT_UD)
+		return EINVAL;
+	if (!dpv_raw_supported(ctx) ||
+	    !(dctx_dev(ctx)->ring_ops->caps & DPV_RING_CAP_WR_EX))
+		return EOPNOTSUPP;
+	if (a->source_qpn <= 1 || a->source_qpn >= DPV_QP_24BIT_MASK)
+		return EINVAL;
+	return 0;
+}
+
 /* Every argument check of create, before anything is allocated. */
 static int
 qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
@@ -722,6 +745,8 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 		if (a->create_flags & ~QP_CREATE_FLAGS_KNOWN)
 			return EINVAL;
 		rc = dpv_raw_create_flags_check(a); /* qp_raw.c */
+		if (rc == 0 && (a->create_flags & IBV_QP_CREATE_SOURCE_QPN))
+			rc = srcqpn_check(ctx, a);
 		if (rc)
 			return rc;
 	}
@@ -824,6 +849,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	qp->sq_sig_all = a->sq_sig_all;
 	if (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		qp->create_flags = a->create_flags;
+	if (qp->create_flags & IBV_QP_CREATE_SOURCE_QPN)
+		qp->source_qpn = a->source_qpn;
 	/* smaller header room than the Ethernet segment's always-inline
 	 * bytes is that room (hardware accepts any size its WQE holds) */
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&

@@ -63,6 +63,9 @@ struct dpv_qp {
 				    (RC, UC, UD with a device engine),
 				    else NULL */
 	uint32_t create_flags; /**< accepted IBV_QP_CREATE_* bits */
+	uint32_t source_qpn;   /**< IBV_QP_CREATE_SOURCE_QPN: the QPN it
+				    sends with (and receives through its
+				    flows) */
 	uint8_t dc_type;       /**< IBV_QPT_DRIVER: MLX5DV_DCTYPE_DCT/DCI */
 	uint64_t dct_key;      /**< DCT: its DC access key */
 	uint32_t raw_flags;    /**< RAW_PACKET: DPV_RAW_QP_* (qp_raw.c) */

@@ -38,8 +38,6 @@ dpv_raw_create_flags_check(const struct ibv_qp_init_attr_ex *a)
 	if ((f & IBV_QP_CREATE_PCI_WRITE_END_PADDING) &&
 	    (!raw || (a->comp_mask & IBV_QP_INIT_ATTR_RX_HASH)))
 		return EOPNOTSUPP;
-	if (f & IBV_QP_CREATE_SOURCE_QPN)
-		return EOPNOTSUPP;
 	return 0;
 }
 

@@ -2,7 +2,9 @@
 /*
  * Flow steering (ibv_create_flow / ibv_destroy_flow): the spec list is
  * turned into one engine match (lib/engine/dpv_engine_raw.h) attached to
- * a RAW_PACKET (or RSS) QP.
+ * a RAW_PACKET (or RSS) QP, or to a UD QP created with
+ * IBV_QP_CREATE_SOURCE_QPN (NORMAL rules: they pick the RoCE frames
+ * addressed to its source QPN that it receives).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -152,6 +154,7 @@ flow_create(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 	struct dpv_qp *qp;
 	const uint8_t *s;
 	uint16_t room;
+	bool srcqpn;
 	int rc;
 
 	if (ibqp == NULL || attr == NULL) {
@@ -159,14 +162,21 @@ flow_create(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 		return NULL;
 	}
 	qp = to_dqp(ibqp);
-	if (ibqp->qp_type != IBV_QPT_RAW_PACKET) {
-		/* the kernel takes UD and raw-packet QPs only */
+	srcqpn = ibqp->qp_type == IBV_QPT_UD &&
+		 (qp->create_flags & IBV_QP_CREATE_SOURCE_QPN);
+	if (ibqp->qp_type != IBV_QPT_RAW_PACKET && !srcqpn) {
+		/* the kernel takes UD and raw-packet QPs only; a UD QP's
+		 * flows steer what is sent to its source QPN */
 		errno = ibqp->qp_type == IBV_QPT_UD ? EOPNOTSUPP : EINVAL;
 		return NULL;
 	}
 	if (attr->comp_mask || attr->port != 1 ||
 	    attr->type > IBV_FLOW_ATTR_SNIFFER) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if (srcqpn && attr->type != IBV_FLOW_ATTR_NORMAL) {
+		errno = EOPNOTSUPP; /* default and sniffer rules: raw only */
 		return NULL;
 	}
 	if (attr->flags) {

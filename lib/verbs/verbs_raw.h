@@ -66,8 +66,8 @@ void dpv_flow_ops_init(struct verbs_context *vctx);
  * Check the create flags of a QP (IBV_QP_INIT_ATTR_CREATE_FLAGS).
  * @return 0; EINVAL (BLOCK_SELF_MCAST_LB on a type without multicast);
  *   EOPNOTSUPP (SCATTER_FCS, CVLAN_STRIPPING or PCI_WRITE_END_PADDING
- *   on anything but a RAW_PACKET QP with its own receive queue;
- *   SOURCE_QPN).
+ *   on anything but a RAW_PACKET QP with its own receive queue).
+ *   SOURCE_QPN is checked by qp.c.
  */
 int dpv_raw_create_flags_check(const struct ibv_qp_init_attr_ex *a);
 

@@ -165,11 +165,17 @@ srqn_free(struct dpv_device *dev, struct dpv_srq *srq)
 	pthread_mutex_unlock(&dev->lock);
 }
 
+/*
+ * The limits of an SRQ's size. max_sge 0 gets one SGE (as on rxe and
+ * ConnectX). max_wr 0 is refused on the generic device (EINVAL, as rxe
+ * does) and accepted under "personality = mlx5" as the mlx5 provider
+ * accepts it: an SRQ of max_wr 0 that takes no receive WR.
+ */
 static int
-srq_check_caps(const struct ibv_srq_attr *a)
+srq_check_caps(const struct dpv_device *dev, const struct ibv_srq_attr *a)
 {
-	if (a->max_wr == 0 || a->max_wr > DPV_CAP_MAX_SRQ_WR ||
-	    a->max_sge == 0 || a->max_sge > DPV_CAP_MAX_SRQ_SGE ||
+	if ((a->max_wr == 0 && !dev->mlx5_personality) ||
+	    a->max_wr > DPV_CAP_MAX_SRQ_WR || a->max_sge > DPV_CAP_MAX_SRQ_SGE ||
 	    a->srq_limit > a->max_wr)
 		return EINVAL;
 	return 0;
@@ -203,7 +209,7 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 		errno = EINVAL;
 		return NULL;
 	}
-	rc = srq_check_caps(a);
+	rc = srq_check_caps(dctx_dev(context), a);
 	if (rc != 0) {
 		errno = rc;
 		return NULL;

@@ -345,9 +345,11 @@ int dpv_mlx5_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 
 /**
  * Create a shared receive queue: WQE = next segment + max_sge data
- * segments (stride rounded to a power of two), wqe_cnt = power of two
- * > max_wr, linked list of free WQEs; rq->wq.max_post = wqe_cnt - 1.
- * @return 0; EINVAL; ENOMEM.
+ * segments (at least one; stride rounded to a power of two), wqe_cnt =
+ * power of two > max_wr, linked list of free WQEs; rq->wq.max_post =
+ * wqe_cnt - 1 (0 for max_wr 0: nothing can be posted, as on ConnectX).
+ * @return 0; EINVAL (max_wr >= DPV_MLX5_MAX_RQ_WQE, max_sge >
+ *   DPV_MLX5_MAX_RECV_SGE); ENOMEM.
  */
 int dpv_mlx5_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 		      unsigned int max_sge, int socket);

@@ -181,10 +181,11 @@ dpv_mlx5_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 	int rc;
 
 	memset(rq, 0, sizeof(*rq));
-	if (max_wr == 0 || max_wr >= DPV_MLX5_MAX_RQ_WQE || max_sge == 0 ||
-	    max_sge > DPV_MLX5_MAX_RECV_SGE)
+	if (max_wr >= DPV_MLX5_MAX_RQ_WQE || max_sge > DPV_MLX5_MAX_RECV_SGE)
 		return EINVAL;
-	stride = rte_align32pow2(16u + max_sge * 16u);
+	/* as ConnectX: a WQE is at least 32 bytes (one data segment), and
+	 * max_wr 0 gives a one-WQE list that takes no post (max_post 0) */
+	stride = rte_align32pow2(16u + RTE_MAX(max_sge, 1u) * 16u);
 	cnt = rte_align32pow2(max_wr + 1);
 	rc = wq_alloc(&rq->wq, cnt, log2_u32(stride), 0, socket);
 	if (rc)
