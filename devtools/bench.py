@@ -248,7 +248,9 @@ def qperf_case(pair, test, size, quick):
 def engine_perf_case(pair, qps, quick):
     exe = os.path.join(pair.args.build, "test/dpv-test")
     env = dict(os.environ, DPV_PERF_QPS=str(qps),
+               # the SIMD width the library gives EAL when it starts it
                DPV_TEST_EAL="--no-huge --no-pci --no-shconf -m 2048 "
+               "--force-max-simd-bitwidth=512 "
                "--log-level=lib.eal:error --file-prefix=dpvb%d" % os.getpid())
     if quick:
         env["DPV_PERF_QUICK"] = "1"

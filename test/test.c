@@ -10,6 +10,7 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
+#include "dpv_roce_icrc.h"
 #include "dpv_test.h"
 #include "port_rundir.h"
 
@@ -110,6 +111,8 @@ dpv_test_eal_init(void)
 		return -1; /* copy is referenced by EAL; keep it */
 	}
 	eal_state = 1;
+	/* as the library does once EAL is up (its ICRC code by SIMD width) */
+	dpv_roce_icrc_select_best();
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	return 0;
 }

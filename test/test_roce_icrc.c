@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_net_crc.h>
+#include <rte_vect.h>
 
 #include "dpv_test.h"
 #include "dpv_roce.h"
@@ -155,6 +156,7 @@ test_icrc_methods_eal(void)
 	struct dpv_roce_pkt p;
 	uint64_t st = 4242;
 	uint32_t len, i;
+	uint16_t w;
 
 	if (dpv_test_eal_init() != 0)
 		return TEST_SKIPPED;
@@ -162,6 +164,19 @@ test_icrc_methods_eal(void)
 	if (test_crc32_vectors() != TEST_SUCCESS ||
 	    test_icrc_methods() != TEST_SUCCESS)
 		return TEST_FAILED;
+	/* again with rte_net_crc's 512-bit code for long runs, where the
+	 * CPU has it (the library's EAL default allows it) */
+	w = rte_vect_get_max_simd_bitwidth();
+	if (rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) == 0) {
+		int rc;
+
+		dpv_roce_icrc_select_best();
+		rc = test_icrc_methods();
+		rte_vect_set_max_simd_bitwidth(w);
+		dpv_roce_icrc_select_best();
+		if (rc != TEST_SUCCESS)
+			return TEST_FAILED;
+	}
 	for (i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)test_roce_rand(&st);
 	for (len = 0; len <= 4100; len += 61) {
@@ -223,7 +238,9 @@ measure(int method, const uint8_t *l3, uint32_t l3len, uint32_t *sink)
 
 	do {
 		for (i = 0; i < 64; i++) {
-			if (method < 0)
+			if (method == -2)
+				*sink ^= dpv_roce_icrc_calc_l2(l3, l3len);
+			else if (method < 0)
 				*sink ^= rte_net_crc_calc(l3, l3len,
 							  RTE_NET_CRC32_ETH);
 			else
@@ -262,7 +279,8 @@ roce_icrc_perf(void)
 	for (s = 0; s < sizeof(payload); s++)
 		payload[s] = (uint8_t)s;
 	printf("ICRC speed in GB/s of the bytes from the IP header on\n");
-	printf("%-6s %8s %8s %8s", "frame", "bitwise", "table", "dpverbs");
+	printf("%-6s %8s %8s %8s %8s", "frame", "bitwise", "table", "dpverbs",
+	       "(l2)");
 	for (a = 0; a < RTE_DIM(algs); a++)
 		printf(" %8.8s", algs[a].name);
 	printf("\n");
@@ -276,7 +294,7 @@ roce_icrc_perf(void)
 		n = dpv_roce_build(frame, sizeof(frame), &p);
 		TEST_ASSERT(n > 0 && (uint32_t)n <= sizes[s], "frame size");
 		l3len = (uint32_t)n - p.l3_off;
-		printf("%-6d %8.3f %8.3f %8.3f", n,
+		printf("%-6d %8.3f %8.3f %8.3f %8.3f", n,
 		       sizes[s] <= 1024
 			       ? measure(DPV_ROCE_ICRC_BITWISE,
 					 frame + p.l3_off, l3len, &sink)
@@ -284,7 +302,8 @@ roce_icrc_perf(void)
 		       measure(DPV_ROCE_ICRC_TABLE, frame + p.l3_off, l3len,
 			       &sink),
 		       measure(DPV_ROCE_ICRC_DPDK, frame + p.l3_off, l3len,
-			       &sink));
+			       &sink),
+		       measure(-2, frame + p.l3_off, l3len, &sink));
 		TEST_ASSERT(dpv_roce_icrc_check(frame + p.l3_off, l3len),
 			    "icrc");
 		for (a = 0; a < RTE_DIM(algs); a++) {
@@ -295,7 +314,10 @@ roce_icrc_perf(void)
 		printf("\n");
 	}
 	printf("dpverbs: dpv_roce_icrc_calc (masked headers, then the rest "
-	       "by folding where the CPU has PCLMULQDQ); then rte_net_crc "
+	       "by folding where the CPU has PCLMULQDQ, or by rte_net_crc's "
+	       "512-bit code from 512 bytes on where EAL allows 512-bit "
+	       "SIMD); (l2): dpv_roce_icrc_calc_l2, what the engine runs "
+	       "(masked blocks folded in the same pass); then rte_net_crc "
 	       "per algorithm over the same bytes without masking, an upper "
 	       "bound for it; avx512 falls back to sse42 unless EAL allows "
 	       "512-bit SIMD; bitwise only up to 1 KB; CPU time of this "
