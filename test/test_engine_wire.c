@@ -104,7 +104,7 @@ epkt_eq(const struct dpv_epkt *a, const struct dpv_epkt *b)
 {
 	return a->m == b->m && a->flags == b->flags &&
 	       a->opcode == b->opcode && a->se == b->se &&
-	       a->ackreq == b->ackreq && a->pad == b->pad &&
+	       a->ackreq == b->ackreq &&
 	       a->pkey == b->pkey && a->dqpn == b->dqpn && a->psn == b->psn &&
 	       a->va == b->va && a->rkey == b->rkey &&
 	       a->dmalen == b->dmalen && a->swap_add == b->swap_add &&

@@ -61,30 +61,50 @@ extern bool dpv_engine_debug;
 
 /* ------------------------------------------------------ decoded packet */
 
+/*
+ * The transport header fields after the BTH (and the BTH's own): what the
+ * builder writes (struct dpv_ehdr, zero = absent) and what the parser
+ * decodes (the same fields, inside struct dpv_epkt).
+ */
+#define DPV_EHDR_FIELDS                                                        \
+	uint8_t opcode;                                                        \
+	bool se, ackreq;                                                       \
+	uint32_t dqpn, psn;                                                    \
+	/* RETH / AtomicETH */                                                 \
+	uint64_t va;                                                           \
+	uint32_t rkey, dmalen;                                                 \
+	uint64_t swap_add, compare;                                            \
+	/* AETH / AtomicAckETH */                                              \
+	uint8_t syndrome;                                                      \
+	uint32_t msn;                                                          \
+	uint64_t orig;                                                         \
+	/* DETH */                                                             \
+	uint32_t qkey, src_qp;                                                 \
+	/* ImmDt (network order, as the wire and ibv_wc carry it) / IETH */   \
+	uint32_t imm_be;                                                       \
+	uint32_t ieth_rkey;                                                    \
+	uint32_t xrc_srqn; /* XRCETH */                                        \
+	uint64_t dc_key;   /* DCETH: access key, source DCI, connection */     \
+	uint32_t dc_dci, dc_cpsn;
+
+/* Header fields the builder writes after the BTH (zero = absent). */
+struct dpv_ehdr {
+	DPV_EHDR_FIELDS
+};
+
+/* A decoded packet: its transport headers (also readable as one struct
+ * dpv_ehdr, pkt->hdr, e.g. to answer with the same fields), its payload
+ * and its network headers. */
 struct dpv_epkt {
 	struct rte_mbuf *m;
 	uint32_t flags; /* dpv_engine_opflags[opcode] */
-	uint8_t opcode;
-	bool se, ackreq;
-	uint8_t pad;
 	uint16_t pkey;
-	uint32_t dqpn, psn;
-	/* RETH / AtomicETH */
-	uint64_t va;
-	uint32_t rkey, dmalen;
-	uint64_t swap_add, compare;
-	/* AETH / AtomicAckETH */
-	uint8_t syndrome;
-	uint32_t msn;
-	uint64_t orig;
-	/* DETH */
-	uint32_t qkey, src_qp;
-	/* ImmDt (network order, as the wire and ibv_wc carry it) / IETH */
-	uint32_t imm_be;
-	uint32_t ieth_rkey;
-	uint32_t xrc_srqn; /* XRCETH */
-	uint64_t dc_key;   /* DCETH: access key, source DCI, connection */
-	uint32_t dc_dci, dc_cpsn;
+	union {
+		struct {
+			DPV_EHDR_FIELDS
+		};
+		struct dpv_ehdr hdr;
+	};
 	/* payload */
 	uint8_t *payload;
 	uint32_t paylen;
@@ -96,25 +116,6 @@ struct dpv_epkt {
 	uint8_t sgid[16]; /* sender */
 	uint8_t dgid[16];
 	uint16_t udp_sport;
-};
-
-/* Header fields the builder writes after the BTH (zero = absent). */
-struct dpv_ehdr {
-	uint8_t opcode;
-	bool se, ackreq;
-	uint32_t dqpn, psn;
-	uint64_t va;
-	uint32_t rkey, dmalen;
-	uint64_t swap_add, compare;
-	uint8_t syndrome;
-	uint32_t msn;
-	uint64_t orig;
-	uint32_t qkey, src_qp;
-	uint32_t imm_be;
-	uint32_t ieth_rkey;
-	uint32_t xrc_srqn;
-	uint64_t dc_key; /* DCETH */
-	uint32_t dc_dci, dc_cpsn;
 };
 
 /* ------------------------------------------------- engine work requests */
