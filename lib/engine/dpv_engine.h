@@ -460,6 +460,9 @@ struct dpv_engine_key {
 	uint32_t nklm;	/**< entries in klm */
 	uint32_t repeat; /**< repetitions of the layout (at least 1) */
 	uint64_t block; /**< bytes one repetition maps */
+	/** indirect keys only: a SEND with invalidate may invalidate it
+	 *  (MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE) */
+	uint8_t remote_inv;
 };
 
 /**
@@ -1080,11 +1083,13 @@ bool dpv_key_layout_map(const struct dpv_engine_key *k, uint64_t off,
  * Indirect-key configuration rules: may the configuration u with entries
  * ent[] (u->num of them) be applied to key entry mk, posted by a QP of PD
  * pdn? mk must be a live indirect key of key u->mkey and of PD pdn, not
- * configured already (invalidate it first), u->num must be at least 1 and
- * fit max_entries (an interleaved layout takes one entry more, for its
- * repetition header), the access flags only LOCAL_WRITE and REMOTE_*, and
- * an interleaved layout's repeat at least 1. The entries' keys are not
- * looked at here: each access through the key checks them.
+ * configured already unless u has DPV_UMR_RECONF (mlx5dv_wr_mkey_configure
+ * overrides; mlx5dv_wr_mr_list needs an invalidation first), the access
+ * flags (DPV_UMR_SET_ACCESS) only LOCAL_WRITE and REMOTE_*; a layout
+ * (DPV_UMR_SET_LAYOUT) must have u->num at least 1 fitting max_entries
+ * (an interleaved layout takes one entry more, for its repetition
+ * header) and map at least one byte. The entries' keys are not looked at
+ * here: each access through the key checks them.
  *
  * @param mk
  *   The indirect key's entry, or NULL.
@@ -1097,7 +1102,7 @@ bool dpv_key_layout_map(const struct dpv_engine_key *k, uint64_t off,
  * @param pdn
  *   PD of the posting QP.
  * @param block
- *   Out on success: bytes one repetition maps.
+ *   Out on success: bytes one repetition maps (0 without a layout).
  * @return
  *   IBV_WC_SUCCESS; IBV_WC_LOC_PROT_ERR if any rule refuses (as a
  *   ConnectX reports a UMR it cannot apply).
@@ -1115,7 +1120,8 @@ enum ibv_wc_status dpv_key_layout_check(const struct dpv_engine_key *mk,
  * and for a remote invalidation (SEND with invalidate) bound to qpn.
  * Regions are accepted only if allow_mr (the engine's own table treats
  * them as fast-register regions; the verbs layer has none). An indirect
- * key may be invalidated locally (configured or not), never remotely.
+ * key may be invalidated locally (configured or not), remotely only if it
+ * was created for it (remote_inv).
  *
  * @param k
  *   The entry of key, or NULL.

@@ -235,6 +235,22 @@ struct ibv_qp *dpv_qp_create_dc(struct ibv_context *ctx,
 				uint64_t dct_key);
 
 /**
+ * mlx5dv_create_qp() of a QP with MLX5DV_QP_EX_WITH_MKEY_CONFIGURE:
+ * ibv_create_qp_ex(), except that cap.max_inline_data may be up to
+ * max_inline instead of the device's usual limit (rdma-core's man page
+ * has such QPs ask for the room of long key layouts that way); the QP
+ * then really has that much inline room.
+ *
+ * @param ctx the context
+ * @param a as for ibv_create_qp_ex()
+ * @param max_inline the limit of a->cap.max_inline_data (at most 512)
+ * @return the QP, or NULL with errno as ibv_create_qp_ex().
+ */
+struct ibv_qp *dpv_qp_create_inline(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *a,
+				    uint32_t max_inline);
+
+/**
  * The scatter-to-CQE default of a created QP (verbs create path).
  * @return 0 or an errno.
  */

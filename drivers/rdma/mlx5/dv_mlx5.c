@@ -42,6 +42,10 @@ mlx5dv_is_supported(struct ibv_device *device)
 	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                                \
 	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
 
+/* max_inline_data a QP with MLX5DV_QP_EX_WITH_MKEY_CONFIGURE may ask for
+ * (the mlx5 ring's inline limit) */
+#define DV_MLX5_MKEY_MAX_INLINE 512
+
 /* The tunnels whose received packets raw QPs check inside (engine_raw) */
 #define DV_MLX5_TUNNEL_CAPS                                                    \
 	(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |                        \
@@ -272,9 +276,10 @@ mlx5dv_create_qp(struct ibv_context *context,
 		if (cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) {
 			ops = mlx5_qp_attr->send_ops_flags;
 			/* a builder we do not have: refused before the QP's
-			 * sizes are looked at (MKEY_CONFIGURE, MEMCPY) */
+			 * sizes are looked at (MEMCPY) */
 			if (ops & ~(uint64_t)(MLX5DV_QP_EX_WITH_MR_LIST |
 					      MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
+					      MLX5DV_QP_EX_WITH_MKEY_CONFIGURE |
 					      MLX5DV_QP_EX_WITH_RAW_WQE))
 				DV_MLX5_NOTSUP_NULL();
 			/* the mlx5 builders alone make an ibv_qp_ex QP (with
@@ -292,6 +297,10 @@ mlx5dv_create_qp(struct ibv_context *context,
 	if (dc)
 		qp = dpv_qp_create_dc(context, qp_attr, dc,
 				      mlx5_qp_attr->dc_init_attr.dct_access_key);
+	else if (ops & MLX5DV_QP_EX_WITH_MKEY_CONFIGURE)
+		/* key layouts as long as the inline room asked for */
+		qp = dpv_qp_create_inline(context, qp_attr,
+					  DV_MLX5_MKEY_MAX_INLINE);
 	else
 		qp = ibv_create_qp_ex(context, qp_attr);
 	if (qp == NULL)
