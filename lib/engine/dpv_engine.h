@@ -568,6 +568,12 @@ struct dpv_engine_qp_init {
 	uint8_t dc_type;
 	/** DPV_ENGINE_DC_DCT: the DC access key every request must carry */
 	uint64_t dct_key;
+	/** DPV_ENGINE_DC_DCI: streams (mlx5dv dci_streams): a local error
+	 *  of a WQE puts only its stream (dpv_wr::stream_id) in error */
+	bool dci_streams;
+	/** with dci_streams: the DCI goes to ERR when 2^dci_log_errored
+	 *  streams are in error (0..DPV_ENGINE_DCI_MAX_LOG_ERRORED) */
+	uint8_t dci_log_errored;
 	/** UD, IBV_QP_CREATE_SOURCE_QPN: the QP sends with this number as
 	 *  its DETH source QP (and UDP source port), takes no frame
 	 *  addressed to qpn, and receives the frames addressed to
@@ -582,6 +588,21 @@ struct dpv_engine_qp_init {
 #define DPV_ENGINE_DC_DCI 1
 /** dpv_engine_qp_init::dc_type of a DC target (mlx5dv DCT). */
 #define DPV_ENGINE_DC_DCT 2
+/** Largest dpv_engine_qp_init::dci_log_errored. */
+#define DPV_ENGINE_DCI_MAX_LOG_ERRORED 4
+
+/**
+ * mlx5dv_dci_stream_id_reset(): take stream_id of a DCI with streams out
+ * of error (its next WQEs execute again).
+ *
+ * @param e the engine
+ * @param qpn the DCI
+ * @param stream_id the stream
+ * @return 0; -ENOENT no such QP; -EINVAL not a DCI with streams, or the
+ *   stream is not in error.
+ */
+int dpv_engine_dci_stream_reset(struct dpv_engine *e, uint32_t qpn,
+				uint16_t stream_id);
 /** Initiators whose responder state one DCT keeps at once; the least
  *  recently used one is evicted for a new one (doc/guides/dc.rst). */
 #define DPV_ENGINE_DCT_MAX_INI 32

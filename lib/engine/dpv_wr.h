@@ -118,6 +118,8 @@ struct dpv_wr {
 	uint16_t wqe_index;	  /**< 16-bit WQE counter (first 64-byte
 				       block); goes into the CQE */
 	uint16_t nbb;		  /**< size of the WQE in 64-byte blocks */
+	uint16_t stream_id;	  /**< DCI: the control segment's
+				       dci_stream_channel_id */
 	uint32_t qpn;		  /**< from the control segment */
 	uint32_t imm_data;	  /**< network order (..._WITH_IMM) */
 	uint32_t invalidate_rkey; /**< SEND_WITH_INV, LOCAL_INV */

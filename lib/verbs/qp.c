@@ -71,6 +71,10 @@ static __thread uint64_t qp_want_dct_key;
 /* set around qp_create() by dpv_qp_create_inline(): a higher limit of
  * max_inline_data than DPV_CAP_MAX_INLINE (0: that one) */
 static __thread uint32_t qp_want_inline;
+/* set around qp_create() by dpv_qp_create_dci_streams(): a DCI with
+ * streams, 2^qp_want_log_errored of them in error at most */
+static __thread bool qp_want_streams;
+static __thread uint8_t qp_want_log_errored;
 
 /* Give qp a number. 0, ENOMEM (table full) or EBUSY (QP1 exists). */
 static int
@@ -420,6 +424,8 @@ eng_create(struct dpv_qp *qp)
 				     ? DPV_ENGINE_DC_DCI
 				     : DPV_ENGINE_DC_DCT;
 		in.dct_key = qp->dct_key;
+		in.dci_streams = qp->dci_streams;
+		in.dci_log_errored = qp->dci_log_errored;
 	}
 	in.send_cq = qp->scq ? &qp->scq->ring : NULL;
 	in.recv_cq = qp->rcq ? &qp->rcq->ring : NULL;
@@ -851,6 +857,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	if (a->qp_type == IBV_QPT_DRIVER) {
 		qp->dc_type = qp_want_dc;
 		qp->dct_key = qp_want_dct_key;
+		qp->dci_streams = qp_want_streams;
+		qp->dci_log_errored = qp_want_log_errored;
 	}
 	qp->has_sq = a->qp_type != IBV_QPT_XRC_RECV && !rss &&
 		     qp->dc_type != MLX5DV_DCTYPE_DCT;
@@ -1009,6 +1017,44 @@ dpv_qp_create_dc(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a,
 	qp_want_dc = 0;
 	qp_want_dct_key = 0;
 	return qp;
+}
+
+/* A DCI with streams for mlx5dv_create_qp() (verbs_dv.h). */
+struct ibv_qp *
+dpv_qp_create_dci_streams(struct ibv_context *ctx,
+			  struct ibv_qp_init_attr_ex *a, uint8_t log_concurrent,
+			  uint8_t log_errored)
+{
+	struct ibv_qp *qp;
+
+	if (log_concurrent > DPV_DCI_MAX_LOG_STREAMS ||
+	    log_errored > DPV_ENGINE_DCI_MAX_LOG_ERRORED) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp_want_streams = true;
+	qp_want_log_errored = log_errored;
+	qp = dpv_qp_create_dc(ctx, a, MLX5DV_DCTYPE_DCI, 0);
+	qp_want_streams = false;
+	qp_want_log_errored = 0;
+	return qp;
+}
+
+int
+dpv_qp_dci_stream_reset(struct ibv_qp *ibqp, uint16_t stream_id)
+{
+	struct dpv_qp *qp;
+	int rc;
+
+	if (ibqp == NULL)
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	if (qp->dc_type != MLX5DV_DCTYPE_DCI || !qp->dci_streams ||
+	    qp->dev->engine == NULL)
+		return EINVAL;
+	rc = dpv_engine_dci_stream_reset(qp->dev->engine, ibqp->qp_num,
+					 stream_id);
+	return rc == -ENOENT ? EINVAL : -rc;
 }
 
 /* A QP with more inline room for mlx5dv_create_qp() (verbs_dv.h). */

@@ -81,6 +81,8 @@ struct dpv_qp {
 	/** highest max_inline_data the QP may have (DPV_CAP_MAX_INLINE but
 	 *  for dpv_qp_create_inline()) */
 	uint32_t inline_cap;
+	bool dci_streams;	 /**< DCI created with dci_streams */
+	uint8_t dci_log_errored; /**< its log_num_errored */
 	int sq_sig_all;
 	struct ibv_qp_cap cap;	   /**< actual capacities */
 	struct ibv_qp_cap req_cap; /**< requested (to rebuild at RESET) */

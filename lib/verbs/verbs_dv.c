@@ -297,11 +297,18 @@ dvx_set_dc_addr_stream(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
 		       uint32_t remote_dctn, uint64_t remote_dc_key,
 		       uint16_t stream_id)
 {
-	RTE_SET_USED(ah);
-	RTE_SET_USED(remote_dctn);
-	RTE_SET_USED(remote_dc_key);
-	RTE_SET_USED(stream_id);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
+
+	if (qp->dc_type != MLX5DV_DCTYPE_DCI || !qp->dci_streams) {
+		dvx_fail(mqp); /* no streams on this QP */
+		return;
+	}
+	if (ah == NULL || ah->context != qp->qpex.qp_base.context) {
+		dvx_fail_err(mqp, EINVAL);
+		return;
+	}
+	dpv_mlx5_wr_dc_addr_stream(&qp->sq, ah, remote_dctn, remote_dc_key,
+				   stream_id);
 }
 
 static void

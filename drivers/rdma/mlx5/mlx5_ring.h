@@ -196,6 +196,8 @@ struct dpv_mlx5_sq {
 		bool tso_set; /**< IBV_WR_TSO: header and MSS written */
 		/** IBV_WR_DRIVER1: key configuration setters still due */
 		uint8_t setters;
+		/** DCI: the control segment's dci_stream_channel_id */
+		uint16_t stream_id;
 	} bld;
 };
 
@@ -649,6 +651,13 @@ void dpv_mlx5_wr_xrc_srqn(struct dpv_mlx5_sq *sq, uint32_t remote_srqn);
  *  key (mlx5dv_wr_set_dc_addr). Records EINVAL on another SQ type. */
 void dpv_mlx5_wr_dc_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
 			 uint32_t remote_dctn, uint64_t remote_dc_key);
+/**
+ * mlx5dv_wr_set_dc_addr_stream: dpv_mlx5_wr_dc_addr() and the WQE's DCI
+ * stream (the control segment's dci_stream_channel_id; 0 otherwise).
+ */
+void dpv_mlx5_wr_dc_addr_stream(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+				uint32_t remote_dctn, uint64_t remote_dc_key,
+				uint16_t stream_id);
 /** Bind: mw_rkey is the window's current rkey, new_rkey the one after. */
 void dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey,
 			 uint32_t new_rkey, enum ibv_mw_type mw_type,

@@ -159,6 +159,7 @@ bld_close(struct dpv_mlx5_sq *sq)
 	nbb = (sq->bld.off + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
 	ctrl_fill(&ctrl, sq, sq->bld.mlx5_op, ds, sq->bld.fm_ce_se,
 		  sq->bld.imm);
+	ctrl.dci_stream_channel_id = htobe16(sq->bld.stream_id);
 	bld_write(sq, 0, &ctrl, sizeof(ctrl));
 	wqe_commit(sq, sq->bld.wr_id, nbb, sq->bld.wr_data, is_umr(sq->bld.op));
 	sq->bld.open = false;
@@ -230,6 +231,7 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 	sq->bld.data_set = false;
 	sq->bld.tso_set = false;
 	sq->bld.setters = 0;
+	sq->bld.stream_id = 0;
 	mlx5r_zero(&sq->wq, wqe_pos(sq, 0), data);
 	if (sq->type == IBV_QPT_RAW_PACKET && (send_flags & IBV_SEND_IP_CSUM)) {
 		uint8_t cs = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
@@ -396,6 +398,16 @@ dpv_mlx5_wr_dc_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
 	d.av.key.dc_key = htobe64(remote_dc_key);
 	bld_write(sq, CTRL_SZ, &d, sizeof(d));
 	sq->bld.ud_set = true;
+}
+
+void
+dpv_mlx5_wr_dc_addr_stream(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+			   uint32_t remote_dctn, uint64_t remote_dc_key,
+			   uint16_t stream_id)
+{
+	dpv_mlx5_wr_dc_addr(sq, ah, remote_dctn, remote_dc_key);
+	if (sq->bld.open)
+		sq->bld.stream_id = stream_id;
 }
 
 void
@@ -1550,6 +1562,7 @@ dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 	nbb = (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
 	out->wqe_index = (uint16_t)sq->wq.eng_pi;
 	out->qpn = be32toh(c.qpn_ds) >> 8;
+	out->stream_id = be16toh(c.dci_stream_channel_id);
 	if (c.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE)
 		out->flags |= DPV_WR_F_SIGNALED;
 	if (c.fm_ce_se & MLX5_WQE_CTRL_SOLICITED)
