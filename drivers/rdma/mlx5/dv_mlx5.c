@@ -207,8 +207,8 @@ _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
  * Object creation: without mlx5-specific attributes these are the plain
  * verbs, as with rdma-core's provider. Of the mlx5 attributes the TIR
  * self-loopback and tunnel offload flags of raw-packet QPs, scatter to CQE and packet-based
- * credits of RC QPs and the Dynamically Connected QPs (DCI, DCT; no DCI
- * streams) are supported; the others (CQE compression, striding RQ, ...)
+ * credits of RC QPs and the Dynamically Connected QPs (DCI with or
+ * without streams, DCT) are supported; the others (CQE compression, striding RQ, ...)
  * are not.
  */
 struct ibv_qp *
