@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Indirect memory keys of mlx5 direct verbs (mlx5dv_create_mkey,
- * mlx5dv_wr_mr_list, mlx5dv_wr_mr_interleaved) on the loopback device:
+ * mlx5dv_wr_mr_list, mlx5dv_wr_mr_interleaved, mlx5dv_wr_mkey_configure
+ * and its setters, remote invalidation) on the loopback device:
  * remote WRITE / READ and local SGEs through the key land exactly where
  * the layout says, across entry and packet boundaries, and nowhere else;
  * the rules refuse what they must (arguments, too many entries, PD,
@@ -760,6 +761,194 @@ dv_raw_wqe_autotest(void)
 
 DPV_TEST_REGISTER_FAST(dv_raw_wqe_autotest, dv_raw_wqe_autotest);
 
+/* mlx5dv_wr_mkey_configure with n setters: access (if access >= 0),
+ * then the list layout (if sge) or the interleaved one (if il); the
+ * setters called are the first `calls` of those. wr_complete's result. */
+static int
+mkc_post(struct pair *p, struct mlx5dv_mkey *mk, uint8_t n, int calls,
+	 int access, uint16_t num, const struct ibv_sge *sge,
+	 const struct mlx5dv_mr_interleaved *il, unsigned int flags)
+{
+	struct mlx5dv_mkey_conf_attr ca = {0};
+
+	ibv_wr_start(p->x);
+	p->x->wr_id = 78;
+	p->x->wr_flags = flags;
+	mlx5dv_wr_mkey_configure(p->m, mk, n, &ca);
+	if (access >= 0 && calls-- > 0)
+		mlx5dv_wr_set_mkey_access_flags(p->m, (uint32_t)access);
+	if (sge && calls-- > 0)
+		mlx5dv_wr_set_mkey_layout_list(p->m, num, sge);
+	if (il && calls-- > 0)
+		mlx5dv_wr_set_mkey_layout_interleaved(p->m, 2, num, il);
+	return ibv_wr_complete(p->x);
+}
+
+#define SIG_INL (IBV_SEND_SIGNALED | IBV_SEND_INLINE)
+
+/* A SEND with invalidate of rkey from a to b (one receive posted there,
+ * completed with status bst); a's completion status. */
+static int
+send_inv(struct pair *p, uint32_t rkey, int bst)
+{
+	struct ibv_recv_wr rw = {.wr_id = 5}, *bad;
+	struct ibv_wc wc;
+	int st;
+
+	TEST_ASSERT_EQUAL(ibv_post_recv(p->b, &rw, &bad), 0, "");
+	ibv_wr_start(p->x);
+	p->x->wr_id = 6;
+	p->x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_inv(p->x, rkey); /* set although not asked for */
+	ibv_wr_set_sge_list(p->x, 0, NULL);
+	TEST_ASSERT_EQUAL(ibv_wr_complete(p->x), 0, "");
+	st = a_status(p, NULL);
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(wc.status, bst, "");
+	return st;
+}
+
+/* mlx5dv_wr_mkey_configure and its setters; remote invalidation. */
+static int
+test_configure(void)
+{
+	struct ibv_sge sge[2] = {
+		{at(0, 64), 16, mr->lkey},
+		{at(0, 512), 16, mr->lkey},
+	};
+	struct mlx5dv_mr_interleaved il[2] = {
+		{at(0, 1024), 4, 4, mr->lkey},
+		{at(0, 2048), 2, 0, mr->lkey},
+	};
+	struct mlx5dv_mkey_conf_attr ca = {.comp_mask = 1};
+	struct mlx5dv_mkey_init_attr ma = {
+		.pd = pd,
+		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+				MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE,
+		.max_entries = 4,
+	};
+	const int rw = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	struct mlx5dv_mkey *mk = mkey_new(pd, 4), *rmk;
+	enum ibv_wc_opcode op = 0;
+	struct pair p;
+	int rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	rmk = mlx5dv_create_mkey(&ma);
+	TEST_ASSERT_NOT_NULL(rmk, "REMOTE_INVALIDATE key, errno %d", errno);
+	fill();
+	/* without the QP's flag */
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS)
+		TEST_ASSERT_EQUAL(mkc_post(&p, mk, 2, 2, rw, 2, sge, NULL,
+					   SIG_INL),
+				  EOPNOTSUPP, "no MKEY_CONFIGURE flag");
+	pair_close(&p);
+	if (rc == TEST_SUCCESS)
+		rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	/* refusals: nothing posted */
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 2, 2, rw, 2, sge, NULL,
+				   IBV_SEND_SIGNALED),
+			  EOPNOTSUPP, "without IBV_SEND_INLINE");
+	ibv_wr_start(p.x);
+	p.x->wr_flags = SIG_INL;
+	mlx5dv_wr_mkey_configure(p.m, mk, 0, &ca);
+	TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), EOPNOTSUPP, "comp_mask");
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 2, 1, rw, 2, sge, NULL, SIG_INL),
+			  EINVAL, "a setter missing");
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 1, 2, rw, 2, sge, NULL, SIG_INL),
+			  EINVAL, "a setter too many");
+	ibv_wr_start(p.x);
+	p.x->wr_flags = SIG_INL;
+	mlx5dv_wr_mkey_configure(p.m, mk, 2, &ca);
+	ca.comp_mask = 0;
+	mlx5dv_wr_mkey_configure(p.m, mk, 2, &ca);
+	mlx5dv_wr_set_mkey_access_flags(p.m, (uint32_t)rw);
+	mlx5dv_wr_set_mkey_access_flags(p.m, (uint32_t)rw);
+	TEST_ASSERT(ibv_wr_complete(p.x) != 0, "access set twice");
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 1, 1, -1, 5, sge, NULL, SIG_INL),
+			  ENOMEM, "more entries than max_entries");
+	ibv_wr_start(p.x);
+	mlx5dv_wr_set_mkey_access_flags(p.m, (uint32_t)rw);
+	TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), EINVAL, "setter alone");
+	TEST_ASSERT_EQUAL(a_status(&p, NULL), -1, "nothing posted");
+	/* access only: the key maps nothing yet */
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 1, 1, rw, 0, NULL, NULL, SIG_INL),
+			  0, "");
+	TEST_ASSERT_EQUAL(a_status(&p, &op), IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL((int)op, (int)MLX5DV_WC_UMR, "");
+	TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 8, mk->rkey, 0),
+			  IBV_WC_REM_ACCESS_ERR, "no layout");
+	pair_close(&p);
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	/* a layout added to the configured key, access kept */
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 1, 1, -1, 2, sge, NULL, SIG_INL), 0,
+			  "");
+	TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_SUCCESS, "reconfigured");
+	TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 32, mk->rkey, 0),
+			  IBV_WC_SUCCESS, "WRITE through the layout");
+	memcpy(shadow + 64, mem[1], 16);
+	memcpy(shadow + 512, mem[1] + 16, 16);
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0], shadow, MEMLEN, "where the list says");
+	/* access overridden, layout kept */
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 1, 1, IBV_ACCESS_REMOTE_READ, 0,
+				   NULL, NULL, SIG_INL),
+			  0, "");
+	TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 32, mk->rkey, 0),
+			  IBV_WC_SUCCESS, "READ granted, layout kept");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[1], 32, "");
+	TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 8, mk->rkey, 0),
+			  IBV_WC_REM_ACCESS_ERR, "WRITE no longer granted");
+	pair_close(&p);
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	/* interleaved with both setters, in the other order of calls */
+	fill();
+	TEST_ASSERT_EQUAL(mkc_post(&p, mk, 2, 2, rw, 2, NULL, il, SIG_INL), 0,
+			  "");
+	TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_SUCCESS, "interleaved");
+	TEST_ASSERT_EQUAL(rdma(&p, true, mr->lkey, at(1, 0), 12, mk->rkey, 0),
+			  IBV_WC_SUCCESS, "");
+	memcpy(shadow + 1024, mem[1], 4);
+	memcpy(shadow + 2048, mem[1] + 4, 2);
+	memcpy(shadow + 1032, mem[1] + 6, 4);
+	memcpy(shadow + 2050, mem[1] + 10, 2);
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0], shadow, MEMLEN, "interleaved bytes");
+	/* remote invalidation: only of a key created for it */
+	TEST_ASSERT_EQUAL(mkc_post(&p, rmk, 2, 2, rw, 2, sge, NULL, SIG_INL),
+			  0, "");
+	TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 8, rmk->rkey, 0),
+			  IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(send_inv(&p, rmk->rkey, IBV_WC_SUCCESS),
+			  IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 8, rmk->rkey, 0),
+			  IBV_WC_REM_ACCESS_ERR, "invalidated remotely");
+	pair_close(&p);
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_EQUAL(send_inv(&p, mk->rkey, IBV_WC_REM_INV_REQ_ERR),
+			  IBV_WC_REM_INV_REQ_ERR, "key without the flag");
+	pair_close(&p);
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+	if (rc == TEST_SUCCESS)
+		TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 8,
+				       mk->rkey, 0),
+				  IBV_WC_SUCCESS, "which stays valid");
+out:
+	pair_close(&p);
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(rmk), 0, "");
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
 static int
 dv_mkey_autotest(void)
 {
@@ -775,6 +964,8 @@ dv_mkey_autotest(void)
 		rc = test_builder_args();
 	if (rc == TEST_SUCCESS)
 		rc = test_refusals();
+	if (rc == TEST_SUCCESS)
+		rc = test_configure();
 	suite_teardown();
 	return rc;
 }

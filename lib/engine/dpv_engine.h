@@ -460,6 +460,9 @@ struct dpv_engine_key {
 	uint32_t nklm;	/**< entries in klm */
 	uint32_t repeat; /**< repetitions of the layout (at least 1) */
 	uint64_t block; /**< bytes one repetition maps */
+	/** indirect keys only: a SEND with invalidate may invalidate it
+	 *  (MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE) */
+	uint8_t remote_inv;
 };
 
 /**
@@ -565,6 +568,12 @@ struct dpv_engine_qp_init {
 	uint8_t dc_type;
 	/** DPV_ENGINE_DC_DCT: the DC access key every request must carry */
 	uint64_t dct_key;
+	/** DPV_ENGINE_DC_DCI: streams (mlx5dv dci_streams): a local error
+	 *  of a WQE puts only its stream (dpv_wr::stream_id) in error */
+	bool dci_streams;
+	/** with dci_streams: the DCI goes to ERR when 2^dci_log_errored
+	 *  streams are in error (0..DPV_ENGINE_DCI_MAX_LOG_ERRORED) */
+	uint8_t dci_log_errored;
 	/** UD, IBV_QP_CREATE_SOURCE_QPN: the QP sends with this number as
 	 *  its DETH source QP (and UDP source port), takes no frame
 	 *  addressed to qpn, and receives the frames addressed to
@@ -579,6 +588,21 @@ struct dpv_engine_qp_init {
 #define DPV_ENGINE_DC_DCI 1
 /** dpv_engine_qp_init::dc_type of a DC target (mlx5dv DCT). */
 #define DPV_ENGINE_DC_DCT 2
+/** Largest dpv_engine_qp_init::dci_log_errored. */
+#define DPV_ENGINE_DCI_MAX_LOG_ERRORED 4
+
+/**
+ * mlx5dv_dci_stream_id_reset(): take stream_id of a DCI with streams out
+ * of error (its next WQEs execute again).
+ *
+ * @param e the engine
+ * @param qpn the DCI
+ * @param stream_id the stream
+ * @return 0; -ENOENT no such QP; -EINVAL not a DCI with streams, or the
+ *   stream is not in error.
+ */
+int dpv_engine_dci_stream_reset(struct dpv_engine *e, uint32_t qpn,
+				uint16_t stream_id);
 /** Initiators whose responder state one DCT keeps at once; the least
  *  recently used one is evicted for a new one (doc/guides/dc.rst). */
 #define DPV_ENGINE_DCT_MAX_INI 32
@@ -1080,11 +1104,13 @@ bool dpv_key_layout_map(const struct dpv_engine_key *k, uint64_t off,
  * Indirect-key configuration rules: may the configuration u with entries
  * ent[] (u->num of them) be applied to key entry mk, posted by a QP of PD
  * pdn? mk must be a live indirect key of key u->mkey and of PD pdn, not
- * configured already (invalidate it first), u->num must be at least 1 and
- * fit max_entries (an interleaved layout takes one entry more, for its
- * repetition header), the access flags only LOCAL_WRITE and REMOTE_*, and
- * an interleaved layout's repeat at least 1. The entries' keys are not
- * looked at here: each access through the key checks them.
+ * configured already unless u has DPV_UMR_RECONF (mlx5dv_wr_mkey_configure
+ * overrides; mlx5dv_wr_mr_list needs an invalidation first), the access
+ * flags (DPV_UMR_SET_ACCESS) only LOCAL_WRITE and REMOTE_*; a layout
+ * (DPV_UMR_SET_LAYOUT) must have u->num at least 1 fitting max_entries
+ * (an interleaved layout takes one entry more, for its repetition
+ * header) and map at least one byte. The entries' keys are not looked at
+ * here: each access through the key checks them.
  *
  * @param mk
  *   The indirect key's entry, or NULL.
@@ -1097,7 +1123,7 @@ bool dpv_key_layout_map(const struct dpv_engine_key *k, uint64_t off,
  * @param pdn
  *   PD of the posting QP.
  * @param block
- *   Out on success: bytes one repetition maps.
+ *   Out on success: bytes one repetition maps (0 without a layout).
  * @return
  *   IBV_WC_SUCCESS; IBV_WC_LOC_PROT_ERR if any rule refuses (as a
  *   ConnectX reports a UMR it cannot apply).
@@ -1115,7 +1141,8 @@ enum ibv_wc_status dpv_key_layout_check(const struct dpv_engine_key *mk,
  * and for a remote invalidation (SEND with invalidate) bound to qpn.
  * Regions are accepted only if allow_mr (the engine's own table treats
  * them as fast-register regions; the verbs layer has none). An indirect
- * key may be invalidated locally (configured or not), never remotely.
+ * key may be invalidated locally (configured or not), remotely only if it
+ * was created for it (remote_inv).
  *
  * @param k
  *   The entry of key, or NULL.

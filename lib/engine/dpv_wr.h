@@ -89,12 +89,22 @@ struct dpv_klm {
 
 /**
  * Indirect memory key configuration (mlx5dv_wr_mr_list /
- * mlx5dv_wr_mr_interleaved; opcode IBV_WR_DRIVER1) decoded from a UMR
+ * mlx5dv_wr_mr_interleaved / mlx5dv_wr_mkey_configure and its setters;
+ * opcode IBV_WR_DRIVER1) decoded from a UMR
  * WQE. The entries stay in the send ring until the WQE is retired; the
  * ring personality decodes them (dpv_mlx5_sq_umr_klm()).
  */
+enum dpv_wr_umr_set {
+	DPV_UMR_SET_ACCESS = 1u << 0, /**< access is set */
+	DPV_UMR_SET_LAYOUT = 1u << 1, /**< repeat, num, pos are set */
+	/** the key may be configured already (mlx5dv_wr_mkey_configure);
+	 *  without it only a key not configured is (mlx5dv_wr_mr_list) */
+	DPV_UMR_RECONF = 1u << 2,
+};
+
 struct dpv_wr_umr {
 	uint32_t mkey;	     /**< the indirect key (lkey == rkey) */
+	unsigned int set;    /**< enum dpv_wr_umr_set bits */
 	unsigned int access; /**< IBV_ACCESS_* flags the key grants */
 	uint32_t repeat;     /**< interleaved: repetitions; 0: a list */
 	uint32_t num;	     /**< entries (a list counts its padding) */
@@ -108,6 +118,8 @@ struct dpv_wr {
 	uint16_t wqe_index;	  /**< 16-bit WQE counter (first 64-byte
 				       block); goes into the CQE */
 	uint16_t nbb;		  /**< size of the WQE in 64-byte blocks */
+	uint16_t stream_id;	  /**< DCI: the control segment's
+				       dci_stream_channel_id */
 	uint32_t qpn;		  /**< from the control segment */
 	uint32_t imm_data;	  /**< network order (..._WITH_IMM) */
 	uint32_t invalidate_rkey; /**< SEND_WITH_INV, LOCAL_INV */

@@ -517,7 +517,10 @@ dpv_engine_comp_drain(struct dpv_eqp *qp)
 		dpv_mlx5_sq_retire(qp->sq, &w->wr);
 		w->state = SWQE_FREE;
 		qp->s_tail++;
-		if (err) {
+		if (err && w->stream_err) {
+			/* DCI streams: the stream's error, not the QP's */
+			w->stream_err = false;
+		} else if (err) {
 			ENGINE_LOG(DEBUG, "qp %u: error completion, status %u",
 				   qp->qpn, w->status);
 			dpv_engine_qp_send_error(qp);

@@ -49,8 +49,15 @@ int
 dpv_engine_dc_create(struct dpv_eqp *qp, const struct dpv_engine_qp_init *init)
 {
 	qp->dc = init->dc_type;
-	if (qp->dc == DPV_ENGINE_DC_DCI)
+	if (qp->dc == DPV_ENGINE_DC_DCI) {
+		if (init->dci_streams &&
+		    init->dci_log_errored > DPV_ENGINE_DCI_MAX_LOG_ERRORED)
+			return -EINVAL;
+		qp->dci_max_err = init->dci_streams
+					  ? (uint8_t)(1u << init->dci_log_errored)
+					  : 0;
 		return init->sq != NULL && init->srq == NULL ? 0 : -EINVAL;
+	}
 	if (qp->dc != DPV_ENGINE_DC_DCT || init->sq != NULL ||
 	    init->srq == NULL)
 		return -EINVAL;
@@ -73,6 +80,7 @@ void
 dpv_engine_dc_reset(struct dpv_eqp *qp)
 {
 	qp->dci_conn = false;
+	qp->dci_nerr = 0;
 	if (qp->dct == NULL)
 		return;
 	memset(qp->dct, 0, sizeof(*qp->dct));
@@ -267,4 +275,75 @@ dpv_engine_dci_target(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 	qp->comp.rd_cap = 0;
 	DPV_EQP_COUNT(qp, dc_connects);
 	return true;
+}
+
+/* ------------------------------------------------------- DCI streams */
+
+static int
+dci_err_find(const struct dpv_eqp *qp, uint16_t id)
+{
+	for (int i = 0; i < qp->dci_nerr; i++)
+		if (qp->dci_err[i] == id)
+			return i;
+	return -1;
+}
+
+static void
+stream_error(struct dpv_eswqe *w, enum ibv_wc_status st)
+{
+	w->state = SWQE_ERROR;
+	w->status = st;
+	w->stream_err = true;
+}
+
+/* DCI with streams: WQE w, not sent yet, is of a stream in error: it is
+ * flushed (IBV_WC_WR_FLUSH_ERR), the QP goes on; true. */
+bool
+dpv_engine_dci_stream_flush(struct dpv_eqp *qp, struct dpv_eswqe *w)
+{
+	if (dci_err_find(qp, w->wr.stream_id) < 0)
+		return false;
+	stream_error(w, IBV_WC_WR_FLUSH_ERR);
+	return true;
+}
+
+/*
+ * DCI with streams: WQE w, not sent, fails locally with st: only its
+ * stream goes to error and the requester goes on with the next WQE;
+ * true. False: no streams, or the stream would be the 2^log_num_errored-th
+ * in error (the error is then the QP's, as without streams: the DCI goes
+ * to ERR).
+ */
+bool
+dpv_engine_dci_stream_fail(struct dpv_eqp *qp, struct dpv_eswqe *w,
+			   enum ibv_wc_status st)
+{
+	if (qp->dci_max_err == 0 || dci_err_find(qp, w->wr.stream_id) >= 0 ||
+	    qp->dci_nerr + 1 >= qp->dci_max_err)
+		return false;
+	qp->dci_err[qp->dci_nerr++] = w->wr.stream_id;
+	stream_error(w, st);
+	return true;
+}
+
+int
+dpv_engine_dci_stream_reset(struct dpv_engine *e, uint32_t qpn,
+			    uint16_t stream_id)
+{
+	struct dpv_eqp *qp;
+	int ret = 0, i;
+
+	if (e == NULL)
+		return -EINVAL;
+	dpv_engine_lock(e);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp == NULL)
+		ret = -ENOENT;
+	else if (qp->dc != DPV_ENGINE_DC_DCI || qp->dci_max_err == 0 ||
+		 (i = dci_err_find(qp, stream_id)) < 0)
+		ret = -EINVAL;
+	else
+		qp->dci_err[i] = qp->dci_err[--qp->dci_nerr];
+	dpv_engine_unlock(e);
+	return ret;
 }

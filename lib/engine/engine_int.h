@@ -139,6 +139,9 @@ struct dpv_eswqe {
 	uint8_t state;	 /* enum dpv_eswqe_state */
 	bool checked;	 /* local keys checked, host pointers valid */
 	bool rewound;	 /* go-back-N: not sent again yet */
+	/* DCI with streams, SWQE_ERROR: only its stream is in error (or
+	 * it is flushed because its stream is) */
+	bool stream_err;
 	uint32_t first_psn, last_psn, npkts;
 	/* end-to-end credits: its sequence number (message-based: SSN;
 	 * packet-based: last PSN), set with first_psn */
@@ -301,6 +304,10 @@ struct dpv_eqp {
 	uint32_t dc_cpsn;	  /* DCI: first PSN of the current connection */
 	uint64_t dc_key;	  /* DCT: its key; DCI: the current target's */
 	struct dpv_wr_ud dci_tgt; /* DCI: the current target */
+	/* DCI with streams: the streams in error (dci_nerr of them; at
+	 * dci_max_err the DCI goes to ERR); dci_max_err 0: no streams */
+	uint8_t dci_max_err, dci_nerr;
+	uint16_t dci_err[1u << DPV_ENGINE_DCI_MAX_LOG_ERRORED];
 	struct dpv_engine_qp_stats st; /* per-QP counters */
 
 	/* responder state (a DCT keeps one per initiator, engine_dc.c):
@@ -587,6 +594,9 @@ void dpv_engine_dc_reset(struct dpv_eqp *qp);
 void dpv_engine_dct_rx(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_dct_forget(struct dpv_eqp *qp);
 bool dpv_engine_dci_target(struct dpv_eqp *qp, const struct dpv_eswqe *w);
+bool dpv_engine_dci_stream_fail(struct dpv_eqp *qp, struct dpv_eswqe *w,
+				enum ibv_wc_status st);
+bool dpv_engine_dci_stream_flush(struct dpv_eqp *qp, struct dpv_eswqe *w);
 int dpv_engine_ud_path(struct dpv_eqp *qp, const struct dpv_wr_ud *ud,
 		       struct dpv_engine_path *p);
 

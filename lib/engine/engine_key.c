@@ -160,10 +160,16 @@ dpv_key_layout_check(const struct dpv_engine_key *mk, uint32_t max_entries,
 	uint64_t sum = 0;
 
 	if (mk == NULL || !mk->valid || mk->type != DPV_ENGINE_KEY_INDIRECT ||
-	    mk->key != u->mkey || mk->pdn != pdn || mk->bound)
+	    mk->key != u->mkey || mk->pdn != pdn ||
+	    (mk->bound && !(u->set & DPV_UMR_RECONF)))
 		return IBV_WC_LOC_PROT_ERR;
-	if (u->num == 0 || u->num + (u->repeat ? 1 : 0) > max_entries ||
+	if ((u->set & DPV_UMR_SET_ACCESS) &&
 	    (u->access & ~(unsigned int)MKEY_ACCESS))
+		return IBV_WC_LOC_PROT_ERR;
+	*block = 0;
+	if (!(u->set & DPV_UMR_SET_LAYOUT))
+		return IBV_WC_SUCCESS;
+	if (u->num == 0 || u->num + (u->repeat ? 1 : 0) > max_entries)
 		return IBV_WC_LOC_PROT_ERR;
 	for (uint32_t i = 0; i < u->num; i++)
 		sum += ent[i].len;
@@ -189,7 +195,7 @@ dpv_key_invalidate_check(const struct dpv_engine_key *k, uint32_t key,
 			return -EACCES;
 		return 0;
 	case DPV_ENGINE_KEY_INDIRECT:
-		return remote ? -EACCES : 0;
+		return remote && !k->remote_inv ? -EACCES : 0;
 	default:
 		return -EACCES; /* type 1 windows: bind with length 0 */
 	}

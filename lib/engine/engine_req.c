@@ -59,6 +59,7 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 		w->npkts = 0;
 		w->rd_skip = 0;
 		w->rewound = false;
+		w->stream_err = false;
 		w->status = IBV_WC_SUCCESS;
 		w->orig = 0;
 		qp->s_head++;
@@ -370,6 +371,14 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 				state = REQ_ERROR;
 				break;
 			}
+			/* DCI streams: a WQE of a stream in error is flushed
+			 * (the stream's WQEs run in order) */
+			if (qp->dci_nerr && !w->checked &&
+			    dpv_engine_dci_stream_flush(qp, w)) {
+				qp->s_cur++;
+				state = REQ_NEXT_WQE;
+				break;
+			}
 			if ((w->wr.flags & DPV_WR_F_FENCE) && w->sent == 0 &&
 			    qp->req.rd_out > 0)
 				return; /* fenced behind READs/atomics */
@@ -465,8 +474,14 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			state = REQ_NEXT_WQE;
 			break;
 		case REQ_ERROR:
-			set_error(w, st);
 			qp->s_cur++;
+			/* DCI streams: a WQE not sent fails its stream only */
+			if (w->sent == 0 && !w->checked &&
+			    dpv_engine_dci_stream_fail(qp, w, st)) {
+				state = REQ_NEXT_WQE;
+				break;
+			}
+			set_error(w, st);
 			return;
 		case REQ_WAIT:
 			return;

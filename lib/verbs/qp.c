@@ -68,6 +68,13 @@ static __thread bool qp_want_gsi;
  * (MLX5DV_DCTYPE_*, 0: not DC) and the DCT's access key */
 static __thread uint8_t qp_want_dc;
 static __thread uint64_t qp_want_dct_key;
+/* set around qp_create() by dpv_qp_create_inline(): a higher limit of
+ * max_inline_data than DPV_CAP_MAX_INLINE (0: that one) */
+static __thread uint32_t qp_want_inline;
+/* set around qp_create() by dpv_qp_create_dci_streams(): a DCI with
+ * streams, 2^qp_want_log_errored of them in error at most */
+static __thread bool qp_want_streams;
+static __thread uint8_t qp_want_log_errored;
 
 /* Give qp a number. 0, ENOMEM (table full) or EBUSY (QP1 exists). */
 static int
@@ -239,7 +246,7 @@ ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 		/* what the QP reports is within the device limits, so that
 		 * it is accepted when asked for again */
 		dpv_mlx5_sq_clamp(sq, DPV_CAP_MAX_QP_WR, DPV_CAP_MAX_SGE,
-				  DPV_CAP_MAX_INLINE);
+				  qp->inline_cap);
 		cap->max_send_wr = sq->wq.max_post;
 		cap->max_send_sge = sq->wq.max_gs;
 		cap->max_inline_data = sq->max_inline;
@@ -417,6 +424,8 @@ eng_create(struct dpv_qp *qp)
 				     ? DPV_ENGINE_DC_DCI
 				     : DPV_ENGINE_DC_DCT;
 		in.dct_key = qp->dct_key;
+		in.dci_streams = qp->dci_streams;
+		in.dci_log_errored = qp->dci_log_errored;
 	}
 	in.send_cq = qp->scq ? &qp->scq->ring : NULL;
 	in.recv_cq = qp->rcq ? &qp->rcq->ring : NULL;
@@ -649,6 +658,13 @@ send_ops_supported(enum ibv_qp_type t)
 	}
 }
 
+void
+dpv_qp_ex_all_ops(struct dpv_qp *qp)
+{
+	qp->send_ops_flags |= send_ops_supported(qp->qpex.qp_base.qp_type);
+	dpv_qp_ex_init(qp);
+}
+
 static bool
 cq_ok(struct ibv_cq *cq, struct ibv_context *ctx)
 {
@@ -775,7 +791,9 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	}
 	if (sq && (a->cap.max_send_wr > DPV_CAP_MAX_QP_WR ||
 		   a->cap.max_send_sge > DPV_CAP_MAX_SGE ||
-		   a->cap.max_inline_data > DPV_CAP_MAX_INLINE))
+		   a->cap.max_inline_data >
+			   (qp_want_inline ? qp_want_inline
+					   : DPV_CAP_MAX_INLINE)))
 		return EINVAL;
 	if (rq && a->srq == NULL &&
 	    (a->cap.max_recv_wr > DPV_CAP_MAX_QP_WR ||
@@ -839,6 +857,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	if (a->qp_type == IBV_QPT_DRIVER) {
 		qp->dc_type = qp_want_dc;
 		qp->dct_key = qp_want_dct_key;
+		qp->dci_streams = qp_want_streams;
+		qp->dci_log_errored = qp_want_log_errored;
 	}
 	qp->has_sq = a->qp_type != IBV_QPT_XRC_RECV && !rss &&
 		     qp->dc_type != MLX5DV_DCTYPE_DCT;
@@ -847,6 +867,7 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		      a->qp_type == IBV_QPT_RAW_PACKET) && !rss &&
 		     a->srq == NULL;
 	qp->sq_sig_all = a->sq_sig_all;
+	qp->inline_cap = qp_want_inline ? qp_want_inline : DPV_CAP_MAX_INLINE;
 	if (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 		qp->create_flags = a->create_flags;
 	if (qp->create_flags & IBV_QP_CREATE_SOURCE_QPN)
@@ -995,6 +1016,57 @@ dpv_qp_create_dc(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a,
 	qp = qp_create(ctx, a);
 	qp_want_dc = 0;
 	qp_want_dct_key = 0;
+	return qp;
+}
+
+/* A DCI with streams for mlx5dv_create_qp() (verbs_dv.h). */
+struct ibv_qp *
+dpv_qp_create_dci_streams(struct ibv_context *ctx,
+			  struct ibv_qp_init_attr_ex *a, uint8_t log_concurrent,
+			  uint8_t log_errored)
+{
+	struct ibv_qp *qp;
+
+	if (log_concurrent > DPV_DCI_MAX_LOG_STREAMS ||
+	    log_errored > DPV_ENGINE_DCI_MAX_LOG_ERRORED) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp_want_streams = true;
+	qp_want_log_errored = log_errored;
+	qp = dpv_qp_create_dc(ctx, a, MLX5DV_DCTYPE_DCI, 0);
+	qp_want_streams = false;
+	qp_want_log_errored = 0;
+	return qp;
+}
+
+int
+dpv_qp_dci_stream_reset(struct ibv_qp *ibqp, uint16_t stream_id)
+{
+	struct dpv_qp *qp;
+	int rc;
+
+	if (ibqp == NULL)
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	if (qp->dc_type != MLX5DV_DCTYPE_DCI || !qp->dci_streams ||
+	    qp->dev->engine == NULL)
+		return EINVAL;
+	rc = dpv_engine_dci_stream_reset(qp->dev->engine, ibqp->qp_num,
+					 stream_id);
+	return rc == -ENOENT ? EINVAL : -rc;
+}
+
+/* A QP with more inline room for mlx5dv_create_qp() (verbs_dv.h). */
+struct ibv_qp *
+dpv_qp_create_inline(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a,
+		     uint32_t max_inline)
+{
+	struct ibv_qp *qp;
+
+	qp_want_inline = max_inline;
+	qp = qp_create(ctx, a);
+	qp_want_inline = 0;
 	return qp;
 }
 

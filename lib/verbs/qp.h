@@ -75,6 +75,14 @@ struct dpv_qp {
 	/** mlx5dv_create_qp() send_ops_flags accepted (MLX5DV_QP_EX_WITH_*:
 	 *  which mlx5dv_qp_ex builders work) */
 	uint64_t dv_send_ops;
+	/** mlx5dv_wr_mkey_configure: max_entries of the key being
+	 *  configured (for its layout setter) */
+	uint32_t mkc_entries;
+	/** highest max_inline_data the QP may have (DPV_CAP_MAX_INLINE but
+	 *  for dpv_qp_create_inline()) */
+	uint32_t inline_cap;
+	bool dci_streams;	 /**< DCI created with dci_streams */
+	uint8_t dci_log_errored; /**< its log_num_errored */
 	int sq_sig_all;
 	struct ibv_qp_cap cap;	   /**< actual capacities */
 	struct ibv_qp_cap req_cap; /**< requested (to rebuild at RESET) */
@@ -262,6 +270,15 @@ dpv_qp_state(const struct dpv_qp *qp)
  *   0.
  */
 int dpv_qp_ex_init(struct dpv_qp *qp);
+
+/**
+ * Give an ibv_qp_ex QP every ibv_wr_* builder of its type, asked for or
+ * not (a QP of mlx5dv_create_qp() with mlx5 send ops: rdma-core's mlx5
+ * provider sets them all). Before the QP takes work requests.
+ *
+ * @param qp an ibv_qp_ex QP
+ */
+void dpv_qp_ex_all_ops(struct dpv_qp *qp);
 
 /**
  * Guards the shared XRC_RECV handle lists and counts (dpv_qp.real,

@@ -189,30 +189,68 @@ dvx_mr_list(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 		 num_sges, sge, NULL);
 }
 
+/* The open key configuration's setters: on a QP with the flag, inside a
+ * batch (the ring records the other errors). */
+static struct dpv_qp *
+dvx_mkey_qp(struct mlx5dv_qp_ex *mqp)
+{
+	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
+
+	if (!qp->wr_active || !qp->sq.bld.active)
+		return NULL;
+	if (!(qp->dv_send_ops & MLX5DV_QP_EX_WITH_MKEY_CONFIGURE)) {
+		dvx_fail(mqp);
+		return NULL;
+	}
+	return qp;
+}
+
+/* mlx5dv_wr_mkey_configure: a UMR WQE (IBV_SEND_INLINE required, as with
+ * rdma-core) that num_setters setters complete. */
 static void
 dvx_mkey_configure(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 		   uint8_t num_setters, struct mlx5dv_mkey_conf_attr *attr)
 {
-	RTE_SET_USED(mkey);
-	RTE_SET_USED(num_setters);
-	RTE_SET_USED(attr);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = dvx_mkey_qp(mqp);
+
+	if (qp == NULL)
+		return;
+	if (mkey == NULL || attr == NULL ||
+	    dpv_mlx5dv_mkey_pd(mkey)->context != qp->qpex.qp_base.context) {
+		dvx_fail_err(mqp, EINVAL);
+		return;
+	}
+	/* no signature attributes exist to reset: the flag changes nothing */
+	if (!(qp->qpex.wr_flags & IBV_SEND_INLINE) || attr->comp_mask ||
+	    (attr->conf_flags & ~(uint32_t)MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR)) {
+		dvx_fail(mqp);
+		return;
+	}
+	if (dpv_mlx5_wr_op(&qp->sq, qp->qpex.wr_id, qp->qpex.wr_flags,
+			   IBV_WR_DRIVER1) == 0) {
+		dpv_mlx5_wr_mkey_begin(&qp->sq, mkey->lkey, true, num_setters);
+		qp->mkc_entries = dpv_mlx5dv_mkey_entries(mkey);
+	}
 }
 
 static void
 dvx_set_mkey_access_flags(struct mlx5dv_qp_ex *mqp, uint32_t access_flags)
 {
-	RTE_SET_USED(access_flags);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = dvx_mkey_qp(mqp);
+
+	if (qp != NULL)
+		dpv_mlx5_wr_mkey_access(&qp->sq, access_flags);
 }
 
 static void
 dvx_set_mkey_layout_list(struct mlx5dv_qp_ex *mqp, uint16_t num_sges,
 			 const struct ibv_sge *sge)
 {
-	RTE_SET_USED(num_sges);
-	RTE_SET_USED(sge);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = dvx_mkey_qp(mqp);
+
+	if (qp != NULL)
+		dpv_mlx5_wr_mkey_layout(&qp->sq, qp->mkc_entries, 0, num_sges,
+					sge, NULL);
 }
 
 static void
@@ -220,10 +258,11 @@ dvx_set_mkey_layout_interleaved(struct mlx5dv_qp_ex *mqp, uint32_t repeat_count,
 				uint16_t num_interleaved,
 				const struct mlx5dv_mr_interleaved *data)
 {
-	RTE_SET_USED(repeat_count);
-	RTE_SET_USED(num_interleaved);
-	RTE_SET_USED(data);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = dvx_mkey_qp(mqp);
+
+	if (qp != NULL)
+		dpv_mlx5_wr_mkey_layout(&qp->sq, qp->mkc_entries, repeat_count,
+					num_interleaved, NULL, data);
 }
 
 static void
@@ -258,11 +297,18 @@ dvx_set_dc_addr_stream(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah,
 		       uint32_t remote_dctn, uint64_t remote_dc_key,
 		       uint16_t stream_id)
 {
-	RTE_SET_USED(ah);
-	RTE_SET_USED(remote_dctn);
-	RTE_SET_USED(remote_dc_key);
-	RTE_SET_USED(stream_id);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
+
+	if (qp->dc_type != MLX5DV_DCTYPE_DCI || !qp->dci_streams) {
+		dvx_fail(mqp); /* no streams on this QP */
+		return;
+	}
+	if (ah == NULL || ah->context != qp->qpex.qp_base.context) {
+		dvx_fail_err(mqp, EINVAL);
+		return;
+	}
+	dpv_mlx5_wr_dc_addr_stream(&qp->sq, ah, remote_dctn, remote_dc_key,
+				   stream_id);
 }
 
 static void
@@ -289,7 +335,8 @@ int
 dpv_qp_mlx5_send_ops(struct ibv_qp *ibqp, uint64_t flags)
 {
 	const uint64_t mkey = MLX5DV_QP_EX_WITH_MR_LIST |
-			      MLX5DV_QP_EX_WITH_MR_INTERLEAVED;
+			      MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
+			      MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 	struct dpv_qp *qp;
 
 	if (ibqp == NULL)
@@ -303,6 +350,8 @@ dpv_qp_mlx5_send_ops(struct ibv_qp *ibqp, uint64_t flags)
 	    ((flags & mkey) && ibqp->qp_type != IBV_QPT_RC))
 		return EOPNOTSUPP;
 	qp->dv_send_ops = flags;
+	/* as rdma-core's provider: every builder of the type is set */
+	dpv_qp_ex_all_ops(qp);
 	return 0;
 }
 

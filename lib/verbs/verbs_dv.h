@@ -234,6 +234,58 @@ struct ibv_qp *dpv_qp_create_dc(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *a, int dc_type,
 				uint64_t dct_key);
 
+/** Largest mlx5dv_dci_streams::log_num_concurent accepted. */
+#define DPV_DCI_MAX_LOG_STREAMS 4
+
+/**
+ * mlx5dv_create_qp() of a DCI with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS:
+ * dpv_qp_create_dc() of a DCI whose work requests carry a stream
+ * (mlx5dv_wr_set_dc_addr_stream). A local error of a WQE puts only its
+ * stream in error (its next WQEs are flushed until
+ * dpv_qp_dci_stream_reset()); the DCI goes to ERR when the
+ * 2^log_errored-th stream would. See doc/guides/dc.rst.
+ *
+ * @param ctx the context
+ * @param a as for dpv_qp_create_dc()
+ * @param log_concurrent log2 of the streams handled at once
+ *   (0..DPV_DCI_MAX_LOG_STREAMS; WQEs run in send-queue order anyway)
+ * @param log_errored log2 of the streams in error that end the DCI
+ *   (0..4)
+ * @return the QP, or NULL with errno (EINVAL: a log above its limit;
+ *   dpv_qp_create_dc()'s errors).
+ */
+struct ibv_qp *dpv_qp_create_dci_streams(struct ibv_context *ctx,
+					 struct ibv_qp_init_attr_ex *a,
+					 uint8_t log_concurrent,
+					 uint8_t log_errored);
+
+/**
+ * mlx5dv_dci_stream_id_reset(): take a stream of a DCI with streams out
+ * of error.
+ *
+ * @param qp the DCI
+ * @param stream_id the stream
+ * @return 0; EINVAL qp NULL, not a DCI with streams, or the stream not
+ *   in error.
+ */
+int dpv_qp_dci_stream_reset(struct ibv_qp *qp, uint16_t stream_id);
+
+/**
+ * mlx5dv_create_qp() of a QP with MLX5DV_QP_EX_WITH_MKEY_CONFIGURE:
+ * ibv_create_qp_ex(), except that cap.max_inline_data may be up to
+ * max_inline instead of the device's usual limit (rdma-core's man page
+ * has such QPs ask for the room of long key layouts that way); the QP
+ * then really has that much inline room.
+ *
+ * @param ctx the context
+ * @param a as for ibv_create_qp_ex()
+ * @param max_inline the limit of a->cap.max_inline_data (at most 512)
+ * @return the QP, or NULL with errno as ibv_create_qp_ex().
+ */
+struct ibv_qp *dpv_qp_create_inline(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *a,
+				    uint32_t max_inline);
+
 /**
  * The scatter-to-CQE default of a created QP (verbs create path).
  * @return 0 or an errno.

@@ -105,6 +105,7 @@ struct dpv_mkey {
 	const struct dpv_klm *klm;
 	uint32_t nklm, repeat;
 	uint64_t block;
+	uint8_t remote_inv; /**< indirect key: remotely invalidatable */
 };
 
 struct dpv_mkey_slot {

@@ -572,6 +572,7 @@ dpv_mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k)
 	k->nklm = m->nklm;
 	k->repeat = m->repeat;
 	k->block = m->block;
+	k->remote_inv = m->remote_inv;
 }
 
 int
@@ -693,9 +694,11 @@ dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
-	/* signature, crypto, tag update and remote invalidation do not exist
-	 * here; like rdma-core, no flag at all is EOPNOTSUPP too */
-	if (attr->create_flags != MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT) {
+	/* signature, crypto and tag update do not exist here; like
+	 * rdma-core, no flag at all is EOPNOTSUPP too */
+	if ((attr->create_flags & ~(uint32_t)
+	     MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE) !=
+	    MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -712,6 +715,8 @@ dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
 	im->pd = attr->pd;
 	im->max_entries = n;
 	k.type = DPV_MKEY_INDIRECT;
+	k.remote_inv = !!(attr->create_flags &
+			  MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE);
 	k.pdn = dpv_pd_base(attr->pd)->pdn;
 	k.obj = im;
 	rc = mkey_alloc(dctx_dev(attr->pd->context), &k, &key);
@@ -772,14 +777,18 @@ dpv_mkey_engine_config(void *arg, const struct dpv_wr_umr *u,
 	st = dpv_key_layout_check(&ek, im ? im->max_entries : 0, u, ent, pdn,
 				  &block);
 	if (st == IBV_WC_SUCCESS) {
-		/* only this engine thread reads the entries */
-		memcpy(im->klm, ent, u->num * sizeof(*ent));
-		s->k.klm = im->klm;
-		s->k.nklm = u->num;
-		s->k.repeat = u->repeat ? u->repeat : 1;
-		s->k.block = block;
-		s->k.length = block * s->k.repeat;
-		s->k.access = u->access;
+		/* only this engine thread reads the entries; what the WQE
+		 * does not set stays (a key never laid out maps nothing) */
+		if (u->set & DPV_UMR_SET_LAYOUT) {
+			memcpy(im->klm, ent, u->num * sizeof(*ent));
+			s->k.klm = im->klm;
+			s->k.nklm = u->num;
+			s->k.repeat = u->repeat ? u->repeat : 1;
+			s->k.block = block;
+			s->k.length = block * s->k.repeat;
+		}
+		if (u->set & DPV_UMR_SET_ACCESS)
+			s->k.access = u->access;
 		s->k.iova = 0;
 		s->k.bound = 1;
 	}

@@ -178,10 +178,21 @@ main(void)
 			ibv_destroy_qp(q);
 		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
+		ia.cap.max_inline_data = 512;
 		errno = 0;
 		q = mlx5dv_create_qp(ctx, &ia, &dv);
-		check(q == NULL && errno == EOPNOTSUPP,
-		      "MKEY_CONFIGURE: EOPNOTSUPP");
+		/* room for long layouts through max_inline_data (man page);
+		 * every builder of the type set, as rdma-core's provider */
+		check(q != NULL && ia.cap.max_inline_data >= 512 &&
+			      ibv_qp_to_qp_ex(q)->wr_send_inv != NULL,
+		      "MKEY_CONFIGURE: 512 inline bytes, every RC builder");
+		if (q)
+			ibv_destroy_qp(q);
+		ia.cap.max_inline_data = 0;
+		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY;
+		errno = 0;
+		q = mlx5dv_create_qp(ctx, &ia, &dv);
+		check(q == NULL && errno == EOPNOTSUPP, "MEMCPY: EOPNOTSUPP");
 		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MR_LIST |
 				    MLX5DV_QP_EX_WITH_MR_INTERLEAVED;
 		q = mlx5dv_create_qp(ctx, &ia, &dv);

@@ -43,6 +43,7 @@ REAL = {
     'mlx5dv_create_mkey': 'NULL/EINVAL',
     'mlx5dv_destroy_mkey': 'EINVAL',
     '_mlx5dv_mkey_check': 'EINVAL',
+    'mlx5dv_dci_stream_id_reset': 'EINVAL',
     'mlx4dv_init_obj': 'EINVAL',
     'mlx4dv_query_device': 'EINVAL',
     'mlx4dv_set_context_attr': 'EINVAL',

@@ -42,6 +42,12 @@ mlx5dv_is_supported(struct ibv_device *device)
 	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                                \
 	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
 
+/* max_inline_data a QP with MLX5DV_QP_EX_WITH_MKEY_CONFIGURE may ask for
+ * (the mlx5 ring's inline limit) */
+#define DV_MLX5_MKEY_MAX_INLINE 512
+/* log_num_errored of a DCI with streams at most (the engine's limit) */
+#define DV_MLX5_DCI_MAX_LOG_ERRORED 4
+
 /* The tunnels whose received packets raw QPs check inside (engine_raw) */
 #define DV_MLX5_TUNNEL_CAPS                                                    \
 	(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |                        \
@@ -101,9 +107,13 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 		attrs_out->dc_odp_caps = 0;
 	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
 		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
-	if (want & MLX5DV_CONTEXT_MASK_DCI_STREAMS)
-		memset(&attrs_out->dci_streams_caps, 0,
-		       sizeof(attrs_out->dci_streams_caps));
+	/* DCI streams (doc/guides/dc.rst): the limits dpverbs accepts */
+	if (want & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {
+		attrs_out->dci_streams_caps.max_log_num_concurent =
+			DPV_DCI_MAX_LOG_STREAMS;
+		attrs_out->dci_streams_caps.max_log_num_errored =
+			DV_MLX5_DCI_MAX_LOG_ERRORED;
+	}
 	if (want & MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH)
 		attrs_out->max_wr_memcpy_length = 0;
 	if (want & MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
@@ -197,8 +207,8 @@ _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
  * Object creation: without mlx5-specific attributes these are the plain
  * verbs, as with rdma-core's provider. Of the mlx5 attributes the TIR
  * self-loopback and tunnel offload flags of raw-packet QPs, scatter to CQE and packet-based
- * credits of RC QPs and the Dynamically Connected QPs (DCI, DCT; no DCI
- * streams) are supported; the others (CQE compression, striding RQ, ...)
+ * credits of RC QPs and the Dynamically Connected QPs (DCI with or
+ * without streams, DCT) are supported; the others (CQE compression, striding RQ, ...)
  * are not.
  */
 struct ibv_qp *
@@ -252,8 +262,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 		 * kernel has it: other types EOPNOTSUPP) */
 		if ((f & ~(self_lb | scat | credit | tunnel)) != 0 ||
 		    ((f & (self_lb | tunnel)) &&
-		     qp_attr->qp_type != IBV_QPT_RAW_PACKET) ||
-		    (cm & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
+		     qp_attr->qp_type != IBV_QPT_RAW_PACKET))
 			DV_MLX5_NOTSUP_NULL();
 		/* DC: a DCI or a DCT of type IBV_QPT_DRIVER (and only DC
 		 * makes a DRIVER QP) */
@@ -268,13 +277,23 @@ mlx5dv_create_qp(struct ibv_context *context,
 				return NULL;
 			}
 			dc = dt;
+			/* streams: DCIs only */
+			if ((cm & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS) &&
+			    dt != MLX5DV_DCTYPE_DCI) {
+				errno = EINVAL;
+				return NULL;
+			}
+		} else if (cm & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS) {
+			errno = EINVAL;
+			return NULL;
 		}
 		if (cm & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) {
 			ops = mlx5_qp_attr->send_ops_flags;
 			/* a builder we do not have: refused before the QP's
-			 * sizes are looked at (MKEY_CONFIGURE, MEMCPY) */
+			 * sizes are looked at (MEMCPY) */
 			if (ops & ~(uint64_t)(MLX5DV_QP_EX_WITH_MR_LIST |
 					      MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
+					      MLX5DV_QP_EX_WITH_MKEY_CONFIGURE |
 					      MLX5DV_QP_EX_WITH_RAW_WQE))
 				DV_MLX5_NOTSUP_NULL();
 			/* the mlx5 builders alone make an ibv_qp_ex QP (with
@@ -289,9 +308,19 @@ mlx5dv_create_qp(struct ibv_context *context,
 			}
 		}
 	}
-	if (dc)
+	if (dc && mlx5_qp_attr != NULL &&
+	    (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
+		qp = dpv_qp_create_dci_streams(
+			context, qp_attr,
+			mlx5_qp_attr->dc_init_attr.dci_streams.log_num_concurent,
+			mlx5_qp_attr->dc_init_attr.dci_streams.log_num_errored);
+	else if (dc)
 		qp = dpv_qp_create_dc(context, qp_attr, dc,
 				      mlx5_qp_attr->dc_init_attr.dct_access_key);
+	else if (ops & MLX5DV_QP_EX_WITH_MKEY_CONFIGURE)
+		/* key layouts as long as the inline room asked for */
+		qp = dpv_qp_create_inline(context, qp_attr,
+					  DV_MLX5_MKEY_MAX_INLINE);
 	else
 		qp = ibv_create_qp_ex(context, qp_attr);
 	if (qp == NULL)
@@ -404,7 +433,18 @@ mlx5dv_modify_qp_sched_elem(struct ibv_qp *qp,
 int
 mlx5dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 {
-	DV_MLX5_NOTSUP_INT();
+	int rc;
+
+	if (qp == NULL || qp->context == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (!dv_mlx5_is_dpv_device(qp->context->device))
+		DV_MLX5_NOTSUP_INT();
+	rc = dpv_qp_dci_stream_reset(qp, stream_id);
+	if (rc)
+		errno = rc;
+	return rc;
 }
 
 int

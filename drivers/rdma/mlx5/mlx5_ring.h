@@ -194,6 +194,10 @@ struct dpv_mlx5_sq {
 		uint32_t data_off; /**< where the data segments begin */
 		bool ud_set, data_set;
 		bool tso_set; /**< IBV_WR_TSO: header and MSS written */
+		/** IBV_WR_DRIVER1: key configuration setters still due */
+		uint8_t setters;
+		/** DCI: the control segment's dci_stream_channel_id */
+		uint16_t stream_id;
 	} bld;
 };
 
@@ -647,6 +651,13 @@ void dpv_mlx5_wr_xrc_srqn(struct dpv_mlx5_sq *sq, uint32_t remote_srqn);
  *  key (mlx5dv_wr_set_dc_addr). Records EINVAL on another SQ type. */
 void dpv_mlx5_wr_dc_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
 			 uint32_t remote_dctn, uint64_t remote_dc_key);
+/**
+ * mlx5dv_wr_set_dc_addr_stream: dpv_mlx5_wr_dc_addr() and the WQE's DCI
+ * stream (the control segment's dci_stream_channel_id; 0 otherwise).
+ */
+void dpv_mlx5_wr_dc_addr_stream(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+				uint32_t remote_dctn, uint64_t remote_dc_key,
+				uint16_t stream_id);
 /** Bind: mw_rkey is the window's current rkey, new_rkey the one after. */
 void dpv_mlx5_wr_bind_mw(struct dpv_mlx5_sq *sq, uint32_t mw_rkey,
 			 uint32_t new_rkey, enum ibv_mw_type mw_type,
@@ -676,6 +687,32 @@ void dpv_mlx5_wr_mkey(struct dpv_mlx5_sq *sq, uint32_t mkey,
 		      uint32_t max_entries, unsigned int access,
 		      uint32_t repeat, uint16_t num, const struct ibv_sge *sge,
 		      const struct mlx5dv_mr_interleaved *il);
+/**
+ * mlx5dv_wr_mkey_configure for a WQE opened with opcode IBV_WR_DRIVER1:
+ * the UMR WQE's control and key context segments, to be completed by
+ * exactly num_setters calls of dpv_mlx5_wr_mkey_access() /
+ * dpv_mlx5_wr_mkey_layout() (each at most once) before the WQE closes;
+ * a WQE closed with setters missing, or a setter too many, records
+ * EINVAL. reconf: the WQE configures the key whatever its state (the
+ * mkey mask's FREE bit); otherwise only a key not configured
+ * (mlx5dv_wr_mr_list / _interleaved, which are this with both setters).
+ */
+void dpv_mlx5_wr_mkey_begin(struct dpv_mlx5_sq *sq, uint32_t mkey,
+			    bool reconf, uint8_t num_setters);
+/**
+ * mlx5dv_wr_set_mkey_access_flags: what the key grants (LOCAL_WRITE,
+ * REMOTE_READ / _WRITE / _ATOMIC, else EINVAL; EINVAL when set twice).
+ */
+void dpv_mlx5_wr_mkey_access(struct dpv_mlx5_sq *sq, unsigned int access);
+/**
+ * mlx5dv_wr_set_mkey_layout_list (sge) / _interleaved (il, repeat): the
+ * key's layout (EINVAL: no entries, repeat 0, set twice; ENOMEM: more
+ * than max_entries entries, or more than the WQE holds).
+ */
+void dpv_mlx5_wr_mkey_layout(struct dpv_mlx5_sq *sq, uint32_t max_entries,
+			     uint32_t repeat, uint16_t num,
+			     const struct ibv_sge *sge,
+			     const struct mlx5dv_mr_interleaved *il);
 /**
  * TSO (after dpv_mlx5_wr_op(..., IBV_WR_TSO) on a raw-packet SQ): the
  * header template goes inline into the Ethernet segment

@@ -141,6 +141,11 @@ bld_close(struct dpv_mlx5_sq *sq)
 
 	if (!sq->bld.open)
 		return;
+	/* a key configuration with setters still to come */
+	if (sq->bld.op == IBV_WR_DRIVER1 && sq->bld.setters) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
 	if (((sq->type == IBV_QPT_UD ||
 	      (sq->type == IBV_QPT_DRIVER && !is_umr(sq->bld.op))) &&
 	     !sq->bld.ud_set) ||
@@ -154,6 +159,7 @@ bld_close(struct dpv_mlx5_sq *sq)
 	nbb = (sq->bld.off + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
 	ctrl_fill(&ctrl, sq, sq->bld.mlx5_op, ds, sq->bld.fm_ce_se,
 		  sq->bld.imm);
+	ctrl.dci_stream_channel_id = htobe16(sq->bld.stream_id);
 	bld_write(sq, 0, &ctrl, sizeof(ctrl));
 	wqe_commit(sq, sq->bld.wr_id, nbb, sq->bld.wr_data, is_umr(sq->bld.op));
 	sq->bld.open = false;
@@ -224,6 +230,8 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 	sq->bld.ud_set = false;
 	sq->bld.data_set = false;
 	sq->bld.tso_set = false;
+	sq->bld.setters = 0;
+	sq->bld.stream_id = 0;
 	mlx5r_zero(&sq->wq, wqe_pos(sq, 0), data);
 	if (sq->type == IBV_QPT_RAW_PACKET && (send_flags & IBV_SEND_IP_CSUM)) {
 		uint8_t cs = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
@@ -390,6 +398,16 @@ dpv_mlx5_wr_dc_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
 	d.av.key.dc_key = htobe64(remote_dc_key);
 	bld_write(sq, CTRL_SZ, &d, sizeof(d));
 	sq->bld.ud_set = true;
+}
+
+void
+dpv_mlx5_wr_dc_addr_stream(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,
+			   uint32_t remote_dctn, uint64_t remote_dc_key,
+			   uint16_t stream_id)
+{
+	dpv_mlx5_wr_dc_addr(sq, ah, remote_dctn, remote_dc_key);
+	if (sq->bld.open)
+		sq->bld.stream_id = stream_id;
 }
 
 void
@@ -595,11 +613,104 @@ mkey_xlat(struct dpv_mlx5_sq *sq, uint32_t at, uint32_t repeat, uint16_t num,
 	return 0;
 }
 
+#define MKEY_MASK_ACCESS                                                       \
+	(MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |                      \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |                      \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                     \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
+
 void
-dpv_mlx5_wr_mkey(struct dpv_mlx5_sq *sq, uint32_t mkey, uint32_t max_entries,
-		 unsigned int access, uint32_t repeat, uint16_t num,
-		 const struct ibv_sge *sge,
-		 const struct mlx5dv_mr_interleaved *il)
+dpv_mlx5_wr_mkey_begin(struct dpv_mlx5_sq *sq, uint32_t mkey, bool reconf,
+		       uint8_t num_setters)
+{
+	struct mlx5_wqe_umr_ctrl_seg u;
+	struct mlx5_wqe_mkey_context_seg m;
+	uint32_t off = sq->bld.off;
+	uint64_t mask = 0;
+	int rc;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.op != IBV_WR_DRIVER1 || sq->bld.data_set) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	rc = bld_room(sq, off + UMR_CTRL_SZ + MKEY_SZ);
+	if (rc) {
+		bld_fail(sq, rc);
+		return;
+	}
+	memset(&u, 0, sizeof(u));
+	memset(&m, 0, sizeof(m));
+	u.flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	/* FREE: the key is made usable whatever its state (configure);
+	 * without it only a key not configured is (mlx5dv_wr_mr_list) */
+	if (reconf)
+		mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE |
+		       MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY;
+	u.mkey_mask = htobe64(mask);
+	m.qpn_mkey = htobe32(0xffffff00u | (mkey & 0xff));
+	bld_write(sq, off, &u, sizeof(u));
+	bld_write(sq, off + UMR_CTRL_SZ, &m, sizeof(m));
+	sq->bld.off = off + UMR_CTRL_SZ + MKEY_SZ;
+	sq->bld.imm = htobe32(mkey);
+	sq->bld.wr_data = MLX5DV_WC_UMR;
+	sq->bld.data_set = true;
+	sq->bld.setters = num_setters;
+}
+
+/* A setter of the open key configuration: the UMR control and key context
+ * segments read back into *u and *m; false (error recorded) if there is
+ * no configuration open or all its setters were called. */
+static bool
+mkey_setter(struct dpv_mlx5_sq *sq, struct mlx5_wqe_umr_ctrl_seg *u,
+	    struct mlx5_wqe_mkey_context_seg *m)
+{
+	if (!bld_check(sq))
+		return false;
+	if (sq->bld.op != IBV_WR_DRIVER1 || !sq->bld.data_set ||
+	    sq->bld.setters == 0) {
+		bld_fail(sq, EINVAL);
+		return false;
+	}
+	mlx5r_copy_out(&sq->wq, wqe_pos(sq, sq->bld.data_off), u, sizeof(*u));
+	mlx5r_copy_out(&sq->wq, wqe_pos(sq, sq->bld.data_off + UMR_CTRL_SZ), m,
+		       sizeof(*m));
+	return true;
+}
+
+static void
+mkey_setter_done(struct dpv_mlx5_sq *sq, const struct mlx5_wqe_umr_ctrl_seg *u,
+		 const struct mlx5_wqe_mkey_context_seg *m)
+{
+	bld_write(sq, sq->bld.data_off, u, sizeof(*u));
+	bld_write(sq, sq->bld.data_off + UMR_CTRL_SZ, m, sizeof(*m));
+	sq->bld.setters--;
+}
+
+void
+dpv_mlx5_wr_mkey_access(struct dpv_mlx5_sq *sq, unsigned int access)
+{
+	struct mlx5_wqe_umr_ctrl_seg u;
+	struct mlx5_wqe_mkey_context_seg m;
+
+	if (!mkey_setter(sq, &u, &m))
+		return;
+	if ((access & ~(unsigned int)MKEY_ACCESS_OK) ||
+	    (be64toh(u.mkey_mask) & MKEY_MASK_ACCESS)) {
+		bld_fail(sq, EINVAL); /* other flags; set twice */
+		return;
+	}
+	u.mkey_mask = htobe64(be64toh(u.mkey_mask) | MKEY_MASK_ACCESS);
+	m.access_flags = mkey_access(access);
+	mkey_setter_done(sq, &u, &m);
+}
+
+void
+dpv_mlx5_wr_mkey_layout(struct dpv_mlx5_sq *sq, uint32_t max_entries,
+			uint32_t repeat, uint16_t num,
+			const struct ibv_sge *sge,
+			const struct mlx5dv_mr_interleaved *il)
 {
 	struct mlx5_wqe_umr_ctrl_seg u;
 	struct mlx5_wqe_mkey_context_seg m;
@@ -607,44 +718,46 @@ dpv_mlx5_wr_mkey(struct dpv_mlx5_sq *sq, uint32_t mkey, uint32_t max_entries,
 	uint64_t len = 0;
 	int rc;
 
-	if (!bld_check(sq))
+	if (!mkey_setter(sq, &u, &m))
 		return;
-	if (sq->bld.op != IBV_WR_DRIVER1 || sq->bld.data_set || num == 0 ||
-	    (sge == NULL) == (il == NULL) || (il && repeat == 0) ||
-	    (access & ~(unsigned int)MKEY_ACCESS_OK)) {
-		bld_fail(sq, EINVAL);
+	if (num == 0 || (sge == NULL) == (il == NULL) || (il && repeat == 0) ||
+	    u.klm_octowords != 0) {
+		bld_fail(sq, EINVAL); /* bad layout; set twice */
 		return;
 	}
 	if (num > max_entries) {
 		bld_fail(sq, ENOMEM);
 		return;
 	}
-	rc = mkey_xlat(sq, off + UMR_CTRL_SZ + MKEY_SZ, repeat, num, sge, il,
-		       &len);
+	rc = mkey_xlat(sq, off, repeat, num, sge, il, &len);
 	if (rc) {
 		sq->bld.off = off;
 		bld_fail(sq, rc);
 		return;
 	}
-	memset(&u, 0, sizeof(u));
-	memset(&m, 0, sizeof(m));
-	u.flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE;
-	u.klm_octowords =
-		htobe16((uint16_t)((sq->bld.off - off - UMR_CTRL_SZ - MKEY_SZ) /
-				   16));
-	u.mkey_mask = htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
-			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
-			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
-			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
-			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC);
-	m.access_flags = mkey_access(access);
-	m.qpn_mkey = htobe32(0xffffff00u | (mkey & 0xff));
+	u.klm_octowords = htobe16((uint16_t)((sq->bld.off - off) / 16));
+	u.mkey_mask = htobe64(be64toh(u.mkey_mask) |
+			      MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN);
 	m.len = htobe64(len);
-	bld_write(sq, off, &u, sizeof(u));
-	bld_write(sq, off + UMR_CTRL_SZ, &m, sizeof(m));
-	sq->bld.imm = htobe32(mkey);
-	sq->bld.wr_data = MLX5DV_WC_UMR;
-	sq->bld.data_set = true;
+	mkey_setter_done(sq, &u, &m);
+}
+
+void
+dpv_mlx5_wr_mkey(struct dpv_mlx5_sq *sq, uint32_t mkey, uint32_t max_entries,
+		 unsigned int access, uint32_t repeat, uint16_t num,
+		 const struct ibv_sge *sge,
+		 const struct mlx5dv_mr_interleaved *il)
+{
+	/* the argument errors first, as one call */
+	if (sq->bld.err == 0 && sq->bld.open &&
+	    (num == 0 || (sge == NULL) == (il == NULL) || (il && repeat == 0) ||
+	     (access & ~(unsigned int)MKEY_ACCESS_OK))) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	dpv_mlx5_wr_mkey_begin(sq, mkey, false, 2);
+	dpv_mlx5_wr_mkey_access(sq, access);
+	dpv_mlx5_wr_mkey_layout(sq, max_entries, repeat, num, sge, il);
 }
 
 /* A list of (address, length) pieces: SGEs or data buffers. */
@@ -1051,15 +1164,24 @@ decode_mkey(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t at,
 	    const struct mlx5_wqe_mkey_context_seg *m, struct dpv_wr *out)
 {
 	uint32_t xlat = be16toh(u->klm_octowords) * 16u;
+	uint64_t mask = be64toh(u->mkey_mask);
 	struct mlx5_wqe_umr_repeat_block_seg b;
 
-	if (xlat == 0 || at + xlat > end)
-		return false;
 	out->opcode = IBV_WR_DRIVER1;
 	memset(&out->umr, 0, sizeof(out->umr));
 	out->umr.mkey = be32toh(out->imm_data);
 	out->imm_data = 0;
-	out->umr.access = access_from_mkey(m->access_flags);
+	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE)
+		out->umr.set |= DPV_UMR_RECONF;
+	if (mask & MKEY_MASK_ACCESS) {
+		out->umr.set |= DPV_UMR_SET_ACCESS;
+		out->umr.access = access_from_mkey(m->access_flags);
+	}
+	if (!(mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN))
+		return xlat == 0; /* no layout: keep the key's */
+	if (xlat == 0 || at + xlat > end)
+		return false;
+	out->umr.set |= DPV_UMR_SET_LAYOUT;
 	mlx5r_copy_out(&sq->wq, base + at, &b, sizeof(b));
 	if (be32toh(b.op) == 0x400) {
 		out->umr.repeat = be32toh(b.repeat_count);
@@ -1440,6 +1562,7 @@ dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 	nbb = (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
 	out->wqe_index = (uint16_t)sq->wq.eng_pi;
 	out->qpn = be32toh(c.qpn_ds) >> 8;
+	out->stream_id = be16toh(c.dci_stream_channel_id);
 	if (c.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE)
 		out->flags |= DPV_WR_F_SIGNALED;
 	if (c.fm_ce_se & MLX5_WQE_CTRL_SOLICITED)
