@@ -373,7 +373,8 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			}
 			/* DCI streams: a WQE of a stream in error is flushed
 			 * (the stream's WQEs run in order) */
-			if (qp->dci_nerr && !w->checked &&
+			if (unlikely(qp->dc == DPV_ENGINE_DC_DCI) &&
+			    qp->dci_nerr && !w->checked &&
 			    dpv_engine_dci_stream_flush(qp, w)) {
 				qp->s_cur++;
 				state = REQ_NEXT_WQE;
