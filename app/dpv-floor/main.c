@@ -190,11 +190,20 @@ hdr_of(struct rte_mbuf *m)
 static void
 send_stop(void)
 {
-	for (int i = 0; i < 16; i++) {
+	uint64_t end = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
+	int taken = 0;
+
+	/* 16 taken by the port, 100 us apart; a full ring (a receiver that
+	 * lags, e.g. descheduled on a busy machine) is waited for, up to 2 s */
+	while (taken < 16 && rte_get_timer_cycles() < end) {
 		struct rte_mbuf *m = frame(MAGIC_STOP, 0);
 
-		if (m != NULL && rte_eth_tx_burst(port, 0, &m, 1) == 0)
+		if (m == NULL)
+			break;
+		if (rte_eth_tx_burst(port, 0, &m, 1) == 0)
 			rte_pktmbuf_free(m);
+		else
+			taken++;
 		rte_delay_us(100);
 	}
 }
