@@ -34,7 +34,8 @@ dv_cq(struct ibv_cq *ibcq, struct mlx5dv_cq *out)
 {
 	if (ibcq == NULL || out == NULL)
 		return EINVAL;
-	if (to_dcq(ibcq)->ring.ops != &dpv_mlx5_ring_ops)
+	if (to_dcq(ibcq)->ring.ops != &dpv_mlx5_ring_ops &&
+	    to_dcq(ibcq)->ring.ops != &dpv_mlx5_cqe128_ring_ops)
 		return EOPNOTSUPP; /* "rings = mlx4": mlx4dv_init_obj */
 	dpv_mlx5_cq_to_dv(&to_dcq(ibcq)->ring, out);
 	out->comp_mask = 0;

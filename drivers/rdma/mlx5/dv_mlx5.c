@@ -79,12 +79,15 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 	 * struct mlx5dv_context may end before the newer fields. */
 	want = attrs_out->comp_mask;
 	attrs_out->version = 0;
-	/* No multi-packet WQEs, 64-byte CQEs only (no 128-byte compression or
-	 * padding), no real-time clock; RC QPs may use packet-based
-	 * end-to-end credits (mlx5dv_create_qp). */
+	/* No multi-packet WQEs, no CQE compression, no real-time clock; RC
+	 * QPs may use packet-based end-to-end credits (mlx5dv_create_qp);
+	 * mlx5 rings have 128-byte CQEs, padded on request
+	 * (mlx5dv_create_cq). */
 	attrs_out->flags =
 		(DV_MLX5_CQE_VERSION == 1 ? MLX5DV_CONTEXT_FLAGS_CQE_V1 : 0) |
 		MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE;
+	if (dpv_mlx4dv_context_ok(ctx_in) != 0)
+		attrs_out->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
 	if (want & MLX5DV_CONTEXT_MASK_CQE_COMPRESION)
 		memset(&attrs_out->cqe_comp_caps, 0,
 		       sizeof(attrs_out->cqe_comp_caps));
@@ -344,19 +347,58 @@ mlx5dv_create_qp(struct ibv_context *context,
 	return qp;
 }
 
+/*
+ * CQE size 64 or 128 (MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE, else
+ * MLX5_CQE_SIZE from the environment) and 128-byte padding; as rdma-core's
+ * provider, EINVAL for an unknown mask bit or flag, a bad size, padding
+ * of 64-byte CQEs and CQE compression (no compressed formats here:
+ * cqe_comp_caps is zero).
+ */
 struct ibv_cq_ex *
 mlx5dv_create_cq(struct ibv_context *context,
 		 struct ibv_cq_init_attr_ex *cq_attr,
 		 struct mlx5dv_cq_init_attr *mlx5_cq_attr)
 {
+	const uint64_t known = MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE |
+			       MLX5DV_CQ_INIT_ATTR_MASK_FLAGS |
+			       MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE;
+	unsigned int size = 0;
+	int pad = 0;
+
 	if (context == NULL || cq_attr == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!dv_mlx5_is_dpv_device(context->device) ||
-	    (mlx5_cq_attr != NULL && mlx5_cq_attr->comp_mask != 0))
+	if (!dv_mlx5_is_dpv_device(context->device))
 		DV_MLX5_NOTSUP_NULL();
-	return ibv_create_cq_ex(context, cq_attr);
+	if (mlx5_cq_attr != NULL) {
+		uint64_t cm = mlx5_cq_attr->comp_mask;
+
+		if (cm & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) {
+			size = mlx5_cq_attr->cqe_size;
+			if (size != 64 && size != 128) {
+				errno = EINVAL;
+				return NULL;
+			}
+		}
+		if (cm & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) {
+			uint32_t f = mlx5_cq_attr->flags;
+
+			pad = !!(f & MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD);
+			if (f & ~(uint32_t)(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED -
+					    1)) {
+				errno = EINVAL;
+				return NULL;
+			}
+		}
+		if ((cm & ~known) ||
+		    (cm & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	/* the size from the environment is checked there, padding too */
+	return dpv_mlx5dv_create_cq(context, cq_attr, size, pad);
 }
 
 struct ibv_wq *
