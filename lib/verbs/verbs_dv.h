@@ -238,6 +238,41 @@ int dpv_qp_raw_tunnel_offloads(struct ibv_qp *qp);
 int dpv_qp_mlx5_create_flags(struct ibv_qp *qp, uint32_t flags);
 
 /**
+ * mlx5dv_modify_qp_udp_sport(): the RoCEv2 UDP source port of an RC or UC
+ * QP in RTS; every frame it sends from then on carries it (a later
+ * IBV_QP_AV sets the port anew, as at RTR).
+ *
+ * @param qp the QP
+ * @param sport the port, 1..65535
+ * @return 0; EINVAL (qp NULL, port 0); EOPNOTSUPP (not RC or UC, not in
+ *   RTS, as rdma-core's provider; or a QP without an engine).
+ */
+int dpv_qp_mlx5_udp_sport(struct ibv_qp *qp, uint16_t sport);
+
+/**
+ * mlx5dv_map_ah_to_qp(): the address handle follows the congestion
+ * control that QP qp_num negotiated with ECE. ECE negotiates no option on
+ * this device (ibv_query_ece() options 0) and there is one congestion
+ * behaviour, so a mapping changes nothing on the wire: it is checked and
+ * recorded (dpv_mlx5dv_ah_qp_map()). The first mapping of an AH stays, a
+ * later one is ignored and succeeds; it lives as long as the AH, whatever
+ * becomes of the QP.
+ *
+ * @param ah the address handle
+ * @param qp_num a QP of the device (any context)
+ * @return 0; EINVAL (ah NULL, no such QP); EOPNOTSUPP (an AH without a
+ *   GRH, as rdma-core's provider; never on RoCE).
+ */
+int dpv_mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num);
+
+/**
+ * The QP an address handle was mapped to by dpv_mlx5dv_map_ah_to_qp().
+ * @param ah the address handle
+ * @return the QP number, or UINT32_MAX if it is not mapped.
+ */
+uint32_t dpv_mlx5dv_ah_qp_map(struct ibv_ah *ah);
+
+/**
  * Create a Dynamically Connected QP (mlx5dv_create_qp() with
  * MLX5DV_QP_INIT_ATTR_MASK_DC): a of qp_type IBV_QPT_DRIVER, checked as
  * ibv_create_qp_ex() checks it. A DCI has a send queue (send_cq; an SRQ

@@ -48,6 +48,12 @@ mlx5dv_is_supported(struct ibv_device *device)
 /* log_num_errored of a DCI with streams at most (the engine's limit) */
 #define DV_MLX5_DCI_MAX_LOG_ERRORED 4
 
+/* DC on on-demand regions: SEND, RDMA WRITE / READ and atomics from a
+ * DCI, receives on the DCT's SRQ */
+#define DV_MLX5_DC_ODP_CAPS                                                    \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |  \
+	 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
+
 /* The tunnels whose received packets raw QPs check inside (engine_raw) */
 #define DV_MLX5_TUNNEL_CAPS                                                    \
 	(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |                        \
@@ -106,8 +112,15 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 		attrs_out->max_dynamic_bfregs = 0;
 	if (want & MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS)
 		attrs_out->flow_action_flags = 0;
+	/* DC's operations on on-demand regions: as the device's ODP (any
+	 * region is on demand here, ibv_query_device_ex odp_caps), where DC
+	 * QPs exist (mlx5 rings) */
 	if (want & MLX5DV_CONTEXT_MASK_DC_ODP_CAPS)
-		attrs_out->dc_odp_caps = 0;
+		attrs_out->dc_odp_caps =
+			(attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+					dpv_mlx4dv_context_ok(ctx_in) != 0
+				? DV_MLX5_DC_ODP_CAPS
+				: 0;
 	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
 		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
 	/* DCI streams (doc/guides/dc.rst): the limits dpverbs accepts */
@@ -199,11 +212,36 @@ mlx5dv_get_clock_info(struct ibv_context *context,
 	DV_MLX5_NOTSUP_INT();
 }
 
+/*
+ * The port's e-switch attributes: a dpverbs port is a plain Ethernet port
+ * with no e-switch, vports, steering ICM or metadata registers (and no
+ * DEVX to use them with), which is what the kernel answers for a ConnectX
+ * port outside switchdev mode: flags 0, every field 0. As the kernel
+ * does, the caller's struct is written up to info_len, a longer one
+ * zero-filled past ours.
+ */
 int
 _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
 		   struct mlx5_ib_uapi_query_port *info, size_t info_len)
 {
-	DV_MLX5_NOTSUP_INT();
+	struct ibv_device_attr attr;
+	int rc;
+
+	if (context == NULL || info == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (!dv_mlx5_is_dpv_device(context->device))
+		DV_MLX5_NOTSUP_INT();
+	rc = ibv_query_device(context, &attr);
+	if (rc == 0 && (port_num == 0 || port_num > attr.phys_port_cnt))
+		rc = EINVAL;
+	if (rc != 0) {
+		errno = rc;
+		return rc;
+	}
+	memset(info, 0, info_len);
+	return 0;
 }
 
 /*
@@ -461,7 +499,18 @@ mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,
 int
 mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
 {
-	DV_MLX5_NOTSUP_INT();
+	int rc;
+
+	if (qp == NULL || qp->context == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (!dv_mlx5_is_dpv_device(qp->context->device))
+		DV_MLX5_NOTSUP_INT();
+	rc = dpv_qp_mlx5_udp_sport(qp, udp_sport);
+	if (rc != 0)
+		errno = rc;
+	return rc;
 }
 
 int
@@ -501,10 +550,22 @@ mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx, uint32_t qpn)
 	DV_MLX5_NOTSUP_INT();
 }
 
+/* A hint with nothing to select here: checked and recorded (verbs_dv.h). */
 int
 mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num)
 {
-	DV_MLX5_NOTSUP_INT();
+	int rc;
+
+	if (ah == NULL || ah->context == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (!dv_mlx5_is_dpv_device(ah->context->device))
+		DV_MLX5_NOTSUP_INT();
+	rc = dpv_mlx5dv_map_ah_to_qp(ah, qp_num);
+	if (rc != 0)
+		errno = rc;
+	return rc;
 }
 
 struct ibv_dm *
