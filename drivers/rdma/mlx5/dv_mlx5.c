@@ -496,21 +496,25 @@ mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,
 	DV_MLX5_NOTSUP_INT();
 }
 
+/* An entry point on an object of context ctx (NULL: EINVAL) that the
+ * private entry call does on a dpverbs device: its result, in errno too. */
+#define DV_MLX5_CALL(ctx, call)                                                \
+	do {                                                                   \
+		int rc_ = (ctx) == NULL ? EINVAL : 0;                          \
+		if (rc_ == 0 && !dv_mlx5_is_dpv_device((ctx)->device))         \
+			DV_MLX5_NOTSUP_INT();                                  \
+		if (rc_ == 0)                                                  \
+			rc_ = (call);                                          \
+		if (rc_ != 0)                                                  \
+			errno = rc_;                                           \
+		return rc_;                                                    \
+	} while (0)
+
 int
 mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
 {
-	int rc;
-
-	if (qp == NULL || qp->context == NULL) {
-		errno = EINVAL;
-		return EINVAL;
-	}
-	if (!dv_mlx5_is_dpv_device(qp->context->device))
-		DV_MLX5_NOTSUP_INT();
-	rc = dpv_qp_mlx5_udp_sport(qp, udp_sport);
-	if (rc != 0)
-		errno = rc;
-	return rc;
+	DV_MLX5_CALL(qp ? qp->context : NULL,
+		     dpv_qp_mlx5_udp_sport(qp, udp_sport));
 }
 
 int
@@ -554,18 +558,8 @@ mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx, uint32_t qpn)
 int
 mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num)
 {
-	int rc;
-
-	if (ah == NULL || ah->context == NULL) {
-		errno = EINVAL;
-		return EINVAL;
-	}
-	if (!dv_mlx5_is_dpv_device(ah->context->device))
-		DV_MLX5_NOTSUP_INT();
-	rc = dpv_mlx5dv_map_ah_to_qp(ah, qp_num);
-	if (rc != 0)
-		errno = rc;
-	return rc;
+	DV_MLX5_CALL(ah ? ah->context : NULL,
+		     dpv_mlx5dv_map_ah_to_qp(ah, qp_num));
 }
 
 struct ibv_dm *
