@@ -915,6 +915,137 @@ out:
 	return rc;
 }
 
+/* Entry i of a ring of 128-byte CQEs: its mlx5_cqe64 is the second half. */
+static uint8_t *
+ent128(const struct dpv_mlx5_cq *c, uint32_t i)
+{
+	return (uint8_t *)c->buf + (size_t)(i & (c->cqe_cnt - 1)) * 128;
+}
+
+/* 128-byte CQEs (mlx5dv_create_cq cqe_size 128): the mlx5_cqe64 sits in
+ * the second half of each entry, every operation finds it there (push,
+ * poll, clean, flush, resize, arm), and the first half is written only
+ * with padding. */
+static int
+test_cq128(void)
+{
+	struct dpv_mlx5_cq c;
+	struct dpv_mlx5_cq_resize r;
+	struct dpv_cqe_info ci;
+	struct dpv_recv_wr rw;
+	struct dpv_wr w;
+	struct ibv_wc wc[8];
+	struct mlx5dv_cq dv;
+	uint64_t id;
+	int pad;
+
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_init_sz(&c, 3, SOCKET_ID_ANY, 100,
+					      false), EINVAL, "size 100");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_init_sz(&c, 3, SOCKET_ID_ANY, 64, true),
+			  EINVAL, "padding of 64-byte CQEs");
+	for (pad = 0; pad < 2; pad++) {
+		TEST_ASSERT_EQUAL(dpv_mlx5_cq_init_sz(&c, 3, SOCKET_ID_ANY, 128,
+						      pad),
+				  0, "init");
+		TEST_ASSERT(c.ops == &dpv_mlx5_cqe128_ring_ops, "ops");
+		dpv_mlx5_cq_to_dv(&c, &dv);
+		TEST_ASSERT_EQUAL(dv.cqe_size, 128, "dv cqe_size");
+		TEST_ASSERT_EQUAL(dv.cqe_cnt, 4, "");
+		for (uint32_t i = 0; i < 4; i++) {
+			TEST_ASSERT_EQUAL(ent128(&c, i)[127] >> 4,
+					  MLX5_CQE_INVALID, "entry %u", i);
+			TEST_ASSERT_EQUAL(ent128(&c, i)[63], 0, "first half");
+		}
+		/* the first halves hold garbage: padding clears them */
+		for (uint32_t i = 0; i < 4; i++)
+			memset(ent128(&c, i), 0xee, 64);
+		/* a send and a receive CQE, polled through the table */
+		TEST_ASSERT_EQUAL(post_send(7, IBV_SEND_SIGNALED), 0, "");
+		TEST_ASSERT(dpv_mlx5_sq_fetch(&sq, &w), "");
+		memset(&ci, 0, sizeof(ci));
+		ci.opcode = IBV_WC_SEND;
+		ci.qpn = QPN;
+		ci.wqe_counter = w.wqe_index;
+		ci.byte_len = 16;
+		TEST_ASSERT_EQUAL(dpv_ring_cq_push(&c, &ci), 0, "");
+		TEST_ASSERT_EQUAL(ent128(&c, 0)[127], MLX5_CQE_REQ << 4,
+				  "op_own at byte 127");
+		TEST_ASSERT_EQUAL(ent128(&c, 0)[64 + 59] /* sop_drop_qpn */,
+				  QPN & 0xff, "qpn in the second half");
+		TEST_ASSERT_EQUAL(ent128(&c, 0)[0], pad ? 0 : 0xee,
+				  "first half %s", pad ? "padded" : "untouched");
+		TEST_ASSERT_EQUAL(ent128(&c, 1)[127] >> 4, MLX5_CQE_INVALID,
+				  "next entry untouched");
+		TEST_ASSERT_EQUAL(post_recv(&rq, 42, 1), 0, "");
+		TEST_ASSERT(dpv_mlx5_rq_fetch(&rq, &rw), "");
+		memset(&ci, 0, sizeof(ci));
+		ci.is_recv = true;
+		ci.opcode = IBV_WC_RECV;
+		ci.qpn = QPN;
+		ci.wqe_counter = rw.wqe_index;
+		ci.byte_len = 9;
+		TEST_ASSERT_EQUAL(dpv_ring_cq_push(&c, &ci), 0, "");
+		dpv_mlx5_rq_retire(&rq, &rw);
+		TEST_ASSERT_EQUAL(dpv_ring_cq_poll(&c, 8, wc, lookup, NULL), 2,
+				  "");
+		TEST_ASSERT(wc[0].wr_id == 7 && wc[0].opcode == IBV_WC_SEND &&
+				    wc[0].status == IBV_WC_SUCCESS,
+			    "send wc");
+		TEST_ASSERT(wc[1].wr_id == 42 && wc[1].opcode == IBV_WC_RECV &&
+				    wc[1].byte_len == 9,
+			    "recv wc");
+		/* wrap into lap 1 (owner bit), through ibv_cq_ex's next */
+		for (id = 0; id < 6; id++) {
+			enum ibv_wc_status st;
+			uint64_t got;
+
+			TEST_ASSERT_EQUAL(post_recv(&rq, 100 + id, 1), 0, "");
+			TEST_ASSERT(dpv_mlx5_rq_fetch(&rq, &rw), "");
+			ci.wqe_counter = rw.wqe_index;
+			TEST_ASSERT_EQUAL(dpv_ring_cq_push(&c, &ci), 0, "");
+			dpv_mlx5_rq_retire(&rq, &rw);
+			TEST_ASSERT_EQUAL(dpv_ring_cq_ex_next(&c, lookup, NULL,
+							      &got, &st),
+					  0, "%" PRIu64, id);
+			TEST_ASSERT_EQUAL(got, 100 + id, "");
+			dpv_mlx5_cq_ex_end(&c);
+		}
+		/* arm, then a CQE fires it */
+		TEST_ASSERT_EQUAL(dpv_mlx5_cq_arm(&c, 0), 0, "");
+		TEST_ASSERT(!dpv_ring_cq_should_notify(&c), "nothing yet");
+		TEST_ASSERT_EQUAL(post_recv(&rq, 300, 1), 0, "");
+		TEST_ASSERT(dpv_mlx5_rq_fetch(&rq, &rw), "");
+		ci.wqe_counter = rw.wqe_index;
+		TEST_ASSERT_EQUAL(dpv_ring_cq_push(&c, &ci), 0, "");
+		dpv_mlx5_rq_retire(&rq, &rw);
+		TEST_ASSERT(dpv_ring_cq_should_notify(&c), "armed CQE");
+		/* resize keeps the pending CQE, in a 128-byte ring */
+		TEST_ASSERT_EQUAL(dpv_mlx5_cq_resize_prepare(&c, 20, &r), 0, "");
+		TEST_ASSERT_EQUAL(dpv_mlx5_cq_resize_commit(&c, &r), 0, "");
+		dpv_mlx5_cq_resize_release(&r);
+		TEST_ASSERT_EQUAL(c.cqe_cnt, 32, "");
+		TEST_ASSERT_EQUAL(ent128(&c, c.cons_index)[127] >> 4,
+				  MLX5_CQE_RESP_SEND, "moved CQE");
+		TEST_ASSERT_EQUAL(dpv_ring_cq_poll(&c, 8, wc, lookup, NULL), 1,
+				  "");
+		TEST_ASSERT_EQUAL(wc[0].wr_id, 300, "");
+		/* clean drops a QP's CQEs, flush writes 128-byte ones */
+		TEST_ASSERT_EQUAL(post_recv(&rq, 200, 1), 0, "");
+		TEST_ASSERT_EQUAL(post_recv(&rq, 201, 1), 0, "");
+		TEST_ASSERT_EQUAL(dpv_ring_flush(&rq.wq, &c, QPN), 2, "flush");
+		TEST_ASSERT_EQUAL(ent128(&c, c.prod_index - 1)[127] >> 4,
+				  MLX5_CQE_RESP_ERR, "flush CQE");
+		TEST_ASSERT_EQUAL(dpv_ring_cq_clean(&c, QPN, NULL), 2, "clean");
+		TEST_ASSERT_EQUAL(dpv_ring_cq_poll(&c, 8, wc, lookup, NULL), 0,
+				  "cleaned");
+		dpv_mlx5_cq_fini(&c);
+		/* the next round starts on fresh queues */
+		teardown();
+		TEST_ASSERT_EQUAL(setup(), TEST_SUCCESS, "");
+	}
+	return TEST_SUCCESS;
+}
+
 static struct dpv_test_suite mlx5_cq_suite = {
 	.name = "mlx5 receive and completion rings",
 	.setup = suite_setup,
@@ -932,6 +1063,7 @@ static struct dpv_test_suite mlx5_cq_suite = {
 			TEST_CASE_ST(setup, teardown, test_arm_doorbell),
 			TEST_CASE_ST(setup, teardown, test_dv_views),
 			TEST_CASE(test_cq_resize),
+			TEST_CASE_ST(setup, teardown, test_cq128),
 			TEST_CASES_END(),
 		},
 };

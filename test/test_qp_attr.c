@@ -478,7 +478,9 @@ case_values(void)
 	TRY(RESET, INIT, rc_init, a.qp_access_flags = 0, 0);
 	TRY(RESET, INIT, rc_init, a.qp_access_flags = IBV_ACCESS_MW_BIND, 0);
 	TRY(RESET, INIT, rc_init, a.qp_access_flags = 1 << 5, EINVAL);
-	TRY(RESET, INIT, rc_init, a.qp_access_flags = IBV_ACCESS_ON_DEMAND, EINVAL);
+	TRY(RESET, INIT, rc_init, a.qp_access_flags = IBV_ACCESS_ON_DEMAND, 0);
+	TRY(RESET, INIT, rc_init, a.qp_access_flags = IBV_ACCESS_ZERO_BASED,
+	    EINVAL);
 	TRY(RESET, INIT, rc_init, a.qp_access_flags = 1 << 8, EINVAL);
 	TRY(RESET, INIT, rc_init, a.qp_access_flags = 1 << 30, EINVAL);
 	TRY(RESET, INIT, rc_init,

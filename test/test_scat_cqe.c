@@ -43,29 +43,17 @@ static union ibv_gid gid;
 static int
 suite_setup(void)
 {
-	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
-		return TEST_SKIPPED;
-	if (to_dctx(ctx)->dev->engine == NULL)
-		return TEST_SKIPPED;
-	pd = ibv_alloc_pd(ctx);
-	mr = pd ? ibv_reg_mr(pd, mem, sizeof(mem),
-			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-				     IBV_ACCESS_REMOTE_WRITE |
-				     IBV_ACCESS_REMOTE_ATOMIC)
-		: NULL;
-	if (mr == NULL)
-		return TEST_FAILED;
-	gid_index = test_verbs_first_gid(ctx, &gid);
-	return gid_index >= 0 ? TEST_SUCCESS : TEST_SKIPPED;
+	return test_verbs_loop_open(
+		&devs, &ctx, &pd, &mr, mem, sizeof(mem),
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
+		&gid, &gid_index);
 }
 
 static void
 suite_teardown(void)
 {
-	if (mr)
-		ibv_dereg_mr(mr);
-	mr = NULL;
-	test_verbs_release(&devs, &ctx, &pd);
+	test_verbs_loop_close(&devs, &ctx, &pd, &mr);
 }
 
 static int

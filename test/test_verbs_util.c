@@ -5,6 +5,7 @@
 
 #include "dpv_test.h"
 #include "test_verbs_util.h"
+#include "verbs_int.h"
 
 int
 test_verbs_open_first(struct ibv_device ***devs, struct ibv_context **ctx)
@@ -59,4 +60,31 @@ test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
 			usleep(100);
 	}
 	return got;
+}
+
+int
+test_verbs_loop_open(struct ibv_device ***devs, struct ibv_context **ctx,
+		     struct ibv_pd **pd, struct ibv_mr **mr, void *buf,
+		     size_t len, int access, union ibv_gid *gid, int *gid_index)
+{
+	if (test_verbs_open_first(devs, ctx) != TEST_SUCCESS)
+		return TEST_SKIPPED;
+	if (to_dctx(*ctx)->dev->engine == NULL)
+		return TEST_SKIPPED;
+	*pd = ibv_alloc_pd(*ctx);
+	*mr = *pd ? ibv_reg_mr(*pd, buf, len, access) : NULL;
+	if (*mr == NULL)
+		return TEST_FAILED;
+	*gid_index = test_verbs_first_gid(*ctx, gid);
+	return *gid_index >= 0 ? TEST_SUCCESS : TEST_SKIPPED;
+}
+
+void
+test_verbs_loop_close(struct ibv_device ***devs, struct ibv_context **ctx,
+		      struct ibv_pd **pd, struct ibv_mr **mr)
+{
+	if (*mr)
+		ibv_dereg_mr(*mr);
+	*mr = NULL;
+	test_verbs_release(devs, ctx, pd);
 }

@@ -23,4 +23,17 @@ int test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
  * value in *gid; -1 if none is. */
 int test_verbs_first_gid(struct ibv_context *ctx, union ibv_gid *gid);
 
+/* Suite set-up of the loopback traffic tests: the first device (it must
+ * have an engine), a PD, an MR over len bytes at buf with access, and
+ * port 1's first usable GID (*gid, *gid_index). TEST_SUCCESS,
+ * TEST_SKIPPED (no device, engine or GID) or TEST_FAILED. */
+int test_verbs_loop_open(struct ibv_device ***devs, struct ibv_context **ctx,
+			 struct ibv_pd **pd, struct ibv_mr **mr, void *buf,
+			 size_t len, int access, union ibv_gid *gid,
+			 int *gid_index);
+
+/* Its tear-down: deregister *mr, then test_verbs_release(); all cleared. */
+void test_verbs_loop_close(struct ibv_device ***devs, struct ibv_context **ctx,
+			   struct ibv_pd **pd, struct ibv_mr **mr);
+
 #endif

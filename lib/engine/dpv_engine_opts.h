@@ -44,6 +44,21 @@ struct dpv_engine;
  */
 int dpv_engine_qp_opts_set(struct dpv_engine *e, uint32_t qpn, uint32_t opts);
 
+/**
+ * Set the RoCEv2 UDP source port of an RC or UC QP in RTS
+ * (mlx5dv_modify_qp_udp_sport()): every frame the QP sends from now on,
+ * requests and responses, carries it. A later address vector
+ * (ibv_modify_qp() with IBV_QP_AV) sets the port anew, from the QP
+ * numbers, as it does at RTR.
+ * @param e  engine
+ * @param qpn  the QP
+ * @param sport  the port, 1..65535
+ * @return 0; -EINVAL (NULL engine, port 0); -ENOENT (no such QP);
+ *   -EOPNOTSUPP (not an RC or UC QP, or not in RTS).
+ */
+int dpv_engine_qp_udp_sport_set(struct dpv_engine *e, uint32_t qpn,
+				uint16_t sport);
+
 #ifdef __cplusplus
 }
 #endif

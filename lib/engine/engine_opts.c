@@ -25,3 +25,28 @@ dpv_engine_qp_opts_set(struct dpv_engine *e, uint32_t qpn, uint32_t opts)
 	rte_spinlock_unlock(&e->lock);
 	return ret;
 }
+
+int
+dpv_engine_qp_udp_sport_set(struct dpv_engine *e, uint32_t qpn,
+			    uint16_t sport)
+{
+	struct dpv_eqp *qp;
+	int ret = 0;
+
+	if (e == NULL || sport == 0)
+		return -EINVAL;
+	dpv_engine_lock(e);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp == NULL) {
+		ret = -ENOENT;
+	} else if ((qp->type != IBV_QPT_RC && qp->type != IBV_QPT_UC) ||
+		   qp->state != IBV_QPS_RTS) {
+		ret = -EOPNOTSUPP;
+	} else {
+		/* the next frame built takes it (template and full path) */
+		qp->path.udp_sport = sport;
+		dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
+	}
+	rte_spinlock_unlock(&e->lock);
+	return ret;
+}

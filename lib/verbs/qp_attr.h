@@ -74,14 +74,16 @@ dpv_qp_rule_type(enum ibv_qp_type type, int dc_type)
 /**
  * Valid bits of ibv_qp_attr.qp_access_flags: the access rights that mean
  * something for a QP, plus the "optional" range (IBV_ACCESS_OPTIONAL_RANGE,
- * e.g. IBV_ACCESS_RELAXED_ORDERING), which by definition may be ignored.
- * Memory-region-only flags (ZERO_BASED, ON_DEMAND, HUGETLB) and undefined
- * bits are refused.
+ * e.g. IBV_ACCESS_RELAXED_ORDERING), which by definition may be ignored,
+ * and ON_DEMAND, ignored as the kernel does (programs pass their ODP
+ * region's flags on to the QP: rdma-core's test_odp). The other
+ * memory-region-only flags (ZERO_BASED, HUGETLB) and undefined bits are
+ * refused.
  */
 #define DPV_QP_ACCESS_VALID                                                    \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                   \
-	 IBV_ACCESS_MW_BIND | IBV_ACCESS_OPTIONAL_RANGE)
+	 IBV_ACCESS_MW_BIND | IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_ON_DEMAND)
 
 /**
  * Fill limits with the values of the dpverbs loopback device: one port,

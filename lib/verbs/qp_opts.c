@@ -10,6 +10,8 @@
  *    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE;
  *  - requester (RC): the same, and only if every WR is signalled
  *    (sq_sig_all) or MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE is given.
+ * And the UDP source port of an RC / UC QP in RTS
+ * (mlx5dv_modify_qp_udp_sport()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -88,4 +90,23 @@ dpv_qp_mlx5_create_flags(struct ibv_qp *ibqp, uint32_t flags)
 				flags & credit));
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
+}
+
+int
+dpv_qp_mlx5_udp_sport(struct ibv_qp *ibqp, uint16_t sport)
+{
+	struct dpv_qp *qp;
+	int rc;
+
+	if (ibqp == NULL || sport == 0)
+		return EINVAL;
+	qp = to_dqp(ibqp);
+	/* as rdma-core's provider: RC / UC in RTS, else EOPNOTSUPP */
+	if ((ibqp->qp_type != IBV_QPT_RC && ibqp->qp_type != IBV_QPT_UC) ||
+	    qp->engine == NULL)
+		return EOPNOTSUPP;
+	pthread_mutex_lock(&qp->lock);
+	rc = dpv_engine_qp_udp_sport_set(qp->engine, ibqp->qp_num, sport);
+	pthread_mutex_unlock(&qp->lock);
+	return rc < 0 ? -rc : 0;
 }

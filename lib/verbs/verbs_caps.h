@@ -120,7 +120,31 @@
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |                   \
 	 IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED |                          \
-	 IBV_ACCESS_RELAXED_ORDERING)
+	 IBV_ACCESS_RELAXED_ORDERING | IBV_ACCESS_ON_DEMAND)
+
+/**
+ * On-demand paging (IBV_ACCESS_ON_DEMAND): the engine reaches registered
+ * memory through the process's page tables, so any region is "on
+ * demand" and every operation of a transport works on it. Explicit ODP
+ * only: no implicit ODP region (addr 0, length SIZE_MAX: EINVAL, as the
+ * kernel without IBV_ODP_SUPPORT_IMPLICIT), whose accesses to unmapped
+ * addresses the engine could not turn into error completions.
+ */
+#define DPV_CAP_ODP_RC                                                         \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE | \
+	 IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC |                       \
+	 IBV_ODP_SUPPORT_SRQ_RECV)
+/** UC: no READ or atomics in the transport. */
+#define DPV_CAP_ODP_UC                                                         \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE | \
+	 IBV_ODP_SUPPORT_SRQ_RECV)
+/** UD: SEND and receive only. */
+#define DPV_CAP_ODP_UD                                                         \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_SRQ_RECV)
+/** XRC and DC (mlx5dv dc_odp_caps): RC's operations, receives on SRQs. */
+#define DPV_CAP_ODP_SRQ_TRANSPORT                                              \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |  \
+	 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
 
 #define DPV_PORT_MAX_MSG_SZ (1u << 31)
 #define DPV_PORT_MAX_VL_NUM 1

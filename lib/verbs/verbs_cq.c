@@ -13,6 +13,7 @@
 #include "verbs_int.h"
 #include "verbs_raw.h"
 #include "verbs_ops.h"
+#include "verbs_dv.h"
 #include "dpv_engine.h"
 
 /* ---------------------------------------------------------------------- */
@@ -421,16 +422,49 @@ cqx_read_tm_info(struct ibv_cq_ex *cqx, struct ibv_wc_tm_info *ti)
 /* ---------------------------------------------------------------------- */
 /* Create / destroy / resize                                               */
 
+/*
+ * The CQE size of a CQ: cqe_size if not 0 (mlx5dv_create_cq), else for a
+ * device with the mlx5 personality and rings MLX5_CQE_SIZE from the
+ * environment as rdma-core's provider reads it (64 if unset), else the
+ * format's own. 0: the format's default; -1: a bad value.
+ */
+static int
+cq_entry_size(const struct dpv_device *dev, unsigned int cqe_size)
+{
+	const char *env;
+
+	if (cqe_size == 0 && dev->mlx5_personality &&
+	    dev->ring_ops == &dpv_mlx5_ring_ops) {
+		env = getenv("MLX5_CQE_SIZE");
+		cqe_size = env != NULL ? (unsigned int)atoi(env) : 0;
+		if (env != NULL && cqe_size == 0)
+			return -1;
+	}
+	if (cqe_size != 0 && cqe_size != 64 && cqe_size != 128)
+		return -1;
+	return (int)cqe_size;
+}
+
 static struct dpv_cq *
 cq_create(struct ibv_context *context, int cqe, void *cq_context,
-	  struct ibv_comp_channel *channel, int comp_vector)
+	  struct ibv_comp_channel *channel, int comp_vector,
+	  unsigned int cqe_size, bool pad)
 {
+	struct dpv_device *dev = dctx_dev(context);
+	int esz = cq_entry_size(dev, cqe_size);
 	struct dpv_cq *cq;
+	int rc;
 
 	if (cqe < 1 || (unsigned int)cqe > DPV_CAP_MAX_CQE || comp_vector < 0 ||
 	    comp_vector >= context->num_comp_vectors ||
-	    (channel && channel->context != context)) {
+	    (channel && channel->context != context) || esz < 0 ||
+	    (pad && esz != 128)) {
 		errno = EINVAL;
+		return NULL;
+	}
+	/* 128-byte CQEs are of the mlx5 format alone */
+	if (esz > 0 && dev->ring_ops != &dpv_mlx5_ring_ops) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	cq = calloc(1, sizeof(*cq));
@@ -438,8 +472,13 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		errno = ENOMEM;
 		return NULL;
 	}
-	int rc = dctx_dev(context)->ring_ops->cq_init(
-		&cq->ring, (unsigned int)cqe, dctx_dev(context)->socket_id);
+	if (esz > 0)
+		rc = dpv_mlx5_cq_init_sz(&cq->ring, (unsigned int)cqe,
+					 dev->socket_id, (unsigned int)esz,
+					 pad);
+	else
+		rc = dev->ring_ops->cq_init(&cq->ring, (unsigned int)cqe,
+					    dev->socket_id);
 
 	if (rc != 0) {
 		free(cq);
@@ -474,15 +513,15 @@ struct ibv_cq *
 ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	      struct ibv_comp_channel *channel, int comp_vector)
 {
-	struct dpv_cq *cq =
-		cq_create(context, cqe, cq_context, channel, comp_vector);
+	struct dpv_cq *cq = cq_create(context, cqe, cq_context, channel,
+				      comp_vector, 0, false);
 
 	return cq ? &cq->vcq.cq : NULL;
 }
 
-struct ibv_cq_ex *
-dpv_create_cq_ex_op(struct ibv_context *context,
-		    struct ibv_cq_init_attr_ex *attr)
+static struct ibv_cq_ex *
+cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
+	     unsigned int cqe_size, bool pad)
 {
 	const uint32_t known_mask =
 		IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
@@ -510,7 +549,7 @@ dpv_create_cq_ex_op(struct ibv_context *context,
 		return NULL;
 	}
 	cq = cq_create(context, (int)attr->cqe, attr->cq_context, attr->channel,
-		       (int)attr->comp_vector);
+		       (int)attr->comp_vector, cqe_size, pad);
 	if (cq == NULL)
 		return NULL;
 	cq->is_ex = true;
@@ -539,6 +578,25 @@ dpv_create_cq_ex_op(struct ibv_context *context,
 	x->read_flow_tag = cqx_read_flow_tag;
 	x->read_tm_info = cqx_read_tm_info;
 	return x;
+}
+
+struct ibv_cq_ex *
+dpv_create_cq_ex_op(struct ibv_context *context,
+		    struct ibv_cq_init_attr_ex *attr)
+{
+	return cq_create_ex(context, attr, 0, false);
+}
+
+struct ibv_cq_ex *
+dpv_mlx5dv_create_cq(struct ibv_context *context,
+		     struct ibv_cq_init_attr_ex *attr, unsigned int cqe_size,
+		     int pad)
+{
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return cq_create_ex(context, attr, cqe_size, pad != 0);
 }
 
 /*

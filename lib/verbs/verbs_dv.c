@@ -34,7 +34,8 @@ dv_cq(struct ibv_cq *ibcq, struct mlx5dv_cq *out)
 {
 	if (ibcq == NULL || out == NULL)
 		return EINVAL;
-	if (to_dcq(ibcq)->ring.ops != &dpv_mlx5_ring_ops)
+	if (to_dcq(ibcq)->ring.ops != &dpv_mlx5_ring_ops &&
+	    to_dcq(ibcq)->ring.ops != &dpv_mlx5_cqe128_ring_ops)
 		return EOPNOTSUPP; /* "rings = mlx4": mlx4dv_init_obj */
 	dpv_mlx5_cq_to_dv(&to_dcq(ibcq)->ring, out);
 	out->comp_mask = 0;
@@ -100,6 +101,35 @@ dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 	if (rc == 0 && (obj_type & MLX5DV_OBJ_PD))
 		rc = dv_pd(obj->pd.in, obj->pd.out);
 	return rc;
+}
+
+int
+dpv_mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num)
+{
+	struct dpv_ah *a;
+	uint32_t none = 0;
+
+	if (ah == NULL || ah->context == NULL)
+		return EINVAL;
+	a = to_dah(ah);
+	if (!a->attr.is_global)
+		return EOPNOTSUPP; /* as rdma-core's provider */
+	if (dpv_qp_lookup(dctx_dev(ah->context), qp_num & 0xffffff) == NULL ||
+	    qp_num > 0xffffff)
+		return EINVAL;
+	/* the first mapping stays; a duplicate is ignored (man page) */
+	__atomic_compare_exchange_n(&a->qp_map, &none,
+				    DPV_AH_QP_MAPPED | qp_num, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return 0;
+}
+
+uint32_t
+dpv_mlx5dv_ah_qp_map(struct ibv_ah *ah)
+{
+	uint32_t m = __atomic_load_n(&to_dah(ah)->qp_map, __ATOMIC_RELAXED);
+
+	return m & DPV_AH_QP_MAPPED ? m & 0xffffff : UINT32_MAX;
 }
 
 /*

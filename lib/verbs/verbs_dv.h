@@ -56,7 +56,8 @@ int dpv_mlx4dv_context_ok(struct ibv_context *ctx);
  *   blocks; rq.buf NULL for an SRQ-attached QP), bf.reg = a scratch word,
  *   bf.size 0 (no BlueFlame: the engine reads the doorbell record);
  *   comp_mask becomes 0 (no UAR mmap offset, no raw QP handles).
- * - MLX5DV_OBJ_CQ: buf, dbrec, cqe_cnt, cqe_size 64, cq_uar (arm doorbell
+ * - MLX5DV_OBJ_CQ: buf, dbrec, cqe_cnt, cqe_size (64, or 128 for a CQ of
+ *   dpv_mlx5dv_create_cq()), cq_uar (arm doorbell
  *   at cq_uar + MLX5_CQ_DOORBELL), cqn; comp_mask 0.
  * - MLX5DV_OBJ_SRQ: buf, dbrec, stride, head, tail; srqn too when
  *   MLX5DV_SRQ_MASK_SRQN is asked for in comp_mask (kept there).
@@ -156,6 +157,26 @@ struct ibv_pd *dpv_mlx5dv_mkey_pd(const struct mlx5dv_mkey *mkey);
 int dpv_qp_mlx5_send_ops(struct ibv_qp *qp, uint64_t flags);
 
 /**
+ * mlx5dv_create_cq() once its mlx5 attributes are checked: ibv_create_cq_ex()
+ * with a CQE size. A CQ of 128-byte CQEs holds each struct mlx5_cqe64 in
+ * the second half of its entry (mlx5dv_init_obj reports cqe_size 128);
+ * with pad the first half is zeroed by every CQE written (the whole entry
+ * is written), without it that half is left alone.
+ *
+ * @param context the context
+ * @param attr    as for ibv_create_cq_ex()
+ * @param cqe_size 64 or 128; 0: the default (on a device of the mlx5
+ *   personality MLX5_CQE_SIZE from the environment, as for ibv_create_cq)
+ * @param pad     nonzero: MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD
+ * @return the CQ; NULL with errno EINVAL (context or attr NULL, a size
+ *   other than 64 or 128, pad without 128-byte CQEs), EOPNOTSUPP (a size
+ *   asked of a device with "rings = mlx4"), or ibv_create_cq_ex()'s.
+ */
+struct ibv_cq_ex *dpv_mlx5dv_create_cq(struct ibv_context *context,
+				       struct ibv_cq_init_attr_ex *attr,
+				       unsigned int cqe_size, int pad);
+
+/**
  * Create the GSI QP of a device: a UD QP numbered 1, which receives the
  * frames addressed to QP1 (CM MADs) and sends with source QP 1. Used by
  * our librdmacm; otherwise exactly ibv_create_qp().
@@ -215,6 +236,41 @@ int dpv_qp_raw_tunnel_offloads(struct ibv_qp *qp);
  *   credits on a QP that is not RC); ENOENT.
  */
 int dpv_qp_mlx5_create_flags(struct ibv_qp *qp, uint32_t flags);
+
+/**
+ * mlx5dv_modify_qp_udp_sport(): the RoCEv2 UDP source port of an RC or UC
+ * QP in RTS; every frame it sends from then on carries it (a later
+ * IBV_QP_AV sets the port anew, as at RTR).
+ *
+ * @param qp the QP
+ * @param sport the port, 1..65535
+ * @return 0; EINVAL (qp NULL, port 0); EOPNOTSUPP (not RC or UC, not in
+ *   RTS, as rdma-core's provider; or a QP without an engine).
+ */
+int dpv_qp_mlx5_udp_sport(struct ibv_qp *qp, uint16_t sport);
+
+/**
+ * mlx5dv_map_ah_to_qp(): the address handle follows the congestion
+ * control that QP qp_num negotiated with ECE. ECE negotiates no option on
+ * this device (ibv_query_ece() options 0) and there is one congestion
+ * behaviour, so a mapping changes nothing on the wire: it is checked and
+ * recorded (dpv_mlx5dv_ah_qp_map()). The first mapping of an AH stays, a
+ * later one is ignored and succeeds; it lives as long as the AH, whatever
+ * becomes of the QP.
+ *
+ * @param ah the address handle
+ * @param qp_num a QP of the device (any context)
+ * @return 0; EINVAL (ah NULL, no such QP); EOPNOTSUPP (an AH without a
+ *   GRH, as rdma-core's provider; never on RoCE).
+ */
+int dpv_mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num);
+
+/**
+ * The QP an address handle was mapped to by dpv_mlx5dv_map_ah_to_qp().
+ * @param ah the address handle
+ * @return the QP number, or UINT32_MAX if it is not mapped.
+ */
+uint32_t dpv_mlx5dv_ah_qp_map(struct ibv_ah *ah);
 
 /**
  * Create a Dynamically Connected QP (mlx5dv_create_qp() with

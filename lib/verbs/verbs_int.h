@@ -524,7 +524,11 @@ struct dpv_ah {
 	struct ibv_ah_attr attr;
 	uint8_t dmac[6]; /**< resolved destination MAC (0 if unresolved) */
 	uint8_t sgid[16];
+	/** mlx5dv_map_ah_to_qp(): DPV_AH_QP_MAPPED | the QP number whose
+	 *  ECE the address follows, 0 if not mapped (set once) */
+	uint32_t qp_map;
 };
+#define DPV_AH_QP_MAPPED (1u << 31)
 
 static inline struct dpv_ah *
 to_dah(struct ibv_ah *ah)

@@ -252,13 +252,19 @@ dpv_alloc_parent_domain(struct ibv_context *context,
 
 #define ACCESS_OPTIONAL ((unsigned int)IBV_ACCESS_OPTIONAL_RANGE)
 
-/* 0 or the errno for an access-flag set of a region or window. */
+/*
+ * 0 or the errno for an access-flag set of a region of a device. On-demand
+ * paging (IBV_ACCESS_ON_DEMAND) needs no pinning here: the engine reaches
+ * every region through the process's page tables, faulting pages in as
+ * the CPU does, so an ODP region is an ordinary one (DPV_CAP_ODP_*; not
+ * on a device without an engine, which has no transport).
+ */
 static int
-check_access(unsigned int access)
+check_access(const struct dpv_device *dev, unsigned int access)
 {
 	unsigned int a = access & ~ACCESS_OPTIONAL; /* optional: best effort */
 
-	if (a & IBV_ACCESS_ON_DEMAND)
+	if ((a & IBV_ACCESS_ON_DEMAND) && dev->engine == NULL)
 		return EOPNOTSUPP;
 	a &= ~(unsigned int)IBV_ACCESS_HUGETLB; /* a hint only */
 	if (a & ~(unsigned int)DPV_MR_ACCESS_SUPPORTED)
@@ -297,7 +303,8 @@ reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 		errno = EINVAL;
 		return NULL;
 	}
-	rc = check_access(access);
+	dev = dctx_dev(ibpd->context);
+	rc = check_access(dev, access);
 	if (rc != 0) {
 		errno = rc;
 		return NULL;
@@ -308,7 +315,6 @@ reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 		errno = EINVAL;
 		return NULL;
 	}
-	dev = dctx_dev(ibpd->context);
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL) {
 		errno = ENOMEM;
@@ -387,7 +393,8 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 				   : (uintptr_t)addr;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
-		if (check_access((unsigned int)access) != 0)
+		if (check_access(dctx_dev(ibmr->context),
+				 (unsigned int)access) != 0)
 			goto einval;
 		nmr.access = (unsigned int)access & DPV_MR_ACCESS_SUPPORTED;
 		if ((nmr.access & IBV_ACCESS_ZERO_BASED) &&

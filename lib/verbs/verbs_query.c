@@ -217,8 +217,8 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	fill_device_attr(dctx_dev(context), &a.orig_attr);
-	/* No ODP, timestamps, tag matching, CQ moderation or device memory:
-	 * all zero. */
+	/* No timestamps, tag matching, CQ moderation or device memory: all
+	 * zero. */
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	/* the 64-bit flags repeat the 32-bit ones (rdma-core and the kernel
 	 * do; programs read this field); no flag above bit 31 applies */
@@ -248,6 +248,12 @@ dpv_query_device_ex_op(struct ibv_context *context,
 			1u << IBV_QPT_RAW_PACKET;
 		a.tso_caps.max_tso = DPV_CAP_MAX_TSO;
 		a.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		/* on-demand paging: explicit regions (verbs_caps.h) */
+		a.odp_caps.general_caps = IBV_ODP_SUPPORT;
+		a.odp_caps.per_transport_caps.rc_odp_caps = DPV_CAP_ODP_RC;
+		a.odp_caps.per_transport_caps.uc_odp_caps = DPV_CAP_ODP_UC;
+		a.odp_caps.per_transport_caps.ud_odp_caps = DPV_CAP_ODP_UD;
+		a.xrc_odp_caps = DPV_CAP_ODP_SRQ_TRANSPORT;
 	}
 	memset(attr, 0, attr_size);
 	memcpy(attr, &a, RTE_MIN(attr_size, sizeof(a)));

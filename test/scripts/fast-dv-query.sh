@@ -4,8 +4,9 @@
 # The implemented mlx5 direct-verbs entry points on a live dpverbs device
 # (through our libibverbs.so.1, as an unmodified program would):
 # mlx5dv_is_supported, mlx5dv_query_device, mlx5dv_open_device (plain and
-# DEVX), mlx5dv_create_cq with and without mlx5 attributes, and
-# mlx5dv_init_obj on a CQ.
+# DEVX), mlx5dv_create_cq with and without mlx5 attributes (64- and
+# 128-byte CQEs, padding, bad sizes), mlx5dv_init_obj on a CQ and
+# mlx5dv_query_port.
 #
 # Usage: fast-dv-query.sh <our lib dir>
 # Environment: DPV_DV_DEV (default: the first device named dpv*).
@@ -44,6 +45,7 @@ dv.mlx5dv_open_device.argtypes = [P, P]
 dv.mlx5dv_create_cq.restype = P
 dv.mlx5dv_create_cq.argtypes = [P, P, P]
 dv.mlx5dv_init_obj.argtypes = [P, C.c_uint64]
+dv._mlx5dv_query_port.argtypes = [P, C.c_uint32, P, C.c_size_t]
 
 
 class Mlx5dvContextHead(C.Structure):
@@ -121,21 +123,25 @@ if ctx:
     check(out.comp_mask & ((1 << 5) | (1 << 8)) == 0 and out.comp_mask != 0,
           'comp_mask answered 0x%x (no clock groups)' % out.comp_mask)
     # Our CQEs are version 0 (SRQ number in srqn_uidx: test_verbs_dv.c),
-    # no MPW, 64-byte CQEs only: CQE_V1 (bit 0) clear; RC QPs take
-    # packet-based credits: PACKET_BASED_CREDIT_MODE (bit 6) is the only
-    # flag.
-    check(out.flags == (1 << 6) and out.version == 0,
-          'version %d flags 0x%x (only PACKET_BASED_CREDIT_MODE; CQE_V1 '
-          'clear: version-0 CQEs)' % (out.version, out.flags))
+    # no MPW, no CQE compression: CQE_V1 (bit 0) clear; 128-byte CQEs can
+    # be padded: CQE_128B_PAD (bit 5); RC QPs take packet-based credits:
+    # PACKET_BASED_CREDIT_MODE (bit 6).
+    check(out.flags == (1 << 6) | (1 << 5) and out.version == 0,
+          'version %d flags 0x%x (PACKET_BASED_CREDIT_MODE, CQE_128B_PAD; '
+          'CQE_V1 clear: version-0 CQEs)' % (out.version, out.flags))
     # Striding RQ caps (offsets 40..60 of the struct, rest[16:36]): none.
     check(out.comp_mask & (1 << 2) and all(b == 0 for b in out.rest[16:36]),
           'striding RQ answered with zero caps')
-    # Offsets 24..68 (cqe_comp_caps .. max_dynamic_bfregs) and 80..88
-    # (flow_action_flags, dc_odp_caps) hold groups reported as "none",
-    # but for tunnel_offloads_caps (offset 60): VXLAN, GRE and GENEVE.
+    # Offsets 24..68 (cqe_comp_caps .. max_dynamic_bfregs) and 80..84
+    # (flow_action_flags) hold groups reported as "none", but for
+    # tunnel_offloads_caps (offset 60): VXLAN, GRE and GENEVE.
     check(all(b == 0 for b in out.rest[0:36] + out.rest[40:44] +
-              out.rest[56:64]),
+              out.rest[56:60]),
           'reported capability fields are zero (nothing offloaded)')
+    # dc_odp_caps (offset 84): SEND, WRITE, READ, ATOMIC, SRQ_RECV
+    check(bytes(out.rest[60:64]) == bytes([0x3d, 0, 0, 0]),
+          'dc_odp_caps SEND | WRITE | READ | ATOMIC | SRQ_RECV (got %s)'
+          % bytes(out.rest[60:64]).hex())
     check(bytes(out.rest[36:40]) == bytes([7, 0, 0, 0]),
           'tunnel_offloads_caps VXLAN | GRE | GENEVE (got %s)'
           % bytes(out.rest[36:40]).hex())
@@ -143,13 +149,49 @@ if ctx:
           'unreported clock field left untouched')
 
     cqa = CqInitAttrEx(cqe=16)
-    mcq = Mlx5dvCqInitAttr(comp_mask=1)    # CQE compression requested
-    C.set_errno(0)
-    cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
-    e = C.get_errno()
-    check(not cq and e == errno.EOPNOTSUPP,
-          'mlx5dv_create_cq with mlx5 attributes: EOPNOTSUPP (errno %d)' % e)
-    mcq.comp_mask = 0
+    # CQE compression (none here, as rdma-core on such a device), a size
+    # neither 64 nor 128, padding of 64-byte CQEs: EINVAL
+    for cm, fl, sz, what in ((1, 0, 0, 'CQE compression'),
+                             (4, 0, 100, 'cqe_size 100'),
+                             (6, 1, 64, 'padding of 64-byte CQEs'),
+                             (2, 2, 0, 'unknown flag')):
+        mcq = Mlx5dvCqInitAttr(comp_mask=cm, flags=fl, cqe_size=sz)
+        C.set_errno(0)
+        cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
+        e = C.get_errno()
+        check(not cq and e == errno.EINVAL,
+              'mlx5dv_create_cq, %s: EINVAL (errno %d)' % (what, e))
+    for pad in (0, 1):
+        mcq = Mlx5dvCqInitAttr(comp_mask=6, flags=pad, cqe_size=128)
+        cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
+        check(bool(cq), 'mlx5dv_create_cq cqe_size 128, pad %d (errno %d)'
+              % (pad, C.get_errno()))
+        if cq:
+            obj = Mlx5dvObj()
+            dcq = Mlx5dvCq()
+            obj.p[2] = cq
+            obj.p[3] = C.cast(C.byref(dcq), P)
+            rc = dv.mlx5dv_init_obj(C.byref(obj), 2)
+            ring = (C.string_at(dcq.buf, dcq.cqe_cnt * 128)
+                    if rc == 0 and dcq.buf else b'')
+            check(rc == 0 and dcq.cqe_size == 128 and len(ring) > 0 and
+                  all(ring[i * 128 + 127] >> 4 == 0xf
+                      for i in range(dcq.cqe_cnt)),
+                  'mlx5dv_cq of it: cqe_size %d, entries invalid at byte 127'
+                  % dcq.cqe_size)
+            vb.ibv_destroy_cq(cq)
+    mcq = Mlx5dvCqInitAttr(comp_mask=0)
+    # mlx5dv_query_port: a port without e-switch attributes (flags 0,
+    # every field 0, written up to the length given); no port 0 or 2
+    info = (C.c_uint8 * 48)(*([0xff] * 48))
+    rc = dv._mlx5dv_query_port(ctx, 1, C.cast(info, P), 40)
+    check(rc == 0 and all(b == 0 for b in info[:40]) and
+          all(b == 0xff for b in info[40:]),
+          'mlx5dv_query_port(1): 0, zeroed (rc %d)' % rc)
+    for port in (0, 2):
+        rc = dv._mlx5dv_query_port(ctx, port, C.cast(info, P), 40)
+        check(rc == errno.EINVAL,
+              'mlx5dv_query_port(%d): EINVAL (got %d)' % (port, rc))
     cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
     check(bool(cq), 'mlx5dv_create_cq without mlx5 attributes (errno %d)'
           % C.get_errno())

@@ -48,6 +48,12 @@ mlx5dv_is_supported(struct ibv_device *device)
 /* log_num_errored of a DCI with streams at most (the engine's limit) */
 #define DV_MLX5_DCI_MAX_LOG_ERRORED 4
 
+/* DC on on-demand regions: SEND, RDMA WRITE / READ and atomics from a
+ * DCI, receives on the DCT's SRQ */
+#define DV_MLX5_DC_ODP_CAPS                                                    \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |  \
+	 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
+
 /* The tunnels whose received packets raw QPs check inside (engine_raw) */
 #define DV_MLX5_TUNNEL_CAPS                                                    \
 	(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |                        \
@@ -79,12 +85,15 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 	 * struct mlx5dv_context may end before the newer fields. */
 	want = attrs_out->comp_mask;
 	attrs_out->version = 0;
-	/* No multi-packet WQEs, 64-byte CQEs only (no 128-byte compression or
-	 * padding), no real-time clock; RC QPs may use packet-based
-	 * end-to-end credits (mlx5dv_create_qp). */
+	/* No multi-packet WQEs, no CQE compression, no real-time clock; RC
+	 * QPs may use packet-based end-to-end credits (mlx5dv_create_qp);
+	 * mlx5 rings have 128-byte CQEs, padded on request
+	 * (mlx5dv_create_cq). */
 	attrs_out->flags =
 		(DV_MLX5_CQE_VERSION == 1 ? MLX5DV_CONTEXT_FLAGS_CQE_V1 : 0) |
 		MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE;
+	if (dpv_mlx4dv_context_ok(ctx_in) != 0)
+		attrs_out->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
 	if (want & MLX5DV_CONTEXT_MASK_CQE_COMPRESION)
 		memset(&attrs_out->cqe_comp_caps, 0,
 		       sizeof(attrs_out->cqe_comp_caps));
@@ -103,8 +112,15 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 		attrs_out->max_dynamic_bfregs = 0;
 	if (want & MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS)
 		attrs_out->flow_action_flags = 0;
+	/* DC's operations on on-demand regions: as the device's ODP (any
+	 * region is on demand here, ibv_query_device_ex odp_caps), where DC
+	 * QPs exist (mlx5 rings) */
 	if (want & MLX5DV_CONTEXT_MASK_DC_ODP_CAPS)
-		attrs_out->dc_odp_caps = 0;
+		attrs_out->dc_odp_caps =
+			(attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+					dpv_mlx4dv_context_ok(ctx_in) != 0
+				? DV_MLX5_DC_ODP_CAPS
+				: 0;
 	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
 		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
 	/* DCI streams (doc/guides/dc.rst): the limits dpverbs accepts */
@@ -196,11 +212,36 @@ mlx5dv_get_clock_info(struct ibv_context *context,
 	DV_MLX5_NOTSUP_INT();
 }
 
+/*
+ * The port's e-switch attributes: a dpverbs port is a plain Ethernet port
+ * with no e-switch, vports, steering ICM or metadata registers (and no
+ * DEVX to use them with), which is what the kernel answers for a ConnectX
+ * port outside switchdev mode: flags 0, every field 0. As the kernel
+ * does, the caller's struct is written up to info_len, a longer one
+ * zero-filled past ours.
+ */
 int
 _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
 		   struct mlx5_ib_uapi_query_port *info, size_t info_len)
 {
-	DV_MLX5_NOTSUP_INT();
+	struct ibv_device_attr attr;
+	int rc;
+
+	if (context == NULL || info == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (!dv_mlx5_is_dpv_device(context->device))
+		DV_MLX5_NOTSUP_INT();
+	rc = ibv_query_device(context, &attr);
+	if (rc == 0 && (port_num == 0 || port_num > attr.phys_port_cnt))
+		rc = EINVAL;
+	if (rc != 0) {
+		errno = rc;
+		return rc;
+	}
+	memset(info, 0, info_len);
+	return 0;
 }
 
 /*
@@ -344,19 +385,58 @@ mlx5dv_create_qp(struct ibv_context *context,
 	return qp;
 }
 
+/*
+ * CQE size 64 or 128 (MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE, else
+ * MLX5_CQE_SIZE from the environment) and 128-byte padding; as rdma-core's
+ * provider, EINVAL for an unknown mask bit or flag, a bad size, padding
+ * of 64-byte CQEs and CQE compression (no compressed formats here:
+ * cqe_comp_caps is zero).
+ */
 struct ibv_cq_ex *
 mlx5dv_create_cq(struct ibv_context *context,
 		 struct ibv_cq_init_attr_ex *cq_attr,
 		 struct mlx5dv_cq_init_attr *mlx5_cq_attr)
 {
+	const uint64_t known = MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE |
+			       MLX5DV_CQ_INIT_ATTR_MASK_FLAGS |
+			       MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE;
+	unsigned int size = 0;
+	int pad = 0;
+
 	if (context == NULL || cq_attr == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!dv_mlx5_is_dpv_device(context->device) ||
-	    (mlx5_cq_attr != NULL && mlx5_cq_attr->comp_mask != 0))
+	if (!dv_mlx5_is_dpv_device(context->device))
 		DV_MLX5_NOTSUP_NULL();
-	return ibv_create_cq_ex(context, cq_attr);
+	if (mlx5_cq_attr != NULL) {
+		uint64_t cm = mlx5_cq_attr->comp_mask;
+
+		if (cm & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) {
+			size = mlx5_cq_attr->cqe_size;
+			if (size != 64 && size != 128) {
+				errno = EINVAL;
+				return NULL;
+			}
+		}
+		if (cm & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) {
+			uint32_t f = mlx5_cq_attr->flags;
+
+			pad = !!(f & MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD);
+			if (f & ~(uint32_t)(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED -
+					    1)) {
+				errno = EINVAL;
+				return NULL;
+			}
+		}
+		if ((cm & ~known) ||
+		    (cm & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	/* the size from the environment is checked there, padding too */
+	return dpv_mlx5dv_create_cq(context, cq_attr, size, pad);
 }
 
 struct ibv_wq *
@@ -416,10 +496,25 @@ mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,
 	DV_MLX5_NOTSUP_INT();
 }
 
+/* An entry point on an object of context ctx (NULL: EINVAL) that the
+ * private entry call does on a dpverbs device: its result, in errno too. */
+#define DV_MLX5_CALL(ctx, call)                                                \
+	do {                                                                   \
+		int rc_ = (ctx) == NULL ? EINVAL : 0;                          \
+		if (rc_ == 0 && !dv_mlx5_is_dpv_device((ctx)->device))         \
+			DV_MLX5_NOTSUP_INT();                                  \
+		if (rc_ == 0)                                                  \
+			rc_ = (call);                                          \
+		if (rc_ != 0)                                                  \
+			errno = rc_;                                           \
+		return rc_;                                                    \
+	} while (0)
+
 int
 mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
 {
-	DV_MLX5_NOTSUP_INT();
+	DV_MLX5_CALL(qp ? qp->context : NULL,
+		     dpv_qp_mlx5_udp_sport(qp, udp_sport));
 }
 
 int
@@ -459,10 +554,12 @@ mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx, uint32_t qpn)
 	DV_MLX5_NOTSUP_INT();
 }
 
+/* A hint with nothing to select here: checked and recorded (verbs_dv.h). */
 int
 mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num)
 {
-	DV_MLX5_NOTSUP_INT();
+	DV_MLX5_CALL(ah ? ah->context : NULL,
+		     dpv_mlx5dv_map_ah_to_qp(ah, qp_num));
 }
 
 struct ibv_dm *

@@ -58,23 +58,51 @@ mlx5r_status_to_synd(enum ibv_wc_status st)
 	return 0xff;
 }
 
-int
-dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
+/*
+ * The struct mlx5_cqe64 of entry idx (wrapping) in a ring of sz-byte
+ * entries: the entry itself for 64 bytes, its second half for 128. The
+ * functions below take sz as a constant, one copy of each per size, so
+ * that the 64-byte code is what it was before 128-byte entries existed.
+ */
+static __rte_always_inline struct mlx5_cqe64 *
+cqe_at(struct mlx5_cqe64 *buf, uint32_t cnt, uint32_t idx, unsigned int sz)
 {
-	uint32_t cnt, i;
+	uint8_t *e = (uint8_t *)buf + (size_t)(idx & (cnt - 1)) * sz;
+
+	return (struct mlx5_cqe64 *)(e + sz - sizeof(struct mlx5_cqe64));
+}
+
+/* A ring of cnt invalid entries of sz bytes. */
+static struct mlx5_cqe64 *
+cq_ring_alloc(uint32_t cnt, unsigned int sz)
+{
+	struct mlx5_cqe64 *buf = dpv_mlx5_mem_zalloc((size_t)cnt * sz);
+
+	if (buf != NULL)
+		for (uint32_t i = 0; i < cnt; i++)
+			cqe_at(buf, cnt, i, sz)->op_own = MLX5_CQE_INVALID << 4;
+	return buf;
+}
+
+int
+dpv_mlx5_cq_init_sz(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket,
+		    unsigned int cqe_size, bool pad)
+{
+	uint32_t cnt;
 
 	memset(cq, 0, sizeof(*cq));
-	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
+	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE ||
+	    (cqe_size != 64 && cqe_size != 128) || (pad && cqe_size != 128))
 		return EINVAL;
 	cnt = rte_align32pow2(min_cqe + 1);
-	cq->buf = dpv_mlx5_mem_zalloc((size_t)cnt * 64);
+	cq->buf = cq_ring_alloc(cnt, cqe_size);
 	cq->dbrec = dpv_mlx5_mem_zalloc(RTE_CACHE_LINE_SIZE);
 	if (cq->buf == NULL || cq->dbrec == NULL) {
 		dpv_mlx5_cq_fini(cq);
 		return ENOMEM;
 	}
-	for (i = 0; i < cnt; i++)
-		cq->buf[i].op_own = MLX5_CQE_INVALID << 4;
+	cq->cqe_size = (uint16_t)cqe_size;
+	cq->cqe_pad = pad;
 	/* no arm yet: a command nibble no arm request uses */
 	cq->uar = (uint8_t *)cq->dbrec;
 	*(uint32_t *)(cq->uar + MLX5_CQ_DOORBELL) = UINT32_MAX;
@@ -82,9 +110,16 @@ dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 	cq->cqe_cnt = cnt;
 	cq->cqe = cnt - 1;
 	cq->socket = socket;
-	cq->ops = &dpv_mlx5_ring_ops;
+	cq->ops = cqe_size == 128 ? &dpv_mlx5_cqe128_ring_ops
+				  : &dpv_mlx5_ring_ops;
 	atomic_init(&cq->arm_req, 0);
 	return 0;
+}
+
+int
+dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
+{
+	return dpv_mlx5_cq_init_sz(cq, min_cqe, socket, 64, false);
 }
 
 void
@@ -101,17 +136,15 @@ int
 dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 			   struct dpv_mlx5_cq_resize *r)
 {
-	uint32_t cnt, i;
+	uint32_t cnt;
 
 	memset(r, 0, sizeof(*r));
 	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
 		return EINVAL;
 	cnt = rte_align32pow2(min_cqe + 1);
-	r->buf = dpv_mlx5_mem_zalloc((size_t)cnt * 64);
+	r->buf = cq_ring_alloc(cnt, cq->cqe_size);
 	if (r->buf == NULL)
 		return ENOMEM;
-	for (i = 0; i < cnt; i++)
-		r->buf[i].op_own = MLX5_CQE_INVALID << 4;
 	r->cqe_cnt = cnt;
 	r->min_cqe = min_cqe;
 	return 0;
@@ -123,8 +156,9 @@ dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
 	uint32_t ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
 	uint32_t pending = (cq->prod_index - ci) & 0xffffff;
 	uint32_t start = cq->prod_index - pending;
-	uint32_t omask = cq->cqe_cnt - 1, nmask = r->cqe_cnt - 1, i;
+	const unsigned int sz = cq->cqe_size;
 	struct mlx5_cqe64 *old = cq->buf;
+	uint32_t i;
 
 	if (r->buf == NULL || pending > cq->cqe_cnt)
 		return EIO; /* not prepared, or dbrec[0] is corrupt */
@@ -132,10 +166,12 @@ dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
 		return EINVAL;
 	dpv_barrier_after_owned_cqe();
 	for (i = start; i != cq->prod_index; i++) {
-		struct mlx5_cqe64 *d = &r->buf[i & nmask];
-		const struct mlx5_cqe64 *c = &old[i & omask];
+		struct mlx5_cqe64 *d = cqe_at(r->buf, r->cqe_cnt, i, sz);
+		const struct mlx5_cqe64 *c = cqe_at(old, cq->cqe_cnt, i, sz);
 
-		memcpy(d, c, offsetof(struct mlx5_cqe64, op_own));
+		/* the whole entry but op_own (the last byte of both sizes) */
+		memcpy((uint8_t *)(d + 1) - sz, (const uint8_t *)(c + 1) - sz,
+		       sz - 1);
 		d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
 				      !!(i & r->cqe_cnt));
 	}
@@ -164,7 +200,7 @@ dpv_mlx5_cq_to_dv(const struct dpv_mlx5_cq *cq, struct mlx5dv_cq *out)
 	out->buf = cq->buf;
 	out->dbrec = cq->dbrec;
 	out->cqe_cnt = cq->cqe_cnt;
-	out->cqe_size = sizeof(struct mlx5_cqe64);
+	out->cqe_size = cq->cqe_size;
 	out->cq_uar = cq->uar;
 	out->cqn = cq->cqn;
 }
@@ -212,7 +248,8 @@ resp_opcode(const struct dpv_cqe_info *ci)
 }
 
 static __rte_always_inline int
-cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
+cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode,
+	 unsigned int sz)
 {
 	uint32_t cons =
 		be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
@@ -280,7 +317,9 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 		memcpy(&c, ci->scat, RTE_MIN(ci->scat_len, DPV_CQE_SCAT_MAX));
 		owner |= MLX5_INLINE_SCATTER_32;
 	}
-	dst = &cq->buf[cq->prod_index & (cq->cqe_cnt - 1)];
+	dst = cqe_at(cq->buf, cq->cqe_cnt, cq->prod_index, sz);
+	if (sz == 128 && cq->cqe_pad)
+		memset(dst - 1, 0, sizeof(*dst));
 	memcpy(dst, &c, offsetof(struct mlx5_cqe64, op_own));
 	dpv_barrier_before_cqe_owner();
 	__atomic_store_n(&dst->op_own,
@@ -292,18 +331,28 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 	return 0;
 }
 
+/* flush's writer: either size (a queue's table is not its CQ's) */
 int
 mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 	      int wqe_opcode)
 {
-	return cq_write(cq, ci, wqe_opcode);
+	if (cq->cqe_size == 128)
+		return cq_write(cq, ci, wqe_opcode, 128);
+	return cq_write(cq, ci, wqe_opcode, 64);
 }
 
 int
 dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
 {
 	return cq_write(cq, ci,
-			mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags));
+			mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags), 64);
+}
+
+int
+dpv_mlx5_cq128_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+{
+	return cq_write(cq, ci,
+			mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags), 128);
 }
 
 /* The arm bookkeeping of should_notify, common to the formats: take note
@@ -357,13 +406,14 @@ mlx5r_cq_arm_check(struct dpv_mlx5_cq *cq)
 	return arm_check(cq);
 }
 
-bool
-dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
+static __rte_always_inline bool
+should_notify(struct dpv_mlx5_cq *cq, unsigned int sz)
 {
 	if (!arm_check(cq))
 		return false;
 	for (; cq->eng_scan != cq->prod_index; cq->eng_scan++) {
-		uint8_t oo = cq->buf[cq->eng_scan & (cq->cqe_cnt - 1)].op_own;
+		uint8_t oo =
+			cqe_at(cq->buf, cq->cqe_cnt, cq->eng_scan, sz)->op_own;
 		uint8_t op = oo >> 4;
 
 		if (!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
@@ -373,6 +423,18 @@ dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
 		}
 	}
 	return false;
+}
+
+bool
+dpv_mlx5_cq_should_notify(struct dpv_mlx5_cq *cq)
+{
+	return should_notify(cq, 64);
+}
+
+bool
+dpv_mlx5_cq128_should_notify(struct dpv_mlx5_cq *cq)
+{
+	return should_notify(cq, 128);
 }
 
 static unsigned int
@@ -459,10 +521,10 @@ cqe_is_recv(uint8_t op)
 	       op == MLX5_CQE_RESP_ERR;
 }
 
-unsigned int
-dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
+static __rte_always_inline unsigned int
+cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq,
+	 unsigned int sz)
 {
-	const uint32_t mask = cq->cqe_cnt - 1;
 	uint32_t prod, i, freed = 0;
 
 	if (cq->buf == NULL)
@@ -471,7 +533,7 @@ dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 	/* the end of the software-owned CQEs */
 	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt;
 	     prod++) {
-		uint8_t oo = cq->buf[prod & mask].op_own;
+		uint8_t oo = cqe_at(cq->buf, cq->cqe_cnt, prod, sz)->op_own;
 
 		if ((oo >> 4) == MLX5_CQE_INVALID ||
 		    (oo & MLX5_CQE_OWNER_MASK) != !!(prod & cq->cqe_cnt))
@@ -484,7 +546,7 @@ dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 	 * before prod); each copy takes the owner bit of its new slot.
 	 */
 	for (i = prod; i-- != cq->cons_index;) {
-		struct mlx5_cqe64 *c = &cq->buf[i & mask];
+		struct mlx5_cqe64 *c = cqe_at(cq->buf, cq->cqe_cnt, i, sz);
 		uint8_t op = c->op_own >> 4;
 
 		if ((be32toh(c->sop_drop_qpn) & 0xffffff) == qpn &&
@@ -494,10 +556,12 @@ dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 				mlx5r_srq_free(srq, be16toh(c->wqe_counter));
 			freed++;
 		} else if (freed != 0) {
-			struct mlx5_cqe64 *d = &cq->buf[(i + freed) & mask];
+			struct mlx5_cqe64 *d =
+				cqe_at(cq->buf, cq->cqe_cnt, i + freed, sz);
 			uint8_t own = !!((i + freed) & cq->cqe_cnt);
 
-			memcpy(d, c, offsetof(struct mlx5_cqe64, op_own));
+			memcpy((uint8_t *)(d + 1) - sz,
+			       (const uint8_t *)(c + 1) - sz, sz - 1);
 			d->op_own =
 				(uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
 					  own);
@@ -510,6 +574,19 @@ dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
 				 __ATOMIC_RELEASE);
 	}
 	return freed;
+}
+
+unsigned int
+dpv_mlx5_cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
+{
+	return cq_clean(cq, qpn, srq, 64);
+}
+
+unsigned int
+dpv_mlx5_cq128_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
+		     struct dpv_mlx5_rq *srq)
+{
+	return cq_clean(cq, qpn, srq, 128);
 }
 
 /* ---- application side ---- */
@@ -602,11 +679,11 @@ mlx5r_lookup_recv(dpv_mlx5_wq_lookup_t lookup, void *arg, uint32_t qpn, uint32_t
 	return wq != NULL ? wq : lookup(arg, qpn, true);
 }
 
-static int
-poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
-	 struct ibv_wc *wc)
+static __rte_always_inline int
+poll_one_sz(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	    struct ibv_wc *wc, unsigned int sz)
 {
-	struct mlx5_cqe64 *cqe = &cq->buf[cq->cons_index & (cq->cqe_cnt - 1)];
+	struct mlx5_cqe64 *cqe = cqe_at(cq->buf, cq->cqe_cnt, cq->cons_index, sz);
 	uint8_t oo, op;
 	struct dpv_mlx5_wq *rwq;
 	uint32_t qpn, srqn, fr;
@@ -706,6 +783,20 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	}
 }
 
+static int
+poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	 struct ibv_wc *wc)
+{
+	return poll_one_sz(cq, lookup, arg, wc, 64);
+}
+
+static int
+poll_one128(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	    struct ibv_wc *wc)
+{
+	return poll_one_sz(cq, lookup, arg, wc, 128);
+}
+
 int
 dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
 		 dpv_mlx5_wq_lookup_t lookup, void *arg)
@@ -716,10 +807,26 @@ dpv_mlx5_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
 }
 
 int
+dpv_mlx5_cq128_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+		    dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	if (n < 0)
+		return -EINVAL;
+	return mlx5r_poll_n(cq, n, wc, lookup, arg, poll_one128);
+}
+
+int
 dpv_mlx5_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
 		    void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
 {
 	return mlx5r_ex_next(cq, lookup, arg, wr_id, status, poll_one);
+}
+
+int
+dpv_mlx5_cq128_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		       void *arg, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	return mlx5r_ex_next(cq, lookup, arg, wr_id, status, poll_one128);
 }
 
 void

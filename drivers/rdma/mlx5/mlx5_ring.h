@@ -26,7 +26,9 @@
  *    dbrec[MLX5_RCV_DBR] = big-endian (WQE counter & 0xffff).
  *  - SRQ: struct mlx5_wqe_srq_next_seg + data segments, free WQEs linked
  *    through next_wqe_index; dbrec[0] = big-endian (post counter & 0xffff).
- *  - CQ: struct mlx5_cqe64 entries, owner bit = (index / cqe_cnt) & 1,
+ *  - CQ: entries of 64 bytes (a struct mlx5_cqe64) or 128 bytes (the
+ *    struct mlx5_cqe64 in their second half, as mlx5dv_create_cq()'s
+ *    cqe_size 128 lays them out), owner bit = (index / cqe_cnt) & 1,
  *    opcode MLX5_CQE_INVALID until first written; dbrec[0] = consumer
  *    index & 0xffffff, dbrec[1] = arm word (sn << 28 | cmd | ci).
  *
@@ -214,8 +216,14 @@ struct dpv_mlx5_rq {
 
 /** Completion queue. */
 struct dpv_mlx5_cq {
-	struct mlx5_cqe64 *buf; /**< cqe_cnt entries of 64 bytes */
+	struct mlx5_cqe64 *buf; /**< cqe_cnt entries of cqe_size bytes */
 	uint32_t cqe_cnt;	/**< power of two */
+	uint16_t cqe_size;	/**< bytes per entry: 64, or 128 (mlx5 format
+				     only, ops dpv_mlx5_cqe128_ring_ops) */
+	/** 128-byte entries: each CQE written is the whole entry, its first
+	 *  64 bytes zero (MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD); without it only
+	 *  the second half is written */
+	bool cqe_pad;
 	uint32_t cqe;		/**< capacity reported to the user
 				     (cqe_cnt - 1, as mlx5 does) */
 	__be32 *dbrec;		/**< [0] set_ci, [1] arm */
@@ -403,6 +411,23 @@ __be32 *dpv_mlx5_qp_link_dbrec(struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq);
  */
 int dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket);
 
+/**
+ * dpv_mlx5_cq_init() with a choice of entry size: 64 bytes (exactly
+ * dpv_mlx5_cq_init()) or 128 bytes, each a struct mlx5_cqe64 in its second
+ * half, with the operations table dpv_mlx5_cqe128_ring_ops. The first
+ * half of an entry is written only with pad (zeroes: the whole entry is
+ * written, as ConnectX pads CQEs to 128 bytes).
+ * @param cq       zeroed or uninitialised structure
+ * @param min_cqe  as for dpv_mlx5_cq_init()
+ * @param socket   NUMA socket or SOCKET_ID_ANY
+ * @param cqe_size 64 or 128
+ * @param pad      pad CQEs to their 128 bytes (cqe_size 128 only)
+ * @return 0; EINVAL (min_cqe out of range, cqe_size neither 64 nor 128,
+ *   pad with cqe_size 64); ENOMEM.
+ */
+int dpv_mlx5_cq_init_sz(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+			int socket, unsigned int cqe_size, bool pad);
+
 /** Free a CQ (safe on a zeroed or already freed structure). */
 void dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq);
 
@@ -461,7 +486,7 @@ void dpv_mlx5_cq_resize_release(struct dpv_mlx5_cq_resize *r);
 void dpv_mlx5_qp_to_dv(const struct dpv_mlx5_sq *sq,
 		       const struct dpv_mlx5_rq *rq, struct mlx5dv_qp *out);
 
-/** Fill buf, dbrec, cqe_cnt, cqe_size (64), cq_uar and cqn of a
+/** Fill buf, dbrec, cqe_cnt, cqe_size (64 or 128), cq_uar and cqn of a
  *  struct mlx5dv_cq; comp_mask is left to the caller. */
 void dpv_mlx5_cq_to_dv(const struct dpv_mlx5_cq *cq, struct mlx5dv_cq *out);
 
@@ -959,6 +984,14 @@ enum {
 
 /** The mlx5 format (ConnectX-4 and later, <infiniband/mlx5dv.h>). */
 extern const struct dpv_ring_ops dpv_mlx5_ring_ops;
+
+/**
+ * The mlx5 format's CQs of 128-byte CQEs (dpv_mlx5_cq_init_sz()): a CQ's
+ * table only (its entries for CQs differ; those for queues are the mlx5
+ * ones, never reached through a CQ). The 64-byte CQ code is untouched by
+ * it: each CQ calls its own table's functions.
+ */
+extern const struct dpv_ring_ops dpv_mlx5_cqe128_ring_ops;
 
 /**
  * The engine's "does this queue have work" test of any format: the mlx5

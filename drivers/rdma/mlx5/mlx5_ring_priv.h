@@ -125,6 +125,18 @@ void mlx5r_srq_free(struct dpv_mlx5_rq *rq, uint32_t idx);
 int mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 		  int wqe_opcode);
 
+/** The CQ entries of dpv_mlx5_cqe128_ring_ops: dpv_mlx5_cq_poll(),
+ *  _ex_next(), _clean(), _push() and _should_notify() on 128-byte CQEs. */
+int dpv_mlx5_cq128_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+			dpv_mlx5_wq_lookup_t lookup, void *arg);
+int dpv_mlx5_cq128_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+			   void *arg, uint64_t *wr_id,
+			   enum ibv_wc_status *status);
+unsigned int dpv_mlx5_cq128_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
+				  struct dpv_mlx5_rq *srq);
+int dpv_mlx5_cq128_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci);
+bool dpv_mlx5_cq128_should_notify(struct dpv_mlx5_cq *cq);
+
 /** A format's CQE writer with an explicit WQE opcode (mlx5r_cq_push,
  *  dpv_mlx4_cq_push). */
 typedef int (*mlx5r_push_fn)(struct dpv_mlx5_cq *cq,
