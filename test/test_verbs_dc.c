@@ -52,6 +52,7 @@ struct dc_set {
 	struct ibv_ah *ah;
 	struct ibv_qp_ex *x;
 	struct mlx5dv_qp_ex *m;
+	bool streams; /* the DCI with streams: 4 at once, 4 in error end it */
 };
 
 static struct ibv_qp *
@@ -73,6 +74,8 @@ dc_create(struct dc_set *s, int type, struct ibv_srq *srq, uint64_t key)
 				    IBV_QP_EX_WITH_RDMA_WRITE |
 				    IBV_QP_EX_WITH_RDMA_READ;
 	}
+	if (type == MLX5DV_DCTYPE_DCI && s->streams)
+		return dpv_qp_create_dci_streams(ctx, &ia, 2, 2);
 	return dpv_qp_create_dc(ctx, &ia, type, key);
 }
 
@@ -108,12 +111,13 @@ dc_modify(struct ibv_qp *qp, bool dci, enum ibv_qp_state st)
 }
 
 static int
-dc_open(struct dc_set *s)
+dc_open(struct dc_set *s, bool streams)
 {
 	struct ibv_srq_init_attr sa = {.attr = {.max_wr = 16, .max_sge = 1}};
 	struct ibv_ah_attr ah = {.is_global = 1, .port_num = 1};
 
 	memset(s, 0, sizeof(*s));
+	s->streams = streams;
 	s->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	TEST_ASSERT_NOT_NULL(s->cq, "");
 	for (int i = 0; i < 2; i++) {
@@ -202,7 +206,7 @@ test_verbs_dc_traffic(void)
 {
 	struct dc_set s;
 	struct ibv_wc wc[4];
-	int rc = dc_open(&s);
+	int rc = dc_open(&s, false);
 
 	if (rc != TEST_SUCCESS) {
 		dc_close(&s);
@@ -252,6 +256,101 @@ test_verbs_dc_traffic(void)
 	return TEST_SUCCESS;
 }
 
+/* A SEND of 64 bytes to DCT A on a stream, from lkey. */
+static int
+dc_send_stream(struct dc_set *s, uint16_t stream, uint32_t lkey,
+	       uint64_t wr_id)
+{
+	ibv_wr_start(s->x);
+	s->x->wr_id = wr_id;
+	s->x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(s->x);
+	mlx5dv_wr_set_dc_addr_stream(s->m, s->ah, s->dct[0]->qp_num, KEY_A,
+				     stream);
+	ibv_wr_set_sge(s->x, lkey, (uintptr_t)mem[0], 64);
+	return ibv_wr_complete(s->x);
+}
+
+/* The send completion of wr_id (and the receive completion of a SEND that
+ * arrived, which must succeed): its status, or -1 when none came. */
+static int
+dc_send_status(struct dc_set *s, uint64_t wr_id, bool received)
+{
+	struct ibv_wc wc[2];
+	int n = test_verbs_wait_wc(s->cq, wc, received ? 2 : 1, 3000), st = -1;
+
+	for (int k = 0; k < n; k++) {
+		if (wc[k].wr_id == wr_id)
+			st = wc[k].status;
+		else if (wc[k].status != IBV_WC_SUCCESS)
+			return -2;
+	}
+	return n == (received ? 2 : 1) ? st : -1;
+}
+
+static enum ibv_qp_state
+qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) != 0)
+		return IBV_QPS_UNKNOWN;
+	return a.qp_state;
+}
+
+/* DCI streams (log_num_concurent 2, log_num_errored 2): a local error
+ * puts only its stream in error (its next WQEs flushed, the others and
+ * the DCI go on) until the stream is reset; the 4th stream in error is
+ * the DCI's error. */
+static int
+test_verbs_dc_streams(void)
+{
+	uint32_t bad = mr->lkey ^ 0x5500;
+	struct dc_set s;
+	int rc = dc_open(&s, true);
+
+	if (rc != TEST_SUCCESS) {
+		dc_close(&s);
+		return rc;
+	}
+	for (int i = 0; i < 8; i++)
+		TEST_ASSERT_EQUAL(dc_recv(&s, 0, 100 + i), 0, "");
+	TEST_ASSERT_EQUAL(dc_send_stream(&s, 1, bad, 1), 0, "");
+	TEST_ASSERT_EQUAL(dc_send_status(&s, 1, false), IBV_WC_LOC_PROT_ERR,
+			  "stream 1: bad lkey");
+	TEST_ASSERT_EQUAL(qp_state(s.dci), IBV_QPS_RTS, "the DCI goes on");
+	TEST_ASSERT_EQUAL(dc_send_stream(&s, 2, mr->lkey, 2), 0, "");
+	TEST_ASSERT_EQUAL(dc_send_status(&s, 2, true), IBV_WC_SUCCESS,
+			  "stream 2 unaffected");
+	TEST_ASSERT_EQUAL(dc_send_stream(&s, 1, mr->lkey, 3), 0, "");
+	TEST_ASSERT_EQUAL(dc_send_status(&s, 3, false), IBV_WC_WR_FLUSH_ERR,
+			  "stream 1 in error: flushed");
+	TEST_ASSERT_EQUAL(dpv_qp_dci_stream_reset(s.dci, 2), EINVAL,
+			  "stream 2 is not in error");
+	TEST_ASSERT_EQUAL(dpv_qp_dci_stream_reset(s.dci, 1), 0, "");
+	TEST_ASSERT_EQUAL(dc_send_stream(&s, 1, mr->lkey, 4), 0, "");
+	TEST_ASSERT_EQUAL(dc_send_status(&s, 4, true), IBV_WC_SUCCESS,
+			  "stream 1 after its reset");
+	/* streams 5, 6, 7 in error: the DCI goes on; an error on an 8th
+	 * would be the 4th stream in error: the DCI's */
+	for (uint16_t st = 5; st <= 7; st++) {
+		TEST_ASSERT_EQUAL(dc_send_stream(&s, st, bad, st), 0, "");
+		TEST_ASSERT_EQUAL(dc_send_status(&s, st, false),
+				  IBV_WC_LOC_PROT_ERR, "stream %u", st);
+		TEST_ASSERT_EQUAL(qp_state(s.dci), IBV_QPS_RTS, "");
+	}
+	TEST_ASSERT_EQUAL(dc_send_stream(&s, 8, bad, 8), 0, "");
+	TEST_ASSERT_EQUAL(dc_send_status(&s, 8, false), IBV_WC_LOC_PROT_ERR,
+			  "");
+	TEST_ASSERT_EQUAL(qp_state(s.dci), IBV_QPS_ERR,
+			  "the 4th stream in error ends the DCI");
+	/* a DCI without streams has none to reset */
+	TEST_ASSERT_EQUAL(dpv_qp_dci_stream_reset(s.dct[0], 1), EINVAL, "");
+	dc_close(&s);
+	return TEST_SUCCESS;
+}
+
 static int
 test_verbs_dc_create_errors(void)
 {
@@ -286,6 +385,7 @@ static const struct dpv_test_suite verbs_dc_suite = {
 		{
 			TEST_CASE(test_verbs_dc_traffic),
 			TEST_CASE(test_verbs_dc_create_errors),
+			TEST_CASE(test_verbs_dc_streams),
 			TEST_CASES_END(),
 		},
 };
