@@ -4,7 +4,7 @@
  * ConnectX-3 formats (drivers/rdma/mlx4/mlx4_ring.h), through the engine.
  * RC SEND (inline too), WRITE with immediate, READ, both atomics; UD
  * SEND; SRQ receive; an error CQE and the flush after it; the SQ and CQ
- * wrapped many times; mlx4dv_init_obj's views, a WQE written by hand into
+ * wrapped many times; ibv_resize_cq; mlx4dv_init_obj's views, a WQE written by hand into
  * the QP buffer and its CQE read by hand by owner bit.
  */
 #include <errno.h>
@@ -572,7 +572,138 @@ out:
 	return rc;
 }
 
-/* What the mlx4 rings refuse: the ibv_wr_* builder, resizing a CQ. */
+/* Is CQE index idx of an mlx4 CQ written (its owner bit says so)? */
+static bool
+cqe_ready(const struct mlx4dv_cq *dc, uint32_t idx)
+{
+	const struct mlx4_cqe *c = (const struct mlx4_cqe *)dc->buf.buf +
+				   (idx & (dc->cqe_cnt - 1));
+
+	return !!mlx4dv_get_cqe_owner((struct mlx4_cqe *)(uintptr_t)c) ==
+	       !!(idx & dc->cqe_cnt);
+}
+
+static int
+cq_view(struct ibv_cq *cq, struct mlx4dv_cq *dc)
+{
+	struct mlx4dv_obj o = {.cq = {cq, dc}};
+
+	memset(dc, 0, sizeof(*dc));
+	return dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_CQ);
+}
+
+/* n signalled SENDs of one byte from a to b, wr_ids id0.. */
+static int
+send_n(struct side *a, struct side *b, int n, uint64_t id0)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_send_wr w = {.wr_id = id0 + i, .opcode = IBV_WR_SEND};
+
+		if (post_recv(b, 500 + id0 + i, 0, 64) || post(a, &w, i, 1))
+			return -1;
+	}
+	return 0;
+}
+
+/* ibv_resize_cq of an mlx4 CQ: unpolled CQEs move to the new ring in
+ * order with the owner bits of the new size (read by hand through the
+ * new mlx4dv_cq view), growing and shrinking; fewer entries than are
+ * pending is refused and changes nothing; the new ring wraps. */
+static int
+test_mlx4_resize(void)
+{
+	struct side a, b;
+	struct mlx4dv_cq d0, d1;
+	struct ibv_wc wc[8];
+	uint64_t next = 0;
+	int rc = TEST_FAILED, n;
+
+	TEST_ASSERT_EQUAL(side_init(&a, IBV_QPT_RC, 16, 7, NULL), 0, "init a");
+	TEST_ASSERT_EQUAL(side_init(&b, IBV_QPT_RC, 16, 64, NULL), 0, "init b");
+	if (pair_connect(&a, &b) || cq_view(a.scq, &d0) || d0.cqe_cnt != 8)
+		goto out;
+	/* 6 send CQEs in a CQ of 8: poll 2, leave 4 */
+	if (send_n(&a, &b, 6, 0))
+		goto out;
+	for (int i = 0; i < 3000 && !cqe_ready(&d0, 5); i++) {
+		ibv_poll_cq(b.rcq, 0, wc); /* progress */
+		usleep(1000);
+	}
+	if (!cqe_ready(&d0, 5) || ibv_poll_cq(a.scq, 2, wc) != 2 ||
+	    wc[0].wr_id != 0 || wc[1].wr_id != 1)
+		goto out;
+	next = 2;
+	/* fewer entries than the 4 pending: refused, nothing changed */
+	if (ibv_resize_cq(a.scq, 3) != EINVAL || a.scq->cqe != 7 ||
+	    cq_view(a.scq, &d1) || d1.buf.buf != d0.buf.buf)
+		goto out;
+	/* grow to 64: a new buffer of 128 entries, CQEs 2..5 in their slots
+	 * with owner bit 0 (the first lap of the new size) */
+	if (ibv_resize_cq(a.scq, 64) != 0 || a.scq->cqe != 127 ||
+	    cq_view(a.scq, &d1) || d1.buf.buf == d0.buf.buf ||
+	    d1.cqe_cnt != 128 || d1.buf.length != 128 * 32 ||
+	    d1.set_ci_db != d0.set_ci_db)
+		goto out;
+	for (uint32_t i = 2; i < 6; i++) {
+		const struct mlx4_cqe *c = (const struct mlx4_cqe *)d1.buf.buf + i;
+
+		if (!cqe_ready(&d1, i) || be16toh(c->wqe_index) != i ||
+		    (c->owner_sr_opcode & MLX4_CQE_OWNER_MASK))
+			goto out;
+	}
+	if (cqe_ready(&d1, 6))
+		goto out;
+	/* the 4 come out of ibv_poll_cq in order */
+	n = test_verbs_wait_wc(a.scq, wc, 4, WAIT_MS);
+	if (n != 4)
+		goto out;
+	for (int i = 0; i < 4; i++)
+		if (wc[i].status || wc[i].wr_id != next++)
+			goto out;
+	/* shrink to 4 (8 entries) with 3 pending, the second lap of the old
+	 * ring's indexes: each takes the owner bit of its new slot */
+	if (send_n(&a, &b, 3, next))
+		goto out;
+	for (int i = 0; i < 3000 && !cqe_ready(&d1, 8); i++) {
+		ibv_poll_cq(b.rcq, 0, wc);
+		usleep(1000);
+	}
+	if (!cqe_ready(&d1, 8) || ibv_resize_cq(a.scq, 4) != 0 ||
+	    a.scq->cqe != 7 || cq_view(a.scq, &d0) || d0.cqe_cnt != 8 ||
+	    !cqe_ready(&d0, 6) || !cqe_ready(&d0, 8) || cqe_ready(&d0, 9) ||
+	    !(((const struct mlx4_cqe *)d0.buf.buf)[0].owner_sr_opcode &
+	      MLX4_CQE_OWNER_MASK))
+		goto out;
+	if (test_verbs_wait_wc(a.scq, wc, 3, WAIT_MS) != 3)
+		goto out;
+	for (int i = 0; i < 3; i++)
+		if (wc[i].status || wc[i].wr_id != next++)
+			goto out;
+	/* the resized ring wraps: 20 rounds of 6 */
+	for (int r = 0; r < 20; r++) {
+		if (send_n(&a, &b, 6, next))
+			goto out;
+		if (test_verbs_wait_wc(a.scq, wc, 6, WAIT_MS) != 6)
+			goto out;
+		for (int i = 0; i < 6; i++)
+			if (wc[i].status || wc[i].wr_id != next++)
+				goto out;
+		/* the receives, so b's CQ does not overrun */
+		for (int i = 0; i < 6; i++)
+			if (wait1(b.rcq, wc))
+				goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	if (rc != TEST_SUCCESS)
+		DPV_TEST_LOG("resize: expected wr_id %lu, cqe %d",
+			     (unsigned long)next, a.scq ? a.scq->cqe : -1);
+	side_free(&a);
+	side_free(&b);
+	return rc;
+}
+
+/* What the mlx4 rings refuse: the ibv_wr_* builder. */
 static int
 test_mlx4_refused(void)
 {
@@ -589,14 +720,11 @@ test_mlx4_refused(void)
 		.send_ops_flags = IBV_QP_EX_WITH_SEND,
 	};
 	struct ibv_qp *qp;
-	int rc;
 
 	TEST_ASSERT_NOT_NULL(cq, "cq");
 	errno = 0;
 	qp = ibv_create_qp_ex(ctx, &x);
 	TEST_ASSERT(qp == NULL && errno == EOPNOTSUPP, "wr builder refused");
-	rc = ibv_resize_cq(cq, 64);
-	TEST_ASSERT_EQUAL(rc, EOPNOTSUPP, "resize refused");
 	ibv_destroy_cq(cq);
 	return TEST_SUCCESS;
 }
@@ -611,6 +739,7 @@ static struct dpv_test_suite suite = {
 			TEST_CASE(test_mlx4_error),
 			TEST_CASE(test_mlx4_ud_srq),
 			TEST_CASE(test_mlx4_dv),
+			TEST_CASE(test_mlx4_resize),
 			TEST_CASE(test_mlx4_refused),
 			TEST_CASES_END(),
 		},

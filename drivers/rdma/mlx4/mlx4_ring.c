@@ -109,6 +109,57 @@ dpv_mlx4_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 	return 0;
 }
 
+/* ---- resize (ibv_resize_cq) ---- */
+
+static int
+mlx4_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+		       struct dpv_mlx5_cq_resize *r)
+{
+	int rc = mlx5r_cq_resize_alloc(min_cqe, DPV_MLX4_CQE_SIZE, r);
+	struct mlx4_cqe *c = (struct mlx4_cqe *)(void *)r->buf;
+
+	RTE_SET_USED(cq);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < r->cqe_cnt; i++)
+		c[i].owner_sr_opcode = MLX4_CQE_OWNER_MASK;
+	return 0;
+}
+
+/* As ConnectX-3's provider copies an unpolled CQE into the new ring: the
+ * whole entry, the owner bit rewritten for the new size. */
+static void
+cqe32_move(const struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r,
+	   uint32_t i)
+{
+	struct mlx4_cqe *d = (struct mlx4_cqe *)(void *)r->buf +
+			     (i & (r->cqe_cnt - 1));
+	const struct mlx4_cqe *c = (const struct mlx4_cqe *)(void *)cq->buf +
+				   (i & (cq->cqe_cnt - 1));
+
+	memcpy(d, c, offsetof(struct mlx4_cqe, owner_sr_opcode));
+	d->owner_sr_opcode =
+		(uint8_t)((c->owner_sr_opcode & ~MLX4_CQE_OWNER_MASK) |
+			  ((i & r->cqe_cnt) ? MLX4_CQE_OWNER_MASK : 0));
+}
+
+/* The indexes go on from the old ring's: each slot of the new one is
+ * made invalid for the next index to land in it (owner bit opposite to
+ * that index's lap), the pending CQEs then copied over theirs. */
+static int
+mlx4_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
+{
+	struct mlx4_cqe *c = (struct mlx4_cqe *)(void *)r->buf;
+
+	if (c == NULL)
+		return EIO;
+	for (uint32_t i = cq->prod_index; i != cq->prod_index + r->cqe_cnt;
+	     i++)
+		c[i & (r->cqe_cnt - 1)].owner_sr_opcode =
+			(i & r->cqe_cnt) ? 0 : MLX4_CQE_OWNER_MASK;
+	return mlx5r_cq_resize_commit(cq, r, cqe32_move);
+}
+
 /* ---- application side: post ---- */
 
 static int
@@ -920,11 +971,13 @@ dpv_mlx4_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 
 const struct dpv_ring_ops dpv_mlx4_ring_ops = {
 	.name = "mlx4",
-	.caps = 0,
+	.caps = DPV_RING_CAP_CQ_RESIZE,
 	.sq_init = mlx4_sq_init,
 	.rq_init = mlx4_rq_init,
 	.srq_init = mlx4_srq_init,
 	.cq_init = dpv_mlx4_cq_init,
+	.cq_resize_prepare = mlx4_cq_resize_prepare,
+	.cq_resize_commit = mlx4_cq_resize_commit,
 	.qp_join = dpv_mlx4_qp_join,
 	.post_send = dpv_mlx4_post_send,
 	.post_recv = dpv_mlx5_post_recv,

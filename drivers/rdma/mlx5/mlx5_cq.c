@@ -98,32 +98,44 @@ dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq)
 }
 
 int
-dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
-			   struct dpv_mlx5_cq_resize *r)
+mlx5r_cq_resize_alloc(unsigned int min_cqe, size_t cqe_size,
+		      struct dpv_mlx5_cq_resize *r)
 {
-	uint32_t cnt, i;
+	uint32_t cnt;
 
 	memset(r, 0, sizeof(*r));
 	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
 		return EINVAL;
 	cnt = rte_align32pow2(min_cqe + 1);
-	r->buf = dpv_mlx5_mem_zalloc((size_t)cnt * 64);
+	r->buf = dpv_mlx5_mem_zalloc((size_t)cnt * cqe_size);
 	if (r->buf == NULL)
 		return ENOMEM;
-	for (i = 0; i < cnt; i++)
-		r->buf[i].op_own = MLX5_CQE_INVALID << 4;
 	r->cqe_cnt = cnt;
 	r->min_cqe = min_cqe;
 	return 0;
 }
 
 int
-dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
+dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+			   struct dpv_mlx5_cq_resize *r)
+{
+	int rc = mlx5r_cq_resize_alloc(min_cqe, sizeof(struct mlx5_cqe64), r);
+
+	RTE_SET_USED(cq);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < r->cqe_cnt; i++)
+		r->buf[i].op_own = MLX5_CQE_INVALID << 4;
+	return 0;
+}
+
+int
+mlx5r_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r,
+		       mlx5r_cqe_move_fn move)
 {
 	uint32_t ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
 	uint32_t pending = (cq->prod_index - ci) & 0xffffff;
-	uint32_t start = cq->prod_index - pending;
-	uint32_t omask = cq->cqe_cnt - 1, nmask = r->cqe_cnt - 1, i;
+	uint32_t start = cq->prod_index - pending, i;
 	struct mlx5_cqe64 *old = cq->buf;
 
 	if (r->buf == NULL || pending > cq->cqe_cnt)
@@ -131,14 +143,8 @@ dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
 	if (pending > r->min_cqe)
 		return EINVAL;
 	dpv_barrier_after_owned_cqe();
-	for (i = start; i != cq->prod_index; i++) {
-		struct mlx5_cqe64 *d = &r->buf[i & nmask];
-		const struct mlx5_cqe64 *c = &old[i & omask];
-
-		memcpy(d, c, offsetof(struct mlx5_cqe64, op_own));
-		d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
-				      !!(i & r->cqe_cnt));
-	}
+	for (i = start; i != cq->prod_index; i++)
+		move(cq, r, i);
 	/* an arm's scan position before the pending CQEs has nothing left */
 	if ((uint32_t)(cq->prod_index - cq->eng_scan) > pending)
 		cq->eng_scan = start;
@@ -149,6 +155,25 @@ dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
 	rte_atomic_thread_fence(__ATOMIC_RELEASE);
 	r->buf = old;
 	return 0;
+}
+
+/* CQE i of the current ring into r, with the owner bit of its new lap. */
+static void
+cqe64_move(const struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r,
+	   uint32_t i)
+{
+	struct mlx5_cqe64 *d = &r->buf[i & (r->cqe_cnt - 1)];
+	const struct mlx5_cqe64 *c = &cq->buf[i & (cq->cqe_cnt - 1)];
+
+	memcpy(d, c, offsetof(struct mlx5_cqe64, op_own));
+	d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
+			      !!(i & r->cqe_cnt));
+}
+
+int
+dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
+{
+	return mlx5r_cq_resize_commit(cq, r, cqe64_move);
 }
 
 void

@@ -404,7 +404,9 @@ void dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq);
 
 /** A CQ ring prepared by dpv_mlx5_cq_resize_prepare(). */
 struct dpv_mlx5_cq_resize {
-	struct mlx5_cqe64 *buf; /**< new ring; after a commit, the old one */
+	/** new ring; after a commit, the old one (an mlx4 CQ's ring holds
+	 *  32-byte CQEs) */
+	struct mlx5_cqe64 *buf;
 	uint32_t cqe_cnt;	/**< its number of entries */
 	uint32_t min_cqe;	/**< the size asked for */
 };
@@ -868,6 +870,15 @@ struct dpv_ring_ops {
 	/** create a CQ */
 	int (*cq_init)(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 		       int socket);
+	/** ibv_resize_cq, step 1 (dpv_mlx5_cq_resize_prepare() semantics;
+	 *  NULL in a format without DPV_RING_CAP_CQ_RESIZE) */
+	int (*cq_resize_prepare)(const struct dpv_mlx5_cq *cq,
+				 unsigned int min_cqe,
+				 struct dpv_mlx5_cq_resize *r);
+	/** ibv_resize_cq, step 2 (dpv_mlx5_cq_resize_commit() semantics);
+	 *  step 3 is dpv_mlx5_cq_resize_release() in every format */
+	int (*cq_resize_commit)(struct dpv_mlx5_cq *cq,
+				struct dpv_mlx5_cq_resize *r);
 	/** after a QP's SQ and RQ are created and linked: lay them out as
 	 *  the format's direct-verbs view expects (NULL: nothing to do);
 	 *  0 or ENOMEM (the rings are left as they were) */
@@ -916,7 +927,7 @@ enum {
 	DPV_RING_CAP_WR_EX = 1u << 0,
 	/** scatter to CQE (64-byte CQEs carry up to 32 data bytes) */
 	DPV_RING_CAP_SCATTER_CQE = 1u << 1,
-	/** ibv_resize_cq (dpv_mlx5_cq_resize_*()) */
+	/** ibv_resize_cq (cq_resize_prepare / cq_resize_commit) */
 	DPV_RING_CAP_CQ_RESIZE = 1u << 2,
 };
 
