@@ -4,10 +4,12 @@
  * ConnectX-3 formats (drivers/rdma/mlx4/mlx4_ring.h), through the engine.
  * RC SEND (inline too), WRITE with immediate, READ, both atomics; UD
  * SEND; SRQ receive; an error CQE and the flush after it; the SQ and CQ
- * wrapped many times; ibv_resize_cq; mlx4dv_init_obj's views, a WQE written by hand into
- * the QP buffer and its CQE read by hand by owner bit.
+ * wrapped many times; ibv_resize_cq; XRC; mlx4dv_init_obj's views, a
+ * WQE written by hand into the QP buffer and its CQE read by hand by
+ * owner bit.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -703,6 +705,241 @@ out:
 	return rc;
 }
 
+/* XRC: an XRC send QP whose WQEs carry the SRQ number in srcrb_flags
+ * (bits 8..31, read by hand), a target QP numbered with ConnectX-3's XRC
+ * bit, SENDs (inline, with immediate) and a WRITE into an XRC SRQ; the
+ * receive CQE (read by hand) names the SRQ in g_mlpath_rqpn; a request
+ * for an SRQ that does not exist fails. */
+static int
+test_mlx4_xrc(void)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_srq_init_attr_ex sx = {
+		.attr = {.max_wr = 16, .max_sge = 1},
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC,
+	};
+	struct ibv_qp_init_attr_ex sa = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.cap = {.max_send_wr = 16, .max_send_sge = 1,
+			.max_inline_data = 64},
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+	};
+	struct ibv_qp_init_attr_ex ta = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+	struct ibv_xrcd *xrcd = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *sq = NULL, *tq = NULL;
+	struct ibv_cq *scq = NULL, *rcq = NULL;
+	struct ibv_mr *mr = NULL;
+	uint8_t *buf = aligned_alloc(64, BUF);
+	struct mlx4dv_qp dq = {0};
+	struct mlx4dv_cq dc = {0};
+	struct mlx4dv_obj o = {.qp = {NULL, &dq}, .cq = {NULL, &dc}};
+	const struct mlx4_wqe_ctrl_seg *ctrl;
+	const struct mlx4_cqe *cqe;
+	struct ibv_wc wc;
+	union ibv_gid gid;
+	uint32_t srqn = 0;
+	int gi = test_loop_gid(ctx, &gid), rc = TEST_FAILED;
+
+	memset(&wc, 0, sizeof(wc));
+	TEST_ASSERT(gi >= 0 && buf != NULL, "gid, buffer");
+	memset(buf, 0, BUF);
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	scq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	mr = ibv_reg_mr(pd, buf, BUF,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!xrcd || !scq || !rcq || !mr) {
+		DPV_TEST_LOG("xrcd/cq/mr: %s", strerror(errno));
+		goto out;
+	}
+	sx.pd = pd;
+	sx.xrcd = xrcd;
+	sx.cq = rcq;
+	srq = ibv_create_srq_ex(ctx, &sx);
+	if (srq == NULL || ibv_get_srq_num(srq, &srqn)) {
+		DPV_TEST_LOG("XRC SRQ: %s", strerror(errno));
+		goto out;
+	}
+	sa.pd = pd;
+	sa.send_cq = scq;
+	sq = ibv_create_qp_ex(ctx, &sa);
+	ta.xrcd = xrcd;
+	tq = ibv_create_qp_ex(ctx, &ta);
+	if (sq == NULL || tq == NULL) {
+		DPV_TEST_LOG("XRC QPs: %s", strerror(errno));
+		goto out;
+	}
+	/* ConnectX-3's numbering: the XRC bit on the target only */
+	if (!(tq->qp_num & (1u << 23)) || (sq->qp_num & (1u << 23))) {
+		DPV_TEST_LOG("qpn: target %#x, send %#x", tq->qp_num,
+			     sq->qp_num);
+		goto out;
+	}
+	{
+		struct test_loop_conn cs = {.dest_qpn = tq->qp_num,
+					    .sq_psn = 300, .rq_psn = 400,
+					    .mtu = IBV_MTU_1024, .timeout = 14,
+					    .rd_atomic = 4};
+		struct test_loop_conn ct = {.dest_qpn = sq->qp_num,
+					    .sq_psn = 400, .rq_psn = 300,
+					    .mtu = IBV_MTU_1024, .timeout = 14,
+					    .rd_atomic = 4};
+
+		int e1 = test_loop_connect(sq, gi, &cs);
+		int e2 = test_loop_connect(tq, gi, &ct);
+
+		if (e1 || e2) {
+			DPV_TEST_LOG("connect: %d %d", e1, e2);
+			goto out;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		struct ibv_sge sge = {(uintptr_t)buf + 1024 + 256 * i, 256,
+				      mr->lkey};
+		struct ibv_recv_wr w = {.wr_id = 60 + i, .sg_list = &sge,
+					.num_sge = 1};
+		struct ibv_recv_wr *bad;
+
+		if (ibv_post_srq_recv(srq, &w, &bad))
+			goto out;
+	}
+	o.qp.in = sq;
+	o.cq.in = rcq;
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_QP | MLX4DV_OBJ_CQ) ||
+	    dq.rq.wqe_cnt != 0) {
+		DPV_TEST_LOG("views: rq %u", dq.rq.wqe_cnt);
+		goto out;
+	}
+	/* SEND: WQE 0's control segment carries the SRQ number */
+	memcpy(buf, "xrc one", 7);
+	{
+		struct ibv_sge sge = {(uintptr_t)buf, 7, mr->lkey};
+		struct ibv_send_wr w = {.wr_id = 70, .opcode = IBV_WR_SEND,
+					.sg_list = &sge, .num_sge = 1,
+					.send_flags = IBV_SEND_SIGNALED};
+		struct ibv_send_wr *bad;
+
+		w.qp_type.xrc.remote_srqn = srqn;
+		if (ibv_post_send(sq, &w, &bad))
+			goto out;
+	}
+	ctrl = (const void *)((const uint8_t *)dq.buf.buf + dq.sq.offset);
+	if ((be32toh(ctrl->srcrb_flags) >> 8) != srqn ||
+	    (be32toh(ctrl->owner_opcode) & 0x1f) != MLX4_OPCODE_SEND) {
+		DPV_TEST_LOG("ctrl: srcrb_flags %#x, srqn %#x",
+			     be32toh(ctrl->srcrb_flags), srqn);
+		goto out;
+	}
+	if (wait1(scq, &wc) || wc.status || wc.wr_id != 70)
+		goto out;
+	/* the receive CQE by hand: the target's number, the SRQ's */
+	for (int i = 0; i < 3000 && !cqe_ready(&dc, 0); i++) {
+		ibv_poll_cq(scq, 0, &wc); /* progress */
+		usleep(1000);
+	}
+	cqe = dc.buf.buf;
+	if (!cqe_ready(&dc, 0) ||
+	    (be32toh(cqe->vlan_my_qpn) & MLX4_CQE_QPN_MASK) != tq->qp_num ||
+	    (be32toh(cqe->g_mlpath_rqpn) & 0xffffff) != srqn ||
+	    (cqe->owner_sr_opcode & MLX4_CQE_IS_SEND_MASK) ||
+	    be32toh(cqe->byte_cnt) != 7) {
+		DPV_TEST_LOG("recv cqe: qpn %#x g %#x op %#x",
+			     be32toh(cqe->vlan_my_qpn),
+			     be32toh(cqe->g_mlpath_rqpn), cqe->owner_sr_opcode);
+		goto out;
+	}
+	/* and through ibv_poll_cq: the SRQ's WQE, src_qp the SRQ number as
+	 * ConnectX-3's provider reports it */
+	if (wait1(rcq, &wc) || wc.status || wc.wr_id != 60 ||
+	    wc.byte_len != 7 || wc.qp_num != tq->qp_num || wc.src_qp != srqn ||
+	    memcmp(buf + 1024, "xrc one", 7))
+		goto out;
+	/* inline SEND with immediate, WRITE with immediate */
+	memcpy(buf + 100, "xrc inline", 10);
+	{
+		struct ibv_sge sge = {(uintptr_t)buf + 100, 10, mr->lkey};
+		struct ibv_send_wr w2 = {.wr_id = 72,
+					 .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+					 .sg_list = &sge, .num_sge = 1,
+					 .imm_data = htobe32(0x77),
+					 .send_flags = IBV_SEND_SIGNALED};
+		struct ibv_send_wr w = {.wr_id = 71,
+					.opcode = IBV_WR_SEND_WITH_IMM,
+					.sg_list = &sge, .num_sge = 1,
+					.imm_data = htobe32(0x1234),
+					.send_flags = IBV_SEND_SIGNALED |
+						      IBV_SEND_INLINE,
+					.next = &w2};
+		struct ibv_send_wr *bad;
+
+		w.qp_type.xrc.remote_srqn = srqn;
+		w2.qp_type.xrc.remote_srqn = srqn;
+		w2.wr.rdma.remote_addr = (uintptr_t)buf + 3000;
+		w2.wr.rdma.rkey = mr->rkey;
+		if (ibv_post_send(sq, &w, &bad))
+			goto out;
+	}
+	if (wait1(scq, &wc) || wc.status || wc.wr_id != 71 ||
+	    wait1(scq, &wc) || wc.status || wc.wr_id != 72 ||
+	    wc.opcode != IBV_WC_RDMA_WRITE)
+		goto out;
+	if (wait1(rcq, &wc) || wc.status || wc.wr_id != 61 ||
+	    !(wc.wc_flags & IBV_WC_WITH_IMM) ||
+	    wc.imm_data != htobe32(0x1234) ||
+	    memcmp(buf + 1024 + 256, "xrc inline", 10))
+		goto out;
+	if (wait1(rcq, &wc) || wc.status || wc.wr_id != 62 ||
+	    wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
+	    wc.imm_data != htobe32(0x77) || memcmp(buf + 3000, "xrc inline", 10))
+		goto out;
+	/* an SRQ number that does not exist: the request fails */
+	{
+		struct ibv_sge sge = {(uintptr_t)buf, 1, mr->lkey};
+		struct ibv_send_wr w = {.wr_id = 73, .opcode = IBV_WR_SEND,
+					.sg_list = &sge, .num_sge = 1,
+					.send_flags = IBV_SEND_SIGNALED};
+		struct ibv_send_wr *bad;
+
+		w.qp_type.xrc.remote_srqn = srqn ^ 0x4000;
+		if (ibv_post_send(sq, &w, &bad))
+			goto out;
+	}
+	if (wait1(scq, &wc) || wc.wr_id != 73 || wc.status == IBV_WC_SUCCESS)
+		goto out;
+	rc = TEST_SUCCESS;
+out:
+	if (rc != TEST_SUCCESS)
+		DPV_TEST_LOG("xrc: last wc id %lu status %d opcode %d len %u",
+			     (unsigned long)wc.wr_id, wc.status, wc.opcode,
+			     wc.byte_len);
+	if (sq)
+		ibv_destroy_qp(sq);
+	if (tq)
+		ibv_destroy_qp(tq);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (scq)
+		ibv_destroy_cq(scq);
+	if (rcq)
+		ibv_destroy_cq(rcq);
+	if (xrcd)
+		ibv_close_xrcd(xrcd);
+	free(buf);
+	return rc;
+}
+
 /* What the mlx4 rings refuse: the ibv_wr_* builder. */
 static int
 test_mlx4_refused(void)
@@ -740,6 +977,7 @@ static struct dpv_test_suite suite = {
 			TEST_CASE(test_mlx4_ud_srq),
 			TEST_CASE(test_mlx4_dv),
 			TEST_CASE(test_mlx4_resize),
+			TEST_CASE(test_mlx4_xrc),
 			TEST_CASE(test_mlx4_refused),
 			TEST_CASES_END(),
 		},

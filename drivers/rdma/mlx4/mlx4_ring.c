@@ -178,6 +178,7 @@ mlx4_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op, uint8_t *out)
 
 	switch (type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
 		ok = op <= IBV_WR_ATOMIC_FETCH_AND_ADD;
 		break;
 	case IBV_QPT_UC:
@@ -304,12 +305,16 @@ post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 					   ? MLX4_WQE_CTRL_FENCE
 					   : 0) |
 				  (off / 16));
+	/* XRC: the remote SRQ number in bits 8..31, as ConnectX-3 reads it */
 	c->srcrb_flags =
 		htobe32(((wr->send_flags & IBV_SEND_SIGNALED)
 				 ? MLX4_WQE_CTRL_CQ_UPDATE
 				 : 0) |
 			((wr->send_flags & IBV_SEND_SOLICITED)
 				 ? MLX4_WQE_CTRL_SOLICIT
+				 : 0) |
+			(type == IBV_QPT_XRC_SEND
+				 ? wr->qp_type.xrc.remote_srqn << 8
 				 : 0));
 	c->imm = (op == MLX4_OPCODE_SEND_IMM || op == MLX4_OPCODE_RDMA_WRITE_IMM)
 			 ? wr->imm_data
@@ -501,6 +506,8 @@ dpv_mlx4_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 		out->flags |= DPV_WR_F_SOLICITED;
 	if (c->fence_size & MLX4_WQE_CTRL_FENCE)
 		out->flags |= DPV_WR_F_FENCE;
+	if (sq->type == IBV_QPT_XRC_SEND)
+		out->xrc_remote_srqn = flags >> 8;
 	end = (c->fence_size & 0x3fu) * 16u;
 	if (end < 16 || end > stride ||
 	    !decode_body(sq, w, end, oo & 0x1f, out)) {
@@ -591,6 +598,10 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 	memset(&c, 0, sizeof(c));
 	c.vlan_my_qpn = htobe32(qpn);
 	c.wqe_index = htobe16(ci->wqe_counter);
+	/* a receive of an XRC target QP (its number has DPV_MLX4_XRC_QPN_BIT):
+	 * the SRQ number where the source QP goes, as on ConnectX-3 */
+	if (ci->is_recv && (qpn & DPV_MLX4_XRC_QPN_BIT))
+		c.g_mlpath_rqpn = htobe32(ci->srqn & 0xffffff);
 	if (!ci->is_recv)
 		oo |= MLX4_CQE_IS_SEND_MASK;
 	if (ci->status != IBV_WC_SUCCESS) {
@@ -611,10 +622,11 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 			c.immed_rss_invalid = htobe32(ci->invalidated_rkey);
 		else if (op != MLX4_RECV_OPCODE_SEND)
 			c.immed_rss_invalid = ci->imm_data;
-		c.g_mlpath_rqpn =
+		c.g_mlpath_rqpn |=
 			htobe32(((ci->wc_flags & IBV_WC_GRH) ? 1u << 31 : 0) |
 				((uint32_t)(ci->dlid_path_bits & 0x7f) << 24) |
-				(ci->src_qp & 0xffffff));
+				((qpn & DPV_MLX4_XRC_QPN_BIT) ? 0
+							  : ci->src_qp & 0xffffff));
 		c.sl_vid = htobe16((uint16_t)((ci->sl & 7) << 13));
 		c.rlid = htobe16(ci->slid);
 		if (ci->wc_flags & IBV_WC_IP_CSUM_OK)
@@ -718,7 +730,10 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 			wc->byte_len = be32toh(cqe->byte_cnt);
 		return 0;
 	}
-	wq = mlx5r_lookup_recv(lookup, arg, qpn, 0);
+	/* an XRC target QP's receive names its SRQ (see cq_write) */
+	g = be32toh(cqe->g_mlpath_rqpn);
+	wq = mlx5r_lookup_recv(lookup, arg, qpn,
+			       (qpn & DPV_MLX4_XRC_QPN_BIT) ? g & 0xffffff : 0);
 	if (mlx5r_resp_done(wq, idx, wc))
 		return EIO;
 	if (op == MLX4_CQE_OPCODE_ERROR) {
@@ -741,7 +756,6 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 		wc->wc_flags |= IBV_WC_WITH_INV;
 		wc->invalidated_rkey = be32toh(cqe->immed_rss_invalid);
 	}
-	g = be32toh(cqe->g_mlpath_rqpn);
 	wc->src_qp = g & 0xffffff;
 	wc->dlid_path_bits = (g >> 24) & 0x7f;
 	if (g & (1u << 31))
@@ -971,7 +985,8 @@ dpv_mlx4_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 
 const struct dpv_ring_ops dpv_mlx4_ring_ops = {
 	.name = "mlx4",
-	.caps = DPV_RING_CAP_CQ_RESIZE,
+	.caps = DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC,
+	.xrc_qpn_bit = DPV_MLX4_XRC_QPN_BIT,
 	.sq_init = mlx4_sq_init,
 	.rq_init = mlx4_rq_init,
 	.srq_init = mlx4_srq_init,

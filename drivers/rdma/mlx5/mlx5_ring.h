@@ -854,6 +854,10 @@ struct dpv_ring_ops {
 	const char *name;
 	/** DPV_RING_CAP_* flags: what the format can carry */
 	uint32_t caps;
+	/** a QP number bit that every XRC target QP's number has and no
+	 *  other QP's (mlx4: MLX4_XRC_QPN_BIT, by which a ConnectX-3 receive
+	 *  CQE names an XRC SRQ instead of a QP); 0: none */
+	uint32_t xrc_qpn_bit;
 
 	/* ---- set-up: each stamps the ring with this table ---- */
 	/** create an SQ (max_tso_header: 0, or the raw-packet TSO header
@@ -922,13 +926,16 @@ struct dpv_ring_ops {
 
 /** Capabilities of a ring format (struct dpv_ring_ops.caps). */
 enum {
-	/** the ibv_wr_* builder, mlx5dv WQEs, DC, XRC, raw packets, TSO and
-	 *  RSS (the mlx4 format has plain RC, UC and UD post_send only) */
+	/** the ibv_wr_* builder, mlx5dv WQEs, DC, raw packets, TSO and RSS
+	 *  (the mlx4 format has ibv_post_send only, as ConnectX-3's
+	 *  provider) */
 	DPV_RING_CAP_WR_EX = 1u << 0,
 	/** scatter to CQE (64-byte CQEs carry up to 32 data bytes) */
 	DPV_RING_CAP_SCATTER_CQE = 1u << 1,
 	/** ibv_resize_cq (cq_resize_prepare / cq_resize_commit) */
 	DPV_RING_CAP_CQ_RESIZE = 1u << 2,
+	/** XRC send and target QPs through post_send */
+	DPV_RING_CAP_XRC = 1u << 3,
 };
 
 /** The mlx5 format (ConnectX-4 and later, <infiniband/mlx5dv.h>). */
