@@ -4,9 +4,9 @@
  * ConnectX-3 formats (drivers/rdma/mlx4/mlx4_ring.h), through the engine.
  * RC SEND (inline too), WRITE with immediate, READ, both atomics; UD
  * SEND; SRQ receive; an error CQE and the flush after it; the SQ and CQ
- * wrapped many times; ibv_resize_cq; XRC; mlx4dv_init_obj's views, a
- * WQE written by hand into the QP buffer and its CQE read by hand by
- * owner bit.
+ * wrapped many times; ibv_resize_cq; XRC; raw packets; mlx4dv_init_obj's
+ * views, a WQE written by hand into the QP buffer and its CQE read by
+ * hand by owner bit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +21,7 @@
 #include "dpv_test.h"
 #include "test_verbs_util.h"
 #include "test_loop_util.h"
+#include "test_raw_util.h"
 #include "verbs_dv.h"
 
 #define BUF 4096
@@ -940,6 +941,169 @@ out:
 	return rc;
 }
 
+/* Raw packets: an IPv4/UDP frame with zero checksums sent with
+ * IBV_SEND_IP_CSUM from two SGEs (the MAC split between them), its WQE
+ * read by hand (ConnectX-3's srcrb_flags: no-ICRC, checksum flags, MAC
+ * bytes 0-1; imm: MAC bytes 2-5), received back through a flow with
+ * valid checksums; an inline frame; a frame shorter than the Ethernet
+ * header refused; TSO and RSS neither advertised nor accepted. */
+static int
+test_mlx4_raw(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	struct ibv_qp *qp = NULL;
+	struct ibv_flow *flow = NULL;
+	struct ibv_mr *mr = NULL;
+	uint8_t *buf = aligned_alloc(64, 8192);
+	struct frame_desc fd = {.dmac = rt_mac_a, .ether_type = 0x0800,
+				.sip = 0x0a000001, .dip = 0x0a000002,
+				.sport = 1000, .dport = 2000, .paylen = 100,
+				.seed = 3};
+	struct mlx4dv_qp dq = {0};
+	struct mlx4dv_obj o = {.qp = {NULL, &dq}};
+	const struct mlx4_wqe_ctrl_seg *ctrl;
+	struct ibv_device_attr_ex dx;
+	struct ibv_wc wc[4];
+	uint32_t len, fl;
+	int rc = TEST_FAILED, n = 0;
+
+	memset(wc, 0, sizeof(wc));
+	TEST_ASSERT(cq != NULL && buf != NULL, "cq, buffer");
+	memset(buf, 0, 8192);
+	mr = ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	qp = mr ? rt_raw_qp_ex(pd, cq, 0, true) : NULL;
+	flow = qp ? rt_flow_eth(qp, rt_mac_a, 0, 0) : NULL;
+	if (flow == NULL) {
+		DPV_TEST_LOG("raw QP / flow: %s", strerror(errno));
+		goto out;
+	}
+	len = rt_build_frame(buf, &fd);
+	for (int i = 0; i < 2; i++) {
+		struct ibv_sge sge = {(uintptr_t)buf + 4096 + 2048 * i, 2048,
+				      mr->lkey};
+		struct ibv_recv_wr w = {.wr_id = 80 + i, .sg_list = &sge,
+					.num_sge = 1};
+		struct ibv_recv_wr *bad;
+
+		if (ibv_post_recv(qp, &w, &bad))
+			goto out;
+	}
+	{
+		struct ibv_sge sge[2] = {{(uintptr_t)buf, 4, mr->lkey},
+					 {(uintptr_t)buf + 4, len - 4,
+					  mr->lkey}};
+		struct ibv_send_wr w = {.wr_id = 90, .opcode = IBV_WR_SEND,
+					.sg_list = sge, .num_sge = 2,
+					.send_flags = IBV_SEND_SIGNALED |
+						      IBV_SEND_IP_CSUM};
+		struct ibv_send_wr *bad;
+
+		if (ibv_post_send(qp, &w, &bad))
+			goto out;
+		/* shorter than an Ethernet header */
+		sge[0].length = 13;
+		w.num_sge = 1;
+		if (ibv_post_send(qp, &w, &bad) != EINVAL || bad != &w)
+			goto out;
+	}
+	o.qp.in = qp;
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_QP))
+		goto out;
+	ctrl = (const void *)((const uint8_t *)dq.buf.buf + dq.sq.offset);
+	fl = be32toh(ctrl->srcrb_flags);
+	if ((be32toh(ctrl->owner_opcode) & 0x1f) != MLX4_OPCODE_SEND ||
+	    !(fl & MLX4_WQE_CTRL_SOLICIT) ||
+	    !(fl & MLX4_WQE_CTRL_IP_HDR_CSUM) ||
+	    !(fl & MLX4_WQE_CTRL_TCP_UDP_CSUM) ||
+	    (fl >> 16) != ((uint32_t)rt_mac_a[0] << 8 | rt_mac_a[1]) ||
+	    memcmp(&ctrl->imm, rt_mac_a + 2, 4)) {
+		DPV_TEST_LOG("ctrl: srcrb_flags %#x", fl);
+		goto out;
+	}
+	n = drain_ms(cq, wc, 2, WAIT_MS);
+	for (int i = 0; i < n; i++) {
+		const uint8_t *ip = buf + 4096 + 14;
+
+		if (wc[i].status != IBV_WC_SUCCESS)
+			goto out;
+		if (wc[i].wr_id == 90 && wc[i].opcode == IBV_WC_SEND)
+			continue;
+		if (wc[i].wr_id != 80 || wc[i].byte_len != len ||
+		    wc[i].opcode != IBV_WC_RECV || wc[i].qp_num != qp->qp_num ||
+		    memcmp(buf + 4096, buf, 14) ||
+		    memcmp(buf + 4096 + 42, buf + 42, 100) ||
+		    fold(sum16(ip, 20, 0)) != 0xffff || !l4_ok_v4(ip) ||
+		    !(wc[i].wc_flags & IBV_WC_IP_CSUM_OK)) {
+			DPV_TEST_LOG("recv: id %lu len %u flags %#x",
+				     (unsigned long)wc[i].wr_id,
+				     wc[i].byte_len, wc[i].wc_flags);
+			goto out;
+		}
+	}
+	if (n != 2)
+		goto out;
+	/* an inline frame, no checksum asked for */
+	fd.ether_type = 0x88b5;
+	fd.paylen = 46;
+	fd.seed = 9;
+	len = rt_build_frame(buf + 1024, &fd);
+	{
+		struct ibv_sge sge = {(uintptr_t)buf + 1024, len, 0};
+		struct ibv_send_wr w = {.wr_id = 91, .opcode = IBV_WR_SEND,
+					.sg_list = &sge, .num_sge = 1,
+					.send_flags = IBV_SEND_SIGNALED |
+						      IBV_SEND_INLINE};
+		struct ibv_send_wr *bad;
+
+		if (ibv_post_send(qp, &w, &bad))
+			goto out;
+	}
+	n = drain_ms(cq, wc, 2, WAIT_MS);
+	if (n != 2)
+		goto out;
+	for (int i = 0; i < 2; i++)
+		if (wc[i].status ||
+		    (wc[i].wr_id == 81 &&
+		     (wc[i].byte_len != len ||
+		      memcmp(buf + 4096 + 2048, buf + 1024, len))) ||
+		    (wc[i].wr_id != 81 && wc[i].wr_id != 91))
+			goto out;
+	/* TSO and RSS: not on this device */
+	if (ibv_query_device_ex(ctx, NULL, &dx) || dx.tso_caps.max_tso ||
+	    dx.rss_caps.supported_qpts || dx.max_wq_type_rq)
+		goto out;
+	{
+		struct ibv_qp_init_attr_ex x = {
+			.qp_type = IBV_QPT_RAW_PACKET, .send_cq = cq,
+			.recv_cq = cq, .pd = pd,
+			.cap = {.max_send_wr = 4, .max_recv_wr = 4,
+				.max_send_sge = 1, .max_recv_sge = 1},
+			.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_MAX_TSO_HEADER,
+			.max_tso_header = 64,
+		};
+
+		errno = 0;
+		if (ibv_create_qp_ex(ctx, &x) != NULL || errno != EOPNOTSUPP)
+			goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	if (rc != TEST_SUCCESS)
+		DPV_TEST_LOG("raw: %d completions, first id %lu status %d", n,
+			     (unsigned long)wc[0].wr_id, wc[0].status);
+	if (flow)
+		ibv_destroy_flow(flow);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	free(buf);
+	return rc;
+}
+
 /* What the mlx4 rings refuse: the ibv_wr_* builder. */
 static int
 test_mlx4_refused(void)
@@ -978,6 +1142,7 @@ static struct dpv_test_suite suite = {
 			TEST_CASE(test_mlx4_dv),
 			TEST_CASE(test_mlx4_resize),
 			TEST_CASE(test_mlx4_xrc),
+			TEST_CASE(test_mlx4_raw),
 			TEST_CASE(test_mlx4_refused),
 			TEST_CASES_END(),
 		},

@@ -690,8 +690,9 @@ srcqpn_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 /*
  * Whether the device's ring format carries a QP of this type and these
  * create options: a format without DPV_RING_CAP_WR_EX ("rings = mlx4")
- * has RC, UC and UD, XRC with DPV_RING_CAP_XRC, all through
- * ibv_post_send only (no ibv_wr_* builder, DC, raw packets or RSS).
+ * has RC, UC and UD, XRC with DPV_RING_CAP_XRC, raw packets with
+ * DPV_RING_CAP_RAW, all through ibv_post_send only (no ibv_wr_* builder,
+ * DC, TSO or RSS).
  */
 static bool
 ring_has(const struct dpv_ring_ops *ops, enum ibv_qp_type t, uint32_t cm)
@@ -710,6 +711,8 @@ ring_has(const struct dpv_ring_ops *ops, enum ibv_qp_type t, uint32_t cm)
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
 		return ops->caps & DPV_RING_CAP_XRC;
+	case IBV_QPT_RAW_PACKET:
+		return ops->caps & DPV_RING_CAP_RAW;
 	default:
 		return false;
 	}

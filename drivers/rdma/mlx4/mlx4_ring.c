@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
 
 #include "mlx5_ring_priv.h"
 #include "mlx4_ring.h"
@@ -187,6 +188,9 @@ mlx4_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op, uint8_t *out)
 	case IBV_QPT_UD:
 		ok = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
 		break;
+	case IBV_QPT_RAW_PACKET:
+		ok = op == IBV_WR_SEND;
+		break;
 	default:
 		ok = false;
 		break;
@@ -255,6 +259,37 @@ write_data(const struct dpv_mlx5_sq *sq, uint8_t *w, uint32_t off,
 	return off;
 }
 
+/*
+ * Raw packet: the srcrb_flags of ConnectX-3's provider (MLX4_WQE_CTRL_SOLICIT
+ * meaning "no ICRC", the checksum flags for IBV_SEND_IP_CSUM, the first 2
+ * bytes of the destination MAC in the top half) and in *imm the other 4
+ * MAC bytes; EINVAL for a frame shorter than the Ethernet header.
+ */
+static int
+raw_ctrl(const struct ibv_send_wr *wr, uint32_t *flags, __be32 *imm)
+{
+	uint8_t mac[6];
+	uint32_t got = 0, len = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		uint32_t n = RTE_MIN(wr->sg_list[i].length,
+				     (uint32_t)sizeof(mac) - got);
+
+		memcpy(mac + got, (const void *)(uintptr_t)wr->sg_list[i].addr,
+		       n);
+		got += n;
+		len += wr->sg_list[i].length;
+	}
+	if (len < RTE_ETHER_HDR_LEN)
+		return EINVAL;
+	*flags |= MLX4_WQE_CTRL_SOLICIT | (uint32_t)mac[0] << 24 |
+		  (uint32_t)mac[1] << 16;
+	if (wr->send_flags & IBV_SEND_IP_CSUM)
+		*flags |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
+	memcpy(imm, mac + 2, 4);
+	return 0;
+}
+
 static int
 post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 	 const struct ibv_send_wr *wr)
@@ -263,6 +298,7 @@ post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 	uint8_t *w = wqe_at(sq, sq->cur_post);
 	struct mlx4_wqe_ctrl_seg *c = (void *)w;
 	uint32_t tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
+	uint32_t flags;
 	uint8_t op;
 
 	if (sq->wq.head - tail >= sq->wq.max_post)
@@ -306,19 +342,18 @@ post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 					   : 0) |
 				  (off / 16));
 	/* XRC: the remote SRQ number in bits 8..31, as ConnectX-3 reads it */
-	c->srcrb_flags =
-		htobe32(((wr->send_flags & IBV_SEND_SIGNALED)
-				 ? MLX4_WQE_CTRL_CQ_UPDATE
-				 : 0) |
-			((wr->send_flags & IBV_SEND_SOLICITED)
-				 ? MLX4_WQE_CTRL_SOLICIT
-				 : 0) |
-			(type == IBV_QPT_XRC_SEND
-				 ? wr->qp_type.xrc.remote_srqn << 8
-				 : 0));
+	flags = ((wr->send_flags & IBV_SEND_SIGNALED) ? MLX4_WQE_CTRL_CQ_UPDATE
+						       : 0) |
+		((wr->send_flags & IBV_SEND_SOLICITED) ? MLX4_WQE_CTRL_SOLICIT
+							: 0) |
+		(type == IBV_QPT_XRC_SEND ? wr->qp_type.xrc.remote_srqn << 8
+					  : 0);
 	c->imm = (op == MLX4_OPCODE_SEND_IMM || op == MLX4_OPCODE_RDMA_WRITE_IMM)
 			 ? wr->imm_data
 			 : 0;
+	if (type == IBV_QPT_RAW_PACKET && raw_ctrl(wr, &flags, &c->imm))
+		return EINVAL;
+	c->srcrb_flags = htobe32(flags);
 	bi = sq->cur_post & (sq->wq.wqe_cnt - 1);
 	sq->wq.wrid[bi] = wr->wr_id;
 	sq->wqe_head[bi] = sq->wq.head;
@@ -508,6 +543,9 @@ dpv_mlx4_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 		out->flags |= DPV_WR_F_FENCE;
 	if (sq->type == IBV_QPT_XRC_SEND)
 		out->xrc_remote_srqn = flags >> 8;
+	if (sq->type == IBV_QPT_RAW_PACKET &&
+	    (flags & (MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM)))
+		out->flags |= DPV_WR_F_IP_CSUM;
 	end = (c->fence_size & 0x3fu) * 16u;
 	if (end < 16 || end > stride ||
 	    !decode_body(sq, w, end, oo & 0x1f, out)) {
@@ -628,6 +666,10 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 				((qpn & DPV_MLX4_XRC_QPN_BIT) ? 0
 							  : ci->src_qp & 0xffffff));
 		c.sl_vid = htobe16((uint16_t)((ci->sl & 7) << 13));
+		if (ci->vlan_stripped) { /* raw packet: the stripped tag */
+			c.vlan_my_qpn |= htobe32(MLX4_CQE_VLAN_PRESENT_MASK);
+			c.sl_vid = htobe16(ci->vlan_tci);
+		}
 		c.rlid = htobe16(ci->slid);
 		if (ci->wc_flags & IBV_WC_IP_CSUM_OK)
 			c.status = htobe32(MLX4_CQE_STATUS_IPV4_CSUM_OK);
@@ -761,6 +803,8 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	if (g & (1u << 31))
 		wc->wc_flags |= IBV_WC_GRH;
 	wc->sl = be16toh(cqe->sl_vid) >> 13;
+	if (be32toh(cqe->vlan_my_qpn) & MLX4_CQE_VLAN_PRESENT_MASK)
+		cq->cur_vlan = be16toh(cqe->sl_vid);
 	wc->slid = be16toh(cqe->rlid);
 	if ((be32toh(cqe->status) & MLX4_CQE_STATUS_IPV4_CSUM_OK) ==
 	    MLX4_CQE_STATUS_IPV4_CSUM_OK)
@@ -985,7 +1029,7 @@ dpv_mlx4_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 
 const struct dpv_ring_ops dpv_mlx4_ring_ops = {
 	.name = "mlx4",
-	.caps = DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC,
+	.caps = DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW,
 	.xrc_qpn_bit = DPV_MLX4_XRC_QPN_BIT,
 	.sq_init = mlx4_sq_init,
 	.rq_init = mlx4_rq_init,

@@ -21,6 +21,9 @@
  * mlx4_wqe_atomic_seg for atomics, then data segments or one inline
  * segment. An XRC send QP's WQEs carry the remote SRQ number in bits
  * 8..31 of the control segment's srcrb_flags, as ConnectX-3 reads it.
+ * A raw-packet WQE is a control segment (srcrb_flags: MLX4_WQE_CTRL_SOLICIT,
+ * the checksum flags of IBV_SEND_IP_CSUM, destination MAC bytes 0-1 in
+ * the top half; imm: MAC bytes 2-5) and the frame in data segments.
  * Bit 31 of owner_opcode is the owner bit: WQE n (a running
  * count) is valid when it equals (n / wqe_cnt) & 1; every WQE starts
  * with it set, so nothing is valid before the first post. The engine
@@ -108,11 +111,12 @@ int dpv_mlx4_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
  * mlx4 SQ, dpv_mlx4_ring_ops.post_send).
  *
  * @param sq    the SQ (mlx4 format)
- * @param type  the QP type: RC, UC, UD or XRC_SEND
+ * @param type  the QP type: RC, UC, UD, XRC_SEND or RAW_PACKET
  * @param qpn   the QP number
  * @param wr    the list to post
  * @param bad   set to the first WR not posted on error
- * @return 0, EINVAL (bad opcode, flags or SGE count) or ENOMEM (full)
+ * @return 0, EINVAL (bad opcode, flags or SGE count; a raw frame shorter
+ *   than an Ethernet header) or ENOMEM (full)
  */
 int dpv_mlx4_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 		       uint32_t qpn, struct ibv_send_wr *wr,

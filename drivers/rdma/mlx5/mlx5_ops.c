@@ -12,7 +12,7 @@ mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
 const struct dpv_ring_ops dpv_mlx5_ring_ops = {
 	.name = "mlx5",
 	.caps = DPV_RING_CAP_WR_EX | DPV_RING_CAP_SCATTER_CQE |
-		DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC,
+		DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW,
 	.sq_init = dpv_mlx5_sq_init_tso,
 	.rq_init = dpv_mlx5_rq_init,
 	.srq_init = dpv_mlx5_srq_init,

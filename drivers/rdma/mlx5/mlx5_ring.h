@@ -926,7 +926,7 @@ struct dpv_ring_ops {
 
 /** Capabilities of a ring format (struct dpv_ring_ops.caps). */
 enum {
-	/** the ibv_wr_* builder, mlx5dv WQEs, DC, raw packets, TSO and RSS
+	/** the ibv_wr_* builder, mlx5dv WQEs, DC, TSO and RSS
 	 *  (the mlx4 format has ibv_post_send only, as ConnectX-3's
 	 *  provider) */
 	DPV_RING_CAP_WR_EX = 1u << 0,
@@ -936,6 +936,8 @@ enum {
 	DPV_RING_CAP_CQ_RESIZE = 1u << 2,
 	/** XRC send and target QPs through post_send */
 	DPV_RING_CAP_XRC = 1u << 3,
+	/** raw-packet QPs through post_send (TSO needs DPV_RING_CAP_WR_EX) */
+	DPV_RING_CAP_RAW = 1u << 4,
 };
 
 /** The mlx5 format (ConnectX-4 and later, <infiniband/mlx5dv.h>). */
