@@ -28,7 +28,11 @@ int
 test_loop_connect(struct ibv_qp *qp, int gid_index,
 		  const struct test_loop_conn *c)
 {
-	bool rc = qp->qp_type == IBV_QPT_RC;
+	bool rc = qp->qp_type == IBV_QPT_RC ||
+		  qp->qp_type == IBV_QPT_XRC_SEND ||
+		  qp->qp_type == IBV_QPT_XRC_RECV;
+	/* RTR's responder attributes: not on an XRC send QP */
+	bool resp = rc && qp->qp_type != IBV_QPT_XRC_SEND;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
@@ -55,13 +59,15 @@ test_loop_connect(struct ibv_qp *qp, int gid_index,
 	a.rq_psn = c->rq_psn;
 	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 	       IBV_QP_RQ_PSN;
-	if (rc) {
+	if (resp) {
 		a.max_dest_rd_atomic = c->rd_atomic;
 		a.min_rnr_timer = 1;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	}
 	if (ibv_modify_qp(qp, &a, mask) != 0)
 		return errno ? errno : EINVAL;
+	if (qp->qp_type == IBV_QPT_XRC_RECV)
+		return 0; /* a target receives only */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = c->sq_psn;

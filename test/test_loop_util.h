@@ -21,9 +21,10 @@ struct test_loop_conn {
 /* The first usable GID of port 1: its index and *gid, or -1. */
 int test_loop_gid(struct ibv_context *ctx, union ibv_gid *gid);
 
-/* RESET -> INIT -> RTR -> RTS for an RC or UC QP whose peer is on the same
- * device (GID gid_index of port 1 both ways); remote write, read and
- * atomics allowed. 0 or the errno of the modify that failed. */
+/* RESET -> INIT -> RTR -> RTS for an RC, UC or XRC send QP whose peer is on
+ * the same device (GID gid_index of port 1 both ways); remote write, read
+ * and atomics allowed (not on UC); an XRC target QP stops at RTR. 0 or
+ * the errno of the modify that failed. */
 int test_loop_connect(struct ibv_qp *qp, int gid_index,
 		      const struct test_loop_conn *c);
 

@@ -76,6 +76,18 @@ static __thread uint32_t qp_want_inline;
 static __thread bool qp_want_streams;
 static __thread uint8_t qp_want_log_errored;
 
+/* The ring format's XRC target bit (struct dpv_ring_ops.xrc_qpn_bit): set
+ * in an XRC_RECV QP's number, clear in every other. */
+static uint32_t
+qpn_mark(const struct dpv_qp *qp, uint32_t qpn)
+{
+	uint32_t bit = qp->dev->ring_ops->xrc_qpn_bit;
+
+	if (qp->qpex.qp_base.qp_type == IBV_QPT_XRC_RECV)
+		return qpn | bit;
+	return qpn & ~bit;
+}
+
 /* Give qp a number. 0, ENOMEM (table full) or EBUSY (QP1 exists). */
 static int
 qp_table_insert(struct qp_table *t, struct dpv_qp *qp)
@@ -105,10 +117,10 @@ qp_table_insert(struct qp_table *t, struct dpv_qp *qp)
 		s = (t->hint + i) % DPV_QPN_SLOTS;
 		if (atomic_load_explicit(&t->slot[s], memory_order_relaxed))
 			continue;
-		qpn = qpn_of(s, t->gen[s]);
+		qpn = qpn_mark(qp, qpn_of(s, t->gen[s]));
 		while (qpn_reserved(qpn)) {
 			t->gen[s]++;
-			qpn = qpn_of(s, t->gen[s]);
+			qpn = qpn_mark(qp, qpn_of(s, t->gen[s]));
 		}
 		qp->qpex.qp_base.qp_num = qpn;
 		atomic_store_explicit(&t->slot[s], qp, memory_order_release);
@@ -691,6 +703,37 @@ srcqpn_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	return 0;
 }
 
+/*
+ * Whether the device's ring format carries a QP of this type and these
+ * create options: a format without DPV_RING_CAP_WR_EX ("rings = mlx4")
+ * has RC, UC and UD, XRC with DPV_RING_CAP_XRC, raw packets with
+ * DPV_RING_CAP_RAW, all through ibv_post_send only (no ibv_wr_* builder,
+ * DC, TSO or RSS).
+ */
+static bool
+ring_has(const struct dpv_ring_ops *ops, enum ibv_qp_type t, uint32_t cm)
+{
+	if (ops->caps & DPV_RING_CAP_WR_EX)
+		return true;
+	if (cm & (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+		  IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_IND_TABLE |
+		  IBV_QP_INIT_ATTR_RX_HASH))
+		return false;
+	switch (t) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		return true;
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		return ops->caps & DPV_RING_CAP_XRC;
+	case IBV_QPT_RAW_PACKET:
+		return ops->caps & DPV_RING_CAP_RAW;
+	default:
+		return false;
+	}
+}
+
 /* Every argument check of create, before anything is allocated. */
 static int
 qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
@@ -728,15 +771,7 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	default:
 		return EINVAL;
 	}
-	/* a ring format without DPV_RING_CAP_WR_EX ("rings = mlx4"): RC, UC
-	 * and UD through ibv_post_send only (no mlx4 WQE for the ibv_wr_*
-	 * builder, DC, XRC, raw packets or RSS yet) */
-	if (!(dctx_dev(ctx)->ring_ops->caps & DPV_RING_CAP_WR_EX) &&
-	    ((a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
-	      a->qp_type != IBV_QPT_UD) ||
-	     (cm & (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
-		    IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
-		    IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))))
+	if (!ring_has(dctx_dev(ctx)->ring_ops, a->qp_type, cm))
 		return EOPNOTSUPP;
 	if ((cm & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
 	    (rc = dpv_raw_tso_check(a)) != 0) /* qp_raw.c */

@@ -616,8 +616,8 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	int rc;
 
 	if (!(cq->ring.ops->caps & DPV_RING_CAP_CQ_RESIZE))
-		return EOPNOTSUPP; /* no resize of 32-byte CQE rings yet */
-	rc = dpv_mlx5_cq_resize_prepare(&cq->ring, (unsigned int)cqe, &r);
+		return EOPNOTSUPP;
+	rc = cq->ring.ops->cq_resize_prepare(&cq->ring, (unsigned int)cqe, &r);
 	if (rc != 0)
 		return rc;
 	pthread_spin_lock(&cq->poll_lock);
@@ -629,7 +629,7 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	}
 	/* let a pending arm see the CQEs before they move */
 	dpv_cq_notify(cq);
-	rc = dpv_mlx5_cq_resize_commit(&cq->ring, &r);
+	rc = cq->ring.ops->cq_resize_commit(&cq->ring, &r);
 	if (rc == 0)
 		ibcq->cqe = (int)cq->ring.cqe;
 	if (e != NULL)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
 
 #include "mlx5_ring_priv.h"
 #include "mlx4_ring.h"
@@ -109,6 +110,57 @@ dpv_mlx4_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 	return 0;
 }
 
+/* ---- resize (ibv_resize_cq) ---- */
+
+static int
+mlx4_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+		       struct dpv_mlx5_cq_resize *r)
+{
+	int rc = mlx5r_cq_resize_alloc(min_cqe, DPV_MLX4_CQE_SIZE, r);
+	struct mlx4_cqe *c = (struct mlx4_cqe *)(void *)r->buf;
+
+	RTE_SET_USED(cq);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < r->cqe_cnt; i++)
+		c[i].owner_sr_opcode = MLX4_CQE_OWNER_MASK;
+	return 0;
+}
+
+/* As ConnectX-3's provider copies an unpolled CQE into the new ring: the
+ * whole entry, the owner bit rewritten for the new size. */
+static void
+cqe32_move(const struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r,
+	   uint32_t i)
+{
+	struct mlx4_cqe *d = (struct mlx4_cqe *)(void *)r->buf +
+			     (i & (r->cqe_cnt - 1));
+	const struct mlx4_cqe *c = (const struct mlx4_cqe *)(void *)cq->buf +
+				   (i & (cq->cqe_cnt - 1));
+
+	memcpy(d, c, offsetof(struct mlx4_cqe, owner_sr_opcode));
+	d->owner_sr_opcode =
+		(uint8_t)((c->owner_sr_opcode & ~MLX4_CQE_OWNER_MASK) |
+			  ((i & r->cqe_cnt) ? MLX4_CQE_OWNER_MASK : 0));
+}
+
+/* The indexes go on from the old ring's: each slot of the new one is
+ * made invalid for the next index to land in it (owner bit opposite to
+ * that index's lap), the pending CQEs then copied over theirs. */
+static int
+mlx4_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
+{
+	struct mlx4_cqe *c = (struct mlx4_cqe *)(void *)r->buf;
+
+	if (c == NULL)
+		return EIO;
+	for (uint32_t i = cq->prod_index; i != cq->prod_index + r->cqe_cnt;
+	     i++)
+		c[i & (r->cqe_cnt - 1)].owner_sr_opcode =
+			(i & r->cqe_cnt) ? 0 : MLX4_CQE_OWNER_MASK;
+	return mlx5r_cq_resize_commit(cq, r, cqe32_move);
+}
+
 /* ---- application side: post ---- */
 
 static int
@@ -127,6 +179,7 @@ mlx4_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op, uint8_t *out)
 
 	switch (type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
 		ok = op <= IBV_WR_ATOMIC_FETCH_AND_ADD;
 		break;
 	case IBV_QPT_UC:
@@ -134,6 +187,9 @@ mlx4_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op, uint8_t *out)
 		break;
 	case IBV_QPT_UD:
 		ok = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+		break;
+	case IBV_QPT_RAW_PACKET:
+		ok = op == IBV_WR_SEND;
 		break;
 	default:
 		ok = false;
@@ -203,6 +259,37 @@ write_data(const struct dpv_mlx5_sq *sq, uint8_t *w, uint32_t off,
 	return off;
 }
 
+/*
+ * Raw packet: the srcrb_flags of ConnectX-3's provider (MLX4_WQE_CTRL_SOLICIT
+ * meaning "no ICRC", the checksum flags for IBV_SEND_IP_CSUM, the first 2
+ * bytes of the destination MAC in the top half) and in *imm the other 4
+ * MAC bytes; EINVAL for a frame shorter than the Ethernet header.
+ */
+static int
+raw_ctrl(const struct ibv_send_wr *wr, uint32_t *flags, __be32 *imm)
+{
+	uint8_t mac[6];
+	uint32_t got = 0, len = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		uint32_t n = RTE_MIN(wr->sg_list[i].length,
+				     (uint32_t)sizeof(mac) - got);
+
+		memcpy(mac + got, (const void *)(uintptr_t)wr->sg_list[i].addr,
+		       n);
+		got += n;
+		len += wr->sg_list[i].length;
+	}
+	if (len < RTE_ETHER_HDR_LEN)
+		return EINVAL;
+	*flags |= MLX4_WQE_CTRL_SOLICIT | (uint32_t)mac[0] << 24 |
+		  (uint32_t)mac[1] << 16;
+	if (wr->send_flags & IBV_SEND_IP_CSUM)
+		*flags |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
+	memcpy(imm, mac + 2, 4);
+	return 0;
+}
+
 static int
 post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 	 const struct ibv_send_wr *wr)
@@ -211,6 +298,7 @@ post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 	uint8_t *w = wqe_at(sq, sq->cur_post);
 	struct mlx4_wqe_ctrl_seg *c = (void *)w;
 	uint32_t tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
+	uint32_t flags;
 	uint8_t op;
 
 	if (sq->wq.head - tail >= sq->wq.max_post)
@@ -253,16 +341,19 @@ post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 					   ? MLX4_WQE_CTRL_FENCE
 					   : 0) |
 				  (off / 16));
-	c->srcrb_flags =
-		htobe32(((wr->send_flags & IBV_SEND_SIGNALED)
-				 ? MLX4_WQE_CTRL_CQ_UPDATE
-				 : 0) |
-			((wr->send_flags & IBV_SEND_SOLICITED)
-				 ? MLX4_WQE_CTRL_SOLICIT
-				 : 0));
+	/* XRC: the remote SRQ number in bits 8..31, as ConnectX-3 reads it */
+	flags = ((wr->send_flags & IBV_SEND_SIGNALED) ? MLX4_WQE_CTRL_CQ_UPDATE
+						       : 0) |
+		((wr->send_flags & IBV_SEND_SOLICITED) ? MLX4_WQE_CTRL_SOLICIT
+							: 0) |
+		(type == IBV_QPT_XRC_SEND ? wr->qp_type.xrc.remote_srqn << 8
+					  : 0);
 	c->imm = (op == MLX4_OPCODE_SEND_IMM || op == MLX4_OPCODE_RDMA_WRITE_IMM)
 			 ? wr->imm_data
 			 : 0;
+	if (type == IBV_QPT_RAW_PACKET && raw_ctrl(wr, &flags, &c->imm))
+		return EINVAL;
+	c->srcrb_flags = htobe32(flags);
 	bi = sq->cur_post & (sq->wq.wqe_cnt - 1);
 	sq->wq.wrid[bi] = wr->wr_id;
 	sq->wqe_head[bi] = sq->wq.head;
@@ -450,6 +541,11 @@ dpv_mlx4_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 		out->flags |= DPV_WR_F_SOLICITED;
 	if (c->fence_size & MLX4_WQE_CTRL_FENCE)
 		out->flags |= DPV_WR_F_FENCE;
+	if (sq->type == IBV_QPT_XRC_SEND)
+		out->xrc_remote_srqn = flags >> 8;
+	if (sq->type == IBV_QPT_RAW_PACKET &&
+	    (flags & (MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM)))
+		out->flags |= DPV_WR_F_IP_CSUM;
 	end = (c->fence_size & 0x3fu) * 16u;
 	if (end < 16 || end > stride ||
 	    !decode_body(sq, w, end, oo & 0x1f, out)) {
@@ -540,6 +636,10 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 	memset(&c, 0, sizeof(c));
 	c.vlan_my_qpn = htobe32(qpn);
 	c.wqe_index = htobe16(ci->wqe_counter);
+	/* a receive of an XRC target QP (its number has DPV_MLX4_XRC_QPN_BIT):
+	 * the SRQ number where the source QP goes, as on ConnectX-3 */
+	if (ci->is_recv && (qpn & DPV_MLX4_XRC_QPN_BIT))
+		c.g_mlpath_rqpn = htobe32(ci->srqn & 0xffffff);
 	if (!ci->is_recv)
 		oo |= MLX4_CQE_IS_SEND_MASK;
 	if (ci->status != IBV_WC_SUCCESS) {
@@ -560,11 +660,16 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode)
 			c.immed_rss_invalid = htobe32(ci->invalidated_rkey);
 		else if (op != MLX4_RECV_OPCODE_SEND)
 			c.immed_rss_invalid = ci->imm_data;
-		c.g_mlpath_rqpn =
+		c.g_mlpath_rqpn |=
 			htobe32(((ci->wc_flags & IBV_WC_GRH) ? 1u << 31 : 0) |
 				((uint32_t)(ci->dlid_path_bits & 0x7f) << 24) |
-				(ci->src_qp & 0xffffff));
+				((qpn & DPV_MLX4_XRC_QPN_BIT) ? 0
+							  : ci->src_qp & 0xffffff));
 		c.sl_vid = htobe16((uint16_t)((ci->sl & 7) << 13));
+		if (ci->vlan_stripped) { /* raw packet: the stripped tag */
+			c.vlan_my_qpn |= htobe32(MLX4_CQE_VLAN_PRESENT_MASK);
+			c.sl_vid = htobe16(ci->vlan_tci);
+		}
 		c.rlid = htobe16(ci->slid);
 		if (ci->wc_flags & IBV_WC_IP_CSUM_OK)
 			c.status = htobe32(MLX4_CQE_STATUS_IPV4_CSUM_OK);
@@ -667,7 +772,10 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 			wc->byte_len = be32toh(cqe->byte_cnt);
 		return 0;
 	}
-	wq = mlx5r_lookup_recv(lookup, arg, qpn, 0);
+	/* an XRC target QP's receive names its SRQ (see cq_write) */
+	g = be32toh(cqe->g_mlpath_rqpn);
+	wq = mlx5r_lookup_recv(lookup, arg, qpn,
+			       (qpn & DPV_MLX4_XRC_QPN_BIT) ? g & 0xffffff : 0);
 	if (mlx5r_resp_done(wq, idx, wc))
 		return EIO;
 	if (op == MLX4_CQE_OPCODE_ERROR) {
@@ -690,12 +798,13 @@ poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 		wc->wc_flags |= IBV_WC_WITH_INV;
 		wc->invalidated_rkey = be32toh(cqe->immed_rss_invalid);
 	}
-	g = be32toh(cqe->g_mlpath_rqpn);
 	wc->src_qp = g & 0xffffff;
 	wc->dlid_path_bits = (g >> 24) & 0x7f;
 	if (g & (1u << 31))
 		wc->wc_flags |= IBV_WC_GRH;
 	wc->sl = be16toh(cqe->sl_vid) >> 13;
+	if (be32toh(cqe->vlan_my_qpn) & MLX4_CQE_VLAN_PRESENT_MASK)
+		cq->cur_vlan = be16toh(cqe->sl_vid);
 	wc->slid = be16toh(cqe->rlid);
 	if ((be32toh(cqe->status) & MLX4_CQE_STATUS_IPV4_CSUM_OK) ==
 	    MLX4_CQE_STATUS_IPV4_CSUM_OK)
@@ -920,11 +1029,14 @@ dpv_mlx4_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 
 const struct dpv_ring_ops dpv_mlx4_ring_ops = {
 	.name = "mlx4",
-	.caps = 0,
+	.caps = DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW,
+	.xrc_qpn_bit = DPV_MLX4_XRC_QPN_BIT,
 	.sq_init = mlx4_sq_init,
 	.rq_init = mlx4_rq_init,
 	.srq_init = mlx4_srq_init,
 	.cq_init = dpv_mlx4_cq_init,
+	.cq_resize_prepare = mlx4_cq_resize_prepare,
+	.cq_resize_commit = mlx4_cq_resize_commit,
 	.qp_join = dpv_mlx4_qp_join,
 	.post_send = dpv_mlx4_post_send,
 	.post_recv = dpv_mlx5_post_recv,

@@ -19,7 +19,12 @@
  * struct mlx4_wqe_ctrl_seg, then for UD a struct mlx4_wqe_datagram_seg,
  * a struct mlx4_wqe_raddr_seg for RDMA and atomics, a struct
  * mlx4_wqe_atomic_seg for atomics, then data segments or one inline
- * segment. Bit 31 of owner_opcode is the owner bit: WQE n (a running
+ * segment. An XRC send QP's WQEs carry the remote SRQ number in bits
+ * 8..31 of the control segment's srcrb_flags, as ConnectX-3 reads it.
+ * A raw-packet WQE is a control segment (srcrb_flags: MLX4_WQE_CTRL_SOLICIT,
+ * the checksum flags of IBV_SEND_IP_CSUM, destination MAC bytes 0-1 in
+ * the top half; imm: MAC bytes 2-5) and the frame in data segments.
+ * Bit 31 of owner_opcode is the owner bit: WQE n (a running
  * count) is valid when it equals (n / wqe_cnt) & 1; every WQE starts
  * with it set, so nothing is valid before the first post. The engine
  * takes a WQE when its owner bit says so (as ConnectX-3 does after the
@@ -34,7 +39,10 @@
  * owner_sr_opcode = (index / cqe_cnt) & 1 when written, all set at
  * creation; bit 0x40 marks a send completion; the opcode is the send
  * WQE's (MLX4_OPCODE_*), the receive's (MLX4_RECV_OPCODE_*) or
- * MLX4_CQE_OPCODE_ERROR with a struct mlx4_err_cqe. The consumer index
+ * MLX4_CQE_OPCODE_ERROR with a struct mlx4_err_cqe. XRC target QPs are
+ * numbered with DPV_MLX4_XRC_QPN_BIT (struct dpv_ring_ops.xrc_qpn_bit);
+ * their receive CQEs carry the XRC SRQ's number in g_mlpath_rqpn, by
+ * which the poll finds the SRQ, as ConnectX-3's. The consumer index
  * and arm doorbell records are the mlx5 ones (same layout and commands).
  *
  * Errors: functions return 0 or a positive errno unless stated.
@@ -53,6 +61,10 @@ enum {
 	DPV_MLX4_MAX_INLINE = 400,   /**< inline bytes per send WQE */
 	DPV_MLX4_MAX_WQE_SHIFT = 10, /**< largest stride: 1024 bytes */
 	DPV_MLX4_CQE_SIZE = 32,	     /**< bytes per CQE */
+	/** the QP number bit of XRC target QPs (rdma-core's private
+	 *  MLX4_XRC_QPN_BIT): their receive CQEs carry the SRQ number in
+	 *  g_mlpath_rqpn */
+	DPV_MLX4_XRC_QPN_BIT = 1 << 23,
 };
 
 /** The mlx4 format's operations (ConnectX-3, "rings = mlx4"). */
@@ -99,11 +111,12 @@ int dpv_mlx4_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
  * mlx4 SQ, dpv_mlx4_ring_ops.post_send).
  *
  * @param sq    the SQ (mlx4 format)
- * @param type  the QP type: RC, UC or UD
+ * @param type  the QP type: RC, UC, UD, XRC_SEND or RAW_PACKET
  * @param qpn   the QP number
  * @param wr    the list to post
  * @param bad   set to the first WR not posted on error
- * @return 0, EINVAL (bad opcode, flags or SGE count) or ENOMEM (full)
+ * @return 0, EINVAL (bad opcode, flags or SGE count; a raw frame shorter
+ *   than an Ethernet header) or ENOMEM (full)
  */
 int dpv_mlx4_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 		       uint32_t qpn, struct ibv_send_wr *wr,

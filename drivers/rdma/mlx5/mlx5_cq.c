@@ -133,8 +133,8 @@ dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq)
 }
 
 int
-dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
-			   struct dpv_mlx5_cq_resize *r)
+mlx5r_cq_resize_alloc(unsigned int min_cqe, size_t cqe_size,
+		      struct dpv_mlx5_cq_resize *r)
 {
 	uint32_t cnt;
 
@@ -142,7 +142,7 @@ dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 	if (min_cqe == 0 || min_cqe >= DPV_MLX5_MAX_CQE)
 		return EINVAL;
 	cnt = rte_align32pow2(min_cqe + 1);
-	r->buf = cq_ring_alloc(cnt, cq->cqe_size);
+	r->buf = dpv_mlx5_mem_zalloc((size_t)cnt * cqe_size);
 	if (r->buf == NULL)
 		return ENOMEM;
 	r->cqe_cnt = cnt;
@@ -151,30 +151,35 @@ dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 }
 
 int
-dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
+dpv_mlx5_cq_resize_prepare(const struct dpv_mlx5_cq *cq, unsigned int min_cqe,
+			   struct dpv_mlx5_cq_resize *r)
+{
+	int rc = mlx5r_cq_resize_alloc(min_cqe, cq->cqe_size, r);
+
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < r->cqe_cnt; i++)
+		cqe_at(r->buf, r->cqe_cnt, i, cq->cqe_size)->op_own =
+			MLX5_CQE_INVALID << 4;
+	return 0;
+}
+
+int
+mlx5r_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r,
+		       mlx5r_cqe_move_fn move)
 {
 	uint32_t ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
 	uint32_t pending = (cq->prod_index - ci) & 0xffffff;
-	uint32_t start = cq->prod_index - pending;
-	const unsigned int sz = cq->cqe_size;
+	uint32_t start = cq->prod_index - pending, i;
 	struct mlx5_cqe64 *old = cq->buf;
-	uint32_t i;
 
 	if (r->buf == NULL || pending > cq->cqe_cnt)
 		return EIO; /* not prepared, or dbrec[0] is corrupt */
 	if (pending > r->min_cqe)
 		return EINVAL;
 	dpv_barrier_after_owned_cqe();
-	for (i = start; i != cq->prod_index; i++) {
-		struct mlx5_cqe64 *d = cqe_at(r->buf, r->cqe_cnt, i, sz);
-		const struct mlx5_cqe64 *c = cqe_at(old, cq->cqe_cnt, i, sz);
-
-		/* the whole entry but op_own (the last byte of both sizes) */
-		memcpy((uint8_t *)(d + 1) - sz, (const uint8_t *)(c + 1) - sz,
-		       sz - 1);
-		d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
-				      !!(i & r->cqe_cnt));
-	}
+	for (i = start; i != cq->prod_index; i++)
+		move(cq, r, i);
 	/* an arm's scan position before the pending CQEs has nothing left */
 	if ((uint32_t)(cq->prod_index - cq->eng_scan) > pending)
 		cq->eng_scan = start;
@@ -185,6 +190,28 @@ dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
 	rte_atomic_thread_fence(__ATOMIC_RELEASE);
 	r->buf = old;
 	return 0;
+}
+
+/* CQE i of the current ring into r (64- or 128-byte entries), with the
+ * owner bit of its new lap. */
+static void
+cqe64_move(const struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r,
+	   uint32_t i)
+{
+	const unsigned int sz = cq->cqe_size;
+	struct mlx5_cqe64 *d = cqe_at(r->buf, r->cqe_cnt, i, sz);
+	const struct mlx5_cqe64 *c = cqe_at(cq->buf, cq->cqe_cnt, i, sz);
+
+	/* the whole entry but op_own (the last byte of both sizes) */
+	memcpy((uint8_t *)(d + 1) - sz, (const uint8_t *)(c + 1) - sz, sz - 1);
+	d->op_own = (uint8_t)((c->op_own & ~MLX5_CQE_OWNER_MASK) |
+			      !!(i & r->cqe_cnt));
+}
+
+int
+dpv_mlx5_cq_resize_commit(struct dpv_mlx5_cq *cq, struct dpv_mlx5_cq_resize *r)
+{
+	return mlx5r_cq_resize_commit(cq, r, cqe64_move);
 }
 
 void

@@ -9,10 +9,13 @@ mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
 	return dpv_mlx5_wq_posted(wq);
 }
 
-/* The entries of the mlx5 queues, in both tables. */
+/* The entries both mlx5 tables share: the queues, and the CQ resize
+ * (which takes either CQE size). */
 #define MLX5_QUEUE_OPS                                                         \
 	.caps = DPV_RING_CAP_WR_EX | DPV_RING_CAP_SCATTER_CQE |                \
-		DPV_RING_CAP_CQ_RESIZE,                                        \
+		DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW,  \
+	.cq_resize_prepare = dpv_mlx5_cq_resize_prepare,                       \
+	.cq_resize_commit = dpv_mlx5_cq_resize_commit,                         \
 	.sq_init = dpv_mlx5_sq_init_tso, .rq_init = dpv_mlx5_rq_init,          \
 	.srq_init = dpv_mlx5_srq_init, .qp_join = NULL,                        \
 	.post_send = dpv_mlx5_post_send, .post_recv = dpv_mlx5_post_recv,      \

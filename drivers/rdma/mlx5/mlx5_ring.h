@@ -433,7 +433,9 @@ void dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq);
 
 /** A CQ ring prepared by dpv_mlx5_cq_resize_prepare(). */
 struct dpv_mlx5_cq_resize {
-	struct mlx5_cqe64 *buf; /**< new ring; after a commit, the old one */
+	/** new ring; after a commit, the old one (an mlx4 CQ's ring holds
+	 *  32-byte CQEs) */
+	struct mlx5_cqe64 *buf;
 	uint32_t cqe_cnt;	/**< its number of entries */
 	uint32_t min_cqe;	/**< the size asked for */
 };
@@ -914,6 +916,10 @@ struct dpv_ring_ops {
 	const char *name;
 	/** DPV_RING_CAP_* flags: what the format can carry */
 	uint32_t caps;
+	/** a QP number bit that every XRC target QP's number has and no
+	 *  other QP's (mlx4: MLX4_XRC_QPN_BIT, by which a ConnectX-3 receive
+	 *  CQE names an XRC SRQ instead of a QP); 0: none */
+	uint32_t xrc_qpn_bit;
 
 	/* ---- set-up: each stamps the ring with this table ---- */
 	/** create an SQ (max_tso_header: 0, or the raw-packet TSO header
@@ -930,6 +936,15 @@ struct dpv_ring_ops {
 	/** create a CQ */
 	int (*cq_init)(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 		       int socket);
+	/** ibv_resize_cq, step 1 (dpv_mlx5_cq_resize_prepare() semantics;
+	 *  NULL in a format without DPV_RING_CAP_CQ_RESIZE) */
+	int (*cq_resize_prepare)(const struct dpv_mlx5_cq *cq,
+				 unsigned int min_cqe,
+				 struct dpv_mlx5_cq_resize *r);
+	/** ibv_resize_cq, step 2 (dpv_mlx5_cq_resize_commit() semantics);
+	 *  step 3 is dpv_mlx5_cq_resize_release() in every format */
+	int (*cq_resize_commit)(struct dpv_mlx5_cq *cq,
+				struct dpv_mlx5_cq_resize *r);
 	/** after a QP's SQ and RQ are created and linked: lay them out as
 	 *  the format's direct-verbs view expects (NULL: nothing to do);
 	 *  0 or ENOMEM (the rings are left as they were) */
@@ -973,13 +988,18 @@ struct dpv_ring_ops {
 
 /** Capabilities of a ring format (struct dpv_ring_ops.caps). */
 enum {
-	/** the ibv_wr_* builder, mlx5dv WQEs, DC, XRC, raw packets, TSO and
-	 *  RSS (the mlx4 format has plain RC, UC and UD post_send only) */
+	/** the ibv_wr_* builder, mlx5dv WQEs, DC, TSO and RSS
+	 *  (the mlx4 format has ibv_post_send only, as ConnectX-3's
+	 *  provider) */
 	DPV_RING_CAP_WR_EX = 1u << 0,
 	/** scatter to CQE (64-byte CQEs carry up to 32 data bytes) */
 	DPV_RING_CAP_SCATTER_CQE = 1u << 1,
-	/** ibv_resize_cq (dpv_mlx5_cq_resize_*()) */
+	/** ibv_resize_cq (cq_resize_prepare / cq_resize_commit) */
 	DPV_RING_CAP_CQ_RESIZE = 1u << 2,
+	/** XRC send and target QPs through post_send */
+	DPV_RING_CAP_XRC = 1u << 3,
+	/** raw-packet QPs through post_send (TSO needs DPV_RING_CAP_WR_EX) */
+	DPV_RING_CAP_RAW = 1u << 4,
 };
 
 /** The mlx5 format (ConnectX-4 and later, <infiniband/mlx5dv.h>). */

@@ -148,6 +148,25 @@ typedef int (*mlx5r_push_fn)(struct dpv_mlx5_cq *cq,
 unsigned int mlx5r_flush_rq(struct dpv_mlx5_rq *rq, struct dpv_mlx5_cq *cq,
 			    uint32_t qpn, mlx5r_push_fn push);
 
+/** Resize of any format, step 1: r gets a zeroed ring of
+ *  cqe_cnt = power of two >= min_cqe + 1 entries of cqe_size bytes (the
+ *  format then marks them invalid). 0, EINVAL (min_cqe out of range) or
+ *  ENOMEM. */
+int mlx5r_cq_resize_alloc(unsigned int min_cqe, size_t cqe_size,
+			  struct dpv_mlx5_cq_resize *r);
+
+/** A format's copy of CQE idx (a running index) from cq's ring into r's,
+ *  in the slot of the same index there, with the owner bit of that
+ *  slot's lap in the new size. */
+typedef void (*mlx5r_cqe_move_fn)(const struct dpv_mlx5_cq *cq,
+				  struct dpv_mlx5_cq_resize *r, uint32_t idx);
+
+/** Resize of any format, step 2 (dpv_mlx5_cq_resize_commit() semantics),
+ *  each pending CQE copied by move. */
+int mlx5r_cq_resize_commit(struct dpv_mlx5_cq *cq,
+			   struct dpv_mlx5_cq_resize *r,
+			   mlx5r_cqe_move_fn move);
+
 /** The arm bookkeeping of should_notify, common to the formats: notes a
  *  new arm request (dpv_mlx5_cq_arm() or a doorbell written by dv code).
  *  @return true while the CQ is armed: the CQEs from cq->eng_scan to
