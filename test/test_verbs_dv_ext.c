@@ -142,13 +142,13 @@ test_cqe128_traffic(void)
 
 	/* sizes other than 64 and 128, padding of 64-byte CQEs */
 	errno = 0;
-	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 100, 0), "size 100");
+	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 100, 0, 0), "size 100");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "");
 	errno = 0;
-	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 64, 1), "pad 64");
+	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 64, 1, 0), "pad 64");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "");
 	for (pad = 0; pad < 2; pad++) {
-		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 128, pad));
+		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 128, pad, 0));
 		TEST_ASSERT_NOT_NULL(cq, "128-byte CQ (pad %d)", pad);
 		memset(&o, 0, sizeof(o));
 		o.cq.in = cq;
@@ -178,17 +178,17 @@ test_cqe128_traffic(void)
 	}
 	/* the default size; MLX5_CQE_SIZE on a device of the mlx5
 	 * personality */
-	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0));
+	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0, 0));
 	TEST_ASSERT_NOT_NULL(cq, "default");
 	TEST_ASSERT_EQUAL(to_dcq(cq)->ring.cqe_size, 64, "");
 	ibv_destroy_cq(cq);
 	setenv("MLX5_CQE_SIZE", "100", 1);
 	errno = 0;
-	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0));
+	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0, 0));
 	if (to_dctx(ctx)->dev->mlx5_personality) {
 		TEST_ASSERT(cq == NULL && errno == EINVAL, "env 100");
 		setenv("MLX5_CQE_SIZE", "128", 1);
-		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0));
+		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0, 0));
 		TEST_ASSERT(cq && to_dcq(cq)->ring.cqe_size == 128, "env 128");
 	}
 	unsetenv("MLX5_CQE_SIZE");
