@@ -58,13 +58,15 @@ suite_teardown(void)
 	test_verbs_loop_close(&devs, &ctx, &pd, &mr);
 }
 
-/* Two RC (or UC) QPs on cq, connected to each other. */
+/* Two RC (or UC) QPs sending to scq and receiving to rcq, connected to
+ * each other. */
 static int
-pair(struct ibv_cq *cq, enum ibv_qp_type t, struct ibv_qp *qp[2])
+pair_cqs(struct ibv_cq *scq, struct ibv_cq *rcq, enum ibv_qp_type t,
+	 struct ibv_qp *qp[2])
 {
 	struct ibv_qp_init_attr ia = {
-		.send_cq = cq,
-		.recv_cq = cq,
+		.send_cq = scq,
+		.recv_cq = rcq,
 		.cap = {.max_send_wr = 8,
 			.max_recv_wr = 8,
 			.max_send_sge = 1,
@@ -93,6 +95,13 @@ unpair(struct ibv_qp *qp[2])
 	for (int i = 0; i < 2; i++)
 		if (qp[i])
 			ibv_destroy_qp(qp[i]);
+}
+
+/* Two RC (or UC) QPs on cq, connected to each other. */
+static int
+pair(struct ibv_cq *cq, enum ibv_qp_type t, struct ibv_qp *qp[2])
+{
+	return pair_cqs(cq, cq, t, qp);
 }
 
 /* A SEND of len bytes from qp[0] to qp[1]: both completions, in order of
@@ -142,13 +151,13 @@ test_cqe128_traffic(void)
 
 	/* sizes other than 64 and 128, padding of 64-byte CQEs */
 	errno = 0;
-	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 100, 0), "size 100");
+	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 100, 0, 0), "size 100");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "");
 	errno = 0;
-	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 64, 1), "pad 64");
+	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 64, 1, 0), "pad 64");
 	TEST_ASSERT_EQUAL(errno, EINVAL, "");
 	for (pad = 0; pad < 2; pad++) {
-		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 128, pad));
+		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 128, pad, 0));
 		TEST_ASSERT_NOT_NULL(cq, "128-byte CQ (pad %d)", pad);
 		memset(&o, 0, sizeof(o));
 		o.cq.in = cq;
@@ -178,22 +187,175 @@ test_cqe128_traffic(void)
 	}
 	/* the default size; MLX5_CQE_SIZE on a device of the mlx5
 	 * personality */
-	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0));
+	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0, 0));
 	TEST_ASSERT_NOT_NULL(cq, "default");
 	TEST_ASSERT_EQUAL(to_dcq(cq)->ring.cqe_size, 64, "");
 	ibv_destroy_cq(cq);
 	setenv("MLX5_CQE_SIZE", "100", 1);
 	errno = 0;
-	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0));
+	cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0, 0));
 	if (to_dctx(ctx)->dev->mlx5_personality) {
 		TEST_ASSERT(cq == NULL && errno == EINVAL, "env 100");
 		setenv("MLX5_CQE_SIZE", "128", 1);
-		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0));
+		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0, 0));
 		TEST_ASSERT(cq && to_dcq(cq)->ring.cqe_size == 128, "env 128");
 	}
 	unsetenv("MLX5_CQE_SIZE");
 	if (cq)
 		ibv_destroy_cq(cq);
+	return TEST_SUCCESS;
+}
+
+/*
+ * Wait (driving the engine) until n completions are on a compressed CQ,
+ * looking at the raw ring without consuming it; *sessions counts the
+ * titles (format 3) seen.
+ */
+static int
+wait_recv_raw(struct ibv_cq *cq, unsigned int n, unsigned int *sessions)
+{
+	struct dpv_mlx5_cq *r = &to_dcq(cq)->ring;
+	uint64_t end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+
+	while (rte_get_timer_cycles() < end) {
+		unsigned int seen = 0, titles = 0;
+		uint32_t i = r->cons_index;
+
+		while (seen < n) {
+			const uint8_t *e = (const uint8_t *)r->buf +
+					   (size_t)(i & (r->cqe_cnt - 1)) *
+						   r->cqe_size +
+					   r->cqe_size - 64;
+			uint8_t oo = __atomic_load_n(&e[63], __ATOMIC_ACQUIRE);
+			uint32_t k = 1;
+
+			if ((oo >> 4) == MLX5_CQE_INVALID ||
+			    (oo & 1) != !!(i & r->cqe_cnt))
+				break;
+			if (((oo >> 2) & 3) == 3) {
+				k = be32toh(((const struct mlx5_cqe64 *)e)
+						    ->byte_cnt);
+				titles++;
+			}
+			seen += k;
+			i += k;
+		}
+		if (seen >= n) {
+			*sessions += titles;
+			return 0;
+		}
+		dpv_engine_progress(to_dctx(cq->context)->dev->engine);
+	}
+	return ETIMEDOUT;
+}
+
+/*
+ * CQE compression: mlx5dv_create_cq with one format (two: EINVAL; the
+ * caps are checked by tests.test_mlx5_cq through libmlx5), traffic on compressed 64- and 128-byte
+ * CQs (bursts of receives, the sessions expanded by ibv_poll_cq).
+ */
+static int
+test_cqcomp_traffic(void)
+{
+	static const uint8_t fmts[] = {MLX5DV_CQE_RES_FORMAT_HASH,
+				       MLX5DV_CQE_RES_FORMAT_CSUM,
+				       MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX};
+	struct ibv_cq_init_attr_ex ca = {.cqe = 32};
+	struct ibv_qp *qp[2] = {NULL, NULL};
+	struct ibv_wc wc[16];
+	struct ibv_cq *cq, *scq;
+	unsigned int sessions;
+
+	if (to_dctx(ctx)->dev->ring_ops != &dpv_mlx5_ring_ops) {
+		errno = 0;
+		TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0, fmts[0]),
+				 "mlx4 rings");
+		TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "");
+		return TEST_SKIPPED;
+	}
+	errno = 0;
+	TEST_ASSERT_NULL(dpv_mlx5dv_create_cq(ctx, &ca, 0, 0,
+					      MLX5DV_CQE_RES_FORMAT_HASH |
+						      MLX5DV_CQE_RES_FORMAT_CSUM),
+			 "two formats");
+	TEST_ASSERT_EQUAL(errno, EINVAL, "");
+	for (unsigned int f = 0; f < RTE_DIM(fmts); f++)
+	for (uint16_t sz = 64; sz <= 128; sz += 64) {
+		struct ibv_sge rs = {(uintptr_t)mem[1], BUFLEN, mr->lkey};
+		struct ibv_recv_wr *rb;
+		struct ibv_send_wr *sb;
+		unsigned int nrecv = 0, nsend = 0;
+
+		cq = cq_of(dpv_mlx5dv_create_cq(ctx, &ca, sz, 0, fmts[f]));
+		TEST_ASSERT_NOT_NULL(cq, "format %u size %u", fmts[f], sz);
+		TEST_ASSERT(to_dcq(cq)->ring.comp != NULL, "compressed");
+		TEST_ASSERT_EQUAL(to_dcq(cq)->ring.cqe_size, sz, "");
+		TEST_ASSERT_EQUAL(ibv_resize_cq(cq, 64), EOPNOTSUPP, "resize");
+		/* receives alone on the compressed CQ: sends end sessions */
+		scq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+		TEST_ASSERT_NOT_NULL(scq, "");
+		TEST_ASSERT_EQUAL(pair_cqs(scq, cq, IBV_QPT_RC, qp),
+				  TEST_SUCCESS, "");
+		sessions = 0;
+		for (int round = 0; round < 3; round++) {
+			for (uint64_t i = 0; i < 8; i++) {
+				struct ibv_recv_wr rw = {.wr_id = 100 + i,
+							 .sg_list = &rs,
+							 .num_sge = 1};
+
+				TEST_ASSERT_EQUAL(ibv_post_recv(qp[1], &rw,
+								&rb),
+						  0, "");
+			}
+			/* one list of 8 SENDs: one burst on the wire */
+			struct ibv_sge ss[8];
+			struct ibv_send_wr sw[8];
+
+			for (unsigned int i = 0; i < 8; i++) {
+				ss[i] = (struct ibv_sge){(uintptr_t)mem[0],
+							 100 + i, mr->lkey};
+				sw[i] = (struct ibv_send_wr){
+					.wr_id = i,
+					.next = i < 7 ? &sw[i + 1] : NULL,
+					.sg_list = &ss[i],
+					.num_sge = 1,
+					.opcode = IBV_WR_SEND,
+					.send_flags = IBV_SEND_SIGNALED};
+			}
+			TEST_ASSERT_EQUAL(ibv_post_send(qp[0], sw, &sb), 0, "");
+			/* the receives first (raw: sessions seen) */
+			TEST_ASSERT_EQUAL(wait_recv_raw(cq, 8, &sessions), 0,
+					  "round %d", round);
+			TEST_ASSERT_EQUAL(test_verbs_wait_wc(cq, wc, 8, 5000),
+					  8, "round %d", round);
+			TEST_ASSERT_EQUAL(test_verbs_wait_wc(scq, wc + 8, 8,
+							     5000),
+					  8, "round %d", round);
+			nrecv = nsend = 0;
+			for (int i = 0; i < 16; i++) {
+				TEST_ASSERT_EQUAL(wc[i].status, IBV_WC_SUCCESS,
+						  "wc %d", i);
+				if (wc[i].opcode == IBV_WC_RECV) {
+					TEST_ASSERT_EQUAL(wc[i].wr_id,
+							  100 + nrecv, "");
+					TEST_ASSERT_EQUAL(wc[i].byte_len,
+							  100 + nrecv, "");
+					TEST_ASSERT_EQUAL(wc[i].qp_num,
+							  qp[1]->qp_num, "");
+					nrecv++;
+				} else {
+					TEST_ASSERT_EQUAL(wc[i].wr_id, nsend,
+							  "");
+					nsend++;
+				}
+			}
+			TEST_ASSERT(nrecv == 8 && nsend == 8, "");
+		}
+		TEST_ASSERT(sessions > 0, "no compressed session formed");
+		unpair(qp);
+		TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), 0, "");
+		TEST_ASSERT_EQUAL(ibv_destroy_cq(scq), 0, "");
+	}
 	return TEST_SUCCESS;
 }
 
@@ -357,6 +519,7 @@ static struct dpv_test_suite suite = {
 	.cases =
 		{
 			TEST_CASE(test_cqe128_traffic),
+			TEST_CASE(test_cqcomp_traffic),
 			TEST_CASE(test_udp_sport),
 			TEST_CASE(test_odp),
 			TEST_CASE(test_map_ah),

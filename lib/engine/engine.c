@@ -206,7 +206,36 @@ unlock_fast(struct dpv_engine *e)
 void
 dpv_engine_unlock(struct dpv_engine *e)
 {
+	if (unlikely(e->nheld != 0))
+		dpv_engine_held_commit(e);
 	unlock_fast(e);
+}
+
+static void
+held_write(struct dpv_engine *e, struct dpv_mlx5_cq *cq)
+{
+	if (dpv_mlx5_cq_comp_commit(cq) && e->conf.cq_event != NULL &&
+	    dpv_ring_cq_should_notify(cq))
+		e->conf.cq_event(e->conf.cq_event_arg, cq);
+}
+
+void
+dpv_engine_held_note(struct dpv_engine *e, struct dpv_mlx5_cq *cq)
+{
+	for (unsigned int i = 0; i < e->nheld; i++)
+		if (e->held[i] == cq)
+			return;
+	if (e->nheld == DPV_ENGINE_HELD_MAX)
+		held_write(e, cq);
+	else
+		e->held[e->nheld++] = cq;
+}
+
+void
+dpv_engine_held_commit(struct dpv_engine *e)
+{
+	while (e->nheld != 0)
+		held_write(e, e->held[--e->nheld]);
 }
 
 /* ------------------------------------------------------------- TX / RX */
@@ -591,6 +620,8 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	scan_doorbells(e, e->nrun == 0 && n == 0 ? 8 * SCAN_SLICE : SCAN_SLICE);
 	run_pass(e, budget, e->now);
 	dpv_engine_tx_flush(e);
+	if (unlikely(e->nheld != 0))
+		dpv_engine_held_commit(e);
 	return e->work;
 }
 
@@ -618,6 +649,8 @@ dpv_engine_progress_post(struct dpv_engine *e)
 		take_kicks(e);
 		scan_doorbells(e, SCAN_SLICE);
 		run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
+		if (unlikely(e->nheld != 0))
+			dpv_engine_held_commit(e);
 		r = e->work;
 	}
 	e->ack_hold = false;
@@ -1321,6 +1354,7 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 	}
 	qp->e->st.cqes++;
 	qp->e->work++;
+	dpv_engine_cq_pushed(qp->e, cq);
 	if (qp->e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
 		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
 	return 0;

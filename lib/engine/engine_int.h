@@ -406,8 +406,15 @@ struct dpv_ekcache {
 #define DPV_EKCACHE_SIZE 16 /* a power of 2 */
 extern const uint32_t dpv_ekcache_never; /* snp of an empty entry */
 
+/* compressed CQs holding CQEs an engine writes at the end of its poll */
+#define DPV_ENGINE_HELD_MAX 16
+
 struct dpv_engine {
 	rte_spinlock_t lock;
+	/* compressed CQs (dpv_mlx5_cq_compress) that hold CQEs not written
+	 * yet; dpv_engine_held_commit() writes them */
+	struct dpv_mlx5_cq *held[DPV_ENGINE_HELD_MAX];
+	unsigned int nheld;
 	/* callers waiting in dpv_engine_lock(): polls that only try the lock
 	 * (progress thread, workers, post paths) stand back while any wait,
 	 * so a control command is not starved by a poller that takes the
@@ -727,5 +734,21 @@ swqe_host(const struct dpv_eqp *qp, const struct dpv_eswqe *w)
 {
 	return (uint8_t **)(uintptr_t)&w->wr.sg_list[qp->max_sge];
 }
+
+/* A compressed CQ was pushed to: note it for dpv_engine_held_commit()
+ * (writes it at once when the list is full). */
+void dpv_engine_held_note(struct dpv_engine *e, struct dpv_mlx5_cq *cq);
+
+/* Write the CQEs compressed CQs hold (sessions end with the poll) and
+ * raise the events they fire. */
+void dpv_engine_held_commit(struct dpv_engine *e);
+
+/* After a push to cq (a struct dpv_mlx5_cq *): compressed CQs hold CQEs
+ * until the poll ends (a macro: the ring header is not included here). */
+#define dpv_engine_cq_pushed(e, cq)                                            \
+	do {                                                                   \
+		if (unlikely((cq)->comp != NULL))                              \
+			dpv_engine_held_note((e), (cq));                       \
+	} while (0)
 
 #endif

@@ -652,6 +652,7 @@ raw_cqe(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
 	}
 	e->st.cqes++;
 	e->work++;
+	dpv_engine_cq_pushed(e, cq);
 	if (e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
 		e->conf.cq_event(e->conf.cq_event_arg, cq);
 }

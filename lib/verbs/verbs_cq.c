@@ -590,13 +590,31 @@ dpv_create_cq_ex_op(struct ibv_context *context,
 struct ibv_cq_ex *
 dpv_mlx5dv_create_cq(struct ibv_context *context,
 		     struct ibv_cq_init_attr_ex *attr, unsigned int cqe_size,
-		     int pad)
+		     int pad, unsigned int comp)
 {
+	struct ibv_cq_ex *x;
+	int rc;
+
 	if (context == NULL || attr == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return cq_create_ex(context, attr, cqe_size, pad != 0);
+	/* compressed sessions are of the mlx5 format alone */
+	if (comp != 0 && dctx_dev(context)->ring_ops != &dpv_mlx5_ring_ops) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	x = cq_create_ex(context, attr, cqe_size, pad != 0);
+	if (x == NULL || comp == 0)
+		return x;
+	/* nothing can be pushed yet: no QP knows the CQ */
+	rc = dpv_mlx5_cq_compress(&to_dcq(ibv_cq_ex_to_cq(x))->ring, comp);
+	if (rc != 0) {
+		ibv_destroy_cq(ibv_cq_ex_to_cq(x));
+		errno = rc;
+		return NULL;
+	}
+	return x;
 }
 
 /*

@@ -168,13 +168,17 @@ int dpv_qp_mlx5_send_ops(struct ibv_qp *qp, uint64_t flags);
  * @param cqe_size 64 or 128; 0: the default (on a device of the mlx5
  *   personality MLX5_CQE_SIZE from the environment, as for ibv_create_cq)
  * @param pad     nonzero: MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD
+ * @param comp    0, or the CQE compression format
+ *   (MLX5DV_CQE_RES_FORMAT_*, dpv_mlx5_cq_compress())
  * @return the CQ; NULL with errno EINVAL (context or attr NULL, a size
- *   other than 64 or 128, pad without 128-byte CQEs), EOPNOTSUPP (a size
- *   asked of a device with "rings = mlx4"), or ibv_create_cq_ex()'s.
+ *   other than 64 or 128, pad without 128-byte CQEs, a bad compression
+ *   format), EOPNOTSUPP (a size or compression asked of a device with
+ *   "rings = mlx4"), or ibv_create_cq_ex()'s.
  */
 struct ibv_cq_ex *dpv_mlx5dv_create_cq(struct ibv_context *context,
 				       struct ibv_cq_init_attr_ex *attr,
-				       unsigned int cqe_size, int pad);
+				       unsigned int cqe_size, int pad,
+				       unsigned int comp);
 
 /**
  * Create the GSI QP of a device: a UD QP numbered 1, which receives the

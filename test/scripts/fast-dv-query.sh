@@ -123,19 +123,24 @@ if ctx:
     check(out.comp_mask & ((1 << 5) | (1 << 8)) == 0 and out.comp_mask != 0,
           'comp_mask answered 0x%x (no clock groups)' % out.comp_mask)
     # Our CQEs are version 0 (SRQ number in srqn_uidx: test_verbs_dv.c),
-    # no MPW, no CQE compression: CQE_V1 (bit 0) clear; 128-byte CQEs can
-    # be padded: CQE_128B_PAD (bit 5); RC QPs take packet-based credits:
-    # PACKET_BASED_CREDIT_MODE (bit 6).
-    check(out.flags == (1 << 6) | (1 << 5) and out.version == 0,
-          'version %d flags 0x%x (PACKET_BASED_CREDIT_MODE, CQE_128B_PAD; '
-          'CQE_V1 clear: version-0 CQEs)' % (out.version, out.flags))
+    # no MPW: CQE_V1 (bit 0) clear; 128-byte CQEs can be padded:
+    # CQE_128B_PAD (bit 5) and compressed: CQE_128B_COMP (bit 4); RC QPs
+    # take packet-based credits: PACKET_BASED_CREDIT_MODE (bit 6).
+    check(out.flags == (1 << 6) | (1 << 5) | (1 << 4) and out.version == 0,
+          'version %d flags 0x%x (PACKET_BASED_CREDIT_MODE, CQE_128B_PAD, '
+          'CQE_128B_COMP; CQE_V1 clear: version-0 CQEs)'
+          % (out.version, out.flags))
+    # cqe_comp_caps (offset 24): max_num 64, HASH | CSUM | CSUM_STRIDX
+    check(bytes(out.rest[0:8]) == bytes([64, 0, 0, 0, 7, 0, 0, 0]),
+          'cqe_comp_caps max_num 64, formats 7 (got %s)'
+          % bytes(out.rest[0:8]).hex())
     # Striding RQ caps (offsets 40..60 of the struct, rest[16:36]): none.
     check(out.comp_mask & (1 << 2) and all(b == 0 for b in out.rest[16:36]),
           'striding RQ answered with zero caps')
-    # Offsets 24..68 (cqe_comp_caps .. max_dynamic_bfregs) and 80..84
+    # Offsets 32..68 (sw_parsing_caps .. max_dynamic_bfregs) and 80..84
     # (flow_action_flags) hold groups reported as "none", but for
     # tunnel_offloads_caps (offset 60): VXLAN, GRE and GENEVE.
-    check(all(b == 0 for b in out.rest[0:36] + out.rest[40:44] +
+    check(all(b == 0 for b in out.rest[8:36] + out.rest[40:44] +
               out.rest[56:60]),
           'reported capability fields are zero (nothing offloaded)')
     # dc_odp_caps (offset 84): SEND, WRITE, READ, ATOMIC, SRQ_RECV
@@ -149,18 +154,30 @@ if ctx:
           'unreported clock field left untouched')
 
     cqa = CqInitAttrEx(cqe=16)
-    # CQE compression (none here, as rdma-core on such a device), a size
-    # neither 64 nor 128, padding of 64-byte CQEs: EINVAL
-    for cm, fl, sz, what in ((1, 0, 0, 'CQE compression'),
-                             (4, 0, 100, 'cqe_size 100'),
-                             (6, 1, 64, 'padding of 64-byte CQEs'),
-                             (2, 2, 0, 'unknown flag')):
-        mcq = Mlx5dvCqInitAttr(comp_mask=cm, flags=fl, cqe_size=sz)
+    # CQE compression without a format or with two, a size neither 64
+    # nor 128, padding of 64-byte CQEs: EINVAL
+    for cm, cf, fl, sz, what in ((1, 0, 0, 0, 'CQE compression, no format'),
+                                 (1, 3, 0, 0, 'CQE compression, 2 formats'),
+                                 (4, 0, 0, 100, 'cqe_size 100'),
+                                 (6, 0, 1, 64, 'padding of 64-byte CQEs'),
+                                 (2, 0, 2, 0, 'unknown flag')):
+        mcq = Mlx5dvCqInitAttr(comp_mask=cm, cqe_comp_res_format=cf,
+                               flags=fl, cqe_size=sz)
         C.set_errno(0)
         cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
         e = C.get_errno()
         check(not cq and e == errno.EINVAL,
               'mlx5dv_create_cq, %s: EINVAL (errno %d)' % (what, e))
+    # one format, 64- and 128-byte CQEs: created
+    for cf in (1, 2, 4):
+        for sz in (64, 128):
+            mcq = Mlx5dvCqInitAttr(comp_mask=5, cqe_comp_res_format=cf,
+                                   cqe_size=sz)
+            cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))
+            check(bool(cq), 'mlx5dv_create_cq, compression format %d, '
+                  'cqe_size %d (errno %d)' % (cf, sz, C.get_errno()))
+            if cq:
+                vb.ibv_destroy_cq(cq)
     for pad in (0, 1):
         mcq = Mlx5dvCqInitAttr(comp_mask=6, flags=pad, cqe_size=128)
         cq = dv.mlx5dv_create_cq(ctx, C.byref(cqa), C.byref(mcq))

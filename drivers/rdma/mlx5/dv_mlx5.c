@@ -85,7 +85,8 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 	 * struct mlx5dv_context may end before the newer fields. */
 	want = attrs_out->comp_mask;
 	attrs_out->version = 0;
-	/* No multi-packet WQEs, no CQE compression, no real-time clock; RC
+	/* No multi-packet WQEs, no real-time clock; CQE compression below;
+	 * RC
 	 * QPs may use packet-based end-to-end credits (mlx5dv_create_qp);
 	 * mlx5 rings have 128-byte CQEs, padded on request
 	 * (mlx5dv_create_cq). */
@@ -94,9 +95,21 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 		MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE;
 	if (dpv_mlx4dv_context_ok(ctx_in) != 0)
 		attrs_out->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
-	if (want & MLX5DV_CONTEXT_MASK_CQE_COMPRESION)
+	if (want & MLX5DV_CONTEXT_MASK_CQE_COMPRESION) {
+		/* sessions of up to DPV_MLX5_CQE_COMP_MAX receive CQEs, in
+		 * 64- and 128-byte CQEs (mlx5 rings only) */
 		memset(&attrs_out->cqe_comp_caps, 0,
 		       sizeof(attrs_out->cqe_comp_caps));
+		if (dpv_mlx4dv_context_ok(ctx_in) != 0) {
+			attrs_out->cqe_comp_caps.max_num =
+				64; /* DPV_MLX5_CQE_COMP_MAX (mlx5_ring.h) */
+			attrs_out->cqe_comp_caps.supported_format =
+				MLX5DV_CQE_RES_FORMAT_HASH |
+				MLX5DV_CQE_RES_FORMAT_CSUM |
+				MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX;
+			attrs_out->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP;
+		}
+	}
 	if (want & MLX5DV_CONTEXT_MASK_SWP)
 		memset(&attrs_out->sw_parsing_caps, 0,
 		       sizeof(attrs_out->sw_parsing_caps));
@@ -389,8 +402,9 @@ mlx5dv_create_qp(struct ibv_context *context,
  * CQE size 64 or 128 (MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE, else
  * MLX5_CQE_SIZE from the environment) and 128-byte padding; as rdma-core's
  * provider, EINVAL for an unknown mask bit or flag, a bad size, padding
- * of 64-byte CQEs and CQE compression (no compressed formats here:
- * cqe_comp_caps is zero).
+ * of 64-byte CQEs, or a compression format that is not exactly one of
+ * MLX5DV_CQE_RES_FORMAT_HASH, _CSUM, _CSUM_STRIDX (CQE compression:
+ * dpv_mlx5_cq_compress(), on 64- and 128-byte CQEs).
  */
 struct ibv_cq_ex *
 mlx5dv_create_cq(struct ibv_context *context,
@@ -400,7 +414,7 @@ mlx5dv_create_cq(struct ibv_context *context,
 	const uint64_t known = MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE |
 			       MLX5DV_CQ_INIT_ATTR_MASK_FLAGS |
 			       MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE;
-	unsigned int size = 0;
+	unsigned int size = 0, comp = 0;
 	int pad = 0;
 
 	if (context == NULL || cq_attr == NULL) {
@@ -429,14 +443,23 @@ mlx5dv_create_cq(struct ibv_context *context,
 				return NULL;
 			}
 		}
-		if ((cm & ~known) ||
-		    (cm & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)) {
+		if (cm & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE) {
+			/* exactly one of the formats */
+			comp = mlx5_cq_attr->cqe_comp_res_format;
+			if (comp != MLX5DV_CQE_RES_FORMAT_HASH &&
+			    comp != MLX5DV_CQE_RES_FORMAT_CSUM &&
+			    comp != MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX) {
+				errno = EINVAL;
+				return NULL;
+			}
+		}
+		if (cm & ~known) {
 			errno = EINVAL;
 			return NULL;
 		}
 	}
 	/* the size from the environment is checked there, padding too */
-	return dpv_mlx5dv_create_cq(context, cq_attr, size, pad);
+	return dpv_mlx5dv_create_cq(context, cq_attr, size, pad, comp);
 }
 
 struct ibv_wq *

@@ -125,6 +125,7 @@ dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket)
 void
 dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq)
 {
+	mlx5r_cq_comp_free(cq);
 	dpv_mlx5_mem_free(cq->buf);
 	dpv_mlx5_mem_free(cq->dbrec);
 	cq->buf = NULL;
@@ -274,26 +275,30 @@ resp_opcode(const struct dpv_cqe_info *ci)
 	return MLX5_CQE_RESP_SEND;
 }
 
-static __rte_always_inline int
-cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode,
-	 unsigned int sz)
+/* CQEs written and not yet handed back by the consumer */
+static __rte_always_inline uint32_t
+cq_used(const struct dpv_mlx5_cq *cq)
 {
 	uint32_t cons =
 		be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
-	uint32_t used = (cq->prod_index - cons) & 0xffffff;
-	struct mlx5_cqe64 c;
-	struct mlx5_cqe64 *dst;
-	uint8_t owner = !!(cq->prod_index & cq->cqe_cnt);
+
+	return (cq->prod_index - cons) & 0xffffff;
+}
+
+/* The CQE of ci in c; returns its op_own without the owner bit. */
+static __rte_always_inline uint8_t
+cqe_fill(struct mlx5_cqe64 *restrict c, const struct dpv_cqe_info *ci,
+	 int wqe_opcode)
+{
+	uint8_t owner = 0;
 	uint8_t op;
 	uint32_t qpn = ci->qpn & 0xffffff;
 
-	if (used >= cq->cqe_cnt)
-		return ENOSPC;
-	memset(&c, 0, sizeof(c));
-	c.wqe_counter = htobe16(ci->wqe_counter);
-	c.timestamp = htobe64(ci->timestamp);
+	memset(c, 0, sizeof(*c));
+	c->wqe_counter = htobe16(ci->wqe_counter);
+	c->timestamp = htobe64(ci->timestamp);
 	if (ci->status != IBV_WC_SUCCESS) {
-		struct mlx5_err_cqe *e = (void *)&c;
+		struct mlx5_err_cqe *e = (void *)c;
 
 		op = ci->is_recv ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR;
 		e->srqn = htobe32(ci->srqn & 0xffffff);
@@ -303,58 +308,80 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode,
 			((uint32_t)(ci->is_recv ? 0 : wqe_opcode) << 24) | qpn);
 	} else if (!ci->is_recv) {
 		op = MLX5_CQE_REQ;
-		c.sop_drop_qpn = htobe32(((uint32_t)wqe_opcode << 24) | qpn);
-		c.byte_cnt = htobe32(ci->byte_len);
+		c->sop_drop_qpn = htobe32(((uint32_t)wqe_opcode << 24) | qpn);
+		c->byte_cnt = htobe32(ci->byte_len);
 	} else {
 		op = resp_opcode(ci);
-		c.sop_drop_qpn = htobe32(qpn);
-		c.srqn_uidx = htobe32(ci->srqn & 0xffffff);
-		c.byte_cnt = htobe32(ci->byte_len);
+		c->sop_drop_qpn = htobe32(qpn);
+		c->srqn_uidx = htobe32(ci->srqn & 0xffffff);
+		c->byte_cnt = htobe32(ci->byte_len);
 		if (op == MLX5_CQE_RESP_SEND_INV)
-			c.imm_inval_pkey = htobe32(ci->invalidated_rkey);
+			c->imm_inval_pkey = htobe32(ci->invalidated_rkey);
 		else if (op == MLX5_CQE_RESP_SEND_IMM ||
 			 op == MLX5_CQE_RESP_WR_IMM)
-			c.imm_inval_pkey = ci->imm_data;
+			c->imm_inval_pkey = ci->imm_data;
 		else
-			c.imm_inval_pkey = htobe32(ci->pkey_index);
-		c.flags_rqpn =
+			c->imm_inval_pkey = htobe32(ci->pkey_index);
+		c->flags_rqpn =
 			htobe32(((ci->wc_flags & IBV_WC_GRH) ? 1u << 28 : 0) |
 				((uint32_t)(ci->sl & 0xf) << 24) |
 				(ci->src_qp & 0xffffff));
-		c.slid = htobe16(ci->slid);
-		c.ml_path = ci->dlid_path_bits & 0x7f;
+		c->slid = htobe16(ci->slid);
+		c->ml_path = ci->dlid_path_bits & 0x7f;
 		if (ci->wc_flags & IBV_WC_IP_CSUM_OK) {
-			c.hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
-			c.l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
+			c->hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
+			c->l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
 		}
 		/* bit 0 of the first byte (packet info): a tunneled packet,
 		 * the L3/L4 bits are its inner headers' (ConnectX with
 		 * tunnel offloads) */
 		if (ci->tunneled)
-			c.rsvd0[0] = 1;
+			c->rsvd0[0] = 1;
 		/* bit 0 of l4_hdr_type_etc: the VLAN tag was stripped and
 		 * vlan_info holds it (as ConnectX reports it) */
 		if (ci->vlan_stripped) {
-			c.l4_hdr_type_etc |= 1;
-			c.vlan_info = htobe16(ci->vlan_tci);
+			c->l4_hdr_type_etc |= 1;
+			c->vlan_info = htobe16(ci->vlan_tci);
 		}
 	}
 	if (ci->scat_len && ci->status == IBV_WC_SUCCESS) {
 		/* scatter to CQE: the data in the first 32 bytes */
-		memcpy(&c, ci->scat, RTE_MIN(ci->scat_len, DPV_CQE_SCAT_MAX));
+		memcpy(c, ci->scat, RTE_MIN(ci->scat_len, DPV_CQE_SCAT_MAX));
 		owner |= MLX5_INLINE_SCATTER_32;
 	}
-	dst = cqe_at(cq->buf, cq->cqe_cnt, cq->prod_index, sz);
+	return (uint8_t)((op << 4) | ((ci->is_recv && ci->solicited) ? 2 : 0) |
+			 owner);
+}
+
+/* Write c with op_own oo (owner bit added) at the producer index. */
+static __rte_always_inline void
+cqe_store(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *c, uint8_t oo,
+	  unsigned int sz)
+{
+	struct mlx5_cqe64 *dst =
+		cqe_at(cq->buf, cq->cqe_cnt, cq->prod_index, sz);
+
 	if (sz == 128 && cq->cqe_pad)
 		memset(dst - 1, 0, sizeof(*dst));
-	memcpy(dst, &c, offsetof(struct mlx5_cqe64, op_own));
+	memcpy(dst, c, offsetof(struct mlx5_cqe64, op_own));
 	dpv_barrier_before_cqe_owner();
 	__atomic_store_n(&dst->op_own,
-			 (uint8_t)((op << 4) |
-				   ((ci->is_recv && ci->solicited) ? 2 : 0) |
-				   owner),
+			 (uint8_t)(oo | !!(cq->prod_index & cq->cqe_cnt)),
 			 __ATOMIC_RELAXED);
 	cq->prod_index++;
+}
+
+static __rte_always_inline int
+cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode,
+	 unsigned int sz)
+{
+	struct mlx5_cqe64 c;
+	uint8_t oo;
+
+	if (cq_used(cq) >= cq->cqe_cnt)
+		return ENOSPC;
+	oo = cqe_fill(&c, ci, wqe_opcode);
+	cqe_store(cq, &c, oo, sz);
 	return 0;
 }
 
@@ -363,6 +390,8 @@ int
 mlx5r_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 	      int wqe_opcode)
 {
+	if (unlikely(cq->comp != NULL))
+		return mlx5r_cq_comp_push(cq, ci, wqe_opcode);
 	if (cq->cqe_size == 128)
 		return cq_write(cq, ci, wqe_opcode, 128);
 	return cq_write(cq, ci, wqe_opcode, 64);
@@ -706,23 +735,15 @@ mlx5r_lookup_recv(dpv_mlx5_wq_lookup_t lookup, void *arg, uint32_t qpn, uint32_t
 	return wq != NULL ? wq : lookup(arg, qpn, true);
 }
 
+/* The completion of an owned CQE (already consumed) with op_own oo. */
 static __rte_always_inline int
-poll_one_sz(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
-	    struct ibv_wc *wc, unsigned int sz)
+cqe_decode(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t oo,
+	   dpv_mlx5_wq_lookup_t lookup, void *arg, struct ibv_wc *wc)
 {
-	struct mlx5_cqe64 *cqe = cqe_at(cq->buf, cq->cqe_cnt, cq->cons_index, sz);
-	uint8_t oo, op;
+	uint8_t op = oo >> 4;
 	struct dpv_mlx5_wq *rwq;
 	uint32_t qpn, srqn, fr;
 	uint16_t ctr;
-
-	oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
-	op = oo >> 4;
-	if (op == MLX5_CQE_INVALID ||
-	    (oo & MLX5_CQE_OWNER_MASK) != !!(cq->cons_index & cq->cqe_cnt))
-		return ENOENT;
-	dpv_barrier_after_owned_cqe();
-	cq->cons_index++;
 
 	qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
 	ctr = be16toh(cqe->wqe_counter);
@@ -810,6 +831,21 @@ poll_one_sz(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	}
 }
 
+static __rte_always_inline int
+poll_one_sz(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	    struct ibv_wc *wc, unsigned int sz)
+{
+	struct mlx5_cqe64 *cqe = cqe_at(cq->buf, cq->cqe_cnt, cq->cons_index, sz);
+	uint8_t oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+
+	if ((oo >> 4) == MLX5_CQE_INVALID ||
+	    (oo & MLX5_CQE_OWNER_MASK) != !!(cq->cons_index & cq->cqe_cnt))
+		return ENOENT;
+	dpv_barrier_after_owned_cqe();
+	cq->cons_index++;
+	return cqe_decode(cq, cqe, oo, lookup, arg, wc);
+}
+
 static int
 poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	 struct ibv_wc *wc)
@@ -886,3 +922,461 @@ dpv_mlx5_cq_event(struct dpv_mlx5_cq *cq)
 {
 	cq->arm_sn++;
 }
+
+/* ---- CQE compression (dpv_mlx5_cq_compress) ---- */
+
+struct dpv_mlx5_cq_comp {
+	unsigned int fmt; /* MLX5DV_CQE_RES_FORMAT_* */
+	/* engine side: the held session */
+	uint32_t held;		  /* CQEs held (0: none) */
+	uint8_t hoo;		  /* op_own of its first, no owner bit */
+	struct mlx5_cqe64 htitle; /* its first CQE */
+	struct dpv_mlx5_mini_cqe8 hmini[DPV_MLX5_CQE_COMP_MAX];
+	/* per entry: indexes to the end of the session it is in (0: a
+	 * plain CQE), for the solicited-only arm scan */
+	uint8_t *skip;
+	/* application side: the session being read */
+	uint32_t left;	/* its completions not read yet */
+	uint32_t j;	/* the next one's number */
+	uint32_t start; /* its title's index */
+	struct mlx5_cqe64 title;
+	struct dpv_mlx5_mini_cqe8 mini[DPV_MLX5_MINI_PER_CQE];
+};
+
+int
+dpv_mlx5_cq_compress(struct dpv_mlx5_cq *cq, unsigned int fmt)
+{
+	struct dpv_mlx5_cq_comp *z;
+
+	if ((fmt != MLX5DV_CQE_RES_FORMAT_HASH &&
+	     fmt != MLX5DV_CQE_RES_FORMAT_CSUM &&
+	     fmt != MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX) ||
+	    (cq->ops != &dpv_mlx5_ring_ops &&
+	     cq->ops != &dpv_mlx5_cqe128_ring_ops) ||
+	    cq->prod_index != 0)
+		return EINVAL;
+	z = dpv_mlx5_mem_zalloc(sizeof(*z));
+	if (z == NULL)
+		return ENOMEM;
+	z->skip = dpv_mlx5_mem_zalloc(cq->cqe_cnt);
+	if (z->skip == NULL) {
+		dpv_mlx5_mem_free(z);
+		return ENOMEM;
+	}
+	z->fmt = fmt;
+	cq->comp = z;
+	cq->ops = cq->cqe_size == 128 ? &dpv_mlx5_cqcomp128_ring_ops
+				      : &dpv_mlx5_cqcomp_ring_ops;
+	return 0;
+}
+
+void
+mlx5r_cq_comp_free(struct dpv_mlx5_cq *cq)
+{
+	if (cq->comp == NULL)
+		return;
+	dpv_mlx5_mem_free(cq->comp->skip);
+	dpv_mlx5_mem_free(cq->comp);
+	cq->comp = NULL;
+}
+
+/* Where a CQE carries its RSS hash result (be32) and its checksum (be16):
+ * bytes 12 and 22, in struct mlx5_cqe64's reserved bytes (mlx5dv.h does
+ * not name them). */
+#define CQE_HASH_OFF 12
+#define CQE_CSUM_OFF 22
+
+/* Copy the format's field of a mini CQE into / out of a full CQE. */
+static void
+comp_field_put(unsigned int fmt, struct mlx5_cqe64 *c,
+	       const struct dpv_mlx5_mini_cqe8 *m)
+{
+	if (fmt == MLX5DV_CQE_RES_FORMAT_HASH)
+		memcpy((uint8_t *)c + CQE_HASH_OFF, &m->rx_hash_result, 4);
+	else
+		memcpy((uint8_t *)c + CQE_CSUM_OFF, &m->checksum, 2);
+}
+
+/* The mini CQE of a full one, in the CQ's format. */
+static void
+comp_mini(const struct dpv_mlx5_cq_comp *z, const struct mlx5_cqe64 *c,
+	  struct dpv_mlx5_mini_cqe8 *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->byte_cnt = c->byte_cnt;
+	if (z->fmt == MLX5DV_CQE_RES_FORMAT_HASH)
+		memcpy(&m->rx_hash_result, (const uint8_t *)c + CQE_HASH_OFF, 4);
+	else
+		memcpy(&m->checksum, (const uint8_t *)c + CQE_CSUM_OFF, 2);
+}
+
+/* c with the fields a mini CQE carries (and the time stamp) cleared. */
+static void
+comp_common(const struct dpv_mlx5_cq_comp *z, struct mlx5_cqe64 *c)
+{
+	static const struct dpv_mlx5_mini_cqe8 zero;
+
+	c->byte_cnt = 0;
+	c->wqe_counter = 0;
+	c->timestamp = 0;
+	comp_field_put(z->fmt, c, &zero);
+}
+
+/* Can c (op_own oo) join the held session? */
+static bool
+comp_joins(const struct dpv_mlx5_cq_comp *z, const struct mlx5_cqe64 *c,
+	   uint8_t oo)
+{
+	struct mlx5_cqe64 a = *c, b = z->htitle;
+
+	if (z->held == 0 || z->held >= DPV_MLX5_CQE_COMP_MAX || oo != z->hoo ||
+	    be16toh(c->wqe_counter) !=
+		    (uint16_t)(be16toh(b.wqe_counter) + z->held))
+		return false;
+	comp_common(z, &a);
+	comp_common(z, &b);
+	return memcmp(&a, &b, offsetof(struct mlx5_cqe64, op_own)) == 0;
+}
+
+/* A receive CQE that may be compressed: success on an RQ, opcode
+ * MLX5_CQE_RESP_SEND, no scatter, not solicited. */
+static bool
+comp_candidate(const struct dpv_cqe_info *ci, uint8_t oo)
+{
+	return ci->status == IBV_WC_SUCCESS && ci->is_recv && ci->srqn == 0 &&
+	       oo == (MLX5_CQE_RESP_SEND << 4);
+}
+
+static __rte_always_inline bool
+comp_commit(struct dpv_mlx5_cq *cq, unsigned int sz)
+{
+	struct dpv_mlx5_cq_comp *z = cq->comp;
+	uint32_t n = z->held, s = cq->prod_index, mask = cq->cqe_cnt - 1;
+	struct mlx5_cqe64 t;
+
+	if (n == 0)
+		return false;
+	z->held = 0;
+	if (n == 1) {
+		z->skip[s & mask] = 0;
+		cqe_store(cq, &z->htitle, z->hoo, sz);
+		return true;
+	}
+	/* the mini CQE arrays, then the title */
+	for (uint32_t k = 0; k * DPV_MLX5_MINI_PER_CQE < n; k++) {
+		uint32_t first = k * DPV_MLX5_MINI_PER_CQE;
+		uint32_t cnt = RTE_MIN(n - first, (uint32_t)DPV_MLX5_MINI_PER_CQE);
+		struct mlx5_cqe64 *dst =
+			cqe_at(cq->buf, cq->cqe_cnt, s + (k ? first : 1), sz);
+
+		if (sz == 128 && cq->cqe_pad)
+			memset(dst - 1, 0, sizeof(*dst));
+		memset(dst, 0, sizeof(*dst));
+		memcpy(dst, &z->hmini[first], cnt * sizeof(z->hmini[0]));
+	}
+	for (uint32_t i = 0; i < n; i++)
+		z->skip[(s + i) & mask] = (uint8_t)(n - i);
+	t = z->htitle;
+	t.byte_cnt = htobe32(n);
+	cqe_store(cq, &t, (uint8_t)((z->hoo & ~0xc) |
+				    (DPV_MLX5_CQE_FMT_COMPRESSED << 2)),
+		  sz);
+	cq->prod_index = s + n;
+	return true;
+}
+
+bool
+dpv_mlx5_cq_comp_commit(struct dpv_mlx5_cq *cq)
+{
+	if (cq->comp == NULL || cq->comp->held == 0)
+		return false;
+	return cq->cqe_size == 128 ? comp_commit(cq, 128) : comp_commit(cq, 64);
+}
+
+static __rte_always_inline int
+comp_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+	  int wqe_opcode, unsigned int sz)
+{
+	struct dpv_mlx5_cq_comp *z = cq->comp;
+	struct mlx5_cqe64 c;
+	uint8_t oo = cqe_fill(&c, ci, wqe_opcode);
+
+	if (comp_candidate(ci, oo)) {
+		if (!comp_joins(z, &c, oo))
+			comp_commit(cq, sz);
+		if (cq_used(cq) + z->held >= cq->cqe_cnt)
+			return ENOSPC;
+		if (z->held == 0) {
+			z->htitle = c;
+			z->hoo = oo;
+		}
+		comp_mini(z, &c, &z->hmini[z->held++]);
+		return 0;
+	}
+	comp_commit(cq, sz);
+	if (cq_used(cq) >= cq->cqe_cnt)
+		return ENOSPC;
+	z->skip[cq->prod_index & (cq->cqe_cnt - 1)] = 0;
+	cqe_store(cq, &c, oo, sz);
+	return 0;
+}
+
+static int
+comp_push64(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+{
+	return comp_push(cq, ci, mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags),
+			 64);
+}
+
+static int
+comp_push128(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
+{
+	return comp_push(cq, ci, mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags),
+			 128);
+}
+
+int
+mlx5r_cq_comp_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+		   int wqe_opcode)
+{
+	if (cq->cqe_size == 128)
+		return comp_push(cq, ci, wqe_opcode, 128);
+	return comp_push(cq, ci, wqe_opcode, 64);
+}
+
+/* Solicited-only arms: a session holds neither solicited nor error
+ * CQEs; its entries are skipped by the skip table, not read. */
+static __rte_always_inline bool
+comp_should_notify(struct dpv_mlx5_cq *cq, unsigned int sz)
+{
+	struct dpv_mlx5_cq_comp *z = cq->comp;
+
+	if (!arm_check(cq))
+		return false;
+	comp_commit(cq, sz);
+	while (cq->eng_scan != cq->prod_index) {
+		uint8_t k = z->skip[cq->eng_scan & (cq->cqe_cnt - 1)];
+		uint8_t oo, op;
+
+		if (k != 0) {
+			if (!cq->eng_arm_sol)
+				break;
+			cq->eng_scan += k;
+			continue;
+		}
+		oo = cqe_at(cq->buf, cq->cqe_cnt, cq->eng_scan, sz)->op_own;
+		op = oo >> 4;
+		if (!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
+		    op == MLX5_CQE_RESP_ERR)
+			break;
+		cq->eng_scan++;
+	}
+	if (cq->eng_scan == cq->prod_index)
+		return false;
+	mlx5r_cq_arm_fire(cq);
+	return true;
+}
+
+static bool
+comp_should_notify64(struct dpv_mlx5_cq *cq)
+{
+	return comp_should_notify(cq, 64);
+}
+
+static bool
+comp_should_notify128(struct dpv_mlx5_cq *cq)
+{
+	return comp_should_notify(cq, 128);
+}
+
+/* Application: the next completion, expanding sessions (the entries of
+ * a session are invalidated as they are passed, as a ConnectX consumer
+ * does). */
+static __rte_always_inline int
+comp_poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	      struct ibv_wc *wc, unsigned int sz)
+{
+	struct dpv_mlx5_cq_comp *z = cq->comp;
+	struct mlx5_cqe64 *cqe =
+		cqe_at(cq->buf, cq->cqe_cnt, cq->cons_index, sz);
+	struct mlx5_cqe64 e;
+	uint8_t oo;
+
+	if (z->left == 0) {
+		oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+		if ((oo >> 4) == MLX5_CQE_INVALID ||
+		    (oo & MLX5_CQE_OWNER_MASK) !=
+			    !!(cq->cons_index & cq->cqe_cnt))
+			return ENOENT;
+		dpv_barrier_after_owned_cqe();
+		if (((oo >> 2) & 3) != DPV_MLX5_CQE_FMT_COMPRESSED) {
+			cq->cons_index++;
+			return cqe_decode(cq, cqe, oo, lookup, arg, wc);
+		}
+		z->title = *cqe;
+		z->left = be32toh(cqe->byte_cnt);
+		z->j = 0;
+		z->start = cq->cons_index;
+		memcpy(z->mini,
+		       cqe_at(cq->buf, cq->cqe_cnt, cq->cons_index + 1, sz),
+		       sizeof(z->mini));
+	} else if (z->j % DPV_MLX5_MINI_PER_CQE == 0) {
+		memcpy(z->mini, cqe, sizeof(z->mini));
+	}
+	e = z->title;
+	e.byte_cnt = z->mini[z->j % DPV_MLX5_MINI_PER_CQE].byte_cnt;
+	comp_field_put(z->fmt, &e, &z->mini[z->j % DPV_MLX5_MINI_PER_CQE]);
+	e.wqe_counter = htobe16((uint16_t)(be16toh(z->title.wqe_counter) + z->j));
+	oo = (uint8_t)(z->title.op_own & 0xf0);
+	cqe->op_own = MLX5_CQE_INVALID << 4;
+	z->j++;
+	z->left--;
+	cq->cons_index++;
+	return cqe_decode(cq, &e, oo, lookup, arg, wc);
+}
+
+static int
+comp_poll_one64(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+		struct ibv_wc *wc)
+{
+	return comp_poll_one(cq, lookup, arg, wc, 64);
+}
+
+static int
+comp_poll_one128(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
+		 void *arg, struct ibv_wc *wc)
+{
+	return comp_poll_one(cq, lookup, arg, wc, 128);
+}
+
+static int
+comp_poll64(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+	    dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	if (n < 0)
+		return -EINVAL;
+	return mlx5r_poll_n(cq, n, wc, lookup, arg, comp_poll_one64);
+}
+
+static int
+comp_poll128(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
+	     dpv_mlx5_wq_lookup_t lookup, void *arg)
+{
+	if (n < 0)
+		return -EINVAL;
+	return mlx5r_poll_n(cq, n, wc, lookup, arg, comp_poll_one128);
+}
+
+static int
+comp_ex_next64(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	       uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	return mlx5r_ex_next(cq, lookup, arg, wr_id, status, comp_poll_one64);
+}
+
+static int
+comp_ex_next128(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
+		uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	return mlx5r_ex_next(cq, lookup, arg, wr_id, status, comp_poll_one128);
+}
+
+/*
+ * Clean: the held session is written, then every session not read yet
+ * (the one being read included) is expanded in place into plain CQEs
+ * (a session of n completions takes n entries), and the plain clean does
+ * the rest. No poller, no engine push meanwhile.
+ */
+static __rte_always_inline unsigned int
+comp_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq,
+	   unsigned int sz)
+{
+	struct dpv_mlx5_cq_comp *z = cq->comp;
+	struct dpv_mlx5_mini_cqe8 m[DPV_MLX5_CQE_COMP_MAX];
+	uint32_t i = cq->cons_index, mask = cq->cqe_cnt - 1;
+
+	comp_commit(cq, sz);
+	while (i != cq->prod_index) {
+		struct mlx5_cqe64 *c = cqe_at(cq->buf, cq->cqe_cnt, i, sz);
+		struct mlx5_cqe64 t;
+		uint32_t n, j0;
+
+		if (z->left != 0 && i == cq->cons_index) {
+			t = z->title; /* the session being read */
+			n = z->j + z->left;
+			j0 = z->j;
+			memcpy(&m[j0 & ~7u], z->mini, sizeof(z->mini));
+		} else if (((c->op_own >> 2) & 3) ==
+				   DPV_MLX5_CQE_FMT_COMPRESSED &&
+			   z->skip[i & mask] != 0) {
+			t = *c;
+			n = be32toh(c->byte_cnt);
+			j0 = 0;
+		} else {
+			i++;
+			continue;
+		}
+		/* the arrays not copied yet, from the ring */
+		for (uint32_t k = (j0 + 7) / 8; k * 8 < n; k++)
+			memcpy(&m[k * 8],
+			       cqe_at(cq->buf, cq->cqe_cnt,
+				      i - j0 + (k ? k * 8 : 1), sz),
+			       sizeof(struct mlx5_cqe64));
+		if (j0 % 8 == 0 && j0 != 0)
+			memcpy(&m[j0], cqe_at(cq->buf, cq->cqe_cnt, i, sz),
+			       sizeof(struct mlx5_cqe64));
+		for (uint32_t j = j0; j < n; j++) {
+			struct mlx5_cqe64 e = t;
+			uint32_t idx = i - j0 + j;
+			struct mlx5_cqe64 *d = cqe_at(cq->buf, cq->cqe_cnt,
+						      idx, sz);
+
+			e.byte_cnt = m[j].byte_cnt;
+			comp_field_put(z->fmt, &e, &m[j]);
+			e.wqe_counter = htobe16(
+				(uint16_t)(be16toh(t.wqe_counter) + j));
+			e.op_own = (uint8_t)((t.op_own & 0xf0) |
+					     !!(idx & cq->cqe_cnt));
+			memcpy(d, &e, sizeof(e));
+			z->skip[idx & mask] = 0;
+		}
+		i += n - j0;
+		z->left = 0;
+	}
+	return cq_clean(cq, qpn, srq, sz);
+}
+
+static unsigned int
+comp_clean64(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
+{
+	return comp_clean(cq, qpn, srq, 64);
+}
+
+static unsigned int
+comp_clean128(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq)
+{
+	return comp_clean(cq, qpn, srq, 128);
+}
+
+/* The queue entries are the mlx5 ones (flush writes through
+ * mlx5r_cq_push, which hands compressed CQs to mlx5r_cq_comp_push). */
+#define CQCOMP_OPS(sz)                                                         \
+	.caps = DPV_RING_CAP_WR_EX | DPV_RING_CAP_SCATTER_CQE,                 \
+	.sq_init = dpv_mlx5_sq_init_tso, .rq_init = dpv_mlx5_rq_init,          \
+	.srq_init = dpv_mlx5_srq_init, .qp_join = NULL,                        \
+	.post_send = dpv_mlx5_post_send, .post_recv = dpv_mlx5_post_recv,      \
+	.wq_posted = NULL, .sq_fetch = dpv_mlx5_sq_fetch,                      \
+	.flush = dpv_mlx5_flush, .cq_init = NULL,                              \
+	.cq_poll = comp_poll##sz, .cq_ex_next = comp_ex_next##sz,              \
+	.cq_clean = comp_clean##sz, .cq_push = comp_push##sz,                  \
+	.cq_should_notify = comp_should_notify##sz
+
+const struct dpv_ring_ops dpv_mlx5_cqcomp_ring_ops = {
+	.name = "mlx5-cqcomp",
+	CQCOMP_OPS(64),
+};
+
+const struct dpv_ring_ops dpv_mlx5_cqcomp128_ring_ops = {
+	.name = "mlx5-cqcomp128",
+	CQCOMP_OPS(128),
+};

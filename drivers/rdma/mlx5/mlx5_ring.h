@@ -116,6 +116,7 @@ struct dpv_mlx5_wqe_xrc_seg {
 };
 
 struct dpv_ring_ops;
+struct dpv_mlx5_cq_comp;
 
 /** Kind of a work queue. */
 enum dpv_mlx5_wq_kind {
@@ -253,7 +254,46 @@ struct dpv_mlx5_cq {
 	uint32_t eng_scan;     /**< next CQE to check for an armed event */
 	uint32_t eng_last_uar; /**< last arm doorbell word seen */
 	bool eng_uar_dv;       /**< armed from the doorbell word alone */
+	/** CQE compression state (dpv_mlx5_cq_compress()), NULL: none */
+	struct dpv_mlx5_cq_comp *comp;
 };
+
+/** @name CQE compression (mlx5dv_create_cq MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)
+ *
+ * A compressed session on the ring, as ConnectX writes it: a title CQE at
+ * index s whose op_own format bits (2..3) are DPV_MLX5_CQE_FMT_COMPRESSED
+ * and whose byte_cnt is the number n (2..DPV_MLX5_CQE_COMP_MAX) of
+ * completions it stands for; the session takes the n indexes s..s+n-1.
+ * The mini CQEs (struct dpv_mlx5_mini_cqe8, 8 per 64 bytes) of
+ * completions 8k..8k+7 fill the struct mlx5_cqe64 of entry s + 8k (entry
+ * s + 1 for k = 0). Completion j is the title with byte_cnt, and the
+ * format's field (rx_hash_result for MLX5DV_CQE_RES_FORMAT_HASH,
+ * check_sum for _CSUM and _CSUM_STRIDX) from mini CQE j, wqe_counter =
+ * the title's + j and the format bits cleared. Only the title has a valid
+ * owner bit: a consumer sets op_own of every entry of a session it has
+ * read to MLX5_CQE_INVALID << 4 before it hands the entries back (as
+ * ConnectX consumers do).
+ * @{ */
+/** op_own format bits (2..3) of a title CQE */
+#define DPV_MLX5_CQE_FMT_COMPRESSED 3
+/** largest session (mlx5dv cqe_comp_caps.max_num) */
+#define DPV_MLX5_CQE_COMP_MAX 64
+/** mini CQEs per 64-byte entry */
+#define DPV_MLX5_MINI_PER_CQE 8
+
+/** A mini CQE (8 bytes, big-endian fields). */
+struct dpv_mlx5_mini_cqe8 {
+	union {
+		__be32 rx_hash_result; /**< MLX5DV_CQE_RES_FORMAT_HASH */
+		struct {
+			__be16 checksum;   /**< _CSUM, _CSUM_STRIDX */
+			__be16 stride_idx; /**< _CSUM_STRIDX (0: no
+						striding RQ here) */
+		};
+	};
+	__be32 byte_cnt; /**< the completion's byte count */
+};
+/** @} */
 
 /**
  * Address vector of a UD address handle. The AH object of the verbs
@@ -427,6 +467,32 @@ int dpv_mlx5_cq_init(struct dpv_mlx5_cq *cq, unsigned int min_cqe, int socket);
  */
 int dpv_mlx5_cq_init_sz(struct dpv_mlx5_cq *cq, unsigned int min_cqe,
 			int socket, unsigned int cqe_size, bool pad);
+
+/**
+ * Make a new CQ (mlx5 format, 64- or 128-byte CQEs, nothing pushed yet)
+ * write compressed sessions: its table becomes dpv_mlx5_cqcomp_ring_ops
+ * or dpv_mlx5_cqcomp128_ring_ops. Policy: successful receive CQEs of an
+ * RQ (not an SRQ) without immediate data, scatter to CQE or the solicited
+ * bit, of one QP, with consecutive WQE counters and otherwise equal
+ * fields (time stamps aside: the title's stands for all, as on
+ * ConnectX), pushed one after the other, are held by the engine and
+ * written as one session (a single held CQE as a plain CQE) when another
+ * CQE is pushed, when DPV_MLX5_CQE_COMP_MAX are held, or at
+ * dpv_mlx5_cq_comp_commit() (the engine commits at the end of each poll
+ * and before it unlocks). The CQ cannot be resized.
+ * @param cq  an initialised CQ
+ * @param fmt one of MLX5DV_CQE_RES_FORMAT_HASH, _CSUM, _CSUM_STRIDX
+ * @return 0; EINVAL (fmt not exactly one format, not an mlx5 CQ);
+ *   ENOMEM.
+ */
+int dpv_mlx5_cq_compress(struct dpv_mlx5_cq *cq, unsigned int fmt);
+
+/**
+ * Engine: write the CQEs a compressed CQ holds (one session, or a plain
+ * CQE for one). Nothing on other CQs.
+ * @return true if CQEs were written
+ */
+bool dpv_mlx5_cq_comp_commit(struct dpv_mlx5_cq *cq);
 
 /** Free a CQ (safe on a zeroed or already freed structure). */
 void dpv_mlx5_cq_fini(struct dpv_mlx5_cq *cq);
@@ -1012,6 +1078,13 @@ extern const struct dpv_ring_ops dpv_mlx5_ring_ops;
  * it: each CQ calls its own table's functions.
  */
 extern const struct dpv_ring_ops dpv_mlx5_cqe128_ring_ops;
+
+/** The mlx5 format's compressed CQs (dpv_mlx5_cq_compress()) of 64-byte
+ *  CQEs: a CQ's table only, like dpv_mlx5_cqe128_ring_ops. */
+extern const struct dpv_ring_ops dpv_mlx5_cqcomp_ring_ops;
+/** Compressed CQs of 128-byte CQEs (the sessions in the struct
+ *  mlx5_cqe64 halves). */
+extern const struct dpv_ring_ops dpv_mlx5_cqcomp128_ring_ops;
 
 /**
  * The engine's "does this queue have work" test of any format: the mlx5

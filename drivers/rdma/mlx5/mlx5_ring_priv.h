@@ -137,6 +137,12 @@ unsigned int dpv_mlx5_cq128_clean(struct dpv_mlx5_cq *cq, uint32_t qpn,
 int dpv_mlx5_cq128_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci);
 bool dpv_mlx5_cq128_should_notify(struct dpv_mlx5_cq *cq);
 
+/** mlx5r_cq_push() of a compressed CQ (dpv_mlx5_cq_compress()). */
+int mlx5r_cq_comp_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
+		       int wqe_opcode);
+/** Free a CQ's compression state (none: nothing). */
+void mlx5r_cq_comp_free(struct dpv_mlx5_cq *cq);
+
 /** A format's CQE writer with an explicit WQE opcode (mlx5r_cq_push,
  *  dpv_mlx4_cq_push). */
 typedef int (*mlx5r_push_fn)(struct dpv_mlx5_cq *cq,
