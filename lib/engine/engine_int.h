@@ -524,6 +524,28 @@ enum dpv_key_status dpv_engine_key_copy(struct dpv_eqp *qp, uint32_t key,
 					uint64_t va, uint8_t *buf,
 					uint64_t len, uint32_t need,
 					bool to_mem);
+/* Walk [va, va + len) of indirect key k's layout (no signature): copy
+ * dir > 0 from buf into the memory, dir < 0 out of it, 0 only checks. */
+enum dpv_key_status dpv_engine_key_walk(struct dpv_eqp *qp,
+					const struct dpv_engine_key *k,
+					uint64_t va, uint8_t *buf, uint64_t len,
+					uint32_t need, int dir);
+/* A local SGE taken (its key checked, host DPV_KEY_HOST_INDIRECT): a
+ * signature key's SGE goes from data to wire bytes, *total with it. */
+enum dpv_key_status dpv_engine_key_sig_take(struct dpv_eqp *qp,
+					    struct dpv_sge *sge,
+					    uint64_t *total);
+/* engine_sig.c: the SGE of signature key k in wire bytes (its data
+ * addresses whole blocks inside the key); the copy through k in wire
+ * coordinates (as dpv_engine_key_walk()); a block's guard. */
+enum dpv_key_status dpv_sig_span(const struct dpv_engine_key *k,
+				 struct dpv_sge *sge, uint64_t *total);
+enum dpv_key_status dpv_sig_walk(struct dpv_eqp *qp,
+				 const struct dpv_engine_key *k, uint64_t va,
+				 uint8_t *buf, uint64_t len, uint32_t need,
+				 int dir);
+uint64_t dpv_sig_guard(uint8_t kind, uint32_t seed, const uint8_t *data,
+		       uint32_t len);
 /* The 8 bytes an atomic at va of key works on: host itself for a direct
  * key, else the address in the entry holding them; NULL if they are not
  * 8-aligned in one entry of a live, writable region. */

@@ -94,12 +94,16 @@ check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	if (is_rd_atomic(w->wr.opcode))
 		need = IBV_ACCESS_LOCAL_WRITE;
 	for (uint32_t i = 0; i < w->wr.num_sge; i++) {
-		const struct dpv_sge *s = &w->wr.sg_list[i];
+		struct dpv_sge *s = &w->wr.sg_list[i];
 		void *host = NULL;
 
 		if (dpv_engine_key_access_ind(qp->e, qp, s->lkey, s->addr,
 					      s->length, need,
 					      &host) != DPV_KEY_OK)
+			return IBV_WC_LOC_PROT_ERR;
+		if (unlikely(host == DPV_KEY_HOST_INDIRECT) &&
+		    dpv_engine_key_sig_take(qp, s, &w->wr.total_len) !=
+			    DPV_KEY_OK)
 			return IBV_WC_LOC_PROT_ERR;
 		swqe_host(qp, w)[i] = host;
 	}

@@ -110,15 +110,47 @@ struct mlx5dv_qp_ex *dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex);
  * mlx5dv_wr_mr_interleaved() configures it, and again nothing after an
  * IBV_WR_LOCAL_INV of it (then it can be configured anew).
  *
- * @param attr pd, create_flags (exactly MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT)
- *   and max_entries (1..52); max_entries is rounded up to a multiple of
- *   4 and written back
+ * @param attr pd, create_flags (MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT,
+ *   optionally with _REMOTE_INVALIDATE and _BLOCK_SIGNATURE) and
+ *   max_entries (1..52); max_entries is rounded up to a multiple of 4 and
+ *   written back
  * @return the key; NULL with errno EINVAL (attr or pd NULL, max_entries 0
- *   or above 52), EOPNOTSUPP (any other create flag, or none: signature,
- *   crypto, tag update and remote invalidation do not exist here),
- *   ENOMEM.
+ *   or above 52), EOPNOTSUPP (any other create flag, or none: crypto and
+ *   tag update do not exist here), ENOMEM.
  */
 struct mlx5dv_mkey *dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr);
+
+/**
+ * mlx5dv_wr_set_mkey_sig_block() of a key being configured: checks attr
+ * and stages it; the configuration WQE (DPV_UMR_SET_SIG) applies what is
+ * staged when it executes, so a key's next configuration must not be
+ * built before the previous one completed. CRC32, CRC32C and T10-DIF
+ * (CRC or IP checksum guard) with block sizes 512, 520, 4048, 4096 and
+ * 4160; both domains with a signature must have the same block size.
+ *
+ * @param mkey a key of dpv_mlx5dv_create_mkey()
+ * @param attr the attributes; NULL stages no signature (the configure
+ *   flag MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR)
+ * @return 0; EINVAL (key without MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+ *   bad attributes, seeds or flags, a copy mask between different
+ *   signatures), EOPNOTSUPP (CRC64_XP10, different block sizes).
+ */
+int dpv_mlx5dv_mkey_sig_stage(struct mlx5dv_mkey *mkey,
+			      const struct mlx5dv_sig_block_attr *attr);
+
+/**
+ * mlx5dv_mkey_check(): the first signature error of the key since its
+ * signature was set or last checked, reported once.
+ *
+ * @param mkey a key of dpv_mlx5dv_create_mkey()
+ * @param err out: err_type (MLX5DV_MKEY_NO_ERR or the error) and its
+ *   values (actual: computed from the data, expected: the field's) and
+ *   data offset of the block in the key
+ * @return 0; EINVAL if an argument is NULL or the key was created
+ *   without MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE.
+ */
+int dpv_mlx5dv_mkey_check(struct mlx5dv_mkey *mkey,
+			  struct mlx5dv_mkey_err *err);
 
 /**
  * mlx5dv_destroy_mkey(): the key stops granting access at once (accesses

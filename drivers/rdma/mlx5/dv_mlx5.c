@@ -121,8 +121,20 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 					dpv_mlx4dv_context_ok(ctx_in) != 0
 				? DV_MLX5_DC_ODP_CAPS
 				: 0;
-	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
-		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
+	/* block signature of indirect keys (doc/guides/dv.rst): what the
+	 * engine computes (no CRC64_XP10) */
+	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD) {
+		attrs_out->sig_caps.block_size =
+			MLX5DV_BLOCK_SIZE_CAP_512 | MLX5DV_BLOCK_SIZE_CAP_520 |
+			MLX5DV_BLOCK_SIZE_CAP_4048 |
+			MLX5DV_BLOCK_SIZE_CAP_4096 | MLX5DV_BLOCK_SIZE_CAP_4160;
+		attrs_out->sig_caps.block_prot = MLX5DV_SIG_PROT_CAP_T10DIF |
+						 MLX5DV_SIG_PROT_CAP_CRC;
+		attrs_out->sig_caps.t10dif_bg = MLX5DV_SIG_T10DIF_BG_CAP_CRC |
+						MLX5DV_SIG_T10DIF_BG_CAP_CSUM;
+		attrs_out->sig_caps.crc_type = MLX5DV_SIG_CRC_TYPE_CAP_CRC32 |
+					       MLX5DV_SIG_CRC_TYPE_CAP_CRC32C;
+	}
 	/* DCI streams (doc/guides/dc.rst): the limits dpverbs accepts */
 	if (want & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {
 		attrs_out->dci_streams_caps.max_log_num_concurent =
@@ -595,15 +607,20 @@ mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 }
 
 /* Only signature keys have errors to report: as rdma-core, EINVAL for a
- * key without signature (and signature keys cannot be created here). */
+ * key created without MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE. */
 int
 _mlx5dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
 		   size_t err_info_size)
 {
-	RTE_SET_USED(mkey);
-	RTE_SET_USED(err_info);
-	RTE_SET_USED(err_info_size);
-	return EINVAL;
+	struct mlx5dv_mkey_err e;
+	int rc;
+
+	if (err_info == NULL || err_info_size == 0)
+		return EINVAL;
+	rc = dpv_mlx5dv_mkey_check(mkey, &e);
+	if (rc == 0)
+		memcpy(err_info, &e, RTE_MIN(err_info_size, sizeof(e)));
+	return rc;
 }
 
 struct mlx5dv_var *
