@@ -540,8 +540,10 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			dpv_engine_ack_flush(qp);
 		}
 		dpv_engine_comp_drain(qp);
+		/* a signature stop drains up to the WQE it stopped at */
 		if (qp->sqd_notify && qp->state == IBV_QPS_SQD &&
-		    qp->s_tail == qp->s_head) {
+		    (qp->s_tail == qp->s_head ||
+		     (qp->sig_halt && qp->s_tail == qp->s_cur))) {
 			qp->sqd_notify = false;
 			if (e->conf.sq_drained)
 				e->conf.sq_drained(e->conf.event_arg, qp->qpn);
@@ -1207,6 +1209,8 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 					attr->en_sqd_async_notify;
 			else if (next != IBV_QPS_SQD)
 				qp->sqd_notify = false;
+			if (next != IBV_QPS_SQD)
+				qp->sig_halt = qp->sig_err_seen = false;
 			qp->state = next;
 		}
 	}

@@ -142,6 +142,9 @@ struct dpv_eswqe {
 	/* DCI with streams, SWQE_ERROR: only its stream is in error (or
 	 * it is flushed because its stream is) */
 	bool stream_err;
+	/* mlx5dv_qp_cancel_posted_send_wrs: completes, successfully,
+	 * without being executed */
+	bool canceled;
 	uint32_t first_psn, last_psn, npkts;
 	/* end-to-end credits: its sequence number (message-based: SSN;
 	 * packet-based: last PSN), set with first_psn */
@@ -299,6 +302,10 @@ struct dpv_eqp {
 	uint32_t qkey;
 	uint32_t access;
 	bool block_self_mcast;
+	/* DPV_QP_OPT_SIG_PIPE: a signature error seen since the last fenced
+	 * WQE started; sig_halt: the SQ stopped for it (SQD), no WQE
+	 * starts until RTS */
+	bool sig_err_seen, sig_halt;
 	/* Dynamically Connected (IBV_QPT_DRIVER, engine_dc.c) */
 	bool dci_conn;		  /* DCI: a connection is current */
 	uint32_t dc_cpsn;	  /* DCI: first PSN of the current connection */

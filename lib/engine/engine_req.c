@@ -11,6 +11,7 @@
 #include <rte_ether.h>
 
 #include "engine_int.h"
+#include "dpv_engine_opts.h"
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
 #include "mlx5_ring.h"
@@ -60,6 +61,7 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 		w->rd_skip = 0;
 		w->rewound = false;
 		w->stream_err = false;
+		w->canceled = false;
 		w->status = IBV_WC_SUCCESS;
 		w->orig = 0;
 		qp->s_head++;
@@ -325,6 +327,33 @@ set_error(struct dpv_eswqe *w, enum ibv_wc_status st)
 	w->status = st;
 }
 
+/*
+ * Signature pipelining (MLX5DV_QP_CREATE_SIG_PIPELINING): true if w does
+ * not start (as it is; a canceled WQE then completes without running).
+ * After a signature error a fenced WQE stops the SQ: SQD, with
+ * IBV_EVENT_SQ_DRAINED once what started is done; nothing starts until
+ * the QP is back in RTS.
+ */
+static bool
+sig_pipe_stop(struct dpv_eqp *qp, const struct dpv_eswqe *w)
+{
+	if (w->sent != 0)
+		return false;
+	if (qp->sig_halt)
+		return true;
+	if (qp->sig_err_seen && (qp->opts & DPV_QP_OPT_SIG_PIPE) &&
+	    (w->wr.flags & DPV_WR_F_FENCE) && !w->canceled) {
+		qp->sig_err_seen = false;
+		qp->sig_halt = true;
+		qp->state = IBV_QPS_SQD;
+		qp->sqd_notify = true;
+		return true;
+	}
+	qp->sig_err_seen = qp->sig_err_seen &&
+			   !(w->wr.flags & DPV_WR_F_FENCE);
+	return w->canceled;
+}
+
 void
 dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 {
@@ -357,6 +386,16 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			if (w->state == SWQE_ERROR)
 				return; /* the completer finishes the QP */
 			if (w->state != SWQE_PENDING) {
+				qp->s_cur++;
+				state = REQ_NEXT_WQE;
+				break;
+			}
+			if (unlikely(qp->sig_err_seen || qp->sig_halt ||
+				     w->canceled) &&
+			    sig_pipe_stop(qp, w)) {
+				if (!w->canceled)
+					return;
+				w->state = SWQE_DONE;
 				qp->s_cur++;
 				state = REQ_NEXT_WQE;
 				break;

@@ -14,6 +14,7 @@
  */
 #include <rte_hash_crc.h>
 
+#include "dpv_engine_opts.h"
 #include "dpv_roce_icrc.h"
 #include "engine_int.h"
 
@@ -132,8 +133,9 @@ sig_error(struct dpv_sig *s, uint32_t type, uint64_t actual, uint64_t expected,
 }
 
 /* Check the input field in (domain d) against the data's: the checked
- * bytes of guard, application tag, reference tag, in that order. */
-static void
+ * bytes of guard, application tag, reference tag, in that order; true
+ * if one is bad. */
+static bool
 sig_check(struct dpv_sig *s, const struct dpv_sig_domain *d, uint64_t bno,
 	  const uint8_t *data, const uint8_t *in)
 {
@@ -148,12 +150,12 @@ sig_check(struct dpv_sig *s, const struct dpv_sig_domain *d, uint64_t bno,
 	unsigned int np = d10 ? 3 : 1;
 
 	if (s->check_mask == 0)
-		return;
+		return false;
 	if (d10 && get_be(in + 2, 2) == 0xffff &&
 	    ((d->flags & DPV_SIG_DIF_APP_ESCAPE) ||
 	     ((d->flags & DPV_SIG_DIF_APP_REF_ESCAPE) &&
 	      get_be(in + 4, 4) == 0xffffffffu)))
-		return;
+		return false;
 	sig_field(d, bno, data, want);
 	for (unsigned int i = 0; i < np; i++) {
 		unsigned int at = d10 ? dif[i].at : crc[i].at;
@@ -167,9 +169,19 @@ sig_check(struct dpv_sig *s, const struct dpv_sig_domain *d, uint64_t bno,
 			sig_error(s, d10 ? dif[i].type : crc[i].type,
 				  get_be(want + at, len), get_be(in + at, len),
 				  bno * d->block);
-			return;
+			return true;
 		}
 	}
+	return false;
+}
+
+/* A block failed its check on QP qp: signature pipelining stops the SQ
+ * before its next fenced WQE (engine_req.c). */
+static void
+sig_failed(struct dpv_eqp *qp)
+{
+	if (qp->opts & DPV_QP_OPT_SIG_PIPE)
+		qp->sig_err_seen = true;
 }
 
 /* The output field of domain out, from the data and (if the input domain
@@ -266,8 +278,9 @@ dpv_sig_walk(struct dpv_eqp *qp, const struct dpv_engine_key *k, uint64_t va,
 				memcpy(buf + (f0 + b - pos), out + f0,
 				       pos + n - b - f0);
 			}
-			if (end && s->mem.size)
-				sig_check(s, &s->mem, bno, data, in);
+			if (end && s->mem.size &&
+			    sig_check(s, &s->mem, bno, data, in))
+				sig_failed(qp);
 		} else if (dir > 0 && pos + n > b) {
 			uint64_t f0 = RTE_MAX(pos, (uint64_t)b) - b;
 
@@ -281,9 +294,9 @@ dpv_sig_walk(struct dpv_eqp *qp, const struct dpv_engine_key *k, uint64_t va,
 						 need, -1);
 			if (st != DPV_KEY_OK)
 				return st;
-			if (s->wire.size)
-				sig_check(s, &s->wire, bno, data,
-					  s->stash);
+			if (s->wire.size &&
+			    sig_check(s, &s->wire, bno, data, s->stash))
+				sig_failed(qp);
 			if (s->mem.size) {
 				sig_output(s, &s->mem, &s->wire, bno, data,
 					   s->stash, out);

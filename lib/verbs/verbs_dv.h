@@ -153,6 +153,18 @@ int dpv_mlx5dv_mkey_check(struct mlx5dv_mkey *mkey,
 			  struct mlx5dv_mkey_err *err);
 
 /**
+ * mlx5dv_qp_cancel_posted_send_wrs(): the send WRs with wr_id of a QP in
+ * SQD not started yet complete successfully without running once the SQ
+ * runs again (signature pipelining, MLX5DV_QP_CREATE_SIG_PIPELINING).
+ *
+ * @param mqp the QP's view (dpv_mlx5dv_qp_ex())
+ * @param wr_id the work requests' wr_id
+ * @return the number canceled; -EINVAL (QP not in SQD), -EOPNOTSUPP
+ *   (no engine).
+ */
+int dpv_qp_mlx5_cancel_send(struct mlx5dv_qp_ex *mqp, uint64_t wr_id);
+
+/**
  * mlx5dv_destroy_mkey(): the key stops granting access at once (accesses
  * in flight through it fail with the key errors of an unknown key).
  *
@@ -260,12 +272,17 @@ int dpv_qp_raw_tunnel_offloads(struct ibv_qp *qp);
  * only) makes the QP's end-to-end credits count packets instead of
  * messages (IBA 9.7.7.2): its requester counts every packet of a SEND or
  * RDMA WRITE with immediate against the credits the peer advertises.
+ * MLX5DV_QP_CREATE_SIG_PIPELINING (RC only): after a signature error in
+ * the data of a WQE the SQ stops before the next WQE with
+ * IBV_SEND_FENCE, in SQD, and IBV_EVENT_SQ_DRAINED is raised once what
+ * started before is done (dpv_qp_mlx5_cancel_send(), then RTS again).
  *
  * @param qp the QP
- * @param flags the two MLX5DV_QP_CREATE_*_SCATTER_TO_CQE bits and
- *   MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, or 0
+ * @param flags the two MLX5DV_QP_CREATE_*_SCATTER_TO_CQE bits,
+ *   MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE and
+ *   MLX5DV_QP_CREATE_SIG_PIPELINING, or 0
  * @return 0; EINVAL (qp NULL, another bit, both scatter bits, packet-based
- *   credits on a QP that is not RC); ENOENT.
+ *   credits or pipelining on a QP that is not RC); ENOENT.
  */
 int dpv_qp_mlx5_create_flags(struct ibv_qp *qp, uint32_t flags);
 

@@ -275,6 +275,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
 	const uint32_t credit = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
 	const uint32_t tunnel = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
+	const uint32_t sigp = MLX5DV_QP_CREATE_SIG_PIPELINING;
 	struct ibv_qp_init_attr_ex ex_attr;
 	struct ibv_qp *qp;
 	uint64_t ops = 0;
@@ -313,9 +314,12 @@ mlx5dv_create_qp(struct ibv_context *context,
 		 * apply, as on ConnectX); the self-loopback and tunnel
 		 * offload flags are for raw-packet QPs, plain or RSS (as the
 		 * kernel has it: other types EOPNOTSUPP) */
-		if ((f & ~(self_lb | scat | credit | tunnel)) != 0 ||
+		if ((f & ~(self_lb | scat | credit | tunnel | sigp)) != 0 ||
 		    ((f & (self_lb | tunnel)) &&
 		     qp_attr->qp_type != IBV_QPT_RAW_PACKET))
+			DV_MLX5_NOTSUP_NULL();
+		/* signature pipelining: RC (signature keys are RC's) */
+		if ((f & sigp) && qp_attr->qp_type != IBV_QPT_RC)
 			DV_MLX5_NOTSUP_NULL();
 		/* DC: a DCI or a DCT of type IBV_QPT_DRIVER (and only DC
 		 * makes a DRIVER QP) */
@@ -381,8 +385,8 @@ mlx5dv_create_qp(struct ibv_context *context,
 	if (mlx5_qp_attr != NULL && (mlx5_qp_attr->comp_mask &
 				     MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
 		rc = dpv_qp_mlx5_send_ops(qp, ops);
-	if (rc == 0 && (f & (scat | credit)))
-		rc = dpv_qp_mlx5_create_flags(qp, f & (scat | credit));
+	if (rc == 0 && (f & (scat | credit | sigp)))
+		rc = dpv_qp_mlx5_create_flags(qp, f & (scat | credit | sigp));
 	if (rc == 0 && (f & self_lb))
 		rc = dpv_qp_raw_self_loopback(
 			qp, !!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC),
@@ -486,13 +490,18 @@ mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 	return m;
 }
 
+/* Documented convention: the number canceled or -errno. */
 int
 mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
 {
-	/* Documented convention: -errno. */
-	DV_MLX5_LOG(DEBUG, "%s: not supported", __func__);
-	errno = EOPNOTSUPP;
-	return -EOPNOTSUPP;
+	int rc;
+
+	if (mqp == NULL)
+		return -EINVAL;
+	rc = dpv_qp_mlx5_cancel_send(mqp, wr_id);
+	if (rc < 0)
+		errno = -rc;
+	return rc;
 }
 
 int
