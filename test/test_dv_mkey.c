@@ -26,6 +26,7 @@
 #define mlx5dv_create_mkey dpv_mlx5dv_create_mkey
 #define mlx5dv_destroy_mkey dpv_mlx5dv_destroy_mkey
 #define mlx5dv_qp_ex_from_ibv_qp_ex dpv_mlx5dv_qp_ex
+#define mlx5dv_mkey_check dpv_mlx5dv_mkey_check
 
 #define MEMLEN 8192
 #define GUARD  0xee
@@ -260,10 +261,13 @@ test_create_args(void)
 	errno = 0;
 	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
 	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "no INDIRECT flag (as rdma-core)");
-	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
-			  MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
 	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
-	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "signature");
+	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "signature without INDIRECT");
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+			  MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO;
+	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
+	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "crypto");
 	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
 	ma.max_entries = 0;
 	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
@@ -960,3 +964,406 @@ dv_mkey_autotest(void)
 }
 
 DPV_TEST_REGISTER_FAST(dv_mkey_autotest, dv_mkey_autotest);
+
+/* ------------------------------------------------- block signature */
+
+/* Reference guards, bit by bit (checked against the catalogue's check
+ * values of "123456789" first). */
+static uint32_t
+ref_crc32(const uint8_t *p, size_t n, uint32_t poly)
+{
+	uint32_t c = 0xffffffffu;
+
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ poly : c >> 1;
+	}
+	return ~c;
+}
+
+static uint16_t
+ref_crc16_t10(const uint8_t *p, size_t n)
+{
+	uint16_t c = 0;
+
+	while (n--) {
+		c ^= (uint16_t)(*p++ << 8);
+		for (int k = 0; k < 8; k++)
+			c = (uint16_t)(c & 0x8000 ? (c << 1) ^ 0x8bb7 : c << 1);
+	}
+	return c;
+}
+
+#define POLY_CRC32  0xedb88320u
+#define POLY_CRC32C 0x82f63b78u
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* The T10-DIF field of a block: guard, app tag, ref tag (big-endian). */
+static void
+put_dif(uint8_t *p, const uint8_t *data, size_t n, uint16_t app, uint32_t ref)
+{
+	uint16_t g = ref_crc16_t10(data, n);
+
+	p[0] = (uint8_t)(g >> 8);
+	p[1] = (uint8_t)g;
+	p[2] = (uint8_t)(app >> 8);
+	p[3] = (uint8_t)app;
+	put32(p + 4, ref);
+}
+
+static struct mlx5dv_mkey *
+sig_mkey_new(void)
+{
+	struct mlx5dv_mkey_init_attr ma = {
+		.pd = pd,
+		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+		.max_entries = 4,
+	};
+
+	return mlx5dv_create_mkey(&ma);
+}
+
+/* Configure mk over [mem[0] + off, + len) with the signature attr (NULL:
+ * none); wr_complete's result, then the completion's status. */
+static int
+sig_config(struct pair *p, struct mlx5dv_mkey *mk, size_t off, uint32_t len,
+	   const struct mlx5dv_sig_block_attr *attr, int *status)
+{
+	struct mlx5dv_mkey_conf_attr ca = {0};
+	struct ibv_sge sge = {at(0, off), len, mr->lkey};
+	int rc;
+
+	ibv_wr_start(p->x);
+	p->x->wr_id = 9;
+	p->x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	mlx5dv_wr_mkey_configure(p->m, mk, attr ? 3 : 2, &ca);
+	mlx5dv_wr_set_mkey_access_flags(p->m, IBV_ACCESS_LOCAL_WRITE);
+	mlx5dv_wr_set_mkey_layout_list(p->m, 1, &sge);
+	if (attr)
+		mlx5dv_wr_set_mkey_sig_block(p->m, attr);
+	rc = ibv_wr_complete(p->x);
+	*status = rc == 0 ? a_status(p, NULL) : -1;
+	return rc;
+}
+
+/* a SENDs len bytes at (lkey, addr); b receives them into mem[2]. */
+static int
+a_to_b(struct pair *p, uint32_t lkey, uint64_t addr, uint32_t len,
+       uint32_t *got)
+{
+	struct ibv_sge rs = {at(2, 0), MEMLEN, mr->lkey};
+	struct ibv_recv_wr rwr = {.sg_list = &rs, .num_sge = 1}, *bad;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(ibv_post_recv(p->b, &rwr, &bad), 0, "");
+	ibv_wr_start(p->x);
+	p->x->wr_id = 2;
+	p->x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(p->x);
+	ibv_wr_set_sge(p->x, lkey, addr, len);
+	TEST_ASSERT_EQUAL(ibv_wr_complete(p->x), 0, "");
+	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS, "send");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	*got = wc.byte_len;
+	return TEST_SUCCESS;
+}
+
+/* b SENDs len bytes of mem[1]; a receives them at (lkey, addr, rlen). */
+static int
+b_to_a(struct pair *p, uint32_t len, uint32_t lkey, uint64_t addr,
+       uint32_t rlen)
+{
+	struct ibv_sge rs = {addr, rlen, lkey};
+	struct ibv_recv_wr rwr = {.sg_list = &rs, .num_sge = 1}, *rbad;
+	struct ibv_sge ss = {at(1, 0), len, mr->lkey};
+	struct ibv_send_wr swr = {.sg_list = &ss,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED},
+			   *sbad;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(ibv_post_recv(p->a, &rwr, &rbad), 0, "");
+	TEST_ASSERT_EQUAL(ibv_post_send(p->b, &swr, &sbad), 0, "");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS,
+			  "a signature error does not fail the completion");
+	return TEST_SUCCESS;
+}
+
+static int
+check_err(struct mlx5dv_mkey *mk, enum mlx5dv_mkey_err_type t,
+	  uint64_t actual, uint64_t expected, uint64_t offset)
+{
+	struct mlx5dv_mkey_err e;
+
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)t, "error type");
+	if (t == MLX5DV_MKEY_NO_ERR)
+		return TEST_SUCCESS;
+	TEST_ASSERT_EQUAL(e.err.sig.actual_value, actual, "actual");
+	TEST_ASSERT_EQUAL(e.err.sig.expected_value, expected, "expected");
+	TEST_ASSERT_EQUAL(e.err.sig.offset, offset, "offset");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)MLX5DV_MKEY_NO_ERR,
+			  "reported once");
+	return TEST_SUCCESS;
+}
+
+static int
+test_sig_ref(void)
+{
+	const uint8_t v[] = "123456789";
+
+	TEST_ASSERT_EQUAL(ref_crc32(v, 9, POLY_CRC32), 0xcbf43926u, "");
+	TEST_ASSERT_EQUAL(ref_crc32(v, 9, POLY_CRC32C), 0xe3069283u, "");
+	TEST_ASSERT_EQUAL(ref_crc16_t10(v, 9), 0xd0db, "");
+	return TEST_SUCCESS;
+}
+
+/* The setter's rules; the capabilities; mkey_check's. */
+static int
+test_sig_args(struct pair *p)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32, UINT32_MAX};
+	struct mlx5dv_sig_block_domain d = {
+		.sig_type = MLX5DV_SIG_TYPE_CRC,
+		.sig.crc = &crc,
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {.wire = &d};
+	struct mlx5dv_mkey *plain = mkey_new(pd, 4), *mk = sig_mkey_new();
+	struct mlx5dv_mkey_err e;
+	int st;
+
+	TEST_ASSERT(plain && mk, "");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(plain, &e), EINVAL,
+			  "no signature key");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)MLX5DV_MKEY_NO_ERR, "");
+	TEST_ASSERT_EQUAL(sig_config(p, plain, 0, 512, &a, &st), EINVAL,
+			  "key without BLOCK_SIGNATURE");
+	crc.seed = 5;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL, "seed");
+	crc.seed = 0;
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC64_XP10;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EOPNOTSUPP,
+			  "CRC64_XP10 is not offered");
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+	d.block_size = 9;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL, "block");
+	d.block_size = MLX5DV_BLOCK_SIZE_512;
+	a.flags = MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL,
+			  "copy mask with one domain");
+	a.flags = 0;
+	a.comp_mask = 1;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL, "");
+	a.comp_mask = 0;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(plain), 0, "");
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* Memory without, wire with CRC32 / T10-DIF: the wire carries the
+ * fields after each block; coming in they are checked and stripped. */
+static int
+test_sig_wire(struct pair *p, bool dif)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32, UINT32_MAX};
+	struct mlx5dv_sig_t10dif t10 = {
+		.bg_type = MLX5DV_SIG_T10DIF_CRC,
+		.bg = 0,
+		.app_tag = 0xabcd,
+		.ref_tag = 0x01234567,
+		.flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
+	};
+	struct mlx5dv_sig_block_domain d = {
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {.wire = &d};
+	const uint32_t fs = dif ? 8 : 4, bw = 512 + fs;
+	struct mlx5dv_mkey *mk = sig_mkey_new();
+	uint8_t want[2 * (512 + 8)];
+	uint32_t got = 0;
+	int st, rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	if (dif) {
+		d.sig_type = MLX5DV_SIG_TYPE_T10DIF;
+		d.sig.dif = &t10;
+		a.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
+			       MLX5DV_SIG_MASK_T10DIF_APPTAG |
+			       MLX5DV_SIG_MASK_T10DIF_REFTAG;
+	} else {
+		d.sig_type = MLX5DV_SIG_TYPE_CRC;
+		d.sig.crc = &crc;
+		a.check_mask = MLX5DV_SIG_MASK_CRC32;
+	}
+	fill();
+	memcpy(mem[0], mem[1], 1024);
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 1024, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	/* out: data | field | data | field */
+	for (int b = 0; b < 2; b++) {
+		memcpy(want + b * bw, mem[0] + b * 512, 512);
+		if (dif)
+			put_dif(want + b * bw + 512, mem[0] + b * 512, 512,
+				0xabcd, 0x01234567 + b);
+		else
+			put32(want + b * bw + 512,
+			      ref_crc32(mem[0] + b * 512, 512, POLY_CRC32));
+	}
+	rc = a_to_b(p, mk->lkey, 0, 1024, &got);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_EQUAL(got, 2 * bw, "the wire carries the fields");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[2], want, 2 * bw, "fields inserted");
+	/* in: the same bytes come back, checked and stripped */
+	memcpy(mem[1], want, 2 * bw);
+	memset(mem[0], GUARD, 1100);
+	rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0], want, 512, "stripped");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0] + 512, want + bw, 512, "stripped");
+	TEST_ASSERT_EQUAL(mem[0][1024], GUARD, "nothing past the data");
+	rc = check_err(mk, MLX5DV_MKEY_NO_ERR, 0, 0, 0);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	/* a bad field in block 1: the data still lands, the key says */
+	if (dif) {
+		mem[1][bw + 512 + 3] ^= 1; /* app tag */
+		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+		if (rc == TEST_SUCCESS)
+			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG,
+				       0xabcd, 0xabcd ^ 1, 512);
+		mem[1][bw + 512 + 3] ^= 1;
+		mem[1][bw + 512 + 7] ^= 2; /* ref tag */
+		if (rc == TEST_SUCCESS)
+			rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+		if (rc == TEST_SUCCESS)
+			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG,
+				       0x01234568, 0x01234568 ^ 2, 512);
+	} else {
+		uint32_t good = ref_crc32(want + bw, 512, POLY_CRC32);
+
+		mem[1][bw + 512] ^= 0x80;
+		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+		if (rc == TEST_SUCCESS)
+			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+				       good, good ^ 0x80000000u, 512);
+	}
+	if (rc == TEST_SUCCESS)
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0] + 512, want + bw, 512,
+					  "data placed all the same");
+out:
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+/* Memory with CRC32C, wire without: going out the fields are checked
+ * and stripped; coming in they are generated into the memory. */
+static int
+test_sig_mem(struct pair *p)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32C, UINT32_MAX};
+	struct mlx5dv_sig_block_domain d = {
+		.sig_type = MLX5DV_SIG_TYPE_CRC,
+		.sig.crc = &crc,
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {
+		.mem = &d,
+		.check_mask = MLX5DV_SIG_MASK_CRC32C,
+	};
+	struct mlx5dv_mkey *mk = sig_mkey_new();
+	uint32_t got = 0, c0, c1;
+	int st, rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	fill();
+	c0 = ref_crc32(mem[1], 512, POLY_CRC32C);
+	c1 = ref_crc32(mem[1] + 512, 512, POLY_CRC32C);
+	memcpy(mem[0], mem[1], 512);
+	put32(mem[0] + 512, c0);
+	memcpy(mem[0] + 516, mem[1] + 512, 512);
+	put32(mem[0] + 1028, c1);
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 1032, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	rc = a_to_b(p, mk->lkey, 0, 1024, &got);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_EQUAL(got, 1024, "data only on the wire");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[1], 1024, "stripped");
+	rc = check_err(mk, MLX5DV_MKEY_NO_ERR, 0, 0, 0);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	mem[0][3] ^= 4; /* block 0's data: its field no longer matches */
+	rc = a_to_b(p, mk->lkey, 0, 1024, &got);
+	if (rc == TEST_SUCCESS)
+		rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+			       ref_crc32(mem[0], 512, POLY_CRC32C), c0, 0);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	/* in: fields generated after each block */
+	memset(mem[0], GUARD, 1100);
+	rc = b_to_a(p, 1024, mk->lkey, 0, 1024);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0], mem[1], 512, "");
+	TEST_ASSERT_EQUAL(ref_crc32(mem[0], 516, POLY_CRC32C) != 0 &&
+				  mem[0][512] == (uint8_t)(c0 >> 24) &&
+				  mem[0][515] == (uint8_t)c0,
+			  1, "field of block 0 generated");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0] + 516, mem[1] + 512, 512, "");
+	TEST_ASSERT_EQUAL(mem[0][1028] == (uint8_t)(c1 >> 24) &&
+				  mem[0][1031] == (uint8_t)c1,
+			  1, "field of block 1 generated");
+	TEST_ASSERT_EQUAL(mem[0][1032], GUARD, "");
+out:
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+static int
+dv_sig_autotest(void)
+{
+	struct pair p;
+	int rc = suite_setup();
+
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_ref();
+	if (rc != TEST_SUCCESS) {
+		suite_teardown();
+		return rc;
+	}
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_args(&p);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_wire(&p, false);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_wire(&p, true);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_mem(&p);
+	pair_close(&p);
+	suite_teardown();
+	return rc;
+}
+
+DPV_TEST_REGISTER_FAST(dv_sig_autotest, dv_sig_autotest);
