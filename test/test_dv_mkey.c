@@ -11,7 +11,9 @@
  * as the engine decodes them, completed as IBV_WC_DRIVER2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -1340,6 +1342,108 @@ out:
 	return rc;
 }
 
+/* The next async event within about ms ms (polling the CQs runs the
+ * engine; their CQEs stay). 0 with *ev filled, else -1. */
+static int
+sig_event(struct pair *p, struct ibv_async_event *ev, int ms)
+{
+	struct ibv_wc wc;
+
+	for (int i = 0; i < ms * 10; i++) {
+		if (ibv_get_async_event(ctx, ev) == 0)
+			return 0;
+		ibv_poll_cq(p->acq, 0, &wc);
+		ibv_poll_cq(p->bcq, 0, &wc);
+		usleep(100);
+	}
+	return -1;
+}
+
+/* MLX5DV_QP_CREATE_SIG_PIPELINING: a WRITE whose memory field is bad,
+ * then a fenced SEND: the SQ stops before the SEND (SQD, SQ_DRAINED, no
+ * completion), which is canceled; back in RTS it completes unsent. */
+static int
+test_sig_pipe(struct pair *p)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32, 0};
+	struct mlx5dv_sig_block_domain d = {
+		.sig_type = MLX5DV_SIG_TYPE_CRC,
+		.sig.crc = &crc,
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {
+		.mem = &d,
+		.check_mask = MLX5DV_SIG_MASK_CRC32,
+	};
+	struct ibv_sge rs = {at(2, 2048), 64, mr->lkey};
+	struct ibv_recv_wr rwr = {.sg_list = &rs, .num_sge = 1}, *bad;
+	struct ibv_qp_attr qa = {.qp_state = IBV_QPS_RTS,
+				 .cur_qp_state = IBV_QPS_SQD};
+	struct ibv_qp_init_attr qi;
+	struct mlx5dv_mkey *mk = sig_mkey_new();
+	struct ibv_async_event ev;
+	struct mlx5dv_mkey_err e;
+	struct ibv_wc wc;
+	int fl, st, rc = TEST_SUCCESS;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	fl = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	while (ibv_get_async_event(ctx, &ev) == 0) /* left by others */
+		ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_cancel_send(p->m, 1), -EINVAL,
+			  "not in SQD");
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_create_flags(
+				  p->a, MLX5DV_QP_CREATE_SIG_PIPELINING),
+			  0, "");
+	fill();
+	put32(mem[0] + 512, 0x12345678); /* not the block's CRC32 */
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 516, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(ibv_post_recv(p->b, &rwr, &bad), 0, "");
+	ibv_wr_start(p->x);
+	p->x->wr_id = 1;
+	p->x->wr_flags = 0;
+	ibv_wr_rdma_write(p->x, mr->rkey, at(2, 0));
+	ibv_wr_set_sge(p->x, mk->lkey, 0, 512);
+	p->x->wr_id = 1;
+	p->x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_send(p->x);
+	ibv_wr_set_sge(p->x, mr->lkey, at(1, 0), 16);
+	TEST_ASSERT_EQUAL(ibv_wr_complete(p->x), 0, "");
+	if (sig_event(p, &ev, 3000) != 0) {
+		rc = TEST_FAILED;
+		DPV_TEST_LOG("no async event");
+		goto out;
+	}
+	ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SQ_DRAINED, "");
+	TEST_ASSERT_EQUAL(ev.element.qp, p->a, "");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(p->acq, 1, &wc), 0, "no completion");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(p->bcq, 1, &wc), 0, "SEND not sent");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[0], 512, "WRITE went, stripped");
+	TEST_ASSERT_EQUAL(ibv_query_qp(p->a, &qa, IBV_QP_STATE, &qi), 0, "");
+	TEST_ASSERT_EQUAL(qa.qp_state, IBV_QPS_SQD, "stopped in SQD");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+			  "");
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_cancel_send(p->m, 1), 1, "the SEND");
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_cancel_send(p->m, 1), 0, "once");
+	qa.qp_state = IBV_QPS_RTS;
+	qa.cur_qp_state = IBV_QPS_SQD;
+	TEST_ASSERT_EQUAL(ibv_modify_qp(p->a, &qa,
+					IBV_QP_STATE | IBV_QP_CUR_STATE),
+			  0, "");
+	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS,
+			  "canceled: completes as posted");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 200), 0,
+			  "without being sent");
+out:
+	fcntl(ctx->async_fd, F_SETFL, fl);
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
 static int
 dv_sig_autotest(void)
 {
@@ -1361,6 +1465,8 @@ dv_sig_autotest(void)
 		rc = test_sig_wire(&p, true);
 	if (rc == TEST_SUCCESS)
 		rc = test_sig_mem(&p);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_pipe(&p);
 	pair_close(&p);
 	suite_teardown();
 	return rc;
