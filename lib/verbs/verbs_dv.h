@@ -88,10 +88,12 @@ int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
  * key of dpv_mlx5dv_create_mkey(), completed with opcode MLX5DV_WC_UMR;
  * bad arguments make ibv_wr_complete() fail with EINVAL, more entries
  * than the key's max_entries with ENOMEM (a repetition header that does
- * not fit as well fails the WQE with IBV_WC_LOC_PROT_ERR). The other
- * mlx5-specific builders (DC addressing, mkey_configure and its setters,
- * signature, crypto, memcpy, raw WQEs), and those two on a QP without
- * the flag, are not supported: each one called between ibv_wr_start()
+ * not fit as well fails the WQE with IBV_WC_LOC_PROT_ERR);
+ * mlx5dv_wr_mkey_configure and its setters, the block signature
+ * (dpv_mlx5dv_mkey_sig_stage()) included, with
+ * MLX5DV_QP_EX_WITH_MKEY_CONFIGURE; raw WQEs and DC addressing where the
+ * QP has them. The others (crypto, memcpy), and these on a QP without
+ * their flag, are not supported: each one called between ibv_wr_start()
  * and ibv_wr_complete() drops the work request being built and makes
  * ibv_wr_complete() fail with EOPNOTSUPP, posting nothing of the batch
  * (ibv_wr_abort() discards it as usual). Called outside such a batch they
