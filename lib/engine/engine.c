@@ -543,7 +543,7 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 		/* a signature stop drains up to the WQE it stopped at */
 		if (qp->sqd_notify && qp->state == IBV_QPS_SQD &&
 		    (qp->s_tail == qp->s_head ||
-		     (qp->sig_halt && qp->s_tail == qp->s_cur))) {
+		     ((qp->sigp & SIGP_HALT) && qp->s_tail == qp->s_cur))) {
 			qp->sqd_notify = false;
 			if (e->conf.sq_drained)
 				e->conf.sq_drained(e->conf.event_arg, qp->qpn);
@@ -1210,7 +1210,7 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 			else if (next != IBV_QPS_SQD)
 				qp->sqd_notify = false;
 			if (next != IBV_QPS_SQD)
-				qp->sig_halt = qp->sig_err_seen = false;
+				qp->sigp = 0;
 			qp->state = next;
 		}
 	}

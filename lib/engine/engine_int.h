@@ -226,6 +226,9 @@ struct dpv_etmpl {
 	uint8_t b[64]; /* the headers (copied whole), lengths zero */
 };
 
+#define SIGP_ERR  0x1
+#define SIGP_HALT 0x2
+
 struct dpv_eqp {
 	/* ---- hot: read on every packet and every pass of the QP (the
 	 * first three cache lines, asserted below) ---- */
@@ -240,6 +243,10 @@ struct dpv_eqp {
 	uint8_t dc;	 /* 0, DPV_ENGINE_DC_DCI or DPV_ENGINE_DC_DCT */
 	bool srcqpn;	 /* UD with a source QPN: wire_qpn is not qpn, and
 			    it receives through its flows only */
+	/* DPV_QP_OPT_SIG_PIPE: SIGP_ERR a signature error seen since the
+	 * last fenced WQE started; SIGP_HALT the SQ stopped for it (SQD),
+	 * no WQE starts until RTS */
+	uint8_t sigp;
 	uint32_t opts;	 /* DPV_QP_OPT_* (engine_opts.c) */
 	struct dpv_mlx5_sq *sq;
 	struct dpv_mlx5_rq *rq; /* rq or srq */
@@ -302,10 +309,6 @@ struct dpv_eqp {
 	uint32_t qkey;
 	uint32_t access;
 	bool block_self_mcast;
-	/* DPV_QP_OPT_SIG_PIPE: a signature error seen since the last fenced
-	 * WQE started; sig_halt: the SQ stopped for it (SQD), no WQE
-	 * starts until RTS */
-	bool sig_err_seen, sig_halt;
 	/* Dynamically Connected (IBV_QPT_DRIVER, engine_dc.c) */
 	bool dci_conn;		  /* DCI: a connection is current */
 	uint32_t dc_cpsn;	  /* DCI: first PSN of the current connection */

@@ -71,7 +71,7 @@ dpv_engine_qp_cancel_send(struct dpv_engine *e, uint32_t qpn,
 	} else {
 		/* stopped by a signature error: what was posted meanwhile
 		 * is fetched (it cannot start before RTS) */
-		if (qp->sig_halt)
+		if (qp->sigp & SIGP_HALT)
 			dpv_engine_sq_fetch(qp);
 		for (uint32_t i = qp->s_cur; i != qp->s_head; i++) {
 			struct dpv_eswqe *w = swqe_at(qp, i);

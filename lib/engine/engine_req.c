@@ -339,18 +339,17 @@ sig_pipe_stop(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 {
 	if (w->sent != 0)
 		return false;
-	if (qp->sig_halt)
+	if (qp->sigp & SIGP_HALT)
 		return true;
-	if (qp->sig_err_seen && (qp->opts & DPV_QP_OPT_SIG_PIPE) &&
-	    (w->wr.flags & DPV_WR_F_FENCE) && !w->canceled) {
-		qp->sig_err_seen = false;
-		qp->sig_halt = true;
+	if ((qp->sigp & SIGP_ERR) && (w->wr.flags & DPV_WR_F_FENCE) &&
+	    !w->canceled) {
+		qp->sigp = SIGP_HALT;
 		qp->state = IBV_QPS_SQD;
 		qp->sqd_notify = true;
 		return true;
 	}
-	qp->sig_err_seen = qp->sig_err_seen &&
-			   !(w->wr.flags & DPV_WR_F_FENCE);
+	if (w->wr.flags & DPV_WR_F_FENCE)
+		qp->sigp = 0;
 	return w->canceled;
 }
 
@@ -390,8 +389,7 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 				state = REQ_NEXT_WQE;
 				break;
 			}
-			if (unlikely(qp->sig_err_seen || qp->sig_halt ||
-				     w->canceled) &&
+			if (unlikely(qp->sigp || w->canceled) &&
 			    sig_pipe_stop(qp, w)) {
 				if (!w->canceled)
 					return;

@@ -181,7 +181,7 @@ static void
 sig_failed(struct dpv_eqp *qp)
 {
 	if (qp->opts & DPV_QP_OPT_SIG_PIPE)
-		qp->sig_err_seen = true;
+		qp->sigp |= SIGP_ERR;
 }
 
 /* The output field of domain out, from the data and (if the input domain
