@@ -370,8 +370,12 @@ key_any(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key, uint64_t va,
 	st = dpv_key_check_one(k, key, qp->pdn, qp->qpn, va, len, need, host);
 	if (st == DPV_KEY_OK && k != NULL &&
 	    k->type == DPV_ENGINE_KEY_INDIRECT)
+		/* a signature key's SGE is checked by dpv_sig_span() when
+		 * taken, its entries as they are copied through */
 		st = unlikely(k->sig != NULL)
-			     ? dpv_sig_walk(qp, k, va, buf, len, need, dir)
+			     ? (dir ? dpv_sig_walk(qp, k, va, buf, len, need,
+						   dir)
+				    : DPV_KEY_OK)
 			     : dpv_engine_key_walk(qp, k, va, buf, len, need,
 						   dir);
 	else if (st == DPV_KEY_OK && len && dir)
