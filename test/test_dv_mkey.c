@@ -997,6 +997,19 @@ ref_crc16_t10(const uint8_t *p, size_t n)
 	return c;
 }
 
+/* T10-DIF's other guard: the IP checksum of the big-endian words. */
+static uint16_t
+ref_csum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
 #define POLY_CRC32  0xedb88320u
 #define POLY_CRC32C 0x82f63b78u
 
@@ -1011,9 +1024,10 @@ put32(uint8_t *p, uint32_t v)
 
 /* The T10-DIF field of a block: guard, app tag, ref tag (big-endian). */
 static void
-put_dif(uint8_t *p, const uint8_t *data, size_t n, uint16_t app, uint32_t ref)
+put_dif(uint8_t *p, const uint8_t *data, size_t n, uint16_t app, uint32_t ref,
+	bool csum)
 {
-	uint16_t g = ref_crc16_t10(data, n);
+	uint16_t g = csum ? ref_csum(data, n) : ref_crc16_t10(data, n);
 
 	p[0] = (uint8_t)(g >> 8);
 	p[1] = (uint8_t)g;
@@ -1181,10 +1195,11 @@ test_sig_args(struct pair *p)
 	return TEST_SUCCESS;
 }
 
-/* Memory without, wire with CRC32 / T10-DIF: the wire carries the
+/* Memory without, wire with CRC32 (512-byte blocks) / T10-DIF with
+ * the CRC guard (512) or the checksum guard (520): the wire carries the
  * fields after each block; coming in they are checked and stripped. */
 static int
-test_sig_wire(struct pair *p, bool dif)
+test_sig_wire(struct pair *p, bool dif, bool csum)
 {
 	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32, UINT32_MAX};
 	struct mlx5dv_sig_t10dif t10 = {
@@ -1195,12 +1210,13 @@ test_sig_wire(struct pair *p, bool dif)
 		.flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
 	};
 	struct mlx5dv_sig_block_domain d = {
-		.block_size = MLX5DV_BLOCK_SIZE_512,
+		.block_size = csum ? MLX5DV_BLOCK_SIZE_520
+				   : MLX5DV_BLOCK_SIZE_512,
 	};
 	struct mlx5dv_sig_block_attr a = {.wire = &d};
-	const uint32_t fs = dif ? 8 : 4, bw = 512 + fs;
+	const uint32_t B = csum ? 520 : 512, fs = dif ? 8 : 4, bw = B + fs;
 	struct mlx5dv_mkey *mk = sig_mkey_new();
-	uint8_t want[2 * (512 + 8)];
+	uint8_t want[2 * (520 + 8)];
 	uint32_t got = 0;
 	int st, rc;
 
@@ -1208,6 +1224,8 @@ test_sig_wire(struct pair *p, bool dif)
 	if (dif) {
 		d.sig_type = MLX5DV_SIG_TYPE_T10DIF;
 		d.sig.dif = &t10;
+		if (csum)
+			t10.bg_type = MLX5DV_SIG_T10DIF_CSUM;
 		a.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
 			       MLX5DV_SIG_MASK_T10DIF_APPTAG |
 			       MLX5DV_SIG_MASK_T10DIF_REFTAG;
@@ -1217,20 +1235,20 @@ test_sig_wire(struct pair *p, bool dif)
 		a.check_mask = MLX5DV_SIG_MASK_CRC32;
 	}
 	fill();
-	memcpy(mem[0], mem[1], 1024);
-	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 1024, &a, &st), 0, "");
+	memcpy(mem[0], mem[1], 2 * B);
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 2 * B, &a, &st), 0, "");
 	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
 	/* out: data | field | data | field */
 	for (int b = 0; b < 2; b++) {
-		memcpy(want + b * bw, mem[0] + b * 512, 512);
+		memcpy(want + b * bw, mem[0] + b * B, B);
 		if (dif)
-			put_dif(want + b * bw + 512, mem[0] + b * 512, 512,
-				0xabcd, 0x01234567 + b);
+			put_dif(want + b * bw + B, mem[0] + b * B, B, 0xabcd,
+				0x01234567 + b, csum);
 		else
-			put32(want + b * bw + 512,
-			      ref_crc32(mem[0] + b * 512, 512, POLY_CRC32));
+			put32(want + b * bw + B,
+			      ref_crc32(mem[0] + b * B, B, POLY_CRC32));
 	}
-	rc = a_to_b(p, mk->lkey, 0, 1024, &got);
+	rc = a_to_b(p, mk->lkey, 0, 2 * B, &got);
 	if (rc != TEST_SUCCESS)
 		goto out;
 	TEST_ASSERT_EQUAL(got, 2 * bw, "the wire carries the fields");
@@ -1238,40 +1256,40 @@ test_sig_wire(struct pair *p, bool dif)
 	/* in: the same bytes come back, checked and stripped */
 	memcpy(mem[1], want, 2 * bw);
 	memset(mem[0], GUARD, 1100);
-	rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+	rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
 	if (rc != TEST_SUCCESS)
 		goto out;
-	TEST_ASSERT_BUFFERS_EQUAL(mem[0], want, 512, "stripped");
-	TEST_ASSERT_BUFFERS_EQUAL(mem[0] + 512, want + bw, 512, "stripped");
-	TEST_ASSERT_EQUAL(mem[0][1024], GUARD, "nothing past the data");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0], want, B, "stripped");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0] + B, want + bw, B, "stripped");
+	TEST_ASSERT_EQUAL(mem[0][2 * B], GUARD, "nothing past the data");
 	rc = check_err(mk, MLX5DV_MKEY_NO_ERR, 0, 0, 0);
 	if (rc != TEST_SUCCESS)
 		goto out;
 	/* a bad field in block 1: the data still lands, the key says */
 	if (dif) {
-		mem[1][bw + 512 + 3] ^= 1; /* app tag */
-		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+		mem[1][bw + B + 3] ^= 1; /* app tag */
+		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
 		if (rc == TEST_SUCCESS)
 			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG,
-				       0xabcd, 0xabcd ^ 1, 512);
-		mem[1][bw + 512 + 3] ^= 1;
-		mem[1][bw + 512 + 7] ^= 2; /* ref tag */
+				       0xabcd, 0xabcd ^ 1, B);
+		mem[1][bw + B + 3] ^= 1;
+		mem[1][bw + B + 7] ^= 2; /* ref tag */
 		if (rc == TEST_SUCCESS)
-			rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+			rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
 		if (rc == TEST_SUCCESS)
 			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG,
-				       0x01234568, 0x01234568 ^ 2, 512);
+				       0x01234568, 0x01234568 ^ 2, B);
 	} else {
-		uint32_t good = ref_crc32(want + bw, 512, POLY_CRC32);
+		uint32_t good = ref_crc32(want + bw, B, POLY_CRC32);
 
-		mem[1][bw + 512] ^= 0x80;
-		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 1024);
+		mem[1][bw + B] ^= 0x80;
+		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
 		if (rc == TEST_SUCCESS)
 			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
-				       good, good ^ 0x80000000u, 512);
+				       good, good ^ 0x80000000u, B);
 	}
 	if (rc == TEST_SUCCESS)
-		TEST_ASSERT_BUFFERS_EQUAL(mem[0] + 512, want + bw, 512,
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0] + B, want + bw, B,
 					  "data placed all the same");
 out:
 	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
@@ -1460,9 +1478,11 @@ dv_sig_autotest(void)
 	if (rc == TEST_SUCCESS)
 		rc = test_sig_args(&p);
 	if (rc == TEST_SUCCESS)
-		rc = test_sig_wire(&p, false);
+		rc = test_sig_wire(&p, false, false);
 	if (rc == TEST_SUCCESS)
-		rc = test_sig_wire(&p, true);
+		rc = test_sig_wire(&p, true, false);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_wire(&p, true, true);
 	if (rc == TEST_SUCCESS)
 		rc = test_sig_mem(&p);
 	if (rc == TEST_SUCCESS)
