@@ -11,7 +11,9 @@
  * as the engine decodes them, completed as IBV_WC_DRIVER2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -26,6 +28,7 @@
 #define mlx5dv_create_mkey dpv_mlx5dv_create_mkey
 #define mlx5dv_destroy_mkey dpv_mlx5dv_destroy_mkey
 #define mlx5dv_qp_ex_from_ibv_qp_ex dpv_mlx5dv_qp_ex
+#define mlx5dv_mkey_check dpv_mlx5dv_mkey_check
 
 #define MEMLEN 8192
 #define GUARD  0xee
@@ -260,10 +263,13 @@ test_create_args(void)
 	errno = 0;
 	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
 	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "no INDIRECT flag (as rdma-core)");
-	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
-			  MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
 	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
-	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "signature");
+	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "signature without INDIRECT");
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+			  MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO;
+	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
+	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "crypto");
 	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
 	ma.max_entries = 0;
 	TEST_ASSERT_NULL(mlx5dv_create_mkey(&ma), "");
@@ -960,3 +966,530 @@ dv_mkey_autotest(void)
 }
 
 DPV_TEST_REGISTER_FAST(dv_mkey_autotest, dv_mkey_autotest);
+
+/* ------------------------------------------------- block signature */
+
+/* Reference guards, bit by bit (checked against the catalogue's check
+ * values of "123456789" first). */
+static uint32_t
+ref_crc32(const uint8_t *p, size_t n, uint32_t poly)
+{
+	uint32_t c = 0xffffffffu;
+
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ poly : c >> 1;
+	}
+	return ~c;
+}
+
+static uint16_t
+ref_crc16_t10(const uint8_t *p, size_t n)
+{
+	uint16_t c = 0;
+
+	while (n--) {
+		c ^= (uint16_t)(*p++ << 8);
+		for (int k = 0; k < 8; k++)
+			c = (uint16_t)(c & 0x8000 ? (c << 1) ^ 0x8bb7 : c << 1);
+	}
+	return c;
+}
+
+/* T10-DIF's other guard: the IP checksum of the big-endian words. */
+static uint16_t
+ref_csum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+#define POLY_CRC32  0xedb88320u
+#define POLY_CRC32C 0x82f63b78u
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* The T10-DIF field of a block: guard, app tag, ref tag (big-endian). */
+static void
+put_dif(uint8_t *p, const uint8_t *data, size_t n, uint16_t app, uint32_t ref,
+	bool csum)
+{
+	uint16_t g = csum ? ref_csum(data, n) : ref_crc16_t10(data, n);
+
+	p[0] = (uint8_t)(g >> 8);
+	p[1] = (uint8_t)g;
+	p[2] = (uint8_t)(app >> 8);
+	p[3] = (uint8_t)app;
+	put32(p + 4, ref);
+}
+
+static struct mlx5dv_mkey *
+sig_mkey_new(void)
+{
+	struct mlx5dv_mkey_init_attr ma = {
+		.pd = pd,
+		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+		.max_entries = 4,
+	};
+
+	return mlx5dv_create_mkey(&ma);
+}
+
+/* Configure mk over [mem[0] + off, + len) with the signature attr (NULL:
+ * none); wr_complete's result, then the completion's status. */
+static int
+sig_config(struct pair *p, struct mlx5dv_mkey *mk, size_t off, uint32_t len,
+	   const struct mlx5dv_sig_block_attr *attr, int *status)
+{
+	struct mlx5dv_mkey_conf_attr ca = {0};
+	struct ibv_sge sge = {at(0, off), len, mr->lkey};
+	int rc;
+
+	ibv_wr_start(p->x);
+	p->x->wr_id = 9;
+	p->x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	mlx5dv_wr_mkey_configure(p->m, mk, attr ? 3 : 2, &ca);
+	mlx5dv_wr_set_mkey_access_flags(p->m, IBV_ACCESS_LOCAL_WRITE);
+	mlx5dv_wr_set_mkey_layout_list(p->m, 1, &sge);
+	if (attr)
+		mlx5dv_wr_set_mkey_sig_block(p->m, attr);
+	rc = ibv_wr_complete(p->x);
+	*status = rc == 0 ? a_status(p, NULL) : -1;
+	return rc;
+}
+
+/* a SENDs len bytes at (lkey, addr); b receives them into mem[2]. */
+static int
+a_to_b(struct pair *p, uint32_t lkey, uint64_t addr, uint32_t len,
+       uint32_t *got)
+{
+	struct ibv_sge rs = {at(2, 0), MEMLEN, mr->lkey};
+	struct ibv_recv_wr rwr = {.sg_list = &rs, .num_sge = 1}, *bad;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(ibv_post_recv(p->b, &rwr, &bad), 0, "");
+	ibv_wr_start(p->x);
+	p->x->wr_id = 2;
+	p->x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(p->x);
+	ibv_wr_set_sge(p->x, lkey, addr, len);
+	TEST_ASSERT_EQUAL(ibv_wr_complete(p->x), 0, "");
+	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS, "send");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	*got = wc.byte_len;
+	return TEST_SUCCESS;
+}
+
+/* b SENDs len bytes of mem[1]; a receives them at (lkey, addr, rlen). */
+static int
+b_to_a(struct pair *p, uint32_t len, uint32_t lkey, uint64_t addr,
+       uint32_t rlen)
+{
+	struct ibv_sge rs = {addr, rlen, lkey};
+	struct ibv_recv_wr rwr = {.sg_list = &rs, .num_sge = 1}, *rbad;
+	struct ibv_sge ss = {at(1, 0), len, mr->lkey};
+	struct ibv_send_wr swr = {.sg_list = &ss,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED},
+			   *sbad;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(ibv_post_recv(p->a, &rwr, &rbad), 0, "");
+	TEST_ASSERT_EQUAL(ibv_post_send(p->b, &swr, &sbad), 0, "");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS,
+			  "a signature error does not fail the completion");
+	return TEST_SUCCESS;
+}
+
+static int
+check_err(struct mlx5dv_mkey *mk, enum mlx5dv_mkey_err_type t,
+	  uint64_t actual, uint64_t expected, uint64_t offset)
+{
+	struct mlx5dv_mkey_err e;
+
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)t, "error type");
+	if (t == MLX5DV_MKEY_NO_ERR)
+		return TEST_SUCCESS;
+	TEST_ASSERT_EQUAL(e.err.sig.actual_value, actual, "actual");
+	TEST_ASSERT_EQUAL(e.err.sig.expected_value, expected, "expected");
+	TEST_ASSERT_EQUAL(e.err.sig.offset, offset, "offset");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)MLX5DV_MKEY_NO_ERR,
+			  "reported once");
+	return TEST_SUCCESS;
+}
+
+static int
+test_sig_ref(void)
+{
+	const uint8_t v[] = "123456789";
+
+	TEST_ASSERT_EQUAL(ref_crc32(v, 9, POLY_CRC32), 0xcbf43926u, "");
+	TEST_ASSERT_EQUAL(ref_crc32(v, 9, POLY_CRC32C), 0xe3069283u, "");
+	TEST_ASSERT_EQUAL(ref_crc16_t10(v, 9), 0xd0db, "");
+	return TEST_SUCCESS;
+}
+
+/* The setter's rules; the capabilities; mkey_check's. */
+static int
+test_sig_args(struct pair *p)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32, UINT32_MAX};
+	struct mlx5dv_sig_block_domain d = {
+		.sig_type = MLX5DV_SIG_TYPE_CRC,
+		.sig.crc = &crc,
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {.wire = &d};
+	struct mlx5dv_mkey *plain = mkey_new(pd, 4), *mk = sig_mkey_new();
+	struct mlx5dv_mkey_err e;
+	int st;
+
+	TEST_ASSERT(plain && mk, "");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(plain, &e), EINVAL,
+			  "no signature key");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)MLX5DV_MKEY_NO_ERR, "");
+	TEST_ASSERT_EQUAL(sig_config(p, plain, 0, 512, &a, &st), EINVAL,
+			  "key without BLOCK_SIGNATURE");
+	crc.seed = 5;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL, "seed");
+	crc.seed = 0;
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC64_XP10;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EOPNOTSUPP,
+			  "CRC64_XP10 is not offered");
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+	d.block_size = 9;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL, "block");
+	d.block_size = MLX5DV_BLOCK_SIZE_512;
+	a.flags = MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL,
+			  "copy mask with one domain");
+	a.flags = 0;
+	a.comp_mask = 1;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), EINVAL, "");
+	a.comp_mask = 0;
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 512, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(plain), 0, "");
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* Memory without, wire with CRC32 (512-byte blocks) / T10-DIF with
+ * the CRC guard (512) or the checksum guard (520): the wire carries the
+ * fields after each block; coming in they are checked and stripped. */
+static int
+test_sig_wire(struct pair *p, bool dif, bool csum)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32, UINT32_MAX};
+	struct mlx5dv_sig_t10dif t10 = {
+		.bg_type = MLX5DV_SIG_T10DIF_CRC,
+		.bg = 0,
+		.app_tag = 0xabcd,
+		.ref_tag = 0x01234567,
+		.flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
+	};
+	struct mlx5dv_sig_block_domain d = {
+		.block_size = csum ? MLX5DV_BLOCK_SIZE_520
+				   : MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {.wire = &d};
+	const uint32_t B = csum ? 520 : 512, fs = dif ? 8 : 4, bw = B + fs;
+	struct mlx5dv_mkey *mk = sig_mkey_new();
+	uint8_t want[2 * (520 + 8)];
+	uint32_t got = 0;
+	int st, rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	if (dif) {
+		d.sig_type = MLX5DV_SIG_TYPE_T10DIF;
+		d.sig.dif = &t10;
+		if (csum)
+			t10.bg_type = MLX5DV_SIG_T10DIF_CSUM;
+		a.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
+			       MLX5DV_SIG_MASK_T10DIF_APPTAG |
+			       MLX5DV_SIG_MASK_T10DIF_REFTAG;
+	} else {
+		d.sig_type = MLX5DV_SIG_TYPE_CRC;
+		d.sig.crc = &crc;
+		a.check_mask = MLX5DV_SIG_MASK_CRC32;
+	}
+	fill();
+	memcpy(mem[0], mem[1], 2 * B);
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 2 * B, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	/* out: data | field | data | field */
+	for (int b = 0; b < 2; b++) {
+		memcpy(want + b * bw, mem[0] + b * B, B);
+		if (dif)
+			put_dif(want + b * bw + B, mem[0] + b * B, B, 0xabcd,
+				0x01234567 + b, csum);
+		else
+			put32(want + b * bw + B,
+			      ref_crc32(mem[0] + b * B, B, POLY_CRC32));
+	}
+	rc = a_to_b(p, mk->lkey, 0, 2 * B, &got);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_EQUAL(got, 2 * bw, "the wire carries the fields");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[2], want, 2 * bw, "fields inserted");
+	/* in: the same bytes come back, checked and stripped */
+	memcpy(mem[1], want, 2 * bw);
+	memset(mem[0], GUARD, 1100);
+	rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0], want, B, "stripped");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0] + B, want + bw, B, "stripped");
+	TEST_ASSERT_EQUAL(mem[0][2 * B], GUARD, "nothing past the data");
+	rc = check_err(mk, MLX5DV_MKEY_NO_ERR, 0, 0, 0);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	/* a bad field in block 1: the data still lands, the key says */
+	if (dif) {
+		mem[1][bw + B + 3] ^= 1; /* app tag */
+		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
+		if (rc == TEST_SUCCESS)
+			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG,
+				       0xabcd, 0xabcd ^ 1, B);
+		mem[1][bw + B + 3] ^= 1;
+		mem[1][bw + B + 7] ^= 2; /* ref tag */
+		if (rc == TEST_SUCCESS)
+			rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
+		if (rc == TEST_SUCCESS)
+			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG,
+				       0x01234568, 0x01234568 ^ 2, B);
+	} else {
+		uint32_t good = ref_crc32(want + bw, B, POLY_CRC32);
+
+		mem[1][bw + B] ^= 0x80;
+		rc = b_to_a(p, 2 * bw, mk->lkey, 0, 2 * B);
+		if (rc == TEST_SUCCESS)
+			rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+				       good, good ^ 0x80000000u, B);
+	}
+	if (rc == TEST_SUCCESS)
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0] + B, want + bw, B,
+					  "data placed all the same");
+out:
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+/* Memory with CRC32C, wire without: going out the fields are checked
+ * and stripped; coming in they are generated into the memory. */
+static int
+test_sig_mem(struct pair *p)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32C, UINT32_MAX};
+	struct mlx5dv_sig_block_domain d = {
+		.sig_type = MLX5DV_SIG_TYPE_CRC,
+		.sig.crc = &crc,
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {
+		.mem = &d,
+		.check_mask = MLX5DV_SIG_MASK_CRC32C,
+	};
+	struct mlx5dv_mkey *mk = sig_mkey_new();
+	uint32_t got = 0, c0, c1;
+	int st, rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	fill();
+	c0 = ref_crc32(mem[1], 512, POLY_CRC32C);
+	c1 = ref_crc32(mem[1] + 512, 512, POLY_CRC32C);
+	memcpy(mem[0], mem[1], 512);
+	put32(mem[0] + 512, c0);
+	memcpy(mem[0] + 516, mem[1] + 512, 512);
+	put32(mem[0] + 1028, c1);
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 1032, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	rc = a_to_b(p, mk->lkey, 0, 1024, &got);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_EQUAL(got, 1024, "data only on the wire");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[1], 1024, "stripped");
+	rc = check_err(mk, MLX5DV_MKEY_NO_ERR, 0, 0, 0);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	mem[0][3] ^= 4; /* block 0's data: its field no longer matches */
+	rc = a_to_b(p, mk->lkey, 0, 1024, &got);
+	if (rc == TEST_SUCCESS)
+		rc = check_err(mk, MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+			       ref_crc32(mem[0], 512, POLY_CRC32C), c0, 0);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	/* in: fields generated after each block */
+	memset(mem[0], GUARD, 1100);
+	rc = b_to_a(p, 1024, mk->lkey, 0, 1024);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0], mem[1], 512, "");
+	TEST_ASSERT_EQUAL(ref_crc32(mem[0], 516, POLY_CRC32C) != 0 &&
+				  mem[0][512] == (uint8_t)(c0 >> 24) &&
+				  mem[0][515] == (uint8_t)c0,
+			  1, "field of block 0 generated");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[0] + 516, mem[1] + 512, 512, "");
+	TEST_ASSERT_EQUAL(mem[0][1028] == (uint8_t)(c1 >> 24) &&
+				  mem[0][1031] == (uint8_t)c1,
+			  1, "field of block 1 generated");
+	TEST_ASSERT_EQUAL(mem[0][1032], GUARD, "");
+out:
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+/* The next async event within about ms ms (polling the CQs runs the
+ * engine; their CQEs stay). 0 with *ev filled, else -1. */
+static int
+sig_event(struct pair *p, struct ibv_async_event *ev, int ms)
+{
+	struct ibv_wc wc;
+
+	for (int i = 0; i < ms * 10; i++) {
+		if (ibv_get_async_event(ctx, ev) == 0)
+			return 0;
+		ibv_poll_cq(p->acq, 0, &wc);
+		ibv_poll_cq(p->bcq, 0, &wc);
+		usleep(100);
+	}
+	return -1;
+}
+
+/* MLX5DV_QP_CREATE_SIG_PIPELINING: a WRITE whose memory field is bad,
+ * then a fenced SEND: the SQ stops before the SEND (SQD, SQ_DRAINED, no
+ * completion), which is canceled; back in RTS it completes unsent. */
+static int
+test_sig_pipe(struct pair *p)
+{
+	struct mlx5dv_sig_crc crc = {MLX5DV_SIG_CRC_TYPE_CRC32, 0};
+	struct mlx5dv_sig_block_domain d = {
+		.sig_type = MLX5DV_SIG_TYPE_CRC,
+		.sig.crc = &crc,
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr a = {
+		.mem = &d,
+		.check_mask = MLX5DV_SIG_MASK_CRC32,
+	};
+	struct ibv_sge rs = {at(2, 2048), 64, mr->lkey};
+	struct ibv_recv_wr rwr = {.sg_list = &rs, .num_sge = 1}, *bad;
+	struct ibv_qp_attr qa = {.qp_state = IBV_QPS_RTS,
+				 .cur_qp_state = IBV_QPS_SQD};
+	struct ibv_qp_init_attr qi;
+	struct mlx5dv_mkey *mk = sig_mkey_new();
+	struct ibv_async_event ev;
+	struct mlx5dv_mkey_err e;
+	struct ibv_wc wc;
+	int fl, st, rc = TEST_SUCCESS;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	fl = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	while (ibv_get_async_event(ctx, &ev) == 0) /* left by others */
+		ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_cancel_send(p->m, 1), -EINVAL,
+			  "not in SQD");
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_create_flags(
+				  p->a, MLX5DV_QP_CREATE_SIG_PIPELINING),
+			  0, "");
+	fill();
+	put32(mem[0] + 512, 0x12345678); /* not the block's CRC32 */
+	TEST_ASSERT_EQUAL(sig_config(p, mk, 0, 516, &a, &st), 0, "");
+	TEST_ASSERT_EQUAL(st, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(ibv_post_recv(p->b, &rwr, &bad), 0, "");
+	ibv_wr_start(p->x);
+	p->x->wr_id = 1;
+	p->x->wr_flags = 0;
+	ibv_wr_rdma_write(p->x, mr->rkey, at(2, 0));
+	ibv_wr_set_sge(p->x, mk->lkey, 0, 512);
+	p->x->wr_id = 1;
+	p->x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_send(p->x);
+	ibv_wr_set_sge(p->x, mr->lkey, at(1, 0), 16);
+	TEST_ASSERT_EQUAL(ibv_wr_complete(p->x), 0, "");
+	if (sig_event(p, &ev, 3000) != 0) {
+		rc = TEST_FAILED;
+		DPV_TEST_LOG("no async event");
+		goto out;
+	}
+	ibv_ack_async_event(&ev);
+	TEST_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SQ_DRAINED, "");
+	TEST_ASSERT_EQUAL(ev.element.qp, p->a, "");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(p->acq, 1, &wc), 0, "no completion");
+	TEST_ASSERT_EQUAL(ibv_poll_cq(p->bcq, 1, &wc), 0, "SEND not sent");
+	TEST_ASSERT_BUFFERS_EQUAL(mem[2], mem[0], 512, "WRITE went, stripped");
+	TEST_ASSERT_EQUAL(ibv_query_qp(p->a, &qa, IBV_QP_STATE, &qi), 0, "");
+	TEST_ASSERT_EQUAL(qa.qp_state, IBV_QPS_SQD, "stopped in SQD");
+	TEST_ASSERT_EQUAL(mlx5dv_mkey_check(mk, &e), 0, "");
+	TEST_ASSERT_EQUAL((int)e.err_type, (int)MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+			  "");
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_cancel_send(p->m, 1), 1, "the SEND");
+	TEST_ASSERT_EQUAL(dpv_qp_mlx5_cancel_send(p->m, 1), 0, "once");
+	qa.qp_state = IBV_QPS_RTS;
+	qa.cur_qp_state = IBV_QPS_SQD;
+	TEST_ASSERT_EQUAL(ibv_modify_qp(p->a, &qa,
+					IBV_QP_STATE | IBV_QP_CUR_STATE),
+			  0, "");
+	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS,
+			  "canceled: completes as posted");
+	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 200), 0,
+			  "without being sent");
+out:
+	fcntl(ctx->async_fd, F_SETFL, fl);
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+static int
+dv_sig_autotest(void)
+{
+	struct pair p;
+	int rc = suite_setup();
+
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_ref();
+	if (rc != TEST_SUCCESS) {
+		suite_teardown();
+		return rc;
+	}
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_args(&p);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_wire(&p, false, false);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_wire(&p, true, false);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_wire(&p, true, true);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_mem(&p);
+	if (rc == TEST_SUCCESS)
+		rc = test_sig_pipe(&p);
+	pair_close(&p);
+	suite_teardown();
+	return rc;
+}
+
+DPV_TEST_REGISTER_FAST(dv_sig_autotest, dv_sig_autotest);

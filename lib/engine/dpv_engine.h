@@ -463,6 +463,72 @@ struct dpv_engine_key {
 	/** indirect keys only: a SEND with invalidate may invalidate it
 	 *  (MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE) */
 	uint8_t remote_inv;
+	/** indirect keys only: the block signature the key transforms data
+	 *  with (engine_sig.c); NULL: none, the key maps bytes as they are */
+	struct dpv_sig *sig;
+};
+
+/** The signature of one block in one domain (enum values are the
+ *  engine's, not mlx5dv's). */
+enum dpv_sig_kind {
+	DPV_SIG_NONE = 0,    /**< no signature in this domain */
+	DPV_SIG_CRC32,	     /**< 4 bytes: CRC-32 (Ethernet), big-endian */
+	DPV_SIG_CRC32C,	     /**< 4 bytes: CRC-32C (Castagnoli), big-endian */
+	DPV_SIG_T10DIF_CRC,  /**< 8 bytes: T10-DIF, CRC-16 (0x8bb7) guard */
+	DPV_SIG_T10DIF_CSUM, /**< 8 bytes: T10-DIF, IP checksum guard */
+};
+
+/** T10-DIF: increment the reference tag per block. */
+#define DPV_SIG_DIF_REF_REMAP 0x1
+/** T10-DIF: no check of a block whose application tag is 0xffff. */
+#define DPV_SIG_DIF_APP_ESCAPE 0x2
+/** T10-DIF: no check of a block whose application tag is 0xffff and
+ *  reference tag 0xffffffff. */
+#define DPV_SIG_DIF_APP_REF_ESCAPE 0x4
+
+/** One domain (memory or wire) of a block signature. */
+struct dpv_sig_domain {
+	uint8_t kind;	  /**< enum dpv_sig_kind */
+	uint8_t size;	  /**< bytes of the field after each block (0, 4, 8) */
+	uint16_t flags;	  /**< T10-DIF: DPV_SIG_DIF_* */
+	uint32_t block;	  /**< data bytes per block */
+	uint32_t seed;	  /**< CRC: register seed; T10-DIF: guard seed */
+	uint16_t app_tag; /**< T10-DIF application tag */
+	uint32_t ref_tag; /**< T10-DIF reference tag of the key's block 0 */
+};
+
+/** No signature error. */
+#define DPV_SIG_ERR_NONE 0
+/** The guard (the CRC, or T10-DIF's guard) did not match the data. */
+#define DPV_SIG_ERR_GUARD 1
+/** T10-DIF: the reference tag did not match. */
+#define DPV_SIG_ERR_REFTAG 2
+/** T10-DIF: the application tag did not match. */
+#define DPV_SIG_ERR_APPTAG 3
+
+/**
+ * A signature key's configuration and its first error. The verbs layer
+ * owns it (with the key); the engine thread writes the configuration
+ * (key_config) and the error, the application reads and clears the error
+ * (mlx5dv_mkey_check) once err_type, written last, is set.
+ *
+ * A key's SGE addresses and lengths count protected data bytes
+ * (multiples of the block size); the engine takes them as the wire bytes
+ * they stand for.
+ */
+struct dpv_sig {
+	struct dpv_sig_domain mem;  /**< the data as the memory holds it */
+	struct dpv_sig_domain wire; /**< the data as the wire carries it */
+	uint8_t check_mask; /**< bytes of the input field checked (bit 7 -
+			     *   n: byte n) */
+	uint8_t copy_mask;  /**< bytes copied from the input field to the
+			     *   output one instead of computed */
+	uint32_t err_type;  /**< DPV_SIG_ERR_*; first error kept */
+	uint64_t err_actual;   /**< value computed from the data */
+	uint64_t err_expected; /**< value the field carried */
+	uint64_t err_offset;   /**< data offset in the key of the block */
+	/** engine only: the wire field of the block being received */
+	uint8_t stash[8];
 };
 
 /**

@@ -33,6 +33,11 @@ struct dpv_engine;
  *  every packet of a SEND / RDMA WRITE with immediate against the
  *  credits its peer advertises. Read when the QP goes from RTR to RTS. */
 #define DPV_QP_OPT_CREDIT_PKT 0x4u
+/** Signature pipelining (RC, MLX5DV_QP_CREATE_SIG_PIPELINING): after a
+ *  signature error in a WQE's data the SQ stops before the next WQE with
+ *  IBV_SEND_FENCE, in SQD with IBV_EVENT_SQ_DRAINED, until the QP is
+ *  modified back to RTS (dpv_engine_qp_cancel_send() meanwhile). */
+#define DPV_QP_OPT_SIG_PIPE 0x8u
 /** @} */
 
 /**
@@ -43,6 +48,21 @@ struct dpv_engine;
  * @return 0; -EINVAL (NULL engine, unknown bit); -ENOENT (no such QP).
  */
 int dpv_engine_qp_opts_set(struct dpv_engine *e, uint32_t qpn, uint32_t opts);
+
+/**
+ * mlx5dv_qp_cancel_posted_send_wrs(): the send WQEs of QP qpn (in SQD)
+ * not started yet for which match() answers true complete successfully
+ * (signalled as posted) without running, once the SQ runs again.
+ * @param e  engine
+ * @param qpn  the QP
+ * @param match  asked with each such WQE's 16-bit index
+ * @param arg  its first argument
+ * @return the number canceled; -EINVAL (NULL engine or match, QP not
+ *   in SQD); -ENOENT (no such QP).
+ */
+int dpv_engine_qp_cancel_send(struct dpv_engine *e, uint32_t qpn,
+			      bool (*match)(void *arg, uint16_t wqe_index),
+			      void *arg);
 
 /**
  * Set the RoCEv2 UDP source port of an RC or UC QP in RTS

@@ -100,6 +100,10 @@ enum dpv_wr_umr_set {
 	/** the key may be configured already (mlx5dv_wr_mkey_configure);
 	 *  without it only a key not configured is (mlx5dv_wr_mr_list) */
 	DPV_UMR_RECONF = 1u << 2,
+	/** the block signature is set (mlx5dv_wr_set_mkey_sig_block, or
+	 *  reset by MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR): the key's staged
+	 *  signature attributes apply */
+	DPV_UMR_SET_SIG = 1u << 3,
 };
 
 struct dpv_wr_umr {

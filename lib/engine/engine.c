@@ -569,8 +569,10 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			dpv_engine_ack_flush(qp);
 		}
 		dpv_engine_comp_drain(qp);
+		/* a signature stop drains up to the WQE it stopped at */
 		if (qp->sqd_notify && qp->state == IBV_QPS_SQD &&
-		    qp->s_tail == qp->s_head) {
+		    (qp->s_tail == qp->s_head ||
+		     ((qp->sigp & SIGP_HALT) && qp->s_tail == qp->s_cur))) {
 			qp->sqd_notify = false;
 			if (e->conf.sq_drained)
 				e->conf.sq_drained(e->conf.event_arg, qp->qpn);
@@ -1240,6 +1242,8 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 					attr->en_sqd_async_notify;
 			else if (next != IBV_QPS_SQD)
 				qp->sqd_notify = false;
+			if (next != IBV_QPS_SQD)
+				qp->sigp = 0;
 			qp->state = next;
 		}
 	}

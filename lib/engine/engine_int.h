@@ -142,6 +142,9 @@ struct dpv_eswqe {
 	/* DCI with streams, SWQE_ERROR: only its stream is in error (or
 	 * it is flushed because its stream is) */
 	bool stream_err;
+	/* mlx5dv_qp_cancel_posted_send_wrs: completes, successfully,
+	 * without being executed */
+	bool canceled;
 	uint32_t first_psn, last_psn, npkts;
 	/* end-to-end credits: its sequence number (message-based: SSN;
 	 * packet-based: last PSN), set with first_psn */
@@ -223,6 +226,9 @@ struct dpv_etmpl {
 	uint8_t b[64]; /* the headers (copied whole), lengths zero */
 };
 
+#define SIGP_ERR  0x1
+#define SIGP_HALT 0x2
+
 struct dpv_eqp {
 	/* ---- hot: read on every packet and every pass of the QP (the
 	 * first three cache lines, asserted below) ---- */
@@ -237,6 +243,10 @@ struct dpv_eqp {
 	uint8_t dc;	 /* 0, DPV_ENGINE_DC_DCI or DPV_ENGINE_DC_DCT */
 	bool srcqpn;	 /* UD with a source QPN: wire_qpn is not qpn, and
 			    it receives through its flows only */
+	/* DPV_QP_OPT_SIG_PIPE: SIGP_ERR a signature error seen since the
+	 * last fenced WQE started; SIGP_HALT the SQ stopped for it (SQD),
+	 * no WQE starts until RTS */
+	uint8_t sigp;
 	uint32_t opts;	 /* DPV_QP_OPT_* (engine_opts.c) */
 	struct dpv_mlx5_sq *sq;
 	struct dpv_mlx5_rq *rq; /* rq or srq */
@@ -531,6 +541,28 @@ enum dpv_key_status dpv_engine_key_copy(struct dpv_eqp *qp, uint32_t key,
 					uint64_t va, uint8_t *buf,
 					uint64_t len, uint32_t need,
 					bool to_mem);
+/* Walk [va, va + len) of indirect key k's layout (no signature): copy
+ * dir > 0 from buf into the memory, dir < 0 out of it, 0 only checks. */
+enum dpv_key_status dpv_engine_key_walk(struct dpv_eqp *qp,
+					const struct dpv_engine_key *k,
+					uint64_t va, uint8_t *buf, uint64_t len,
+					uint32_t need, int dir);
+/* A local SGE taken (its key checked, host DPV_KEY_HOST_INDIRECT): a
+ * signature key's SGE goes from data to wire bytes, *total with it. */
+enum dpv_key_status dpv_engine_key_sig_take(struct dpv_eqp *qp,
+					    struct dpv_sge *sge,
+					    uint64_t *total);
+/* engine_sig.c: the SGE of signature key k in wire bytes (its data
+ * addresses whole blocks inside the key); the copy through k in wire
+ * coordinates (as dpv_engine_key_walk()); a block's guard. */
+enum dpv_key_status dpv_sig_span(const struct dpv_engine_key *k,
+				 struct dpv_sge *sge, uint64_t *total);
+enum dpv_key_status dpv_sig_walk(struct dpv_eqp *qp,
+				 const struct dpv_engine_key *k, uint64_t va,
+				 uint8_t *buf, uint64_t len, uint32_t need,
+				 int dir);
+uint64_t dpv_sig_guard(uint8_t kind, uint32_t seed, const uint8_t *data,
+		       uint32_t len);
 /* The 8 bytes an atomic at va of key works on: host itself for a direct
  * key, else the address in the entry holding them; NULL if they are not
  * 8-aligned in one entry of a live, writable region. */

@@ -31,8 +31,15 @@ check_indirect(const struct dpv_engine_key *k, uint32_t pdn, uint64_t va,
 {
 	if (k->pdn != pdn)
 		return DPV_KEY_BAD_PD;
-	if (va > k->length || len > k->length - va)
+	/* a signature key's bounds are checked in its own coordinates
+	 * (dpv_sig_span()); remote access through one is not offered */
+	if (unlikely(k->sig != NULL)) {
+		if (need & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC))
+			return DPV_KEY_BAD_ACCESS;
+	} else if (va > k->length || len > k->length - va) {
 		return DPV_KEY_BAD_BOUNDS;
+	}
 	if ((k->access & need) != need)
 		return DPV_KEY_BAD_ACCESS;
 	if (host)
@@ -315,11 +322,12 @@ dpv_engine_key_access(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key,
  * access writes), and copy: dir > 0 from buf into the memory, dir < 0 out
  * of it into buf, dir 0 only checks.
  */
-static enum dpv_key_status
-walk_indirect(struct dpv_engine *e, struct dpv_eqp *qp,
-	      const struct dpv_engine_key *k, uint64_t va, uint8_t *buf,
-	      uint64_t len, uint32_t need, int dir)
+enum dpv_key_status
+dpv_engine_key_walk(struct dpv_eqp *qp, const struct dpv_engine_key *k,
+		    uint64_t va, uint8_t *buf, uint64_t len, uint32_t need,
+		    int dir)
 {
+	struct dpv_engine *e = qp->e;
 	uint32_t uneed = (need & (IBV_ACCESS_LOCAL_WRITE |
 				  IBV_ACCESS_REMOTE_WRITE |
 				  IBV_ACCESS_REMOTE_ATOMIC))
@@ -362,7 +370,14 @@ key_any(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key, uint64_t va,
 	st = dpv_key_check_one(k, key, qp->pdn, qp->qpn, va, len, need, host);
 	if (st == DPV_KEY_OK && k != NULL &&
 	    k->type == DPV_ENGINE_KEY_INDIRECT)
-		st = walk_indirect(e, qp, k, va, buf, len, need, dir);
+		/* a signature key's SGE is checked by dpv_sig_span() when
+		 * taken, its entries as they are copied through */
+		st = unlikely(k->sig != NULL)
+			     ? (dir ? dpv_sig_walk(qp, k, va, buf, len, need,
+						   dir)
+				    : DPV_KEY_OK)
+			     : dpv_engine_key_walk(qp, k, va, buf, len, need,
+						   dir);
 	else if (st == DPV_KEY_OK && len && dir)
 		memcpy(dir > 0 ? *host : buf, dir > 0 ? buf : *host, len);
 	if (st != DPV_KEY_OK)
@@ -376,6 +391,22 @@ dpv_engine_key_access_ind(struct dpv_engine *e, struct dpv_eqp *qp,
 			  uint32_t need, void **host)
 {
 	return key_any(e, qp, key, va, len, need, host, NULL, 0);
+}
+
+enum dpv_key_status
+dpv_engine_key_sig_take(struct dpv_eqp *qp, struct dpv_sge *sge,
+			uint64_t *total)
+{
+	struct dpv_engine_key tmp;
+	const struct dpv_engine_key *k = key_get(qp->e, sge->lkey, &tmp);
+	enum dpv_key_status st;
+
+	if (k == NULL || k->sig == NULL)
+		return DPV_KEY_OK;
+	st = dpv_sig_span(k, sge, total);
+	if (st != DPV_KEY_OK)
+		key_error(qp->e, qp, sge->lkey, sge->addr, sge->length, st);
+	return st;
 }
 
 enum dpv_key_status

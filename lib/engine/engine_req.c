@@ -11,6 +11,7 @@
 #include <rte_ether.h>
 
 #include "engine_int.h"
+#include "dpv_engine_opts.h"
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
 #include "mlx5_ring.h"
@@ -60,6 +61,7 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 		w->rd_skip = 0;
 		w->rewound = false;
 		w->stream_err = false;
+		w->canceled = false;
 		w->status = IBV_WC_SUCCESS;
 		w->orig = 0;
 		qp->s_head++;
@@ -94,12 +96,16 @@ check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	if (is_rd_atomic(w->wr.opcode))
 		need = IBV_ACCESS_LOCAL_WRITE;
 	for (uint32_t i = 0; i < w->wr.num_sge; i++) {
-		const struct dpv_sge *s = &w->wr.sg_list[i];
+		struct dpv_sge *s = &w->wr.sg_list[i];
 		void *host = NULL;
 
 		if (dpv_engine_key_access_ind(qp->e, qp, s->lkey, s->addr,
 					      s->length, need,
 					      &host) != DPV_KEY_OK)
+			return IBV_WC_LOC_PROT_ERR;
+		if (unlikely(host == DPV_KEY_HOST_INDIRECT) &&
+		    dpv_engine_key_sig_take(qp, s, &w->wr.total_len) !=
+			    DPV_KEY_OK)
 			return IBV_WC_LOC_PROT_ERR;
 		swqe_host(qp, w)[i] = host;
 	}
@@ -321,6 +327,32 @@ set_error(struct dpv_eswqe *w, enum ibv_wc_status st)
 	w->status = st;
 }
 
+/*
+ * Signature pipelining (MLX5DV_QP_CREATE_SIG_PIPELINING): true if w does
+ * not start (as it is; a canceled WQE then completes without running).
+ * After a signature error a fenced WQE stops the SQ: SQD, with
+ * IBV_EVENT_SQ_DRAINED once what started is done; nothing starts until
+ * the QP is back in RTS.
+ */
+static bool
+sig_pipe_stop(struct dpv_eqp *qp, const struct dpv_eswqe *w)
+{
+	if (w->sent != 0)
+		return false;
+	if (qp->sigp & SIGP_HALT)
+		return true;
+	if ((qp->sigp & SIGP_ERR) && (w->wr.flags & DPV_WR_F_FENCE) &&
+	    !w->canceled) {
+		qp->sigp = SIGP_HALT;
+		qp->state = IBV_QPS_SQD;
+		qp->sqd_notify = true;
+		return true;
+	}
+	if (w->wr.flags & DPV_WR_F_FENCE)
+		qp->sigp = 0;
+	return w->canceled;
+}
+
 void
 dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 {
@@ -353,6 +385,15 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			if (w->state == SWQE_ERROR)
 				return; /* the completer finishes the QP */
 			if (w->state != SWQE_PENDING) {
+				qp->s_cur++;
+				state = REQ_NEXT_WQE;
+				break;
+			}
+			if (unlikely(qp->sigp || w->canceled) &&
+			    sig_pipe_stop(qp, w)) {
+				if (!w->canceled)
+					return;
+				w->state = SWQE_DONE;
 				qp->s_cur++;
 				state = REQ_NEXT_WQE;
 				break;

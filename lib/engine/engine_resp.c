@@ -131,6 +131,10 @@ get_rwqe(struct dpv_eqp *qp)
 			    r->wr.sg_list[i].addr, r->wr.sg_list[i].length,
 			    IBV_ACCESS_LOCAL_WRITE, &host) != DPV_KEY_OK)
 			return -2;
+		if (unlikely(host == DPV_KEY_HOST_INDIRECT) &&
+		    dpv_engine_key_sig_take(qp, &r->wr.sg_list[i],
+					    &r->wr.total_len) != DPV_KEY_OK)
+			return -2;
 		r->host[i] = host;
 	}
 	return 0;

@@ -78,6 +78,8 @@ struct dpv_qp {
 	/** mlx5dv_wr_mkey_configure: max_entries of the key being
 	 *  configured (for its layout setter) */
 	uint32_t mkc_entries;
+	/** mlx5dv_wr_mkey_configure: the key being configured */
+	struct mlx5dv_mkey *mkc_mkey;
 	/** highest max_inline_data the QP may have (DPV_CAP_MAX_INLINE but
 	 *  for dpv_qp_create_inline()) */
 	uint32_t inline_cap;

@@ -71,13 +71,14 @@ dpv_qp_mlx5_create_flags(struct ibv_qp *ibqp, uint32_t flags)
 	const uint32_t scat = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
 			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
 	const uint32_t credit = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
+	const uint32_t sigp = MLX5DV_QP_CREATE_SIG_PIPELINING;
 	struct dpv_qp *qp;
 	bool scatter;
 	int rc;
 
-	if (ibqp == NULL || (flags & ~(scat | credit)) ||
+	if (ibqp == NULL || (flags & ~(scat | credit | sigp)) ||
 	    (flags & scat) == scat ||
-	    ((flags & credit) && ibqp->qp_type != IBV_QPT_RC))
+	    ((flags & (credit | sigp)) && ibqp->qp_type != IBV_QPT_RC))
 		return EINVAL;
 	qp = to_dqp(ibqp);
 	scatter = (flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE) ||
@@ -87,7 +88,8 @@ dpv_qp_mlx5_create_flags(struct ibv_qp *ibqp, uint32_t flags)
 	rc = opts_push(qp,
 		       opts_for(qp, scatter,
 				flags & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE,
-				flags & credit));
+				flags & credit) |
+			       (flags & sigp ? DPV_QP_OPT_SIG_PIPE : 0));
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
 }
@@ -109,4 +111,35 @@ dpv_qp_mlx5_udp_sport(struct ibv_qp *ibqp, uint16_t sport)
 	rc = dpv_engine_qp_udp_sport_set(qp->engine, ibqp->qp_num, sport);
 	pthread_mutex_unlock(&qp->lock);
 	return rc < 0 ? -rc : 0;
+}
+
+/* The SQ's wr_id of a WQE index (as its CQE would carry it). */
+struct cancel_arg {
+	const struct dpv_qp *qp;
+	uint64_t wr_id;
+};
+
+static bool
+cancel_match(void *arg, uint16_t wqe_index)
+{
+	const struct cancel_arg *a = arg;
+	const struct dpv_mlx5_wq *wq = &a->qp->sq.wq;
+
+	return wq->wrid[wqe_index & (wq->wqe_cnt - 1)] == a->wr_id;
+}
+
+int
+dpv_qp_mlx5_cancel_send(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
+{
+	struct dpv_qp *qp = container_of(mqp, struct dpv_qp, dv_qpex);
+	struct cancel_arg a = { qp, wr_id };
+	int rc;
+
+	if (qp->engine == NULL)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&qp->lock);
+	rc = dpv_engine_qp_cancel_send(qp->engine, qp->qpex.qp_base.qp_num,
+				       cancel_match, &a);
+	pthread_mutex_unlock(&qp->lock);
+	return rc;
 }

@@ -250,7 +250,6 @@ dvx_mkey_configure(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 		dvx_fail_err(mqp, EINVAL);
 		return;
 	}
-	/* no signature attributes exist to reset: the flag changes nothing */
 	if (!(qp->qpex.wr_flags & IBV_SEND_INLINE) || attr->comp_mask ||
 	    (attr->conf_flags & ~(uint32_t)MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR)) {
 		dvx_fail(mqp);
@@ -260,6 +259,13 @@ dvx_mkey_configure(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
 			   IBV_WR_DRIVER1) == 0) {
 		dpv_mlx5_wr_mkey_begin(&qp->sq, mkey->lkey, true, num_setters);
 		qp->mkc_entries = dpv_mlx5dv_mkey_entries(mkey);
+		qp->mkc_mkey = mkey;
+		/* the reset: no signature staged, the WQE applies it (a
+		 * mlx5dv_wr_set_mkey_sig_block after it stages its own) */
+		if (attr->conf_flags & MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR) {
+			dpv_mlx5dv_mkey_sig_stage(mkey, NULL);
+			dpv_mlx5_wr_mkey_sig(&qp->sq, true);
+		}
 	}
 }
 
@@ -299,8 +305,23 @@ static void
 dvx_set_mkey_sig_block(struct mlx5dv_qp_ex *mqp,
 		       const struct mlx5dv_sig_block_attr *attr)
 {
-	RTE_SET_USED(attr);
-	dvx_fail(mqp);
+	struct dpv_qp *qp = dvx_mkey_qp(mqp);
+	int rc;
+
+	if (qp == NULL || qp->sq.bld.err)
+		return;
+	if (attr == NULL) {
+		dvx_fail_err(mqp, EINVAL);
+		return;
+	}
+	/* the setter of the open configuration (its checks first), the
+	 * attributes checked and staged now, applied when the WQE executes */
+	dpv_mlx5_wr_mkey_sig(&qp->sq, false);
+	if (qp->sq.bld.err)
+		return;
+	rc = dpv_mlx5dv_mkey_sig_stage(qp->mkc_mkey, attr);
+	if (rc)
+		dvx_fail_err(mqp, rc);
 }
 
 /* mlx5dv_wr_raw_wqe: the application's WQE, copied as it is. */

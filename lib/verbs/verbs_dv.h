@@ -88,10 +88,12 @@ int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
  * key of dpv_mlx5dv_create_mkey(), completed with opcode MLX5DV_WC_UMR;
  * bad arguments make ibv_wr_complete() fail with EINVAL, more entries
  * than the key's max_entries with ENOMEM (a repetition header that does
- * not fit as well fails the WQE with IBV_WC_LOC_PROT_ERR). The other
- * mlx5-specific builders (DC addressing, mkey_configure and its setters,
- * signature, crypto, memcpy, raw WQEs), and those two on a QP without
- * the flag, are not supported: each one called between ibv_wr_start()
+ * not fit as well fails the WQE with IBV_WC_LOC_PROT_ERR);
+ * mlx5dv_wr_mkey_configure and its setters, the block signature
+ * (dpv_mlx5dv_mkey_sig_stage()) included, with
+ * MLX5DV_QP_EX_WITH_MKEY_CONFIGURE; raw WQEs and DC addressing where the
+ * QP has them. The others (crypto, memcpy), and these on a QP without
+ * their flag, are not supported: each one called between ibv_wr_start()
  * and ibv_wr_complete() drops the work request being built and makes
  * ibv_wr_complete() fail with EOPNOTSUPP, posting nothing of the batch
  * (ibv_wr_abort() discards it as usual). Called outside such a batch they
@@ -110,15 +112,59 @@ struct mlx5dv_qp_ex *dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex);
  * mlx5dv_wr_mr_interleaved() configures it, and again nothing after an
  * IBV_WR_LOCAL_INV of it (then it can be configured anew).
  *
- * @param attr pd, create_flags (exactly MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT)
- *   and max_entries (1..52); max_entries is rounded up to a multiple of
- *   4 and written back
+ * @param attr pd, create_flags (MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT,
+ *   optionally with _REMOTE_INVALIDATE and _BLOCK_SIGNATURE) and
+ *   max_entries (1..52); max_entries is rounded up to a multiple of 4 and
+ *   written back
  * @return the key; NULL with errno EINVAL (attr or pd NULL, max_entries 0
- *   or above 52), EOPNOTSUPP (any other create flag, or none: signature,
- *   crypto, tag update and remote invalidation do not exist here),
- *   ENOMEM.
+ *   or above 52), EOPNOTSUPP (any other create flag, or none: crypto and
+ *   tag update do not exist here), ENOMEM.
  */
 struct mlx5dv_mkey *dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr);
+
+/**
+ * mlx5dv_wr_set_mkey_sig_block() of a key being configured: checks attr
+ * and stages it; the configuration WQE (DPV_UMR_SET_SIG) applies what is
+ * staged when it executes, so a key's next configuration must not be
+ * built before the previous one completed. CRC32, CRC32C and T10-DIF
+ * (CRC or IP checksum guard) with block sizes 512, 520, 4048, 4096 and
+ * 4160; both domains with a signature must have the same block size.
+ *
+ * @param mkey a key of dpv_mlx5dv_create_mkey()
+ * @param attr the attributes; NULL stages no signature (the configure
+ *   flag MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR)
+ * @return 0; EINVAL (key without MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+ *   bad attributes, seeds or flags, a copy mask between different
+ *   signatures), EOPNOTSUPP (CRC64_XP10, different block sizes).
+ */
+int dpv_mlx5dv_mkey_sig_stage(struct mlx5dv_mkey *mkey,
+			      const struct mlx5dv_sig_block_attr *attr);
+
+/**
+ * mlx5dv_mkey_check(): the first signature error of the key since its
+ * signature was set or last checked, reported once.
+ *
+ * @param mkey a key of dpv_mlx5dv_create_mkey()
+ * @param err out: err_type (MLX5DV_MKEY_NO_ERR or the error) and its
+ *   values (actual: computed from the data, expected: the field's) and
+ *   data offset of the block in the key
+ * @return 0; EINVAL if an argument is NULL or the key was created
+ *   without MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE.
+ */
+int dpv_mlx5dv_mkey_check(struct mlx5dv_mkey *mkey,
+			  struct mlx5dv_mkey_err *err);
+
+/**
+ * mlx5dv_qp_cancel_posted_send_wrs(): the send WRs with wr_id of a QP in
+ * SQD not started yet complete successfully without running once the SQ
+ * runs again (signature pipelining, MLX5DV_QP_CREATE_SIG_PIPELINING).
+ *
+ * @param mqp the QP's view (dpv_mlx5dv_qp_ex())
+ * @param wr_id the work requests' wr_id
+ * @return the number canceled; -EINVAL (QP not in SQD), -EOPNOTSUPP
+ *   (no engine).
+ */
+int dpv_qp_mlx5_cancel_send(struct mlx5dv_qp_ex *mqp, uint64_t wr_id);
 
 /**
  * mlx5dv_destroy_mkey(): the key stops granting access at once (accesses
@@ -232,12 +278,17 @@ int dpv_qp_raw_tunnel_offloads(struct ibv_qp *qp);
  * only) makes the QP's end-to-end credits count packets instead of
  * messages (IBA 9.7.7.2): its requester counts every packet of a SEND or
  * RDMA WRITE with immediate against the credits the peer advertises.
+ * MLX5DV_QP_CREATE_SIG_PIPELINING (RC only): after a signature error in
+ * the data of a WQE the SQ stops before the next WQE with
+ * IBV_SEND_FENCE, in SQD, and IBV_EVENT_SQ_DRAINED is raised once what
+ * started before is done (dpv_qp_mlx5_cancel_send(), then RTS again).
  *
  * @param qp the QP
- * @param flags the two MLX5DV_QP_CREATE_*_SCATTER_TO_CQE bits and
- *   MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, or 0
+ * @param flags the two MLX5DV_QP_CREATE_*_SCATTER_TO_CQE bits,
+ *   MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE and
+ *   MLX5DV_QP_CREATE_SIG_PIPELINING, or 0
  * @return 0; EINVAL (qp NULL, another bit, both scatter bits, packet-based
- *   credits on a QP that is not RC); ENOENT.
+ *   credits or pipelining on a QP that is not RC); ENOENT.
  */
 int dpv_qp_mlx5_create_flags(struct ibv_qp *qp, uint32_t flags);
 

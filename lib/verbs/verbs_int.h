@@ -106,6 +106,7 @@ struct dpv_mkey {
 	uint32_t nklm, repeat;
 	uint64_t block;
 	uint8_t remote_inv; /**< indirect key: remotely invalidatable */
+	struct dpv_sig *sig; /**< indirect key: its block signature, or NULL */
 };
 
 struct dpv_mkey_slot {

@@ -580,6 +580,7 @@ dpv_mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k)
 	k->repeat = m->repeat;
 	k->block = m->block;
 	k->remote_inv = m->remote_inv;
+	k->sig = m->sig;
 }
 
 int
@@ -674,6 +675,10 @@ struct dpv_imkey {
 	struct mlx5dv_mkey dv; /* what the application holds */
 	struct ibv_pd *pd;
 	uint32_t max_entries;
+	bool sig_ok; /* MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE */
+	/* the signature the next WQE with DPV_UMR_SET_SIG applies (set by
+	 * the application's setter), and the one in force (engine thread) */
+	struct dpv_sig staged, sig;
 	struct dpv_klm klm[]; /* the layout, written by the engine hook */
 };
 
@@ -701,10 +706,11 @@ dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
-	/* signature, crypto and tag update do not exist here; like
-	 * rdma-core, no flag at all is EOPNOTSUPP too */
-	if ((attr->create_flags & ~(uint32_t)
-	     MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE) !=
+	/* crypto and tag update do not exist here; like rdma-core, no
+	 * flag at all is EOPNOTSUPP too */
+	if ((attr->create_flags &
+	     ~(uint32_t)(MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE |
+			 MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE)) !=
 	    MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -721,6 +727,8 @@ dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
 	}
 	im->pd = attr->pd;
 	im->max_entries = n;
+	im->sig_ok = !!(attr->create_flags &
+			MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE);
 	k.type = DPV_MKEY_INDIRECT;
 	k.remote_inv = !!(attr->create_flags &
 			  MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE);
@@ -796,9 +804,151 @@ dpv_mkey_engine_config(void *arg, const struct dpv_wr_umr *u,
 		}
 		if (u->set & DPV_UMR_SET_ACCESS)
 			s->k.access = u->access;
+		if (u->set & DPV_UMR_SET_SIG) {
+			/* a new signature starts without error */
+			im->sig = im->staged;
+			im->sig.err_type = DPV_SIG_ERR_NONE;
+			s->k.sig = im->sig.mem.kind != DPV_SIG_NONE ||
+						   im->sig.wire.kind !=
+							   DPV_SIG_NONE
+					   ? &im->sig
+					   : NULL;
+		}
 		s->k.iova = 0;
 		s->k.bound = 1;
 	}
 	rte_seqlock_write_unlock(&s->lock);
 	return st;
+}
+
+/* One domain of mlx5dv_wr_set_mkey_sig_block() in the engine's terms. */
+static int
+sig_domain(const struct mlx5dv_sig_block_domain *d, struct dpv_sig_domain *o)
+{
+	static const uint32_t bs[] = {
+		[MLX5DV_BLOCK_SIZE_512] = 512,	 [MLX5DV_BLOCK_SIZE_520] = 520,
+		[MLX5DV_BLOCK_SIZE_4048] = 4048, [MLX5DV_BLOCK_SIZE_4096] = 4096,
+		[MLX5DV_BLOCK_SIZE_4160] = 4160,
+	};
+
+	memset(o, 0, sizeof(*o));
+	if (d == NULL)
+		return 0;
+	if (d->comp_mask || (unsigned int)d->block_size >= RTE_DIM(bs))
+		return EINVAL;
+	o->block = bs[d->block_size];
+	if (d->sig_type == MLX5DV_SIG_TYPE_T10DIF) {
+		const struct mlx5dv_sig_t10dif *t = d->sig.dif;
+
+		if (t == NULL || (t->bg != 0 && t->bg != 0xffff) ||
+		    (t->flags & ~(uint16_t)(MLX5DV_SIG_T10DIF_FLAG_REF_REMAP |
+					    MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE |
+					    MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE)))
+			return EINVAL;
+		if (t->bg_type == MLX5DV_SIG_T10DIF_CRC)
+			o->kind = DPV_SIG_T10DIF_CRC;
+		else if (t->bg_type == MLX5DV_SIG_T10DIF_CSUM)
+			o->kind = DPV_SIG_T10DIF_CSUM;
+		else
+			return EINVAL;
+		o->size = 8;
+		o->seed = t->bg;
+		o->app_tag = t->app_tag;
+		o->ref_tag = t->ref_tag;
+		/* the engine's DPV_SIG_DIF_* are mlx5dv's values */
+		o->flags = t->flags;
+		return 0;
+	}
+	if (d->sig_type != MLX5DV_SIG_TYPE_CRC || d->sig.crc == NULL)
+		return EINVAL;
+	switch (d->sig.crc->type) {
+	case MLX5DV_SIG_CRC_TYPE_CRC32:
+		o->kind = DPV_SIG_CRC32;
+		break;
+	case MLX5DV_SIG_CRC_TYPE_CRC32C:
+		o->kind = DPV_SIG_CRC32C;
+		break;
+	case MLX5DV_SIG_CRC_TYPE_CRC64_XP10:
+		return EOPNOTSUPP; /* not implemented, not advertised */
+	default:
+		return EINVAL;
+	}
+	if (d->sig.crc->seed != 0 && d->sig.crc->seed != UINT32_MAX)
+		return EINVAL;
+	o->size = 4;
+	o->seed = (uint32_t)d->sig.crc->seed;
+	return 0;
+}
+
+int
+dpv_mlx5dv_mkey_sig_stage(struct mlx5dv_mkey *mkey,
+			  const struct mlx5dv_sig_block_attr *attr)
+{
+	struct dpv_imkey *im = container_of(mkey, struct dpv_imkey, dv);
+	struct dpv_sig n;
+	bool same;
+	int rc;
+
+	memset(&n, 0, sizeof(n));
+	if (attr == NULL) { /* the configure flag's reset */
+		im->staged = n;
+		return 0;
+	}
+	if (!im->sig_ok || attr->comp_mask ||
+	    (attr->flags & ~(uint32_t)MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK))
+		return EINVAL;
+	rc = sig_domain(attr->mem, &n.mem);
+	if (rc == 0)
+		rc = sig_domain(attr->wire, &n.wire);
+	if (rc)
+		return rc;
+	same = memcmp(&n.mem, &n.wire, sizeof(n.mem)) == 0;
+	/* one block size for both domains (a limit of this engine) */
+	if (n.mem.kind != DPV_SIG_NONE && n.wire.kind != DPV_SIG_NONE &&
+	    n.mem.block != n.wire.block)
+		return EOPNOTSUPP;
+	if (attr->flags & MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK) {
+		if (n.mem.kind != n.wire.kind || n.mem.kind == DPV_SIG_NONE)
+			return EINVAL;
+		n.copy_mask = attr->copy_mask;
+	} else {
+		/* the same signature both sides: it passes as it is */
+		n.copy_mask = same && n.mem.kind != DPV_SIG_NONE ? 0xff : 0;
+	}
+	n.check_mask = attr->check_mask;
+	im->staged = n;
+	return 0;
+}
+
+int
+dpv_mlx5dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err)
+{
+	static const enum mlx5dv_mkey_err_type type[] = {
+		[DPV_SIG_ERR_NONE] = MLX5DV_MKEY_NO_ERR,
+		[DPV_SIG_ERR_GUARD] = MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+		[DPV_SIG_ERR_REFTAG] = MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG,
+		[DPV_SIG_ERR_APPTAG] = MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG,
+	};
+	struct dpv_imkey *im;
+	uint32_t t;
+
+	if (mkey == NULL || err == NULL)
+		return EINVAL;
+	im = container_of(mkey, struct dpv_imkey, dv);
+	if (!im->sig_ok)
+		return EINVAL;
+	memset(err, 0, sizeof(*err));
+	t = __atomic_load_n(&im->sig.err_type, __ATOMIC_ACQUIRE);
+	if (t == DPV_SIG_ERR_NONE || t >= RTE_DIM(type)) {
+		err->err_type = MLX5DV_MKEY_NO_ERR;
+		return 0;
+	}
+	err->err_type = type[t];
+	err->err.sig.actual_value = im->sig.err_actual;
+	err->err.sig.expected_value = im->sig.err_expected;
+	err->err.sig.offset = im->sig.err_offset;
+	/* reported once: the next error is kept from here on */
+	__atomic_store_n(&im->sig.err_type, DPV_SIG_ERR_NONE,
+			 __ATOMIC_RELEASE);
+	return 0;
 }

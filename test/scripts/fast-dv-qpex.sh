@@ -164,6 +164,13 @@ main(void)
 		check(mk && mlx5dv_mkey_check(mk, &me) == EINVAL,
 		      "mkey_check: EINVAL (no signature)");
 		check(mk && mlx5dv_destroy_mkey(mk) == 0, "destroy_mkey");
+		ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+				  MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+		mk = mlx5dv_create_mkey(&ma);
+		check(mk && mlx5dv_mkey_check(mk, &me) == 0 &&
+			      me.err_type == MLX5DV_MKEY_NO_ERR,
+		      "signature key: mkey_check 0, no error");
+		check(mk && mlx5dv_destroy_mkey(mk) == 0, "destroy_mkey");
 		ia.qp_type = IBV_QPT_RC;
 		ia.comp_mask = IBV_QP_INIT_ATTR_PD;
 		errno = 0;

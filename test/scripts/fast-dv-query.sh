@@ -152,6 +152,13 @@ if ctx:
           % bytes(out.rest[36:40]).hex())
     check(all(b == 0xff for b in out.rest[48:56]),
           'unreported clock field left untouched')
+    # sig_caps (offset 104, rest[80:96]): block sizes 512, 520, 4048,
+    # 4096, 4160; T10-DIF and CRC; CRC and checksum guards; CRC32 and
+    # CRC32C (no CRC64_XP10)
+    check(bytes(out.rest[80:96]) ==
+          bytes([0x1f] + [0] * 7 + [3, 0, 0, 0, 3, 0, 3, 0]),
+          'sig_caps: what the engine computes (got %s)'
+          % bytes(out.rest[80:96]).hex())
 
     cqa = CqInitAttrEx(cqe=16)
     # CQE compression without a format or with two, a size neither 64

@@ -43,6 +43,7 @@ REAL = {
     'mlx5dv_create_mkey': 'NULL/EINVAL',
     'mlx5dv_destroy_mkey': 'EINVAL',
     '_mlx5dv_mkey_check': 'EINVAL',
+    'mlx5dv_qp_cancel_posted_send_wrs': '-EINVAL',
     'mlx5dv_dci_stream_id_reset': 'EINVAL',
     '_mlx5dv_query_port': 'EINVAL',
     'mlx5dv_modify_qp_udp_sport': 'EINVAL',
@@ -137,6 +138,8 @@ for name, header in (('mlx5', 'infiniband/mlx5dv.h'),
             ok, exp = r is False, 'false'
         elif want == 'EINVAL':
             ok, exp = r == errno.EINVAL, 'EINVAL'
+        elif want == '-EINVAL':
+            ok, exp = r == -errno.EINVAL, '-EINVAL'
         elif want == 'NULL/EINVAL':
             ok, exp = r is None and e == errno.EINVAL, 'NULL, errno EINVAL'
         elif kind == 'ptr':

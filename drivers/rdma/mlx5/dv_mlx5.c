@@ -134,8 +134,20 @@ mlx5dv_query_device(struct ibv_context *ctx_in,
 					dpv_mlx4dv_context_ok(ctx_in) != 0
 				? DV_MLX5_DC_ODP_CAPS
 				: 0;
-	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
-		memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
+	/* block signature of indirect keys (doc/guides/dv.rst): what the
+	 * engine computes (no CRC64_XP10) */
+	if (want & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD) {
+		attrs_out->sig_caps.block_size =
+			MLX5DV_BLOCK_SIZE_CAP_512 | MLX5DV_BLOCK_SIZE_CAP_520 |
+			MLX5DV_BLOCK_SIZE_CAP_4048 |
+			MLX5DV_BLOCK_SIZE_CAP_4096 | MLX5DV_BLOCK_SIZE_CAP_4160;
+		attrs_out->sig_caps.block_prot = MLX5DV_SIG_PROT_CAP_T10DIF |
+						 MLX5DV_SIG_PROT_CAP_CRC;
+		attrs_out->sig_caps.t10dif_bg = MLX5DV_SIG_T10DIF_BG_CAP_CRC |
+						MLX5DV_SIG_T10DIF_BG_CAP_CSUM;
+		attrs_out->sig_caps.crc_type = MLX5DV_SIG_CRC_TYPE_CAP_CRC32 |
+					       MLX5DV_SIG_CRC_TYPE_CAP_CRC32C;
+	}
 	/* DCI streams (doc/guides/dc.rst): the limits dpverbs accepts */
 	if (want & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {
 		attrs_out->dci_streams_caps.max_log_num_concurent =
@@ -276,6 +288,7 @@ mlx5dv_create_qp(struct ibv_context *context,
 			      MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE;
 	const uint32_t credit = MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE;
 	const uint32_t tunnel = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
+	const uint32_t sigp = MLX5DV_QP_CREATE_SIG_PIPELINING;
 	struct ibv_qp_init_attr_ex ex_attr;
 	struct ibv_qp *qp;
 	uint64_t ops = 0;
@@ -314,9 +327,12 @@ mlx5dv_create_qp(struct ibv_context *context,
 		 * apply, as on ConnectX); the self-loopback and tunnel
 		 * offload flags are for raw-packet QPs, plain or RSS (as the
 		 * kernel has it: other types EOPNOTSUPP) */
-		if ((f & ~(self_lb | scat | credit | tunnel)) != 0 ||
+		if ((f & ~(self_lb | scat | credit | tunnel | sigp)) != 0 ||
 		    ((f & (self_lb | tunnel)) &&
 		     qp_attr->qp_type != IBV_QPT_RAW_PACKET))
+			DV_MLX5_NOTSUP_NULL();
+		/* signature pipelining: RC (signature keys are RC's) */
+		if ((f & sigp) && qp_attr->qp_type != IBV_QPT_RC)
 			DV_MLX5_NOTSUP_NULL();
 		/* DC: a DCI or a DCT of type IBV_QPT_DRIVER (and only DC
 		 * makes a DRIVER QP) */
@@ -382,8 +398,8 @@ mlx5dv_create_qp(struct ibv_context *context,
 	if (mlx5_qp_attr != NULL && (mlx5_qp_attr->comp_mask &
 				     MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
 		rc = dpv_qp_mlx5_send_ops(qp, ops);
-	if (rc == 0 && (f & (scat | credit)))
-		rc = dpv_qp_mlx5_create_flags(qp, f & (scat | credit));
+	if (rc == 0 && (f & (scat | credit | sigp)))
+		rc = dpv_qp_mlx5_create_flags(qp, f & (scat | credit | sigp));
 	if (rc == 0 && (f & self_lb))
 		rc = dpv_qp_raw_self_loopback(
 			qp, !!(f & MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC),
@@ -497,13 +513,18 @@ mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 	return m;
 }
 
+/* Documented convention: the number canceled or -errno. */
 int
 mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
 {
-	/* Documented convention: -errno. */
-	DV_MLX5_LOG(DEBUG, "%s: not supported", __func__);
-	errno = EOPNOTSUPP;
-	return -EOPNOTSUPP;
+	int rc;
+
+	if (mqp == NULL)
+		return -EINVAL;
+	rc = dpv_qp_mlx5_cancel_send(mqp, wr_id);
+	if (rc < 0)
+		errno = -rc;
+	return rc;
 }
 
 int
@@ -618,15 +639,20 @@ mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 }
 
 /* Only signature keys have errors to report: as rdma-core, EINVAL for a
- * key without signature (and signature keys cannot be created here). */
+ * key created without MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE. */
 int
 _mlx5dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
 		   size_t err_info_size)
 {
-	RTE_SET_USED(mkey);
-	RTE_SET_USED(err_info);
-	RTE_SET_USED(err_info_size);
-	return EINVAL;
+	struct mlx5dv_mkey_err e;
+	int rc;
+
+	if (err_info == NULL || err_info_size == 0)
+		return EINVAL;
+	rc = dpv_mlx5dv_mkey_check(mkey, &e);
+	if (rc == 0)
+		memcpy(err_info, &e, RTE_MIN(err_info_size, sizeof(e)));
+	return rc;
 }
 
 struct mlx5dv_var *

@@ -798,6 +798,13 @@ void dpv_mlx5_wr_mkey_begin(struct dpv_mlx5_sq *sq, uint32_t mkey,
  */
 void dpv_mlx5_wr_mkey_access(struct dpv_mlx5_sq *sq, unsigned int access);
 /**
+ * mlx5dv_wr_set_mkey_sig_block (a setter: EINVAL when set twice), or
+ * with reset the configure flag MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR (no
+ * setter): the WQE applies the key's staged signature attributes
+ * (DPV_UMR_SET_SIG once decoded).
+ */
+void dpv_mlx5_wr_mkey_sig(struct dpv_mlx5_sq *sq, bool reset);
+/**
  * mlx5dv_wr_set_mkey_layout_list (sge) / _interleaved (il, repeat): the
  * key's layout (EINVAL: no entries, repeat 0, set twice; ENOMEM: more
  * than max_entries entries, or more than the WQE holds).

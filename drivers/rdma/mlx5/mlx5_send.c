@@ -706,6 +706,34 @@ dpv_mlx5_wr_mkey_access(struct dpv_mlx5_sq *sq, unsigned int access)
 	mkey_setter_done(sq, &u, &m);
 }
 
+/* The signature: what the WQE carries is that the key's staged signature
+ * attributes apply (BSF enable; SIG_ERR: reset by the configure flag). */
+void
+dpv_mlx5_wr_mkey_sig(struct dpv_mlx5_sq *sq, bool reset)
+{
+	struct mlx5_wqe_umr_ctrl_seg u;
+	struct mlx5_wqe_mkey_context_seg m;
+	uint64_t mask;
+
+	if (reset) {
+		mlx5r_copy_out(&sq->wq, wqe_pos(sq, sq->bld.data_off), &u,
+			       sizeof(u));
+		u.mkey_mask = htobe64(be64toh(u.mkey_mask) |
+				      MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
+		bld_write(sq, sq->bld.data_off, &u, sizeof(u));
+		return;
+	}
+	if (!mkey_setter(sq, &u, &m))
+		return;
+	mask = be64toh(u.mkey_mask);
+	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE) {
+		bld_fail(sq, EINVAL); /* set twice */
+		return;
+	}
+	u.mkey_mask = htobe64(mask | MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE);
+	mkey_setter_done(sq, &u, &m);
+}
+
 void
 dpv_mlx5_wr_mkey_layout(struct dpv_mlx5_sq *sq, uint32_t max_entries,
 			uint32_t repeat, uint16_t num,
@@ -1177,6 +1205,9 @@ decode_mkey(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t at,
 		out->umr.set |= DPV_UMR_SET_ACCESS;
 		out->umr.access = access_from_mkey(m->access_flags);
 	}
+	if (mask & (MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE |
+		    MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR))
+		out->umr.set |= DPV_UMR_SET_SIG;
 	if (!(mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN))
 		return xlat == 0; /* no layout: keep the key's */
 	if (xlat == 0 || at + xlat > end)
