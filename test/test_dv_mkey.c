@@ -48,7 +48,8 @@ suite_setup(void)
 	return test_verbs_loop_open(&devs, &ctx, &pd, &mr, mem, sizeof(mem),
 				    IBV_ACCESS_LOCAL_WRITE |
 					    IBV_ACCESS_REMOTE_READ |
-					    IBV_ACCESS_REMOTE_WRITE,
+					    IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_ATOMIC,
 				    &gid, &gid_index);
 }
 
@@ -76,7 +77,8 @@ modify(struct ibv_qp *qp, enum ibv_qp_state s, uint32_t dest)
 
 	if (s == IBV_QPS_INIT) {
 		a.qp_access_flags = IBV_ACCESS_REMOTE_READ |
-				    IBV_ACCESS_REMOTE_WRITE;
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_ATOMIC;
 		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
 	} else if (s == IBV_QPS_RTR) {
 		a.ah_attr.is_global = 1;
@@ -124,6 +126,7 @@ pair_open(struct pair *p, struct ibv_pd *apd, uint64_t dv_ops)
 		.send_ops_flags = IBV_QP_EX_WITH_SEND |
 				  IBV_QP_EX_WITH_RDMA_WRITE |
 				  IBV_QP_EX_WITH_RDMA_READ |
+				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 				  IBV_QP_EX_WITH_LOCAL_INV,
 	};
 	struct mlx5dv_qp_init_attr dv = {
@@ -330,6 +333,48 @@ test_list(void)
 		TEST_ASSERT_EQUAL(rdma(&p, false, mr->lkey, at(2, 0), 8,
 				       mk->rkey, 30),
 				  IBV_WC_REM_ACCESS_ERR, "beyond the layout");
+	}
+	pair_close(&p);
+	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
+	return rc;
+}
+
+/* An atomic's result into a local SGE of the mkey: its 8 bytes split
+ * over two list entries (the engine used to write them to the indirect
+ * marker address). */
+static int
+test_atomic_local(void)
+{
+	struct ibv_sge sge[2] = {
+		{at(0, 200), 4, mr->lkey},
+		{at(0, 600), 4, mr->lkey},
+	};
+	struct mlx5dv_mkey *mk = mkey_new(pd, 2);
+	uint64_t orig, now;
+	struct pair p;
+	int rc;
+
+	TEST_ASSERT_NOT_NULL(mk, "");
+	fill();
+	memcpy(&orig, mem[1] + 8, 8);
+	rc = pair_open(&p, pd, MLX5DV_QP_EX_WITH_MR_LIST);
+	if (rc == TEST_SUCCESS)
+		rc = mkey_config(&p, mk, IBV_ACCESS_LOCAL_WRITE, 0, 2, sge,
+				 NULL);
+	if (rc == TEST_SUCCESS) {
+		ibv_wr_start(p.x);
+		p.x->wr_id = 9;
+		p.x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_fetch_add(p.x, mr->rkey, at(1, 8), 5);
+		ibv_wr_set_sge(p.x, mk->lkey, 0, 8);
+		TEST_ASSERT_EQUAL(ibv_wr_complete(p.x), 0, "");
+		TEST_ASSERT_EQUAL(a_status(&p, NULL), IBV_WC_SUCCESS, "");
+		memcpy(&now, mem[1] + 8, 8);
+		TEST_ASSERT_EQUAL(now, orig + 5, "added");
+		memcpy(shadow + 200, &orig, 4);
+		memcpy(shadow + 600, (uint8_t *)&orig + 4, 4);
+		TEST_ASSERT_BUFFERS_EQUAL(mem[0], shadow, MEMLEN,
+					  "the original value, split");
 	}
 	pair_close(&p);
 	TEST_ASSERT_EQUAL(mlx5dv_destroy_mkey(mk), 0, "");
@@ -955,6 +1000,8 @@ dv_mkey_autotest(void)
 		rc = test_list();
 	if (rc == TEST_SUCCESS)
 		rc = test_interleaved();
+	if (rc == TEST_SUCCESS)
+		rc = test_atomic_local();
 	if (rc == TEST_SUCCESS)
 		rc = test_builder_args();
 	if (rc == TEST_SUCCESS)

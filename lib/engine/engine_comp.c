@@ -363,8 +363,11 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			if (dpv_scat_req(qp, &w->wr))
 				memcpy(w->scat, &v,
 				       sizeof(v)); /* into the CQE */
-			else
-				memcpy(swqe_host(qp, w)[0], &v, sizeof(v));
+			else /* the local SGE may be an indirect key's */
+				dpv_esge_copy(qp, w->wr.sg_list,
+					      swqe_host(qp, w), w->wr.num_sge,
+					      0, (uint8_t *)&v, sizeof(v),
+					      true);
 			w->state = SWQE_DONE;
 			rd_cap_open(qp);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
