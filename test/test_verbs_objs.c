@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -468,6 +470,72 @@ test_mr_dereg_bound(void)
 	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w1), 0, "dealloc bound window");
 	TEST_ASSERT_EQUAL(ibv_dereg_mr(m1), 0, "released by the dealloc");
 	TEST_ASSERT_EQUAL(ibv_dealloc_mw(w2), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* A signal that interrupts ibv_get_cq_event() (no SA_RESTART): the call
+ * returns -1 with EINTR, as rdma-core's read() of the channel does;
+ * qperf ends a test that way (its alarm) when no more events come. */
+struct eintr_arg {
+	pthread_t main;
+	struct ibv_cq *cq;
+	volatile int done;
+};
+
+static void
+eintr_noop(int sig)
+{
+	(void)sig;
+}
+
+static void *
+eintr_thread(void *p)
+{
+	struct eintr_arg *a = p;
+
+	usleep(50000);
+	pthread_kill(a->main, SIGUSR1);
+	/* still blocked 2 s on: unblock it with a real event (the test
+	 * then fails instead of hanging) */
+	for (int i = 0; i < 200 && !a->done; i++)
+		usleep(10000);
+	if (!a->done) {
+		ibv_req_notify_cq(a->cq, 0);
+		push_recv(a->cq, false);
+		dpv_cq_notify(to_dcq(a->cq));
+	}
+	return NULL;
+}
+
+static int
+test_cq_event_eintr(void)
+{
+	struct sigaction sa = {.sa_handler = eintr_noop}, old;
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct eintr_arg a = {.main = pthread_self()};
+	struct ibv_cq *ecq;
+	pthread_t th;
+	void *cctx;
+	int rc, err;
+
+	TEST_ASSERT_NOT_NULL(ch, "channel");
+	a.cq = ibv_create_cq(ctx, 16, NULL, ch, 0);
+	TEST_ASSERT_NOT_NULL(a.cq, "cq");
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, eintr_thread, &a), 0, "");
+	errno = 0;
+	rc = ibv_get_cq_event(ch, &ecq, &cctx);
+	err = errno;
+	a.done = 1;
+	pthread_join(th, NULL);
+	sigaction(SIGUSR1, &old, NULL);
+	if (rc == 0)
+		ibv_ack_cq_events(a.cq, 1);
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(a.cq), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0, "");
+	TEST_ASSERT_EQUAL(rc, -1, "interrupted: no event");
+	TEST_ASSERT_EQUAL(err, EINTR, "");
 	return TEST_SUCCESS;
 }
 
@@ -1570,6 +1638,7 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_mw_engine_hooks),
 			TEST_CASE(test_mr_dereg_bound),
 			TEST_CASE(test_cq),
+			TEST_CASE(test_cq_event_eintr),
 			TEST_CASE(test_cq_ex),
 			TEST_CASE(test_cq_resize_traffic),
 			TEST_CASE(test_cq_srq_modify_unsupported),

@@ -137,8 +137,8 @@ wait_event(struct ibv_comp_channel *channel)
 
 		if (rc > 0)
 			return 0;
-		if (rc < 0 && errno != EINTR)
-			return -1;
+		if (rc < 0)
+			return -1; /* EINTR too: the caller's signal ends it */
 		spins++;
 	}
 }
@@ -157,11 +157,11 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		if (wait_event(channel) != 0)
 			return -1;
 		n = read(channel->fd, &v, sizeof(v));
-
-		if (n < 0 && errno == EINTR)
-			continue;
+		/* EAGAIN on a non-blocking channel fd; EINTR when a signal
+		 * interrupts the wait (as rdma-core's read() of the channel:
+		 * programs end a wait with an alarm, qperf does) */
 		if (n != sizeof(v))
-			return -1; /* EAGAIN on a non-blocking channel fd */
+			return -1;
 		pthread_mutex_lock(&ch->lock);
 		dcq = TAILQ_FIRST(&ch->ready);
 		if (dcq != NULL && --dcq->pending_events == 0) {
