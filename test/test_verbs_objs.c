@@ -492,17 +492,21 @@ static void *
 eintr_thread(void *p)
 {
 	struct eintr_arg *a = p;
+	uint64_t one = 1;
 
 	usleep(50000);
 	pthread_kill(a->main, SIGUSR1);
-	/* still blocked 2 s on: unblock it with a real event (the test
-	 * then fails instead of hanging) */
+	/* still blocked 2 s on: unblock it (the test then fails instead of
+	 * hanging): a real CQ event, or a bare wake-up of the async fd */
 	for (int i = 0; i < 200 && !a->done; i++)
 		usleep(10000);
-	if (!a->done) {
+	if (!a->done && a->cq != NULL) {
 		ibv_req_notify_cq(a->cq, 0);
 		push_recv(a->cq, false);
 		dpv_cq_notify(to_dcq(a->cq));
+	} else if (!a->done &&
+		   write(ctx->async_fd, &one, sizeof(one)) != sizeof(one)) {
+		abort();
 	}
 	return NULL;
 }
@@ -534,6 +538,36 @@ test_cq_event_eintr(void)
 		ibv_ack_cq_events(a.cq, 1);
 	TEST_ASSERT_EQUAL(ibv_destroy_cq(a.cq), 0, "");
 	TEST_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0, "");
+	TEST_ASSERT_EQUAL(rc, -1, "interrupted: no event");
+	TEST_ASSERT_EQUAL(err, EINTR, "");
+	return TEST_SUCCESS;
+}
+
+/* The same for ibv_get_async_event(). */
+static int
+test_async_event_eintr(void)
+{
+	struct sigaction sa = {.sa_handler = eintr_noop}, old;
+	struct eintr_arg a = {.main = pthread_self()};
+	struct ibv_async_event ev;
+	int fl = fcntl(ctx->async_fd, F_GETFL);
+	pthread_t th;
+	int rc, err;
+
+	/* the suite keeps the fd non-blocking: block for this case */
+	fcntl(ctx->async_fd, F_SETFL, fl & ~O_NONBLOCK);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, eintr_thread, &a), 0, "");
+	errno = 0;
+	rc = ibv_get_async_event(ctx, &ev);
+	err = errno;
+	a.done = 1;
+	pthread_join(th, NULL);
+	sigaction(SIGUSR1, &old, NULL);
+	fcntl(ctx->async_fd, F_SETFL, fl);
+	if (rc == 0)
+		ibv_ack_async_event(&ev);
 	TEST_ASSERT_EQUAL(rc, -1, "interrupted: no event");
 	TEST_ASSERT_EQUAL(err, EINTR, "");
 	return TEST_SUCCESS;
@@ -1639,6 +1673,7 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_mr_dereg_bound),
 			TEST_CASE(test_cq),
 			TEST_CASE(test_cq_event_eintr),
+			TEST_CASE(test_async_event_eintr),
 			TEST_CASE(test_cq_ex),
 			TEST_CASE(test_cq_resize_traffic),
 			TEST_CASE(test_cq_srq_modify_unsupported),

@@ -226,15 +226,10 @@ ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 	struct dpv_async_ev *e;
 	uint64_t v;
 
-	for (;;) {
-		ssize_t n = read(context->async_fd, &v, sizeof(v));
-
-		if (n == sizeof(v))
-			break;
-		if (n < 0 && errno == EINTR)
-			continue;
-		return -1; /* EAGAIN on a non-blocking async_fd */
-	}
+	/* EAGAIN on a non-blocking async_fd; EINTR when a signal interrupts
+	 * the wait (as rdma-core's read() of the fd) */
+	if (read(context->async_fd, &v, sizeof(v)) != sizeof(v))
+		return -1;
 	pthread_mutex_lock(&ctx->lock);
 	e = TAILQ_FIRST(&ctx->async_q);
 	if (e != NULL)
