@@ -162,8 +162,9 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 		while (__atomic_load_n(&ch->dead, __ATOMIC_ACQUIRE))
 			pause(); /* destroyed under the caller's feet */
 		n = read(ch->ch.fd, &v, sizeof(v));
+		/* a signal ends the wait: -1 with EINTR, as librdmacm's */
 		if (n < 0 && errno == EINTR)
-			continue;
+			return -1;
 		if (n < 0 && errno == EBADF &&
 		    __atomic_load_n(&ch->dead, __ATOMIC_ACQUIRE))
 			continue;
