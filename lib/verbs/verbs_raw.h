@@ -28,6 +28,12 @@ struct dpv_qp;
 /** Number of WQs the device can have. */
 #define DPV_WQ_MAX 1024u
 
+/**
+ * The receive ring of a WQ of this library (mlx4dv_init_obj's RWQ view).
+ * @return the ring, or NULL if @p ibwq is not a live WQ of ours
+ */
+struct dpv_mlx5_rq *dpv_wq_ring_of(struct ibv_wq *ibwq);
+
 /** Raw-packet QPs work only on devices with an engine. */
 bool dpv_raw_supported(struct ibv_context *ctx);
 

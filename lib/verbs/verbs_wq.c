@@ -68,6 +68,19 @@ dpv_wq_ring_lookup(struct dpv_device *dev, uint32_t wqn)
 	return &wq->ring.wq;
 }
 
+struct dpv_mlx5_rq *
+dpv_wq_ring_of(struct ibv_wq *ibwq)
+{
+	struct dpv_wq *wq;
+
+	if (ibwq == NULL || ibwq->wq_num < DPV_WQN_BASE ||
+	    ibwq->wq_num >= DPV_WQN_BASE + DPV_WQ_MAX)
+		return NULL;
+	wq = atomic_load_explicit(&wq_tbl[ibwq->wq_num - DPV_WQN_BASE],
+				  memory_order_acquire);
+	return wq != NULL && &wq->ibv == ibwq ? &wq->ring : NULL;
+}
+
 static void
 wq_engine_lock(struct dpv_wq *wq)
 {
@@ -122,7 +135,8 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!dpv_raw_supported(ctx)) {
+	if (!dpv_raw_supported(ctx) ||
+	    !(dctx_dev(ctx)->ring_ops->caps & DPV_RING_CAP_RSS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
