@@ -1386,6 +1386,47 @@ out:
 	return rc;
 }
 
+/* MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ (dpv_mlx4dv_set_log_wqs_range):
+ * too large refused; with ranges of 4, WQs created after one that took
+ * the first number start at the next aligned number and follow it. */
+static int
+test_mlx4_wq_range(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_wq_init_attr wa = {.wq_type = IBV_WQT_RQ, .max_wr = 4,
+				      .max_sge = 1, .pd = pd, .cq = cq};
+	struct ibv_wq *w[5] = {NULL};
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_NOT_NULL(cq, "cq");
+	if (dpv_mlx4dv_set_log_wqs_range(ctx, 17) != EINVAL)
+		goto out;
+	w[0] = ibv_create_wq(ctx, &wa);
+	if (w[0] == NULL || dpv_mlx4dv_set_log_wqs_range(ctx, 2))
+		goto out;
+	for (int i = 1; i < 5; i++) {
+		w[i] = ibv_create_wq(ctx, &wa);
+		if (w[i] == NULL)
+			goto out;
+	}
+	if ((w[1]->wq_num & 3) != 0 || w[2]->wq_num != w[1]->wq_num + 1 ||
+	    w[3]->wq_num != w[1]->wq_num + 2 ||
+	    w[4]->wq_num != w[1]->wq_num + 3 || w[1]->wq_num <= w[0]->wq_num) {
+		DPV_TEST_LOG("WQ numbers %#x %#x %#x %#x %#x", w[0]->wq_num,
+			     w[1]->wq_num, w[2]->wq_num, w[3]->wq_num,
+			     w[4]->wq_num);
+		goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	dpv_mlx4dv_set_log_wqs_range(ctx, 0);
+	for (int i = 0; i < 5; i++)
+		if (w[i])
+			ibv_destroy_wq(w[i]);
+	ibv_destroy_cq(cq);
+	return rc;
+}
+
 /* What the mlx4 rings refuse: the ibv_wr_* builder. */
 static int
 test_mlx4_refused(void)
@@ -1426,6 +1467,7 @@ static struct dpv_test_suite suite = {
 			TEST_CASE(test_mlx4_xrc),
 			TEST_CASE(test_mlx4_raw),
 			TEST_CASE(test_mlx4_rss),
+			TEST_CASE(test_mlx4_wq_range),
 			TEST_CASE(test_mlx4_refused),
 			TEST_CASES_END(),
 		},

@@ -25,6 +25,12 @@ dpv_mlx4dv_context_ok(struct ibv_context *ctx)
 	return mlx4_ctx(ctx) ? 0 : EOPNOTSUPP;
 }
 
+int
+dpv_mlx4dv_set_log_wqs_range(struct ibv_context *ctx, uint8_t log)
+{
+	return dpv_wq_set_log_range(ctx, log);
+}
+
 static int
 dv_qp(struct ibv_qp *ibqp, struct mlx4dv_qp *out)
 {
