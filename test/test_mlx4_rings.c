@@ -17,6 +17,7 @@
 
 #include <infiniband/verbs.h>
 #include <infiniband/mlx4dv.h>
+#include <rte_thash.h>
 
 #include "dpv_test.h"
 #include "test_verbs_util.h"
@@ -520,8 +521,8 @@ test_mlx4_dv(void)
 		}
 		rc = TEST_FAILED;
 	}
-	/* an RWQ view and a device with mlx5 rings are refused */
-	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_RWQ) != EOPNOTSUPP)
+	/* an RWQ view of no WQ */
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_RWQ) != EINVAL)
 		goto out;
 
 	memcpy(a.buf, "by hand", 7);
@@ -946,7 +947,7 @@ out:
  * read by hand (ConnectX-3's srcrb_flags: no-ICRC, checksum flags, MAC
  * bytes 0-1; imm: MAC bytes 2-5), received back through a flow with
  * valid checksums; an inline frame; a frame shorter than the Ethernet
- * header refused; TSO and RSS neither advertised nor accepted. */
+ * header refused; TSO neither advertised nor accepted, RSS advertised. */
 static int
 test_mlx4_raw(void)
 {
@@ -1068,9 +1069,10 @@ test_mlx4_raw(void)
 		      memcmp(buf + 4096 + 2048, buf + 1024, len))) ||
 		    (wc[i].wr_id != 81 && wc[i].wr_id != 91))
 			goto out;
-	/* TSO and RSS: not on this device */
+	/* TSO: not on this device; RSS and WQs: yes (test_mlx4_rss) */
 	if (ibv_query_device_ex(ctx, NULL, &dx) || dx.tso_caps.max_tso ||
-	    dx.rss_caps.supported_qpts || dx.max_wq_type_rq)
+	    !(dx.rss_caps.supported_qpts & (1u << IBV_QPT_RAW_PACKET)) ||
+	    dx.max_wq_type_rq == 0)
 		goto out;
 	{
 		struct ibv_qp_init_attr_ex x = {
@@ -1101,6 +1103,327 @@ out:
 	if (cq)
 		ibv_destroy_cq(cq);
 	free(buf);
+	return rc;
+}
+
+/* ---- receive WQs, indirection tables and RSS QPs ---- */
+
+#define NWQ 4
+#define RSLOT 256
+
+static const uint8_t rss_key[40] = {
+	0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2,
+	0x83, 0x19, 0xdb, 0x1a, 0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9,
+	0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7, 0xd9, 0x56,
+	0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
+};
+
+struct rss_env {
+	struct ibv_cq *cq[NWQ], *scq;
+	struct ibv_wq *wq[NWQ];
+	struct ibv_rwq_ind_table *ind;
+	struct ibv_qp *rss, *tx;
+	struct ibv_flow *fl;
+	struct ibv_mr *mr;
+	uint8_t *buf; /* NWQ * 16 receive slots, then 16 send slots */
+};
+
+static void
+rss_env_free(struct rss_env *e)
+{
+	if (e->fl)
+		ibv_destroy_flow(e->fl);
+	if (e->rss)
+		ibv_destroy_qp(e->rss);
+	if (e->tx)
+		ibv_destroy_qp(e->tx);
+	if (e->ind)
+		ibv_destroy_rwq_ind_table(e->ind);
+	for (int i = 0; i < NWQ; i++) {
+		if (e->wq[i])
+			ibv_destroy_wq(e->wq[i]);
+		if (e->cq[i])
+			ibv_destroy_cq(e->cq[i]);
+	}
+	if (e->scq)
+		ibv_destroy_cq(e->scq);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	free(e->buf);
+}
+
+/* Receive WQE slot of WQ w by hand into its mlx4dv_rwq buffer: one data
+ * segment and, when there is room, the terminating one (lkey 0x100). */
+static void
+rwq_write(const struct mlx4dv_rwq *v, uint32_t head, uint64_t addr,
+	  uint32_t len, uint32_t lkey)
+{
+	struct mlx4_wqe_data_seg *d =
+		(void *)((uint8_t *)v->buf.buf + v->rq.offset +
+			 ((size_t)(head & (v->rq.wqe_cnt - 1)) << v->rq.wqe_shift));
+
+	d[0].byte_count = htobe32(len);
+	d[0].lkey = htobe32(lkey);
+	d[0].addr = htobe64(addr);
+	if ((1u << v->rq.wqe_shift) > sizeof(*d)) {
+		d[1].byte_count = 0;
+		d[1].lkey = htobe32(MLX4_INVALID_LKEY);
+		d[1].addr = 0;
+	}
+}
+
+/* Toeplitz over source IP, destination IP, source and destination port */
+static uint32_t
+rss_expect(const struct frame_desc *d)
+{
+	uint32_t t[3] = {d->sip, d->dip, (uint32_t)d->sport << 16 | d->dport};
+
+	return rte_softrss(t, 3, rss_key);
+}
+
+/* Four receive WQs (mlx4 RQ format, CQs in the mlx4 format), an
+ * indirection table over them and an RSS raw-packet QP: 32 UDP frames
+ * land on the WQ their Toeplitz hash picks, as mlx4 CQEs (owner bits
+ * read by hand, the WQ's number in the CQE); WQ 0 is posted by hand
+ * through mlx4dv_init_obj(MLX4DV_OBJ_RWQ) (data segments, doorbell
+ * record); a WQ in ERR flushes; busy WQs and tables refuse destruction. */
+static int
+test_mlx4_rss(void)
+{
+	struct rss_env e;
+	struct mlx4dv_rwq rv = {0};
+	struct mlx4dv_obj o = {.rwq = {NULL, &rv}};
+	int expect[NWQ] = {0}, got[NWQ] = {0}, want[32];
+	struct ibv_wc wc[40];
+	uint8_t key[40];
+	int rc = TEST_FAILED, n;
+
+	memset(&e, 0, sizeof(e));
+	memcpy(key, rss_key, sizeof(key));
+	e.buf = aligned_alloc(64, (NWQ + 1) * 16 * RSLOT);
+	e.scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	TEST_ASSERT(e.buf != NULL && e.scq != NULL, "buffer, cq");
+	memset(e.buf, 0, (NWQ + 1) * 16 * RSLOT);
+	e.mr = ibv_reg_mr(pd, e.buf, (NWQ + 1) * 16 * RSLOT,
+			  IBV_ACCESS_LOCAL_WRITE);
+	if (e.mr == NULL)
+		goto out;
+	for (int i = 0; i < NWQ; i++) {
+		struct ibv_wq_init_attr wa = {.wq_type = IBV_WQT_RQ,
+					      .max_wr = 16, .max_sge = 1,
+					      .pd = pd};
+		struct ibv_wq_attr m = {.attr_mask = IBV_WQ_ATTR_STATE,
+					.wq_state = IBV_WQS_RDY};
+
+		e.cq[i] = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+		if (e.cq[i] == NULL)
+			goto out;
+		wa.cq = e.cq[i];
+		e.wq[i] = ibv_create_wq(ctx, &wa);
+		if (e.wq[i] == NULL) {
+			DPV_TEST_LOG("create_wq: %s", strerror(errno));
+			goto out;
+		}
+		for (int j = 0; j < 16 && i > 0; j++) {
+			struct ibv_sge sge = {(uintptr_t)e.buf +
+						      (i * 16 + j) * RSLOT,
+					      RSLOT, e.mr->lkey};
+			struct ibv_recv_wr w = {.wr_id = (uint64_t)(i * 16 + j),
+						.sg_list = &sge, .num_sge = 1};
+			struct ibv_recv_wr *bad;
+
+			if (ibv_post_wq_recv(e.wq[i], &w, &bad))
+				goto out;
+		}
+		if (ibv_modify_wq(e.wq[i], &m))
+			goto out;
+	}
+	/* WQ 0 by hand: the RQ buffer, its stride and doorbell record */
+	o.rwq.in = e.wq[0];
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_RWQ) || rv.buf.buf == NULL ||
+	    rv.rdb == NULL || rv.rq.wqe_cnt < 16 || rv.rq.offset != 0 ||
+	    rv.rq.wqe_shift < 4 ||
+	    rv.buf.length != (size_t)rv.rq.wqe_cnt << rv.rq.wqe_shift) {
+		DPV_TEST_LOG("rwq view: cnt %u shift %d len %zu",
+			     rv.rq.wqe_cnt, rv.rq.wqe_shift, rv.buf.length);
+		goto out;
+	}
+	for (uint32_t j = 0; j < 16; j++)
+		rwq_write(&rv, j, (uintptr_t)e.buf + j * RSLOT, RSLOT,
+			  e.mr->lkey);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*rv.rdb = htobe32(16);
+
+	{
+		struct ibv_rwq_ind_table_init_attr ia = {.log_ind_tbl_size = 2,
+							 .ind_tbl = e.wq};
+		struct ibv_qp_init_attr_ex qa = {
+			.qp_type = IBV_QPT_RAW_PACKET,
+			.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_IND_TABLE |
+				     IBV_QP_INIT_ATTR_RX_HASH,
+			.pd = pd,
+			.rx_hash_conf = {
+				.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+				.rx_hash_key_len = 40,
+				.rx_hash_key = key,
+				.rx_hash_fields_mask =
+					IBV_RX_HASH_SRC_IPV4 |
+					IBV_RX_HASH_DST_IPV4 |
+					IBV_RX_HASH_SRC_PORT_UDP |
+					IBV_RX_HASH_DST_PORT_UDP}};
+
+		e.ind = ibv_create_rwq_ind_table(ctx, &ia);
+		if (e.ind == NULL)
+			goto out;
+		qa.rwq_ind_tbl = e.ind;
+		e.rss = ibv_create_qp_ex(ctx, &qa);
+		if (e.rss == NULL) {
+			DPV_TEST_LOG("RSS QP: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (dpv_qp_raw_self_loopback(e.rss, 1, 0) || rt_to_rts(e.rss) ||
+	    ibv_destroy_wq(e.wq[1]) != EBUSY ||
+	    ibv_destroy_rwq_ind_table(e.ind) != EBUSY)
+		goto out;
+	e.fl = rt_flow_ip_udp(e.rss, 0xc0000263, 0, 0);
+	e.tx = e.fl ? rt_raw_qp_ex(pd, e.scq, 0, false) : NULL;
+	if (e.tx == NULL)
+		goto out;
+	for (int k = 0; k < 32; k++) {
+		struct frame_desc d = {.dmac = rt_mac_a, .ether_type = 0x0800,
+				       .sip = 0xc0000201 + (k % 5),
+				       .dip = 0xc0000263,
+				       .sport = (uint16_t)(1000 + 37 * k),
+				       .dport = (uint16_t)(5000 + k % 3),
+				       .paylen = 32, .seed = (uint8_t)k};
+		uint8_t *f = e.buf + (NWQ * 16 + k % 16) * RSLOT;
+		uint32_t len = rt_build_frame(f, &d);
+		struct ibv_sge sge = {(uintptr_t)f, len, e.mr->lkey};
+		struct ibv_send_wr w = {.wr_id = (uint64_t)k,
+					.opcode = IBV_WR_SEND,
+					.sg_list = &sge, .num_sge = 1,
+					.send_flags = IBV_SEND_SIGNALED};
+		struct ibv_send_wr *bad;
+
+		want[k] = (int)(rss_expect(&d) & (NWQ - 1));
+		expect[want[k]]++;
+		if (ibv_post_send(e.tx, &w, &bad))
+			goto out;
+		if (k % 16 == 15 && drain_ms(e.scq, wc, 16, WAIT_MS) != 16)
+			goto out;
+	}
+	for (int i = 0; i < NWQ; i++) {
+		struct mlx4dv_cq dc;
+		int k;
+
+		/* the first CQE read by hand: an mlx4 receive CQE naming the
+		 * WQ, owned by software */
+		if (expect[i] > 0) {
+			const struct mlx4_cqe *c;
+
+			if (cq_view(e.cq[i], &dc))
+				goto out;
+			for (int t = 0; t < WAIT_MS && !cqe_ready(&dc, 0); t++)
+				usleep(1000);
+			c = dc.buf.buf;
+			if (!cqe_ready(&dc, 0) ||
+			    (be32toh(c->vlan_my_qpn) & 0xffffff) !=
+				    e.wq[i]->wq_num ||
+			    (c->owner_sr_opcode & MLX4_CQE_IS_SEND_MASK) ||
+			    (c->owner_sr_opcode & MLX4_CQE_OPCODE_MASK) !=
+				    MLX4_RECV_OPCODE_SEND ||
+			    be32toh(c->byte_cnt) != 14 + 28 + 32) {
+				DPV_TEST_LOG("WQ %d: CQE qpn %#x op %#x", i,
+					     be32toh(c->vlan_my_qpn),
+					     c->owner_sr_opcode);
+				goto out;
+			}
+		}
+		n = expect[i] ? drain_ms(e.cq[i], wc, expect[i], WAIT_MS) : 0;
+		for (int j = 0; j < n; j++) {
+			if (wc[j].status != IBV_WC_SUCCESS ||
+			    wc[j].qp_num != e.wq[i]->wq_num ||
+			    wc[j].opcode != IBV_WC_RECV ||
+			    wc[j].byte_len != 14 + 28 + 32 ||
+			    wc[j].wr_id / 16 != (uint64_t)i)
+				goto out;
+			/* which frame: the payload's seed is its index */
+			k = e.buf[wc[j].wr_id * RSLOT + 42];
+			if (k >= 32 || want[k] != i) {
+				DPV_TEST_LOG("frame %d on WQ %d", k, i);
+				goto out;
+			}
+		}
+		got[i] = n;
+	}
+	for (int i = 0; i < NWQ; i++)
+		if (got[i] != expect[i]) {
+			DPV_TEST_LOG("WQ %d: expected %d got %d", i, expect[i],
+				     got[i]);
+			goto out;
+		}
+	if (expect[0] == 0 || expect[0] == 32)
+		goto out; /* the key spreads these frames over WQ 0 and others */
+	/* WQ 3 in ERR: its unused receives flush */
+	{
+		struct ibv_wq_attr m = {.attr_mask = IBV_WQ_ATTR_STATE,
+					.wq_state = IBV_WQS_ERR};
+
+		if (ibv_modify_wq(e.wq[3], &m))
+			goto out;
+		n = drain_ms(e.cq[3], wc, 16 - got[3], WAIT_MS);
+		if (n != 16 - got[3])
+			goto out;
+		for (int j = 0; j < n; j++)
+			if (wc[j].status != IBV_WC_WR_FLUSH_ERR)
+				goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	rss_env_free(&e);
+	return rc;
+}
+
+/* MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ (dpv_mlx4dv_set_log_wqs_range):
+ * too large refused; with ranges of 4, WQs created after one that took
+ * the first number start at the next aligned number and follow it. */
+static int
+test_mlx4_wq_range(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_wq_init_attr wa = {.wq_type = IBV_WQT_RQ, .max_wr = 4,
+				      .max_sge = 1, .pd = pd, .cq = cq};
+	struct ibv_wq *w[5] = {NULL};
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_NOT_NULL(cq, "cq");
+	if (dpv_mlx4dv_set_log_wqs_range(ctx, 17) != EINVAL)
+		goto out;
+	w[0] = ibv_create_wq(ctx, &wa);
+	if (w[0] == NULL || dpv_mlx4dv_set_log_wqs_range(ctx, 2))
+		goto out;
+	for (int i = 1; i < 5; i++) {
+		w[i] = ibv_create_wq(ctx, &wa);
+		if (w[i] == NULL)
+			goto out;
+	}
+	if ((w[1]->wq_num & 3) != 0 || w[2]->wq_num != w[1]->wq_num + 1 ||
+	    w[3]->wq_num != w[1]->wq_num + 2 ||
+	    w[4]->wq_num != w[1]->wq_num + 3 || w[1]->wq_num <= w[0]->wq_num) {
+		DPV_TEST_LOG("WQ numbers %#x %#x %#x %#x %#x", w[0]->wq_num,
+			     w[1]->wq_num, w[2]->wq_num, w[3]->wq_num,
+			     w[4]->wq_num);
+		goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	dpv_mlx4dv_set_log_wqs_range(ctx, 0);
+	for (int i = 0; i < 5; i++)
+		if (w[i])
+			ibv_destroy_wq(w[i]);
+	ibv_destroy_cq(cq);
 	return rc;
 }
 
@@ -1143,6 +1466,8 @@ static struct dpv_test_suite suite = {
 			TEST_CASE(test_mlx4_resize),
 			TEST_CASE(test_mlx4_xrc),
 			TEST_CASE(test_mlx4_raw),
+			TEST_CASE(test_mlx4_rss),
+			TEST_CASE(test_mlx4_wq_range),
 			TEST_CASE(test_mlx4_refused),
 			TEST_CASES_END(),
 		},

@@ -707,8 +707,8 @@ srcqpn_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
  * Whether the device's ring format carries a QP of this type and these
  * create options: a format without DPV_RING_CAP_WR_EX ("rings = mlx4")
  * has RC, UC and UD, XRC with DPV_RING_CAP_XRC, raw packets with
- * DPV_RING_CAP_RAW, all through ibv_post_send only (no ibv_wr_* builder,
- * DC, TSO or RSS).
+ * DPV_RING_CAP_RAW, RSS raw-packet QPs with DPV_RING_CAP_RSS, all through
+ * ibv_post_send only (no ibv_wr_* builder, DC or TSO).
  */
 static bool
 ring_has(const struct dpv_ring_ops *ops, enum ibv_qp_type t, uint32_t cm)
@@ -716,8 +716,10 @@ ring_has(const struct dpv_ring_ops *ops, enum ibv_qp_type t, uint32_t cm)
 	if (ops->caps & DPV_RING_CAP_WR_EX)
 		return true;
 	if (cm & (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
-		  IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_IND_TABLE |
-		  IBV_QP_INIT_ATTR_RX_HASH))
+		  IBV_QP_INIT_ATTR_MAX_TSO_HEADER))
+		return false;
+	if ((cm & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH)) &&
+	    !(ops->caps & DPV_RING_CAP_RSS))
 		return false;
 	switch (t) {
 	case IBV_QPT_RC:

@@ -30,15 +30,30 @@
  *   cqe_size 32; cq_uar (arm doorbell at cq_uar + MLX4_CQ_DOORBELL) and
  *   MLX4DV_CQ_MASK_UAR kept in comp_mask when asked for.
  * - MLX4DV_OBJ_SRQ: buf, wqe_shift, head, tail, db.
- * - MLX4DV_OBJ_RWQ: no WQ exists on such a device.
+ * - MLX4DV_OBJ_RWQ: the WQ's receive ring alone (rq.offset 0): buf,
+ *   rq.wqe_cnt, rq.wqe_shift, rdb (its doorbell record). A WQ moved to
+ *   RESET gets a fresh ring: ask again after it.
  *
  * @param obj      in/out pointers per object type
  * @param obj_type bitmask of enum mlx4dv_obj_type
  * @return 0; EINVAL obj NULL or an in/out pointer NULL for a requested
- *   type; EOPNOTSUPP MLX4DV_OBJ_RWQ, or an object of a device with mlx5
- *   rings.
+ *   type, or an RWQ that is not a live WQ; EOPNOTSUPP an object of a
+ *   device with mlx5 rings.
  */
 int dpv_mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type);
+
+/**
+ * mlx4dv_set_context_attr(MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ) of an
+ * mlx4-ring context: the context's next WQs are numbered in ranges of
+ * 1 << @p log, each aligned to its size and handed out in order (a range
+ * whose next number another context took ends there; the next WQ opens
+ * a new range). Takes effect for WQs created afterwards.
+ *
+ * @param ctx  the context (mlx4 rings, checked by the caller)
+ * @param log  log2 of the range size, at most DPV_CAP_RSS_LOG_TBL_SIZE
+ * @return 0 or EINVAL (@p log too large; nothing changed)
+ */
+int dpv_mlx4dv_set_log_wqs_range(struct ibv_context *ctx, uint8_t log);
 
 /**
  * Does this context's device use the mlx4 ring format?

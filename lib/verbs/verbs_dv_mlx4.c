@@ -2,7 +2,7 @@
 /*
  * mlx4dv_init_obj for libmlx4.so.1: the mlx4 view of QPs, CQs and SRQs of
  * a device configured "rings = mlx4", read from their ConnectX-3-format
- * rings (drivers/rdma/mlx4/mlx4_ring.h).
+ * rings (drivers/rdma/mlx4/mlx4_ring.h), and of their receive WQs.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "verbs_int.h"
 #include "verbs_dv.h"
 #include "qp.h"
+#include "verbs_raw.h"
 
 static bool
 mlx4_ctx(const struct ibv_context *ctx)
@@ -22,6 +23,12 @@ int
 dpv_mlx4dv_context_ok(struct ibv_context *ctx)
 {
 	return mlx4_ctx(ctx) ? 0 : EOPNOTSUPP;
+}
+
+int
+dpv_mlx4dv_set_log_wqs_range(struct ibv_context *ctx, uint8_t log)
+{
+	return dpv_wq_set_log_range(ctx, log);
 }
 
 static int
@@ -76,6 +83,22 @@ dv_srq(struct ibv_srq *ibsrq, struct mlx4dv_srq *out)
 	return 0;
 }
 
+static int
+dv_rwq(struct ibv_wq *ibwq, struct mlx4dv_rwq *out)
+{
+	struct dpv_mlx5_rq *rq;
+
+	if (ibwq == NULL || out == NULL)
+		return EINVAL;
+	if (!mlx4_ctx(ibwq->context))
+		return EOPNOTSUPP;
+	rq = dpv_wq_ring_of(ibwq);
+	if (rq == NULL)
+		return EINVAL;
+	dpv_mlx4_rwq_to_dv(rq, out);
+	return 0;
+}
+
 int
 dpv_mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type)
 {
@@ -89,8 +112,7 @@ dpv_mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type)
 		rc = dv_cq(obj->cq.in, obj->cq.out);
 	if (rc == 0 && (obj_type & MLX4DV_OBJ_SRQ))
 		rc = dv_srq(obj->srq.in, obj->srq.out);
-	/* no WQ can be created on an mlx4-ring device */
 	if (rc == 0 && (obj_type & MLX4DV_OBJ_RWQ))
-		rc = EOPNOTSUPP;
+		rc = dv_rwq(obj->rwq.in, obj->rwq.out);
 	return rc;
 }

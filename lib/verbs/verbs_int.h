@@ -267,6 +267,12 @@ struct dpv_context {
 	struct dpv_mlx5_wq *(*wq_lookup)(void *arg, uint32_t qpn, bool recv);
 	void *wq_lookup_arg;
 	void *qp_priv; /**< per-context QP state of qp.c */
+	/** mlx4dv_set_context_attr(MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ):
+	 *  WQs are numbered in aligned ranges of 1 << this (verbs_wq.c) */
+	uint8_t wq_log_range;
+	/** the open range: next WQ index to hand out, end of the range
+	 *  (indexes from DPV_WQN_BASE; protected by verbs_wq.c's lock) */
+	uint32_t wq_range_next, wq_range_end;
 };
 
 static inline struct dpv_context *

@@ -256,9 +256,11 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		a.xrc_odp_caps = DPV_CAP_ODP_SRQ_TRANSPORT;
 	}
 	if (!(dctx_dev(context)->ring_ops->caps & DPV_RING_CAP_WR_EX)) {
-		/* "rings = mlx4": no RSS, WQs or TSO (qp.c refuses them) */
-		memset(&a.rss_caps, 0, sizeof(a.rss_caps));
+		/* "rings = mlx4": no TSO (qp.c refuses it) */
 		memset(&a.tso_caps, 0, sizeof(a.tso_caps));
+	}
+	if (!(dctx_dev(context)->ring_ops->caps & DPV_RING_CAP_RSS)) {
+		memset(&a.rss_caps, 0, sizeof(a.rss_caps));
 		a.max_wq_type_rq = 0;
 	}
 	memset(attr, 0, attr_size);

@@ -28,6 +28,22 @@ struct dpv_qp;
 /** Number of WQs the device can have. */
 #define DPV_WQ_MAX 1024u
 
+/**
+ * The receive ring of a WQ of this library (mlx4dv_init_obj's RWQ view).
+ * @return the ring, or NULL if @p ibwq is not a live WQ of ours
+ */
+struct dpv_mlx5_rq *dpv_wq_ring_of(struct ibv_wq *ibwq);
+
+/**
+ * mlx4dv_set_context_attr(MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ): from now
+ * on the context's WQs are numbered in ranges of 1 << @p log (a range
+ * starts at a number aligned to its size, the next WQs of the context
+ * take the numbers after it), as ConnectX-3 wants an indirection table's
+ * WQs consecutive and aligned; 0 numbers them one by one.
+ * @return 0, or EINVAL if @p log exceeds DPV_CAP_RSS_LOG_TBL_SIZE
+ */
+int dpv_wq_set_log_range(struct ibv_context *ctx, uint8_t log);
+
 /** Raw-packet QPs work only on devices with an engine. */
 bool dpv_raw_supported(struct ibv_context *ctx);
 

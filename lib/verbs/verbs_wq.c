@@ -68,6 +68,19 @@ dpv_wq_ring_lookup(struct dpv_device *dev, uint32_t wqn)
 	return &wq->ring.wq;
 }
 
+struct dpv_mlx5_rq *
+dpv_wq_ring_of(struct ibv_wq *ibwq)
+{
+	struct dpv_wq *wq;
+
+	if (ibwq == NULL || ibwq->wq_num < DPV_WQN_BASE ||
+	    ibwq->wq_num >= DPV_WQN_BASE + DPV_WQ_MAX)
+		return NULL;
+	wq = atomic_load_explicit(&wq_tbl[ibwq->wq_num - DPV_WQN_BASE],
+				  memory_order_acquire);
+	return wq != NULL && &wq->ibv == ibwq ? &wq->ring : NULL;
+}
+
 static void
 wq_engine_lock(struct dpv_wq *wq)
 {
@@ -78,6 +91,51 @@ static void
 wq_engine_unlock(struct dpv_wq *wq)
 {
 	dpv_engine_unlock(wq->dev->engine);
+}
+
+int
+dpv_wq_set_log_range(struct ibv_context *ctx, uint8_t log)
+{
+	struct dpv_context *c = to_dctx(ctx);
+
+	if (log > DPV_CAP_RSS_LOG_TBL_SIZE)
+		return EINVAL;
+	pthread_mutex_lock(&wq_lock);
+	c->wq_log_range = log;
+	c->wq_range_next = c->wq_range_end = 0; /* the next WQ opens one */
+	pthread_mutex_unlock(&wq_lock);
+	return 0;
+}
+
+static bool
+wq_slots_free(uint32_t first, uint32_t n)
+{
+	for (uint32_t j = first; j < first + n; j++)
+		if (wq_tbl[j] != NULL)
+			return false;
+	return true;
+}
+
+/* A free WQ index for context c (wq_lock held): the next one of its open
+ * range when that is free, else the start of the first wholly free range
+ * aligned to its size (1 << c->wq_log_range; 1: the first free index).
+ * DPV_WQ_MAX: none. */
+static unsigned int
+wq_slot_take(struct dpv_context *c)
+{
+	uint32_t n = 1u << c->wq_log_range;
+
+	if (c->wq_range_next < c->wq_range_end &&
+	    wq_tbl[c->wq_range_next] == NULL)
+		return c->wq_range_next++;
+	for (uint32_t b = 0; b + n <= DPV_WQ_MAX; b += n) {
+		if (!wq_slots_free(b, n))
+			continue;
+		c->wq_range_next = b + 1;
+		c->wq_range_end = b + n;
+		return b;
+	}
+	return DPV_WQ_MAX;
 }
 
 /* ------------------------------------------------------------------ WQ */
@@ -122,7 +180,8 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!dpv_raw_supported(ctx)) {
+	if (!dpv_raw_supported(ctx) ||
+	    !(dctx_dev(ctx)->ring_ops->caps & DPV_RING_CAP_RSS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -141,8 +200,7 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 	}
 	dpv_mlx5_rq_clamp(&wq->ring, DPV_CAP_MAX_QP_WR, DPV_CAP_MAX_SGE);
 	pthread_mutex_lock(&wq_lock);
-	for (i = 0; i < DPV_WQ_MAX && wq_tbl[i] != NULL; i++)
-		;
+	i = wq_slot_take(to_dctx(ctx));
 	if (i == DPV_WQ_MAX) {
 		pthread_mutex_unlock(&wq_lock);
 		dpv_mlx5_rq_fini(&wq->ring);

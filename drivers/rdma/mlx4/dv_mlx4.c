@@ -68,12 +68,29 @@ int
 mlx4dv_set_context_attr(struct ibv_context *context,
 			enum mlx4dv_set_ctx_attr_type attr_type, void *attr)
 {
+	int rc;
+
 	if (context == NULL || attr == NULL)
 		return fail(__func__, EINVAL);
-	if (attr_type != MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ &&
-	    attr_type != MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS)
-		return fail(__func__, EINVAL);
-	return fail(__func__, EOPNOTSUPP);
+	rc = dpv_mlx4dv_context_ok(context);
+	if (rc)
+		return fail(__func__, rc);
+	switch (attr_type) {
+	case MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ:
+		rc = dpv_mlx4dv_set_log_wqs_range(context,
+						  *(const uint8_t *)attr);
+		break;
+	case MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS:
+		/* rings come from several allocators of dpverbs (hugepage
+		 * memory the engine reads): the caller's cannot replace
+		 * them */
+		rc = EOPNOTSUPP;
+		break;
+	default:
+		rc = EOPNOTSUPP; /* rdma-core's mlx4: ENOTSUP */
+		break;
+	}
+	return rc ? fail(__func__, rc) : 0;
 }
 
 struct ibv_qp *
@@ -98,6 +115,7 @@ mlx4dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
 		fail(__func__, rc);
 		return NULL;
 	}
-	/* RSS (and so IBV_RX_HASH_INNER) is refused by the device */
+	/* RSS QPs as ibv_create_qp_ex's (inner-header hashing, which
+	 * struct mlx4dv_qp_init_attr has no field for: EINVAL there) */
 	return ibv_create_qp_ex(context, attr);
 }

@@ -965,6 +965,18 @@ dpv_mlx4_srq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx4dv_srq *out)
 	out->db = (__be32 *)(uintptr_t)rq->wq.db;
 }
 
+void
+dpv_mlx4_rwq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx4dv_rwq *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->buf.buf = rq->wq.buf;
+	out->buf.length = (size_t)rq->wq.wqe_cnt << rq->wq.wqe_shift;
+	out->rq.wqe_cnt = rq->wq.wqe_cnt;
+	out->rq.wqe_shift = (int)rq->wq.wqe_shift;
+	out->rq.offset = 0;
+	out->rdb = (__be32 *)(uintptr_t)rq->wq.db;
+}
+
 /* ---- the operations table ---- */
 
 static int
@@ -1029,7 +1041,8 @@ dpv_mlx4_flush(struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq, uint32_t qpn)
 
 const struct dpv_ring_ops dpv_mlx4_ring_ops = {
 	.name = "mlx4",
-	.caps = DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW,
+	.caps = DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW |
+		DPV_RING_CAP_RSS,
 	.xrc_qpn_bit = DPV_MLX4_XRC_QPN_BIT,
 	.sq_init = mlx4_sq_init,
 	.rq_init = mlx4_rq_init,

@@ -234,4 +234,14 @@ void dpv_mlx4_cq_to_dv(const struct dpv_mlx5_cq *cq, struct mlx4dv_cq *out);
  */
 void dpv_mlx4_srq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx4dv_srq *out);
 
+/**
+ * Fill a struct mlx4dv_rwq from a receive WQ's ring (ibv_create_wq):
+ * the buffer holds the RQ alone (offset 0), rdb is its doorbell record
+ * (the 16-bit receive counter, big-endian).
+ *
+ * @param rq   the WQ's ring (mlx4 format)
+ * @param out  the mlx4dv view
+ */
+void dpv_mlx4_rwq_to_dv(const struct dpv_mlx5_rq *rq, struct mlx4dv_rwq *out);
+
 #endif /* DPV_MLX4_RING_H */

@@ -13,7 +13,8 @@ mlx5_wq_posted(const struct dpv_mlx5_wq *wq)
  * (which takes either CQE size). */
 #define MLX5_QUEUE_OPS                                                         \
 	.caps = DPV_RING_CAP_WR_EX | DPV_RING_CAP_SCATTER_CQE |                \
-		DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW,  \
+		DPV_RING_CAP_CQ_RESIZE | DPV_RING_CAP_XRC | DPV_RING_CAP_RAW | \
+		DPV_RING_CAP_RSS,                                              \
 	.cq_resize_prepare = dpv_mlx5_cq_resize_prepare,                       \
 	.cq_resize_commit = dpv_mlx5_cq_resize_commit,                         \
 	.sq_init = dpv_mlx5_sq_init_tso, .rq_init = dpv_mlx5_rq_init,          \

@@ -1061,9 +1061,8 @@ struct dpv_ring_ops {
 
 /** Capabilities of a ring format (struct dpv_ring_ops.caps). */
 enum {
-	/** the ibv_wr_* builder, mlx5dv WQEs, DC, TSO and RSS
-	 *  (the mlx4 format has ibv_post_send only, as ConnectX-3's
-	 *  provider) */
+	/** the ibv_wr_* builder, mlx5dv WQEs, DC and TSO (the mlx4
+	 *  format has ibv_post_send only, as ConnectX-3's provider) */
 	DPV_RING_CAP_WR_EX = 1u << 0,
 	/** scatter to CQE (64-byte CQEs carry up to 32 data bytes) */
 	DPV_RING_CAP_SCATTER_CQE = 1u << 1,
@@ -1073,6 +1072,9 @@ enum {
 	DPV_RING_CAP_XRC = 1u << 3,
 	/** raw-packet QPs through post_send (TSO needs DPV_RING_CAP_WR_EX) */
 	DPV_RING_CAP_RAW = 1u << 4,
+	/** receive WQs (rq_init rings, post_recv, flush), RWQ indirection
+	 *  tables and RSS raw-packet QPs */
+	DPV_RING_CAP_RSS = 1u << 5,
 };
 
 /** The mlx5 format (ConnectX-4 and later, <infiniband/mlx5dv.h>). */
