@@ -1428,6 +1428,118 @@ out:
 }
 
 /* What the mlx4 rings refuse: the ibv_wr_* builder. */
+/* mlx4dv_set_context_attr(BUF_ALLOCATORS): an allocator that counts and
+ * remembers its blocks. */
+#define ALLOC_MAX 64
+static struct {
+	void *blk[ALLOC_MAX];
+	size_t len[ALLOC_MAX];
+	int n, live;
+} al;
+
+static void *
+al_alloc(size_t size, void *data)
+{
+	void *p;
+
+	if (data != &al || al.n == ALLOC_MAX)
+		return NULL;
+	p = aligned_alloc(64, RTE_ALIGN_CEIL(size, 64));
+	if (p != NULL) {
+		al.blk[al.n] = p;
+		al.len[al.n++] = size;
+		al.live++;
+	}
+	return p;
+}
+
+static void
+al_free(void *ptr, void *data)
+{
+	if (data == &al)
+		al.live--;
+	free(ptr);
+}
+
+/* Does [p, p + len) lie inside one block of the allocator? */
+static bool
+al_owns(const void *p, size_t len)
+{
+	for (int i = 0; i < al.n; i++)
+		if ((const uint8_t *)p >= (uint8_t *)al.blk[i] &&
+		    (const uint8_t *)p + len <=
+			    (uint8_t *)al.blk[i] + al.len[i])
+			return true;
+	return false;
+}
+
+/* The rings of QPs and CQs made after the call come from the
+ * application's allocator, work, and go back through its free. */
+static int
+test_mlx4_buf_allocators(void)
+{
+	struct mlx4dv_qp dq;
+	struct mlx4dv_cq dc;
+	struct mlx4dv_obj o = {.qp = {.out = &dq}, .cq = {.out = &dc}};
+	struct side a, b;
+	struct ibv_wc wc;
+	int rc = TEST_FAILED;
+
+	memset(&al, 0, sizeof(al));
+	TEST_ASSERT_EQUAL(dpv_mlx4dv_set_buf_allocators(ctx, al_alloc, NULL,
+							&al),
+			  EINVAL, "an allocator without its free");
+	TEST_ASSERT_EQUAL(dpv_mlx4dv_set_buf_allocators(ctx, al_alloc, al_free,
+							&al),
+			  0, "");
+	memset(&b, 0, sizeof(b));
+	if (side_init(&a, IBV_QPT_RC, 16, 16, NULL) ||
+	    side_init(&b, IBV_QPT_RC, 16, 16, NULL))
+		goto out;
+	if (al.live <= 0) {
+		DPV_TEST_LOG("no ring from the allocator");
+		goto out;
+	}
+	o.qp.in = a.qp;
+	o.cq.in = a.scq;
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_QP | MLX4DV_OBJ_CQ) != 0 ||
+	    !al_owns(dq.buf.buf, dq.buf.length) ||
+	    !al_owns(dc.buf.buf, (size_t)dc.cqe_cnt * dc.cqe_size)) {
+		DPV_TEST_LOG("the QP's or CQ's buffer is not the allocator's");
+		goto out;
+	}
+	if (pair_connect(&a, &b))
+		goto out;
+	memcpy(a.buf, "own memory", 10);
+	if (post_recv(&b, 7, 0, 64))
+		goto out;
+	{
+		struct ibv_send_wr w = {.wr_id = 1, .opcode = IBV_WR_SEND};
+
+		if (post(&a, &w, 0, 10))
+			goto out;
+	}
+	if (wait1(a.scq, &wc) || wc.status || wait1(b.rcq, &wc) ||
+	    wc.status || wc.byte_len != 10 || memcmp(b.buf, "own memory", 10))
+		goto out;
+	/* a resize takes its new buffer from the allocator too */
+	if (ibv_resize_cq(a.scq, 64) != 0)
+		goto out;
+	o.qp.in = a.qp;
+	o.cq.in = a.scq;
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_CQ) != 0 ||
+	    !al_owns(dc.buf.buf, (size_t)dc.cqe_cnt * dc.cqe_size))
+		goto out;
+	rc = TEST_SUCCESS;
+out:
+	side_free(&a);
+	side_free(&b);
+	TEST_ASSERT_EQUAL(dpv_mlx4dv_set_buf_allocators(ctx, NULL, NULL, NULL),
+			  0, "ours again");
+	TEST_ASSERT_EQUAL(al.live, 0, "every block freed through al_free");
+	return rc;
+}
+
 static int
 test_mlx4_refused(void)
 {
@@ -1468,6 +1580,7 @@ static struct dpv_test_suite suite = {
 			TEST_CASE(test_mlx4_raw),
 			TEST_CASE(test_mlx4_rss),
 			TEST_CASE(test_mlx4_wq_range),
+			TEST_CASE(test_mlx4_buf_allocators),
 			TEST_CASE(test_mlx4_refused),
 			TEST_CASES_END(),
 		},

@@ -237,10 +237,28 @@ cq_poll_unlock(struct dpv_qp *qp)
 /* drivers/rdma/mlx5/mlx5_ring.h).                                    */
 
 /* Allocate rings for qp->has_sq / qp->has_rq and report their sizes. */
+static int ring_alloc_rings(struct dpv_qp *qp, const struct ibv_qp_cap *req,
+			    struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq,
+			    struct ibv_qp_cap *cap);
+
+/* The rings of a QP, from the application's allocator if it gave one. */
 static int
 ring_alloc(struct dpv_qp *qp, const struct ibv_qp_cap *req,
 	   struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq,
 	   struct ibv_qp_cap *cap)
+{
+	int rc;
+
+	dpv_ring_alloc_begin(qp->ctx);
+	rc = ring_alloc_rings(qp, req, sq, rq, cap);
+	dpv_ring_alloc_end();
+	return rc;
+}
+
+static int
+ring_alloc_rings(struct dpv_qp *qp, const struct ibv_qp_cap *req,
+		 struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq,
+		 struct ibv_qp_cap *cap)
 {
 	const struct dpv_ring_ops *ops = qp->dev->ring_ops;
 	int rc;

@@ -472,6 +472,7 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		errno = ENOMEM;
 		return NULL;
 	}
+	dpv_ring_alloc_begin(to_dctx(context));
 	if (esz > 0)
 		rc = dpv_mlx5_cq_init_sz(&cq->ring, (unsigned int)cqe,
 					 dev->socket_id, (unsigned int)esz,
@@ -479,6 +480,7 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 	else
 		rc = dev->ring_ops->cq_init(&cq->ring, (unsigned int)cqe,
 					    dev->socket_id);
+	dpv_ring_alloc_end();
 
 	if (rc != 0) {
 		free(cq);
@@ -635,7 +637,9 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	if (!(cq->ring.ops->caps & DPV_RING_CAP_CQ_RESIZE))
 		return EOPNOTSUPP;
+	dpv_ring_alloc_begin(to_dctx(ibcq->context));
 	rc = cq->ring.ops->cq_resize_prepare(&cq->ring, (unsigned int)cqe, &r);
+	dpv_ring_alloc_end();
 	if (rc != 0)
 		return rc;
 	pthread_spin_lock(&cq->poll_lock);

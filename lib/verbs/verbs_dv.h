@@ -56,6 +56,25 @@ int dpv_mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type);
 int dpv_mlx4dv_set_log_wqs_range(struct ibv_context *ctx, uint8_t log);
 
 /**
+ * mlx4dv_set_context_attr(MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS) of an
+ * mlx4-ring context: the buffers of the context's later QPs, CQs (and
+ * their resizes), SRQs and WQs come from the application's allocator
+ * (the descriptor memory behind them included: each block is 64-byte
+ * aligned and starts with a cache line of dpverbs' own), and go back
+ * through its free. Rings already made keep their memory.
+ *
+ * @param ctx     the context (mlx4 rings, checked by the caller)
+ * @param alloc   the allocator (NULL: dpverbs' own again)
+ * @param free_fn its free (required with @p alloc)
+ * @param data    passed to both
+ * @return 0, or EINVAL (@p alloc without @p free_fn; nothing changed)
+ */
+int dpv_mlx4dv_set_buf_allocators(struct ibv_context *ctx,
+				  void *(*alloc)(size_t size, void *data),
+				  void (*free_fn)(void *ptr, void *data),
+				  void *data);
+
+/**
  * Does this context's device use the mlx4 ring format?
  *
  * @param ctx  a context of libibverbs.so.1

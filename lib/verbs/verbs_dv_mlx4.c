@@ -31,6 +31,24 @@ dpv_mlx4dv_set_log_wqs_range(struct ibv_context *ctx, uint8_t log)
 	return dpv_wq_set_log_range(ctx, log);
 }
 
+int
+dpv_mlx4dv_set_buf_allocators(struct ibv_context *ctx,
+			      void *(*alloc)(size_t size, void *data),
+			      void (*free_fn)(void *ptr, void *data),
+			      void *data)
+{
+	struct dpv_context *c = to_dctx(ctx);
+
+	if (alloc != NULL && free_fn == NULL)
+		return EINVAL;
+	pthread_mutex_lock(&c->lock);
+	c->ring_alloc.alloc = alloc;
+	c->ring_alloc.free = alloc != NULL ? free_fn : NULL;
+	c->ring_alloc.data = alloc != NULL ? data : NULL;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
 static int
 dv_qp(struct ibv_qp *ibqp, struct mlx4dv_qp *out)
 {

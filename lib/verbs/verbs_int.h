@@ -273,12 +273,39 @@ struct dpv_context {
 	/** the open range: next WQ index to hand out, end of the range
 	 *  (indexes from DPV_WQN_BASE; protected by verbs_wq.c's lock) */
 	uint32_t wq_range_next, wq_range_end;
+	/** mlx4dv_set_context_attr(MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS): the
+	 *  application's allocator for the context's later ring buffers
+	 *  (alloc NULL: ours) */
+	struct {
+		void *(*alloc)(size_t size, void *data);
+		void (*free)(void *ptr, void *data);
+		void *data;
+	} ring_alloc;
 };
 
 static inline struct dpv_context *
 to_dctx(struct ibv_context *c)
 {
 	return container_of(c, struct dpv_context, vctx.context);
+}
+
+/** Ring buffers created by this thread from now on come from the
+ *  context's allocator, if the application gave one (mlx4dv); undone by
+ *  dpv_ring_alloc_end(). */
+static inline void
+dpv_ring_alloc_begin(const struct dpv_context *ctx)
+{
+	if (ctx->ring_alloc.alloc != NULL)
+		dpv_mlx5_mem_extern_set(ctx->ring_alloc.alloc,
+					ctx->ring_alloc.free,
+					ctx->ring_alloc.data);
+}
+
+/** End of dpv_ring_alloc_begin(). */
+static inline void
+dpv_ring_alloc_end(void)
+{
+	dpv_mlx5_mem_extern_set(NULL, NULL, NULL);
 }
 
 static inline struct dpv_device *

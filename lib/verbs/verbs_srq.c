@@ -219,8 +219,10 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 		errno = ENOMEM;
 		return NULL;
 	}
+	dpv_ring_alloc_begin(to_dctx(context));
 	rc = dctx_dev(context)->ring_ops->srq_init(
 		&srq->ring, a->max_wr, a->max_sge, dctx_dev(context)->socket_id);
+	dpv_ring_alloc_end();
 	if (rc != 0) {
 		free(srq);
 		errno = rc;

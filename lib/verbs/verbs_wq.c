@@ -190,9 +190,11 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 		errno = ENOMEM;
 		return NULL;
 	}
+	dpv_ring_alloc_begin(to_dctx(ctx));
 	rc = dctx_dev(ctx)->ring_ops->rq_init(&wq->ring, a->max_wr,
 					      RTE_MAX(a->max_sge, 1u),
 					      SOCKET_ID_ANY);
+	dpv_ring_alloc_end();
 	if (rc) {
 		free(wq);
 		errno = rc;
@@ -273,8 +275,10 @@ wq_modify(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		struct dpv_mlx5_rq fresh;
 
 		/* empty the ring: a fresh one of the same size */
+		dpv_ring_alloc_begin(to_dctx(ibwq->context));
 		rc = wq->ring.wq.ops->rq_init(&fresh, wq->max_wr, wq->max_sge,
 					      SOCKET_ID_ANY);
+		dpv_ring_alloc_end();
 		if (rc == 0) {
 			dpv_mlx5_rq_clamp(&fresh, wq->max_wr, wq->max_sge);
 			dpv_ring_cq_clean(&wq->cq->ring, ibwq->wq_num, NULL);

@@ -4,13 +4,12 @@
  * for devices configured "rings = mlx4" (ConnectX-3 ring formats,
  * drivers/rdma/mlx4/mlx4_ring.h).
  *
- * Real: mlx4dv_init_obj (QP, CQ, SRQ), mlx4dv_query_device,
+ * Real: mlx4dv_init_obj (QP, CQ, SRQ, RWQ), mlx4dv_query_device,
  * mlx4dv_create_qp without mlx4-specific attributes (it is then
- * ibv_create_qp_ex). EOPNOTSUPP: RWQ objects, inline receive
- * (MLX4DV_QP_INIT_ATTR_MASK_INL_RECV), RSS (and its inner hashing),
- * mlx4dv_set_context_attr (no WQ range to set; rings are dpverbs'
- * own memory, not the caller's allocators). On a device with mlx5 rings
- * every entry point answers EOPNOTSUPP.
+ * ibv_create_qp_ex, RSS QPs included), mlx4dv_set_context_attr (the WQ
+ * range size; the application's ring buffer allocators). EOPNOTSUPP:
+ * inline receive (MLX4DV_QP_INIT_ATTR_MASK_INL_RECV). On a device with
+ * mlx5 rings every entry point answers EOPNOTSUPP.
  */
 
 #include <errno.h>
@@ -80,12 +79,13 @@ mlx4dv_set_context_attr(struct ibv_context *context,
 		rc = dpv_mlx4dv_set_log_wqs_range(context,
 						  *(const uint8_t *)attr);
 		break;
-	case MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS:
-		/* rings come from several allocators of dpverbs (hugepage
-		 * memory the engine reads): the caller's cannot replace
-		 * them */
-		rc = EOPNOTSUPP;
+	case MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS: {
+		const struct mlx4dv_ctx_allocators *al = attr;
+
+		rc = dpv_mlx4dv_set_buf_allocators(context, al->alloc,
+						   al->free, al->data);
 		break;
+	}
 	default:
 		rc = EOPNOTSUPP; /* rdma-core's mlx4: ENOTSUP */
 		break;

@@ -18,9 +18,51 @@ static uint64_t mem_in_use;
 
 /* Kept in the cache line before each block. */
 struct mem_hdr {
-	size_t map_len; /* 0: from malloc */
+	size_t map_len; /* 0: from malloc or the application's allocator */
 	size_t len;	/* bytes taken */
+	/* the application's allocator's (NULL: ours) */
+	void (*ext_free)(void *ptr, void *data);
+	void *ext_data;
 };
+
+/* The application's allocator for this thread's next blocks
+ * (dpv_mlx5_mem_extern_set). */
+static __thread struct {
+	void *(*alloc)(size_t size, void *data);
+	void (*free)(void *ptr, void *data);
+	void *data;
+} ext;
+
+void
+dpv_mlx5_mem_extern_set(void *(*alloc)(size_t size, void *data),
+			void (*free_fn)(void *ptr, void *data), void *data)
+{
+	ext.alloc = alloc;
+	ext.free = free_fn;
+	ext.data = data;
+}
+
+/* A block of the application's allocator: its first cache line ours. */
+static void *
+ext_zalloc(size_t size)
+{
+	const size_t hdr = RTE_CACHE_LINE_SIZE;
+	size_t len = RTE_ALIGN_CEIL(size + hdr, RTE_CACHE_LINE_SIZE);
+	uint8_t *p = ext.alloc(len, ext.data);
+
+	/* 64-byte alignment is what the rings need; refuse less */
+	if (p == NULL || ((uintptr_t)p & (RTE_CACHE_LINE_SIZE - 1)) != 0) {
+		if (p != NULL)
+			ext.free(p, ext.data);
+		return NULL;
+	}
+	memset(p, 0, len);
+	((struct mem_hdr *)p)->len = len;
+	((struct mem_hdr *)p)->ext_free = ext.free;
+	((struct mem_hdr *)p)->ext_data = ext.data;
+	__atomic_fetch_add(&mem_in_use, len, __ATOMIC_RELAXED);
+	return p + hdr;
+}
 
 void *
 dpv_mlx5_mem_zalloc(size_t size)
@@ -31,6 +73,8 @@ dpv_mlx5_mem_zalloc(size_t size)
 
 	if (size == 0 || size > SIZE_MAX / 2)
 		return NULL;
+	if (ext.alloc != NULL)
+		return ext_zalloc(size);
 	if (size + hdr < MEM_MAP_MIN) {
 		len = RTE_ALIGN_CEIL(size + hdr, RTE_CACHE_LINE_SIZE);
 		p = aligned_alloc(RTE_CACHE_LINE_SIZE, len);
@@ -66,6 +110,11 @@ dpv_mlx5_mem_free(void *ptr)
 	p = (uint8_t *)ptr - RTE_CACHE_LINE_SIZE;
 	__atomic_fetch_sub(&mem_in_use, ((struct mem_hdr *)p)->len,
 			   __ATOMIC_RELAXED);
+	if (((struct mem_hdr *)p)->ext_free != NULL) {
+		((struct mem_hdr *)p)->ext_free(p,
+						((struct mem_hdr *)p)->ext_data);
+		return;
+	}
 	len = ((struct mem_hdr *)p)->map_len;
 	if (len == 0)
 		free(p);

@@ -878,6 +878,21 @@ dpv_mlx5_rq_ready(const struct dpv_mlx5_rq *rq)
  */
 void *dpv_mlx5_mem_zalloc(size_t size);
 
+/**
+ * The calling thread's next dpv_mlx5_mem_zalloc() blocks come from the
+ * application's allocator (mlx4dv_set_context_attr with
+ * MLX4DV_SET_CTX_ATTR_BUF_ALLOCATORS) until called again with NULLs; each
+ * such block goes back through free_fn when freed. The allocator must
+ * return 64-byte aligned memory (else the allocation fails).
+ *
+ * @param alloc the application's allocator, NULL for ours
+ * @param free_fn its free
+ * @param data passed to both
+ */
+void dpv_mlx5_mem_extern_set(void *(*alloc)(size_t size, void *data),
+			     void (*free_fn)(void *ptr, void *data),
+			     void *data);
+
 /** Free a block of dpv_mlx5_mem_zalloc() (NULL: nothing). */
 void dpv_mlx5_mem_free(void *ptr);
 
