@@ -1277,6 +1277,22 @@ test_mlx4_rss(void)
 		if (e.ind == NULL)
 			goto out;
 		qa.rwq_ind_tbl = e.ind;
+		{
+			/* ConnectX-3 Pro: inner hashing with no tunnel
+			 * offload flag (on mlx5 rings: EOPNOTSUPP) */
+			struct ibv_qp *iq;
+
+			qa.rx_hash_conf.rx_hash_fields_mask |=
+				IBV_RX_HASH_INNER;
+			iq = ibv_create_qp_ex(ctx, &qa);
+			qa.rx_hash_conf.rx_hash_fields_mask &=
+				~(uint64_t)IBV_RX_HASH_INNER;
+			if (iq == NULL || ibv_destroy_qp(iq) != 0) {
+				DPV_TEST_LOG("inner RSS QP: %s",
+					     strerror(errno));
+				goto out;
+			}
+		}
 		e.rss = ibv_create_qp_ex(ctx, &qa);
 		if (e.rss == NULL) {
 			DPV_TEST_LOG("RSS QP: %s", strerror(errno));

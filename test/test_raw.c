@@ -17,6 +17,7 @@
 #include "test_verbs_util.h"
 #include "test_raw_util.h"
 #include "verbs_dv.h"
+#include "dpv_engine_raw.h"
 
 /* 40-byte Toeplitz key (the well-known Microsoft sample key) */
 static const uint8_t rss_key[40] = {
@@ -522,7 +523,15 @@ case_rss(void)
 	qa.rx_hash_conf.rx_hash_fields_mask |= IBV_RX_HASH_INNER;
 	errno = 0;
 	TEST_ASSERT_NULL(ibv_create_qp_ex(rt_ctx, &qa), "");
-	TEST_ASSERT_EQUAL(errno, EINVAL, "inner");
+	TEST_ASSERT_EQUAL(errno, EOPNOTSUPP, "inner without tunnel offloads");
+	{
+		/* with them (what mlx5dv_create_qp() calls for
+		 * MLX5DV_QP_CREATE_TUNNEL_OFFLOADS), inner hashing is taken */
+		struct ibv_qp *iq = dpv_qp_create_tunnel(rt_ctx, &qa);
+
+		TEST_ASSERT_NOT_NULL(iq, "inner RSS QP: %s", strerror(errno));
+		TEST_ASSERT_EQUAL(ibv_destroy_qp(iq), 0, "");
+	}
 	qa.rx_hash_conf.rx_hash_fields_mask &= ~(uint64_t)IBV_RX_HASH_INNER;
 	qa.rx_hash_conf.rx_hash_key_len = 20;
 	errno = 0;
@@ -614,6 +623,103 @@ case_rss(void)
 	return TEST_SUCCESS;
 }
 
+/* An IPv4/UDP header pair at f (8-byte UDP payload follows). */
+static uint32_t
+put_ip_udp(uint8_t *f, uint32_t sip, uint32_t dip, uint16_t sport,
+	   uint16_t dport, uint16_t paylen)
+{
+	uint32_t a;
+	uint16_t v;
+
+	memset(f, 0, 28);
+	f[0] = 0x45;
+	v = htons((uint16_t)(28 + paylen));
+	memcpy(f + 2, &v, 2);
+	f[8] = 64;
+	f[9] = 17; /* UDP */
+	a = htonl(sip);
+	memcpy(f + 12, &a, 4);
+	a = htonl(dip);
+	memcpy(f + 16, &a, 4);
+	v = htons(sport);
+	memcpy(f + 20, &v, 2);
+	v = htons(dport);
+	memcpy(f + 22, &v, 2);
+	v = htons((uint16_t)(8 + paylen));
+	memcpy(f + 24, &v, 2);
+	return 28;
+}
+
+/* An Ethernet IPv4 header at f. */
+static uint32_t
+put_eth(uint8_t *f)
+{
+	memset(f, 0x02, 12);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	return 14;
+}
+
+/*
+ * IBV_RX_HASH_INNER (the hash the engine's RSS delivery uses): VXLAN and
+ * GENEVE frames with the same outer headers and different inner 5-tuples
+ * hash as rte_softrss() over the inner fields; a non-tunneled frame on its
+ * own (outer) fields; without the flag, the outer fields.
+ */
+static int
+case_rss_inner(void)
+{
+	const uint64_t fl = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
+			    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
+	struct ibv_device_attr_ex a;
+	uint8_t f[256];
+	unsigned int spread = 0;
+
+	TEST_ASSERT_EQUAL(ibv_query_device_ex(rt_ctx, NULL, &a), 0, "");
+	TEST_ASSERT(a.rss_caps.rx_hash_fields_mask & IBV_RX_HASH_INNER,
+		    "inner hashing advertised");
+	for (int k = 0; k < 32; k++) {
+		uint32_t isip = 0x0a000001 + (uint32_t)k * 7,
+			 idip = 0x0a000102 + (uint32_t)(k % 3);
+		uint16_t isp = (uint16_t)(2000 + 31 * k), idp = 80;
+		uint16_t port = k & 1 ? 6081 : 4789; /* GENEVE, VXLAN */
+		uint32_t n = put_eth(f), in;
+		uint32_t oh;
+
+		n += put_ip_udp(f + n, 0xc0000201, 0xc0000263, 49152, port,
+				8 + 14 + 28 + 8);
+		memset(f + n, 0, 8);
+		if (port == 6081) {
+			f[n + 2] = 0x65; /* Ethernet payload */
+			f[n + 3] = 0x58;
+		} else {
+			f[n] = 0x08; /* VNI present */
+		}
+		n += 8;
+		in = n;
+		n += put_eth(f + n);
+		n += put_ip_udp(f + n, isip, idip, isp, idp, 8);
+		memset(f + n, 0xab, 8);
+		n += 8;
+		TEST_ASSERT_EQUAL(
+			dpv_engine_rss_hash(f, n, fl | IBV_RX_HASH_INNER,
+					    rss_key),
+			expect_hash(isip, idip, isp, idp), "inner hash %d", k);
+		TEST_ASSERT_EQUAL(dpv_engine_rss_hash(f, n, fl, rss_key),
+				  expect_hash(0xc0000201, 0xc0000263, 49152,
+					      port),
+				  "outer hash without the flag");
+		spread |= 1u << (expect_hash(isip, idip, isp, idp) & 3);
+		/* the inner frame alone (not tunneled): its own fields */
+		oh = dpv_engine_rss_hash(f + in, n - in,
+					 fl | IBV_RX_HASH_INNER, rss_key);
+		TEST_ASSERT_EQUAL(oh, expect_hash(isip, idip, isp, idp),
+				  "non-tunneled frame %d", k);
+	}
+	TEST_ASSERT_EQUAL(spread, 0xfu, "inner tuples reach all 4 WQs");
+	return TEST_SUCCESS;
+}
+
 static int
 case_wq_errors(void)
 {
@@ -665,6 +771,7 @@ static const struct dpv_test_suite raw_suite = {
 			TEST_CASE(case_flow_qp_types),
 			TEST_CASE(case_roce_untouched),
 			TEST_CASE(case_rss),
+			TEST_CASE(case_rss_inner),
 			TEST_CASE(case_wq_errors),
 			TEST_CASES_END(),
 		},

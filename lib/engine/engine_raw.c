@@ -154,11 +154,13 @@ struct raw_pkt {
 	uint8_t proto;
 };
 
+static void raw_parse_ip(const uint8_t *f, uint32_t len, uint32_t off,
+			 struct raw_pkt *p);
+
 static void
 raw_parse(const uint8_t *f, uint32_t len, struct raw_pkt *p)
 {
 	uint32_t off = sizeof(struct rte_ether_hdr);
-	uint8_t proto = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (len < off)
@@ -173,6 +175,15 @@ raw_parse(const uint8_t *f, uint32_t len, struct raw_pkt *p)
 		p->has |= DPV_FLOW_HAS_VLAN;
 		off += 4;
 	}
+	raw_parse_ip(f, len, off, p);
+}
+
+/* The IP datagram of ether type p->ether_type at offset off of f. */
+static void
+raw_parse_ip(const uint8_t *f, uint32_t len, uint32_t off, struct raw_pkt *p)
+{
+	uint8_t proto = 0;
+
 	if (p->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
 	    len >= off + sizeof(struct rte_ipv4_hdr)) {
 		const struct rte_ipv4_hdr *ip = (const void *)(f + off);
@@ -309,6 +320,42 @@ rss_hash_pkt(const struct raw_pkt *p, uint64_t fields, const uint8_t *key)
 	return rte_softrss(words, n, key);
 }
 
+/*
+ * IBV_RX_HASH_INNER: the fields of the inner headers of a VXLAN, GENEVE or
+ * GRE packet (raw_tunnel_inner()); another frame is hashed on its own
+ * headers (as ConnectX-3 Pro: "inner headers if they exist, otherwise the
+ * outer ones"). p is the frame's parse, f its first len bytes.
+ */
+static uint32_t
+rss_hash_inner(const uint8_t *f, uint32_t len, const struct raw_pkt *p,
+	       uint64_t fields, const uint8_t *key)
+{
+	struct raw_pkt in;
+	uint32_t off;
+	uint16_t et;
+
+	if (!raw_tunnel_inner(f, len, &off, &et))
+		return rss_hash_pkt(p, fields, key);
+	if (et == 0) {
+		raw_parse(f + off, len - off, &in);
+	} else {
+		memset(&in, 0, sizeof(in));
+		in.ether_type = et;
+		raw_parse_ip(f + off, len - off, 0, &in);
+	}
+	return rss_hash_pkt(&in, fields, key);
+}
+
+/* The hash of a received frame f (its first len contiguous bytes). */
+static inline uint32_t
+rss_hash_frame(const uint8_t *f, uint32_t len, const struct raw_pkt *p,
+	       uint64_t fields, const uint8_t *key)
+{
+	if (likely(!(fields & IBV_RX_HASH_INNER)))
+		return rss_hash_pkt(p, fields, key);
+	return rss_hash_inner(f, len, p, fields, key);
+}
+
 uint32_t
 dpv_engine_rss_hash(const void *frame, uint32_t len, uint64_t fields,
 		    const uint8_t *key)
@@ -316,7 +363,7 @@ dpv_engine_rss_hash(const void *frame, uint32_t len, uint64_t fields,
 	struct raw_pkt p;
 
 	raw_parse(frame, len, &p);
-	return rss_hash_pkt(&p, fields, key);
+	return rss_hash_frame(frame, len, &p, fields, key);
 }
 
 static struct raw_rss *
@@ -697,7 +744,9 @@ static void
 deliver_rss(struct raw_state *r, struct raw_rss *rs, struct raw_rx *rx,
 	    uint32_t flags)
 {
-	uint32_t h = rss_hash_pkt(rx->p, rs->fields, rs->key);
+	uint32_t h = rss_hash_frame(rte_pktmbuf_mtod(rx->m, const uint8_t *),
+				    rx->m->data_len, rx->p, rs->fields,
+				    rs->key);
 	struct dpv_engine_rss_wq *w = &rs->tbl[h & (rs->size - 1)];
 	struct dpv_eqp kq;
 	struct dpv_cqe_info ci;

@@ -73,6 +73,15 @@ void raw_csum_fill(uint8_t *f, uint32_t len);
 unsigned int raw_csum_eval(const struct rte_mbuf *m, bool tunnels);
 
 /*
+ * The inner frame of a VXLAN, GENEVE or GRE packet (the tunnels
+ * raw_csum_eval() looks into): true with *off its offset in f and *et 0
+ * when it is an Ethernet frame, else the ether type (network order) of the
+ * IP datagram found there (GRE carrying IP); false for another frame.
+ */
+bool raw_tunnel_inner(const uint8_t *f, uint32_t len, uint32_t *off,
+		      uint16_t *et);
+
+/*
  * The Ethernet FCS of the first len bytes of m, in wire byte order; a
  * frame in several segments is first copied to scratch.
  * @return 0, or -1 if it does not fit scratch.

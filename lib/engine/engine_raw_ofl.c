@@ -352,6 +352,19 @@ tunnel_locate(const uint8_t *f, const struct l3_loc *o, struct tun_loc *t)
 	return true;
 }
 
+bool
+raw_tunnel_inner(const uint8_t *f, uint32_t len, uint32_t *off, uint16_t *et)
+{
+	struct l3_loc o;
+	struct tun_loc t;
+
+	if (!l3_locate(f, len, &o) || !tunnel_locate(f, &o, &t))
+		return false;
+	*off = t.in;
+	*et = t.eth ? 0 : t.et;
+	return t.in < o.end;
+}
+
 unsigned int
 raw_csum_eval(const struct rte_mbuf *m, bool tunnels)
 {

@@ -71,6 +71,9 @@ static __thread uint64_t qp_want_dct_key;
 /* set around qp_create() by dpv_qp_create_inline(): a higher limit of
  * max_inline_data than DPV_CAP_MAX_INLINE (0: that one) */
 static __thread uint32_t qp_want_inline;
+/* set around qp_create() by dpv_qp_create_tunnel(): the raw QP is made
+ * with tunnel offloads (dpv_rss_qp_check()'s IBV_RX_HASH_INNER on mlx5) */
+static __thread bool qp_want_tunnel;
 /* set around qp_create() by dpv_qp_create_dci_streams(): a DCI with
  * streams, 2^qp_want_log_errored of them in error at most */
 static __thread bool qp_want_streams;
@@ -797,7 +800,7 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	    (rc = dpv_raw_tso_check(a)) != 0) /* qp_raw.c */
 		return rc;
 	rss = cm & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH);
-	if (rss && (rc = dpv_rss_qp_check(ctx, a)) != 0)
+	if (rss && (rc = dpv_rss_qp_check(ctx, a, qp_want_tunnel)) != 0)
 		return rc;
 
 	if (a->qp_type == IBV_QPT_XRC_RECV) {
@@ -1122,6 +1125,18 @@ dpv_qp_create_inline(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a,
 	qp_want_inline = max_inline;
 	qp = qp_create(ctx, a);
 	qp_want_inline = 0;
+	return qp;
+}
+
+/* A raw QP with tunnel offloads for mlx5dv_create_qp() (verbs_dv.h). */
+struct ibv_qp *
+dpv_qp_create_tunnel(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
+{
+	struct ibv_qp *qp;
+
+	qp_want_tunnel = true;
+	qp = qp_create(ctx, a);
+	qp_want_tunnel = false;
 	return qp;
 }
 

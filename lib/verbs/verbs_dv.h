@@ -432,6 +432,19 @@ struct ibv_qp *dpv_qp_create_inline(struct ibv_context *ctx,
 				    uint32_t max_inline);
 
 /**
+ * ibv_create_qp_ex() for mlx5dv_create_qp() with
+ * MLX5DV_QP_CREATE_TUNNEL_OFFLOADS: on the mlx5 ring format an RSS QP may
+ * then hash on inner headers (IBV_RX_HASH_INNER, refused with EOPNOTSUPP
+ * without tunnel offloads, as the kernel's mlx5 driver). The offloads
+ * themselves are set afterwards (dpv_qp_raw_tunnel_offloads()).
+ * @param ctx the context
+ * @param a as for ibv_create_qp_ex()
+ * @return the QP, or NULL with errno as ibv_create_qp_ex().
+ */
+struct ibv_qp *dpv_qp_create_tunnel(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *a);
+
+/**
  * The scatter-to-CQE default of a created QP (verbs create path).
  * @return 0 or an errno.
  */

@@ -235,7 +235,8 @@ dpv_query_device_ex_op(struct ibv_context *context,
 			IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
 			IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 |
 			IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |
-			IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
+			IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP |
+			IBV_RX_HASH_INNER; /* verbs_wq.c, engine_raw.c */
 		a.max_wq_type_rq = DPV_CAP_MAX_WQ_TYPE_RQ;
 		a.raw_packet_caps = DPV_CAP_RAW_PACKET;
 		/* accepted on raw QPs and WQs, with no effect: nothing

@@ -52,10 +52,11 @@ bool dpv_raw_supported(struct ibv_context *ctx);
  * creation. @return 0; EINVAL (not RAW_PACKET, one of the two masks
  * missing, table of another context, hash function not Toeplitz, key
  * length not 40, unknown or mixed hash fields, an SRQ); EOPNOTSUPP (no
- * engine).
+ * engine; IBV_RX_HASH_INNER on the mlx5 ring format without tunnel, the
+ * QP's MLX5DV_QP_CREATE_TUNNEL_OFFLOADS).
  */
 int dpv_rss_qp_check(struct ibv_context *ctx,
-		     const struct ibv_qp_init_attr_ex *a);
+		     const struct ibv_qp_init_attr_ex *a, bool tunnel);
 
 /**
  * Attach a created RSS QP (already in the engine) to its table and hash.

@@ -38,7 +38,7 @@ struct dpv_rwq_ind {
 	(IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 |  \
 	 IBV_RX_HASH_DST_IPV6 | IBV_RX_HASH_SRC_PORT_TCP |                     \
 	 IBV_RX_HASH_DST_PORT_TCP | IBV_RX_HASH_SRC_PORT_UDP |                 \
-	 IBV_RX_HASH_DST_PORT_UDP)
+	 IBV_RX_HASH_DST_PORT_UDP | IBV_RX_HASH_INNER)
 
 _Static_assert(DPV_CAP_MAX_WQ_TYPE_RQ == DPV_WQ_MAX, "WQ cap");
 _Static_assert(DPV_CAP_RSS_LOG_TBL_SIZE <= 16, "engine table limit");
@@ -389,7 +389,8 @@ ind_destroy(struct ibv_rwq_ind_table *ibt)
 /* ------------------------------------------------------------- RSS QPs */
 
 int
-dpv_rss_qp_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
+dpv_rss_qp_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a,
+		 bool tunnel)
 {
 	const struct ibv_rx_hash_conf *h = &a->rx_hash_conf;
 	uint64_t f = h->rx_hash_fields_mask;
@@ -405,7 +406,7 @@ dpv_rss_qp_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	    h->rx_hash_key == NULL)
 		return EINVAL;
 	if (f & ~(uint64_t)RSS_FIELDS_KNOWN)
-		return EINVAL; /* inner headers, IPsec SPI: not supported */
+		return EINVAL; /* IPsec SPI: not supported */
 	if ((f & (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)) &&
 	    (f & (IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6)))
 		return EINVAL;
@@ -413,6 +414,11 @@ dpv_rss_qp_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	    (f & (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)))
 		return EINVAL;
 	if (!dpv_raw_supported(ctx))
+		return EOPNOTSUPP;
+	/* inner hashing: ConnectX-3 Pro's RSS QPs have it as they are; an
+	 * mlx5 one only with tunnel offloads (the kernel's mlx5 driver) */
+	if ((f & IBV_RX_HASH_INNER) && !tunnel &&
+	    dctx_dev(ctx)->ring_ops != &dpv_mlx4_ring_ops)
 		return EOPNOTSUPP;
 	return 0;
 }

@@ -391,6 +391,8 @@ mlx5dv_create_qp(struct ibv_context *context,
 		/* key layouts as long as the inline room asked for */
 		qp = dpv_qp_create_inline(context, qp_attr,
 					  DV_MLX5_MKEY_MAX_INLINE);
+	else if (f & tunnel)
+		qp = dpv_qp_create_tunnel(context, qp_attr);
 	else
 		qp = ibv_create_qp_ex(context, qp_attr);
 	if (qp == NULL)
