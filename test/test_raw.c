@@ -10,6 +10,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 #include <rte_thash.h>
 
@@ -477,6 +478,28 @@ case_rss(void)
 		TEST_ASSERT(wa.max_wr >= 64, "");
 		TEST_ASSERT_EQUAL(rt_post_recvs(NULL, wq[i], 16 * i, 16), 0,
 				  "");
+		if (i == 1) {
+			/* the mlx5dv view of its ring: what was posted */
+			struct mlx5dv_rwq rv;
+			struct mlx5dv_obj o = {.rwq = {.in = wq[i], .out = &rv}};
+			const struct mlx5_wqe_data_seg *ds;
+
+			TEST_ASSERT_EQUAL(
+				dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_RWQ), 0, "");
+			TEST_ASSERT(rv.buf != NULL && rv.dbrec != NULL &&
+					    rv.wqe_cnt >= 64 && rv.stride >= 16,
+				    "rwq view");
+			TEST_ASSERT_EQUAL(be32toh(rv.dbrec[0]) & 0xffff, 16,
+					  "16 posted");
+			ds = (const struct mlx5_wqe_data_seg *)
+				     ((const uint8_t *)rv.buf + 3 * rv.stride);
+			TEST_ASSERT(be64toh(ds->addr) ==
+						    (uintptr_t)rt_buf + RECV_OFF +
+							    19 * SLOT &&
+					    be32toh(ds->lkey) == rt_mr->lkey &&
+					    be32toh(ds->byte_count) == SLOT,
+				    "WQE 3 is the 4th receive posted");
+		}
 		struct ibv_wq_attr m = {.attr_mask = IBV_WQ_ATTR_STATE,
 					.wq_state = IBV_WQS_RDY};
 

@@ -11,6 +11,7 @@
 #include "verbs_int.h"
 #include "verbs_dv.h"
 #include "qp.h"
+#include "verbs_raw.h"
 
 static int
 dv_qp(struct ibv_qp *ibqp, struct mlx5dv_qp *out)
@@ -60,6 +61,29 @@ dv_srq(struct ibv_srq *ibsrq, struct mlx5dv_srq *out)
 	return 0;
 }
 
+/* The receive ring of a WQ (ibv_create_wq), as mlx5dv_rwq describes it:
+ * its WQEs are the mlx5 RQ's, its record word dbrec[0] the receive
+ * counter the engine reads. */
+static int
+dv_rwq(struct ibv_wq *ibwq, struct mlx5dv_rwq *out)
+{
+	struct dpv_mlx5_rq *rq;
+
+	if (ibwq == NULL || out == NULL)
+		return EINVAL;
+	rq = dpv_wq_ring_of(ibwq);
+	if (rq == NULL)
+		return EINVAL;
+	if (rq->wq.ops != &dpv_mlx5_ring_ops)
+		return EOPNOTSUPP; /* rings = mlx4: mlx4dv_init_obj */
+	out->buf = rq->wq.buf;
+	out->dbrec = rq->wq.dbrec;
+	out->wqe_cnt = rq->wq.wqe_cnt;
+	out->stride = 1u << rq->wq.wqe_shift;
+	out->comp_mask = 0;
+	return 0;
+}
+
 static int
 dv_ah(struct ibv_ah *ibah, struct mlx5dv_ah *out)
 {
@@ -93,8 +117,10 @@ dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 		rc = dv_cq(obj->cq.in, obj->cq.out);
 	if (rc == 0 && (obj_type & MLX5DV_OBJ_SRQ))
 		rc = dv_srq(obj->srq.in, obj->srq.out);
-	/* no WQ or device memory object can exist */
-	if (rc == 0 && (obj_type & (MLX5DV_OBJ_RWQ | MLX5DV_OBJ_DM)))
+	if (rc == 0 && (obj_type & MLX5DV_OBJ_RWQ))
+		rc = dv_rwq(obj->rwq.in, obj->rwq.out);
+	/* no device memory object can exist */
+	if (rc == 0 && (obj_type & MLX5DV_OBJ_DM))
 		rc = EOPNOTSUPP;
 	if (rc == 0 && (obj_type & MLX5DV_OBJ_AH))
 		rc = dv_ah(obj->ah.in, obj->ah.out);
