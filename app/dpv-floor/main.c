@@ -198,11 +198,10 @@ send_stop(void)
 	while (taken < 16 && rte_get_timer_cycles() < end) {
 		struct rte_mbuf *m = frame(MAGIC_STOP, 0);
 
-		if (m == NULL)
-			break;
-		if (rte_eth_tx_burst(port, 0, &m, 1) == 0)
+		/* no mbuf yet (the stream's still in flight): try again */
+		if (m != NULL && rte_eth_tx_burst(port, 0, &m, 1) == 0)
 			rte_pktmbuf_free(m);
-		else
+		else if (m != NULL)
 			taken++;
 		rte_delay_us(100);
 	}
