@@ -326,4 +326,17 @@ wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
 
 void bld_close(struct dpv_mlx5_sq *sq);
 
+/* Sizes of the send WQE segments (the builder and the decoder). */
+#define CTRL_SZ	    ((uint32_t)sizeof(struct mlx5_wqe_ctrl_seg))
+#define ETH_SEG_SZ  ((uint32_t)sizeof(struct mlx5_wqe_eth_seg))
+#define UMR_CTRL_SZ ((uint32_t)sizeof(struct mlx5_wqe_umr_ctrl_seg))
+#define MKEY_SZ	    ((uint32_t)sizeof(struct mlx5_wqe_mkey_context_seg))
+#define KLM_PAD_SZ  64u
+/* The access bits of a UMR's mkey mask. */
+#define MKEY_MASK_ACCESS                                                       \
+	(MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |                      \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |                      \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                     \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
+
 #endif /* DPV_MLX5_RING_PRIV_H */
