@@ -148,6 +148,14 @@ static bool dpdk_crc512;
 #define ICRC_DPDK512_MIN 512
 static __m128i fold_k8; /* x^1087, x^1023 mod P: 1,024 bits forward */
 
+/* fold_fwd() on both 128-bit lanes of y. */
+__attribute__((target("avx2,vpclmulqdq"))) static inline __m256i
+fold_fwd256(__m256i y, __m256i k)
+{
+	return _mm256_xor_si256(_mm256_clmulepi64_epi128(y, k, 0x00),
+				_mm256_clmulepi64_epi128(y, k, 0x11));
+}
+
 /*
  * The first 128 bytes or more of a fold, eight blocks in flight in four
  * 256-bit registers (two lanes each) 128 bytes a step, brought back to
@@ -181,29 +189,53 @@ fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
 	for (; len >= 128; p += 128, len -= 128)
 		for (unsigned int j = 0; j < 4; j++)
 			y[j] = _mm256_xor_si256(
-				_mm256_xor_si256(
-					_mm256_clmulepi64_epi128(y[j], k8, 0x00),
-					_mm256_clmulepi64_epi128(y[j], k8, 0x11)),
+				fold_fwd256(y[j], k8),
 				_mm256_loadu_si256(
 					(const __m256i *)(const void *)(p +
 									32 * j)));
 	/* eight lanes to four (512 bits forward), to two (256), to one */
 	for (unsigned int j = 0; j < 2; j++)
-		y[j] = _mm256_xor_si256(
-			_mm256_xor_si256(_mm256_clmulepi64_epi128(y[j], k4, 0x00),
-					 _mm256_clmulepi64_epi128(y[j], k4, 0x11)),
-			y[j + 2]);
-	y[0] = _mm256_xor_si256(
-		_mm256_xor_si256(_mm256_clmulepi64_epi128(y[0], k2, 0x00),
-				 _mm256_clmulepi64_epi128(y[0], k2, 0x11)),
-		y[1]);
+		y[j] = _mm256_xor_si256(fold_fwd256(y[j], k4), y[j + 2]);
+	y[0] = _mm256_xor_si256(fold_fwd256(y[0], k2), y[1]);
 	lo = _mm256_castsi256_si128(y[0]);
 	hi = _mm256_extracti128_si256(y[0], 1);
 	*pp = p;
 	*lenp = len;
-	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(lo, fold_k, 0x00),
-					   _mm_clmulepi64_si128(lo, fold_k, 0x11)),
-			     hi);
+	return _mm_xor_si128(fold_fwd(lo, fold_k), hi);
+}
+
+/*
+ * Blocks 1..3 of a fold (masks[1..nmask) applied) and 64 bytes a step
+ * after them, four blocks in flight, brought back to one block: x is
+ * block 0 with the register in; *p and *len start at block 1 and advance
+ * (*len >= 112 on entry).
+ */
+__attribute__((target("pclmul,sse2"))) static __m128i
+fold_four(__m128i x, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
+	  unsigned int nmask)
+{
+	const uint8_t *p = *pp;
+	uint32_t len = *lenp - 48;
+	__m128i l[4], k4 = fold_k4;
+
+	l[0] = x;
+	for (unsigned int i = 1; i < 4; i++, p += 16) {
+		l[i] = _mm_loadu_si128((const __m128i *)(const void *)p);
+		if (i < nmask)
+			l[i] = _mm_or_si128(l[i], masks[i]);
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		for (unsigned int j = 0; j < 4; j++)
+			l[j] = _mm_xor_si128(
+				fold_fwd(l[j], k4),
+				_mm_loadu_si128(
+					(const __m128i *)(const void *)(p +
+									16 * j)));
+	*pp = p;
+	*lenp = len;
+	return _mm_xor_si128(_mm_xor_si128(fold_fwd(l[0], fold_k384),
+					   fold_fwd(l[1], fold_k256)),
+			     _mm_xor_si128(fold_fwd(l[2], fold_k), l[3]));
 }
 
 /*
@@ -211,51 +243,31 @@ fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
  * (at most 4) 16-byte blocks are ORed with masks[] first (the ICRC's
  * variant fields read as ones). From 128 bytes on, four independent
  * chains of multiplies (a multiply's latency is several times its issue
- * rate): about three times the speed of one chain.
+ * rate): about three times the speed of one chain; from 512 bytes, eight
+ * in 256-bit registers where allowed (fold_wide()).
  */
 __attribute__((target("pclmul,sse2"))) static uint32_t
 crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	     unsigned int nmask)
 {
 	__m128i x, k = fold_k;
-	unsigned int i = 1;
+	unsigned int i = 1; /* the next block's number (for its mask) */
 
 	if (crc_wide && len >= 512) {
 		/* the masks are all inside the first 128 bytes */
 		x = fold_wide(c, &p, &len, masks, nmask);
-		for (; len >= 16; p += 16, len -= 16)
-			x = _mm_xor_si128(
-				fold_fwd(x, k),
-				_mm_loadu_si128((const __m128i *)(const void *)p));
-		return crc_reg_reduce(x, p, len);
-	}
-	x = _mm_loadu_si128((const __m128i *)(const void *)p);
-	if (nmask > 0)
-		x = _mm_or_si128(x, masks[0]);
-	x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
-	p += 16;
-	len -= 16;
-	if (len >= 112) {
-		__m128i l[4], k4 = fold_k4;
-
-		l[0] = x;
-		for (; i < 4; i++, p += 16) {
-			l[i] = _mm_loadu_si128((const __m128i *)(const void *)p);
-			if (i < nmask)
-				l[i] = _mm_or_si128(l[i], masks[i]);
+		i = 4;
+	} else {
+		x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		if (nmask > 0)
+			x = _mm_or_si128(x, masks[0]);
+		x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
+		p += 16;
+		len -= 16;
+		if (len >= 112) {
+			x = fold_four(x, &p, &len, masks, nmask);
+			i = 4;
 		}
-		len -= 48;
-		for (; len >= 64; p += 64, len -= 64)
-			for (unsigned int j = 0; j < 4; j++)
-				l[j] = _mm_xor_si128(
-					fold_fwd(l[j], k4),
-					_mm_loadu_si128(
-						(const __m128i *)(const void *)(p +
-										16 * j)));
-		x = _mm_xor_si128(
-			_mm_xor_si128(fold_fwd(l[0], fold_k384),
-				      fold_fwd(l[1], fold_k256)),
-			_mm_xor_si128(fold_fwd(l[2], k), l[3]));
 	}
 	for (; len >= 16; i++, p += 16, len -= 16) {
 		__m128i d = _mm_loadu_si128((const __m128i *)(const void *)p);
