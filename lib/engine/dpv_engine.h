@@ -89,6 +89,7 @@ struct dpv_wr_bind;
 struct dpv_wr_umr;
 struct dpv_klm;
 struct rte_mempool;
+struct rte_mbuf;
 
 /** An XRC shared receive queue as the engine uses it. */
 struct dpv_engine_srq {
@@ -215,10 +216,42 @@ struct dpv_engine_conf {
 	void (*sq_drained)(void *arg, uint32_t qpn);
 	/** First argument of srq_fetched and sq_drained. */
 	void *event_arg;
+	/**
+	 * Shards (several engines serving one device, each on its own port
+	 * queue pair, each owning its own QPs): the shard that takes every
+	 * frame not for a QP of the set (ARP/ND, multicast, raw-packet flows,
+	 * the kernel interface, unknown QPNs). NULL for that shard itself and
+	 * for a device with one engine.
+	 */
+	struct dpv_engine *home;
+	/**
+	 * Shards: the engine that owns QP qpn (NULL: none), called with
+	 * qp_owner_arg from any shard's poll for a received frame whose QP
+	 * the shard does not own, without the owner's lock: it must be safe
+	 * against QPs created and destroyed meanwhile. The frame is then
+	 * handed to the owner (dpv_engine_forward()). NULL: no forwarding.
+	 */
+	struct dpv_engine *(*qp_owner)(void *arg, uint32_t qpn);
+	/** First argument of qp_owner. */
+	void *qp_owner_arg;
 };
 
 /** Destination QP of UD multicast packets (IBA: the permissive QPN). */
 #define DPV_ENGINE_QPN_MCAST 0xffffffu
+
+/**
+ * Hand a received frame to another shard of the same device (its poll
+ * takes it in its next receive pass, as if its port queue had received
+ * it). Any thread; lock-free.
+ *
+ * @param to
+ *   The shard.
+ * @param m
+ *   The frame; taken on success.
+ * @return 0; -ENOBUFS if the shard's forward ring is full (the caller
+ *   still owns m).
+ */
+int dpv_engine_forward(struct dpv_engine *to, struct rte_mbuf *m);
 
 /**
  * Create the engine of one device.
@@ -859,6 +892,11 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rx_drop_pkey, 0,                                                     \
 	  "dropped: BTH P_Key not in the P_Key table (0xffff)")                \
 	X(rx_drop_noqp, 0, "dropped: no QP with the destination QP number")    \
+	X(rx_fwd, 0,                                                           \
+	  "frames handed to the shard that owns their QP (or to the home "     \
+	  "shard)")                                                            \
+	X(rx_fwd_in, 0, "frames received from another shard")                  \
+	X(rx_fwd_drop, 0, "dropped: the owning shard's forward ring was full") \
 	X(rx_drop_srcqpn, 0,                                                   \
 	  "dropped: for the own number of a source-QPN QP (it receives "      \
 	  "through its flows only)")                                          \

@@ -25,6 +25,7 @@
 RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 
 #define LOOP_RING_SIZE 4096
+#define FWD_RING_SIZE 2048 /* frames from other shards, waiting */
 /* QPs off the run list whose doorbells one poll checks */
 #define SCAN_SLICE 64
 /* dpv_engine_progress_post(): posts less than 1/POST_BURST_DIV s apart
@@ -67,6 +68,9 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->hz = rte_get_timer_hz();
 	e->netdev_next = UINT64_MAX;
 	e->conf = *conf; /* the verbs layer's hooks, called as they are */
+	e->home = conf->home == NULL;
+	if (e->home)
+		e->conf.home = e;
 	for (unsigned int i = 0; i < DPV_EKCACHE_SIZE; i++)
 		e->kcache[i].snp = &dpv_ekcache_never;
 	if (port != NULL) {
@@ -91,7 +95,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 		rte_errno = EINVAL;
 		goto fail;
 	}
-	if (e->netdev)
+	if (e->netdev && e->home) /* shards: the home shard serves it */
 		e->netdev_next = 0;
 	e->mbuf_room = rte_pktmbuf_data_room_size(e->mp) - RTE_PKTMBUF_HEADROOM;
 
@@ -130,6 +134,13 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 				       SOCKET_ID_ANY, RING_F_SC_DEQ);
 	if (e->kick == NULL)
 		goto fail;
+	if (conf->qp_owner != NULL) {
+		snprintf(name, sizeof(name), "dpv_fw_%p", (void *)e);
+		e->fwd = rte_ring_create(name, FWD_RING_SIZE, SOCKET_ID_ANY,
+					 RING_F_SC_DEQ);
+		if (e->fwd == NULL)
+			goto fail;
+	}
 	return e;
 nomem:
 	rte_errno = ENOMEM;
@@ -166,6 +177,11 @@ dpv_engine_destroy(struct dpv_engine *e)
 		while (rte_ring_dequeue(e->loop, &m) == 0)
 			rte_pktmbuf_free(m);
 		rte_ring_free(e->loop);
+	}
+	if (e->fwd != NULL) {
+		while (rte_ring_dequeue(e->fwd, &m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(e->fwd);
 	}
 	rte_hash_free(e->qp_hash);
 	rte_ring_free(e->kick);
@@ -318,34 +334,91 @@ engine_rx(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n)
 
 /* ----------------------------------------------------------- poll loop */
 
-static void
-engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
+int
+dpv_engine_forward(struct dpv_engine *to, struct rte_mbuf *m)
+{
+	if (to->fwd == NULL || rte_ring_mp_enqueue(to->fwd, m) != 0)
+		return -ENOBUFS;
+	return 0;
+}
+
+/* Shards: hand m to shard to; true if it took it (a full ring drops). */
+static bool
+rx_forward(struct dpv_engine *e, struct dpv_engine *to,
+	   struct rte_mbuf *m)
+{
+	if (dpv_engine_forward(to, m) != 0) {
+		e->st.rx_fwd_drop++;
+		return false;
+	}
+	e->st.rx_fwd++;
+	return true;
+}
+
+/* Shards: the home shard, for a frame no QP of this one takes. */
+static inline struct dpv_engine *
+rx_home(const struct dpv_engine *e)
+{
+	return e->home ? NULL : e->conf.home;
+}
+
+/*
+ * Shards: the frame is for QPN qpn, which this shard does not own. A frame
+ * from the port goes to its owner (or home); one another shard handed
+ * over goes on only from the home shard (two hops at most).
+ */
+static bool
+rx_not_mine(struct dpv_engine *e, struct rte_mbuf *m, uint32_t qpn,
+	    bool handed)
+{
+	struct dpv_engine *to;
+
+	if (e->conf.qp_owner == NULL || (handed && !e->home))
+		return false;
+	to = e->conf.qp_owner(e->conf.qp_owner_arg, qpn);
+	if (to == NULL || to == e)
+		to = handed ? NULL : rx_home(e);
+	return to != NULL && rx_forward(e, to, m);
+}
+
+/* Process a received frame; true if it was handed on (not to be freed). */
+static bool
+engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 {
 	enum dpv_roce_rx_status why;
 	struct dpv_epkt pkt;
 	struct dpv_eqp *qp;
 
+	/* a shard other than home leaves raw-packet flows and every frame
+	 * that is not unicast RoCE to the home shard */
+	if (unlikely(!e->home) && !handed &&
+	    __atomic_load_n(&e->conf.home->raw_flows, __ATOMIC_RELAXED) != 0)
+		return rx_forward(e, e->conf.home, m);
 	if (dpv_engine_raw_rx(e, m))
-		return; /* taken by a raw-packet flow */
+		return false; /* taken by a raw-packet flow */
 	why = dpv_engine_parse(m, &pkt); /* fills all of pkt */
 	if (unlikely(why != DPV_ROCE_RX_OK)) {
+		if (!e->home && !handed)
+			return rx_forward(e, e->conf.home, m);
 		dpv_engine_rx_other(e, m, why);
-		return;
+		return false;
 	}
 	/* the P_Key table holds the default P_Key alone */
 	if (unlikely(!dpv_roce_pkey_match(pkt.pkey, DPV_ROCE_PKEY_DEFAULT))) {
 		e->st.rx_drop_pkey++;
-		return;
+		return false;
 	}
 	/* unicast frames for another MAC (promiscuous ports) are not ours */
 	if (e->port != NULL && !(pkt.dmac[0] & 1) &&
 	    memcmp(pkt.dmac, e->mac, 6) != 0) {
 		e->st.rx_drop_addr++;
-		return;
+		return false;
 	}
 	if (pkt.dqpn == DPV_ENGINE_QPN_MCAST) {
+		if (!e->home && !handed)
+			return rx_forward(e, e->conf.home, m);
 		dpv_engine_rx_mcast(e, &pkt);
-		return;
+		return false;
 	}
 	/* a source-QPN QP's flow takes frames to its number first; the QP
 	 * that owns the number gets the rest (engine_raw.c) */
@@ -355,12 +428,14 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 	if (qp == NULL) {
 		qp = dpv_engine_qp_lookup(e, pkt.dqpn);
 		if (qp == NULL) {
+			if (rx_not_mine(e, m, pkt.dqpn, handed))
+				return true;
 			e->st.rx_drop_noqp++;
-			return;
+			return false;
 		}
 		if (unlikely(qp->srcqpn)) {
 			e->st.rx_drop_srcqpn++; /* no address of its own */
-			return;
+			return false;
 		}
 	} else {
 		DPV_EQP_COUNT(qp, rx_srcqpn);
@@ -369,31 +444,32 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m)
 	qp->st.rx_pkts++;
 	if (unlikely(qp->dct != NULL)) {
 		dpv_engine_dct_rx(qp, &pkt); /* from any DCI (engine_dc.c) */
-		return;
+		return false;
 	}
 	if (qp->type != IBV_QPT_UD &&
 	    memcmp(pkt.sgid, qp->path.dgid, sizeof(pkt.sgid)) != 0) {
 		DPV_EQP_COUNT(qp, rx_drop_addr);
-		return;
+		return false;
 	}
 	if (unlikely(!dpv_engine_rx_dip_ok(qp, &pkt) ||
 		     !dpv_engine_rx_len_ok(qp, &pkt)))
-		return;
+		return false;
 	dpv_engine_qp_activate(qp); /* an ACK may be owed, WQEs may finish */
 	if (pkt.flags & DPV_OPF_REQ) {
 		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
 		    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE) {
 			DPV_EQP_COUNT(qp, rx_drop_state);
-			return;
+			return false;
 		}
 		dpv_engine_responder(qp, &pkt);
 	} else {
 		if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) {
 			DPV_EQP_COUNT(qp, rx_drop_state);
-			return;
+			return false;
 		}
 		dpv_engine_completer(qp, &pkt);
 	}
+	return false;
 }
 
 /*
@@ -511,16 +587,25 @@ rx_pass(struct dpv_engine *e, unsigned budget)
 	struct rte_mbuf *pkts[DPV_ENGINE_TX_BURST];
 	uint16_t n;
 
-	n = engine_rx(e, pkts,
-		      (uint16_t)RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST));
+	uint16_t max = (uint16_t)RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST);
+	uint16_t nf = 0;
+
+	n = engine_rx(e, pkts, max);
 	e->st.rx_pkts += n;
-	e->work += n;
-	for (uint16_t i = 0; i < n; i++) {
-		e->st.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		engine_rx_one(e, pkts[i]);
-		rte_pktmbuf_free(pkts[i]);
+	/* shards: then what the others handed over */
+	if (e->fwd != NULL && n < max && !rte_ring_empty(e->fwd)) {
+		nf = (uint16_t)rte_ring_sc_dequeue_burst(
+			e->fwd, (void **)pkts + n, max - n, NULL);
+		e->st.rx_fwd_in += nf;
 	}
-	return n;
+	e->work += n + nf;
+	for (uint16_t i = 0; i < n + nf; i++) {
+		if (i < n)
+			e->st.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		if (!engine_rx_one(e, pkts[i], i >= n))
+			rte_pktmbuf_free(pkts[i]);
+	}
+	return n + nf;
 }
 
 /*
@@ -1349,7 +1434,6 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		.src_qp = src_qp,
 		.wc_flags = wc_flags,
 	};
-	int ret;
 
 	if (recv && qp->has_srq)
 		ci.srqn = qp->srqn;
@@ -1360,15 +1444,32 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		ci.scat_len = qp->cqe_scat_len;
 	}
 	qp->cqe_scat_len = 0;
-	ret = dpv_ring_cq_push(cq, &ci);
+	return dpv_engine_cq_write(qp->e, cq, &ci);
+}
+
+int
+dpv_engine_cq_write(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
+		    const struct dpv_cqe_info *ci)
+{
+	bool shared = dpv_ring_cq_lock(cq);
+	int ret = dpv_ring_cq_push(cq, ci);
+
 	if (ret) {
-		ENGINE_LOG(WARNING, "qp %u: CQ overrun", qp->qpn);
+		dpv_ring_cq_unlock(cq, shared);
+		ENGINE_LOG(WARNING, "qp %u: CQ overrun", ci->qpn);
 		return -ret;
 	}
-	qp->e->st.cqes++;
-	qp->e->work++;
-	dpv_engine_cq_pushed(qp->e, cq);
-	if (qp->e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
-		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
+	e->st.cqes++;
+	e->work++;
+	if (unlikely(cq->comp != NULL)) {
+		/* a shared CQ's compression session never spans shards */
+		if (shared)
+			held_write(e, cq);
+		else
+			dpv_engine_held_note(e, cq);
+	}
+	if (e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
+		e->conf.cq_event(e->conf.cq_event_arg, cq);
+	dpv_ring_cq_unlock(cq, shared);
 	return 0;
 }

@@ -534,11 +534,14 @@ dpv_engine_comp_drain(struct dpv_eqp *qp)
 
 /* Flush CQEs fire an armed CQ's completion event like any other CQE. */
 static void
-flush_notify(struct dpv_eqp *qp, struct dpv_mlx5_cq *cq, unsigned int n)
+flush_ring(struct dpv_eqp *qp, struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq)
 {
-	if (n > 0 && qp->e->conf.cq_event != NULL &&
-	    dpv_ring_cq_should_notify(cq))
+	bool shared = dpv_ring_cq_lock(cq);
+
+	if (dpv_ring_flush(wq, cq, qp->qpn) > 0 &&
+	    qp->e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
 		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
+	dpv_ring_cq_unlock(cq, shared);
 }
 
 /* QP in SQE or ERR: every outstanding send WQE completes with
@@ -548,8 +551,7 @@ dpv_engine_sq_flush_send(struct dpv_eqp *qp)
 {
 	if (qp->sq == NULL)
 		return;
-	flush_notify(qp, qp->scq,
-		     dpv_ring_flush(&qp->sq->wq, qp->scq, qp->qpn));
+	flush_ring(qp, &qp->sq->wq, qp->scq);
 	qp->s_tail = qp->s_cur = qp->s_head;
 	qp->req.rd_out = 0;
 	qp->comp.deadline = 0;
@@ -563,9 +565,7 @@ dpv_engine_sq_flush(struct dpv_eqp *qp)
 	dpv_engine_sq_flush_send(qp);
 	if (qp->rq != NULL) {
 		if (!qp->has_srq) {
-			flush_notify(qp, qp->rcq,
-				     dpv_ring_flush(&qp->rq->wq, qp->rcq,
-						    qp->qpn));
+			flush_ring(qp, &qp->rq->wq, qp->rcq);
 		} else if (qp->resp.have_rwqe) {
 			dpv_engine_cqe(qp, true, qp->resp.rwqe.wr.wqe_index,
 				       IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, 0,

@@ -434,6 +434,12 @@ struct dpv_engine {
 	uint16_t rxq, txq;
 	struct rte_mempool *mp;
 	struct rte_ring *loop; /* internal loopback wire (port == NULL) */
+	/* shards: frames other shards of the device received for QPs this
+	 * one owns (or, on the home shard, for no QP of theirs) */
+	struct rte_ring *fwd;
+	bool home;		/* takes what no QP of a shard takes */
+	/* raw-packet flows installed (other shards read it) */
+	uint32_t raw_flows;
 	uint8_t mac[6];
 	uint8_t gid[16]; /* UD source GID without a port */
 	uint16_t ip_id;
@@ -775,12 +781,11 @@ void dpv_engine_held_note(struct dpv_engine *e, struct dpv_mlx5_cq *cq);
  * raise the events they fire. */
 void dpv_engine_held_commit(struct dpv_engine *e);
 
-/* After a push to cq (a struct dpv_mlx5_cq *): compressed CQs hold CQEs
- * until the poll ends (a macro: the ring header is not included here). */
-#define dpv_engine_cq_pushed(e, cq)                                            \
-	do {                                                                   \
-		if (unlikely((cq)->comp != NULL))                              \
-			dpv_engine_held_note((e), (cq));                       \
-	} while (0)
+/* Write one completion into cq (under its lock if QPs of several shards
+ * complete into it), count it, hold it for compression or raise the CQ's
+ * event. 0, or -ENOSPC when the CQ is full (overrun). */
+struct dpv_cqe_info;
+int dpv_engine_cq_write(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
+			const struct dpv_cqe_info *ci);
 
 #endif

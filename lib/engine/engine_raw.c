@@ -535,6 +535,7 @@ dpv_engine_flow_add(struct dpv_engine *e, const struct dpv_engine_flow *f,
 		r->flows[r->nflows].f = *f;
 		*id = r->flows[r->nflows].id;
 		r->nflows++;
+		__atomic_store_n(&e->raw_flows, r->nflows, __ATOMIC_RELAXED);
 	}
 out:
 	rte_spinlock_unlock(&e->lock);
@@ -558,6 +559,7 @@ dpv_engine_flow_del(struct dpv_engine *e, uint64_t id)
 		memmove(&r->flows[i], &r->flows[i + 1],
 			sizeof(r->flows[0]) * (r->nflows - i - 1));
 		r->nflows--;
+		__atomic_store_n(&e->raw_flows, r->nflows, __ATOMIC_RELAXED);
 		ret = 0;
 		break;
 	}
@@ -577,6 +579,7 @@ dpv_engine_raw_qp_gone(struct dpv_engine *e, uint32_t qpn)
 		if (r->flows[i].f.qpn != qpn)
 			r->flows[j++] = r->flows[i];
 	r->nflows = j;
+	__atomic_store_n(&e->raw_flows, j, __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < r->nrss; i++) {
 		if (r->rss[i].qpn != qpn)
 			continue;
@@ -655,7 +658,7 @@ deliver_rq(struct raw_state *r, struct dpv_eqp *kq, struct dpv_mlx5_rq *rq,
 	void *host[DPV_WR_MAX_SGE];
 	uint32_t len = v->len, off = 0;
 
-	if (!dpv_mlx5_rq_fetch(rq, &rw)) {
+	if (!dpv_mlx5_rq_fetch_eng(rq, &rw)) {
 		r->st.rx_no_wqe++;
 		return -1;
 	}
@@ -693,15 +696,7 @@ static void
 raw_cqe(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
 	const struct dpv_cqe_info *ci)
 {
-	if (dpv_ring_cq_push(cq, ci) != 0) {
-		ENGINE_LOG(WARNING, "qp %u: CQ overrun", ci->qpn);
-		return;
-	}
-	e->st.cqes++;
-	e->work++;
-	dpv_engine_cq_pushed(e, cq);
-	if (e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
-		e->conf.cq_event(e->conf.cq_event_arg, cq);
+	dpv_engine_cq_write(e, cq, ci);
 }
 
 /* The frame as QP q (options flags) gets it, and its CQE fields. */

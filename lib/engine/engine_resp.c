@@ -117,7 +117,7 @@ get_rwqe(struct dpv_eqp *qp)
 
 	if (qp->resp.have_rwqe)
 		return 0;
-	if (qp->rq == NULL || !dpv_mlx5_rq_fetch(qp->rq, &r->wr))
+	if (qp->rq == NULL || !dpv_mlx5_rq_fetch_eng(qp->rq, &r->wr))
 		return -1;
 	if (qp->has_srq && qp->e->conf.srq_fetched)
 		qp->e->conf.srq_fetched(qp->e->conf.event_arg, qp->rq);

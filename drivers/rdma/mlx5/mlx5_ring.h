@@ -213,6 +213,12 @@ struct dpv_mlx5_rq {
 	uint32_t srq_counter;  /**< WQEs posted (doorbell value) */
 	uint32_t eng_srq_next; /**< engine: slot of the next posted WQE */
 	rte_spinlock_t srq_lock;
+	/** engine shards (an SRQ): 1 + the shard its first QP went to, 0
+	 *  none yet (the verbs layer places QPs) */
+	uint16_t eng_shard;
+	/** QPs of several shards take from it: under eng_lock */
+	bool eng_shared;
+	rte_spinlock_t eng_lock;
 };
 
 /** Completion queue. */
@@ -256,7 +262,38 @@ struct dpv_mlx5_cq {
 	bool eng_uar_dv;       /**< armed from the doorbell word alone */
 	/** CQE compression state (dpv_mlx5_cq_compress()), NULL: none */
 	struct dpv_mlx5_cq_comp *comp;
+	/** engine shards: 1 + the shard of the first QP that completes
+	 *  into it, 0 none yet (the verbs layer places QPs) */
+	uint16_t eng_shard;
+	/** QPs of several shards complete into it: pushes (and the arm
+	 *  state they read) under eng_lock (dpv_ring_cq_lock()) */
+	bool eng_shared;
+	rte_spinlock_t eng_lock;
 };
+
+/**
+ * Take a CQ for writing completions when QPs of several engine shards
+ * write into it (cq->eng_shared, which is set only while the one shard
+ * that used it so far is stopped); nothing otherwise.
+ * @return what to pass to dpv_ring_cq_unlock()
+ */
+static inline bool
+dpv_ring_cq_lock(struct dpv_mlx5_cq *cq)
+{
+	bool shared = cq->eng_shared;
+
+	if (unlikely(shared))
+		rte_spinlock_lock(&cq->eng_lock);
+	return shared;
+}
+
+/** Release what dpv_ring_cq_lock() took. */
+static inline void
+dpv_ring_cq_unlock(struct dpv_mlx5_cq *cq, bool shared)
+{
+	if (unlikely(shared))
+		rte_spinlock_unlock(&cq->eng_lock);
+}
 
 /** @name CQE compression (mlx5dv_create_cq MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)
  *
@@ -927,6 +964,23 @@ void dpv_mlx5_sq_retire(struct dpv_mlx5_sq *sq, const struct dpv_wr *wr);
  * @return true and *out filled; false if none is posted.
  */
 bool dpv_mlx5_rq_fetch(struct dpv_mlx5_rq *rq, struct dpv_recv_wr *out);
+
+/**
+ * dpv_mlx5_rq_fetch() for the engine: an SRQ that QPs of several engine
+ * shards take from (rq->eng_shared) is taken under its eng_lock.
+ */
+static inline bool
+dpv_mlx5_rq_fetch_eng(struct dpv_mlx5_rq *rq, struct dpv_recv_wr *out)
+{
+	bool r;
+
+	if (likely(!rq->eng_shared))
+		return dpv_mlx5_rq_fetch(rq, out);
+	rte_spinlock_lock(&rq->eng_lock);
+	r = dpv_mlx5_rq_fetch(rq, out);
+	rte_spinlock_unlock(&rq->eng_lock);
+	return r;
+}
 
 /** The engine completed a fetched receive WQE (RQ, in order). */
 void dpv_mlx5_rq_retire(struct dpv_mlx5_rq *rq, const struct dpv_recv_wr *rwr);
