@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -27,15 +29,23 @@ struct pq {
 	struct dpv_mlx5_rq rq;
 };
 
-static struct pq *pqs;		 /* 2 * nqp entries, by (qpn - QBASE) */
-static struct dpv_mlx5_cq cq[2]; /* requesters', responders' */
+/* The QPs one engine (one shard) runs, and their two CQs. */
+struct pset {
+	struct dpv_engine *e;
+	uint32_t qbase;		 /* its first QPN */
+	struct pq *pqs;		 /* 2 * nqp entries, by (qpn - qbase) */
+	struct dpv_mlx5_cq cq[2]; /* requesters', responders' */
+	uint64_t done;		 /* messages completed by its last run() */
+	double ops_s;		 /* and their rate */
+	int ret;
+};
 
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct pq *p = &pqs[qpn - QBASE];
+	struct pset *ps = arg;
+	struct pq *p = &ps->pqs[qpn - ps->qbase];
 
-	RTE_SET_USED(arg);
 	return recv ? &p->rq.wq : &p->sq.wq;
 }
 
@@ -89,12 +99,12 @@ mkqp(struct dpv_engine *e, struct pq *p, uint32_t qpn, uint32_t peer,
 }
 
 static void
-rmqps(struct dpv_engine *e, unsigned int n)
+rmqps(struct pset *ps, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
-		dpv_engine_qp_destroy(e, QBASE + i);
-		dpv_mlx5_sq_fini(&pqs[i].sq);
-		dpv_mlx5_rq_fini(&pqs[i].rq);
+		dpv_engine_qp_destroy(ps->e, ps->qbase + i);
+		dpv_mlx5_sq_fini(&ps->pqs[i].sq);
+		dpv_mlx5_rq_fini(&ps->pqs[i].rq);
 	}
 }
 
@@ -112,17 +122,16 @@ heap_used(void)
 }
 
 /*
- * Keep operations in flight on each of nqp requesters (posted round
- * robin) for about secs seconds; ops/s of all of them.
+ * Keep operations in flight on each of nqp requesters of ps (posted round
+ * robin) for about secs seconds; ops/s of all of them in ps->ops_s and
+ * their number in ps->done (instructions per message under callgrind: the
+ * Ir of run() over this).
  */
-/* messages completed by the last run() (instructions per message under
- * callgrind: the Ir of run() over this) */
-static uint64_t last_done;
-
 static int
-run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
-    uint32_t len, uint8_t *buf, uint32_t key, double secs, double *ops_s)
+run(struct pset *ps, unsigned int nqp, enum ibv_wr_opcode op, uint32_t len,
+    uint8_t *buf, uint32_t key, double secs)
 {
+	struct dpv_engine *e = ps->e;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)buf, .length = len, .lkey = key};
 	struct ibv_send_wr wr = {.sg_list = &sge,
@@ -148,7 +157,7 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 		for (unsigned int k = 0; k < nqp && posted - done < depth &&
 					 rte_get_timer_cycles() < end;
 		     k++, next = (next + 1) % nqp) {
-			struct pq *a = &pqs[2 * next], *b = a + 1;
+			struct pq *a = &ps->pqs[2 * next], *b = a + 1;
 
 			if (out[next] >= per_qp)
 				continue;
@@ -159,7 +168,8 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 			}
 			wr.wr_id = next;
 			if (dpv_mlx5_post_send(&a->sq, IBV_QPT_RC,
-					       QBASE + 2 * next, &wr, &bad)) {
+					       ps->qbase + 2 * next, &wr,
+					       &bad)) {
 				DPV_TEST_LOG("post_send");
 				goto fail;
 			}
@@ -169,7 +179,7 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 			posted++;
 		}
 		dpv_engine_poll(e, 64);
-		int n = dpv_mlx5_cq_poll(&cq[0], 32, wc, lookup, NULL);
+		int n = dpv_mlx5_cq_poll(&ps->cq[0], 32, wc, lookup, ps);
 
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
@@ -180,7 +190,7 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 			done++;
 		}
 		/* the receiver's completions free its receive queue */
-		while (dpv_mlx5_cq_poll(&cq[1], 32, wc, lookup, NULL) > 0)
+		while (dpv_mlx5_cq_poll(&ps->cq[1], 32, wc, lookup, ps) > 0)
 			;
 		if (rte_get_timer_cycles() > end + 5 * hz) {
 			DPV_TEST_LOG("stuck: %" PRIu64 " of %" PRIu64, done,
@@ -189,42 +199,194 @@ run(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
 		}
 	}
 	free(out);
-	*ops_s = (double)done * hz / (double)(rte_get_timer_cycles() - t0);
-	last_done = done;
+	ps->ops_s = (double)done * hz / (double)(rte_get_timer_cycles() - t0);
+	ps->done = done;
 	return 0;
 fail:
 	free(out);
 	return -1;
 }
 
+/* Build nqp requester/responder pairs in ps (0 or -1). */
+static int
+mkpairs(struct pset *ps, unsigned int nqp, unsigned int *made)
+{
+	ps->pqs = calloc(2 * nqp, sizeof(*ps->pqs));
+	if (ps->pqs == NULL)
+		return -1;
+	for (*made = 0; *made < 2 * nqp; (*made)++) {
+		uint32_t qpn = ps->qbase + *made, peer = qpn ^ 1;
+
+		if (mkqp(ps->e, &ps->pqs[*made], qpn, peer,
+			 &ps->cq[*made & 1])) {
+			DPV_TEST_LOG("QP %u of %u", *made, 2 * nqp);
+			(*made)++;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+rmpairs(struct pset *ps, unsigned int made)
+{
+	rmqps(ps, made);
+	free(ps->pqs);
+	ps->pqs = NULL;
+}
+
 /* Builds nqp requester/responder pairs; runs op; tears them down. */
 static int
-run_qps(struct dpv_engine *e, unsigned int nqp, enum ibv_wr_opcode op,
-	uint32_t len, uint8_t *buf, uint32_t key, double secs, double *ops_s,
+run_qps(struct pset *ps, unsigned int nqp, enum ibv_wr_opcode op,
+	uint32_t len, uint8_t *buf, uint32_t key, double secs,
 	size_t *bytes_per_qp)
 {
 	size_t heap0 = heap_used();
 	unsigned int made = 0;
 	int ret = -1;
 
-	pqs = calloc(2 * nqp, sizeof(*pqs));
-	if (pqs == NULL)
-		return -1;
-	for (; made < 2 * nqp; made++) {
-		uint32_t qpn = QBASE + made, peer = qpn ^ 1;
-
-		if (mkqp(e, &pqs[made], qpn, peer, &cq[made & 1])) {
-			DPV_TEST_LOG("QP %u of %u", made, 2 * nqp);
-			made++;
-			goto out;
-		}
+	if (mkpairs(ps, nqp, &made) == 0) {
+		*bytes_per_qp = (heap_used() - heap0) / (2 * nqp);
+		ret = run(ps, nqp, op, len, buf, key, secs);
 	}
-	*bytes_per_qp = (heap_used() - heap0) / (2 * nqp);
-	ret = run(e, nqp, op, len, buf, key, secs, ops_s);
+	rmpairs(ps, made);
+	return ret;
+}
+
+/* ------------------------------------------------------------- shards */
+
+#define MAX_SHARDS 4
+#define SHARD_QPNS 0x4000 /* QPNs of shard s: from QBASE + s * SHARD_QPNS */
+
+static struct pset shards[MAX_SHARDS];
+static unsigned int nshards;
+
+/* the engines' conf.qp_owner: QPNs by range */
+static struct dpv_engine *
+shard_owner(void *arg, uint32_t qpn)
+{
+	uint32_t s = (qpn - QBASE) / SHARD_QPNS;
+
+	RTE_SET_USED(arg);
+	return qpn >= QBASE && s < nshards ? shards[s].e : NULL;
+}
+
+/* An engine (home: the home shard, NULL for the first or only one) with
+ * its two CQs and the buffer's key. */
+static int
+pset_init(struct pset *ps, struct rte_mempool *mp, struct dpv_engine *home,
+	  bool sharded, uint32_t qbase, uint8_t *buf, uint32_t key)
+{
+	struct dpv_engine_conf conf = {
+		.max_keys = 16, .max_qps = 8192 + 64, .mp = mp, .home = home};
+	struct dpv_engine_key k = {0};
+
+	memset(ps, 0, sizeof(*ps));
+	ps->qbase = qbase;
+	if (sharded)
+		conf.qp_owner = shard_owner;
+	ps->e = dpv_engine_create(NULL, &conf);
+	if (ps->e == NULL ||
+	    dpv_mlx5_cq_init(&ps->cq[0], 1 << 16, SOCKET_ID_ANY) ||
+	    dpv_mlx5_cq_init(&ps->cq[1], 1 << 16, SOCKET_ID_ANY))
+		return -1;
+	k.addr = k.iova = (uintptr_t)buf;
+	k.length = 2 * SZ;
+	k.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	k.pdn = 1;
+	return dpv_engine_key_set(ps->e, key, &k);
+}
+
+static void
+pset_fini(struct pset *ps)
+{
+	dpv_mlx5_cq_fini(&ps->cq[0]);
+	dpv_mlx5_cq_fini(&ps->cq[1]);
+	dpv_engine_destroy(ps->e);
+	ps->e = NULL;
+}
+
+struct shard_job {
+	struct pset *ps;
+	unsigned int nqp;
+	uint8_t *buf;
+	uint32_t key;
+	double secs;
+};
+
+static int
+shard_run(void *arg)
+{
+	struct shard_job *j = arg;
+
+	j->ps->ret = run(j->ps, j->nqp, IBV_WR_SEND, 64, j->buf, j->key,
+			 j->secs);
+	return 0;
+}
+
+/*
+ * One device served by n shards, each run by its own lcore (the main one
+ * and n - 1 EAL workers), each with nqp QP pairs of its own and its own
+ * packet pool (as each worker has its own mempool cache): the rate of
+ * all of them, printed as engine_perf op=send shards=n.
+ */
+static int
+shards_case(unsigned int n, unsigned int nqp, uint8_t *buf, uint32_t key,
+	    double secs)
+{
+	struct rte_mempool *mp[MAX_SHARDS] = {0};
+	struct shard_job job[MAX_SHARDS];
+	unsigned int made[MAX_SHARDS] = {0}, lcore, s;
+	double total = 0;
+	int ret = -1;
+
+	if (n > MAX_SHARDS || rte_lcore_count() < n) {
+		DPV_TEST_LOG("shards=%u: EAL has %u lcores (give -l 0-%u)", n,
+			     rte_lcore_count(), n - 1);
+		return -1;
+	}
+	nshards = n;
+	for (s = 0; s < n; s++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "eng_shard_mp%u", s);
+		mp[s] = rte_pktmbuf_pool_create(name, 8191, 256, 0,
+						RTE_MBUF_DEFAULT_BUF_SIZE,
+						SOCKET_ID_ANY);
+		if (mp[s] == NULL ||
+		    pset_init(&shards[s], mp[s], s ? shards[0].e : NULL, true,
+			      QBASE + s * SHARD_QPNS, buf, key) ||
+		    mkpairs(&shards[s], nqp, &made[s]))
+			goto out;
+		job[s] = (struct shard_job){&shards[s], nqp, buf, key, secs};
+	}
+	s = 1;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (s == n)
+			break;
+		if (rte_eal_remote_launch(shard_run, &job[s], lcore) != 0)
+			goto out;
+		s++;
+	}
+	shard_run(&job[0]);
+	rte_eal_mp_wait_lcore();
+	ret = 0;
+	for (s = 0; s < n; s++) {
+		ret |= shards[s].ret;
+		total += shards[s].ops_s;
+	}
+	printf("%s engine_perf op=send size=64 shards=%u qps=%u msg_mps=%.4f\n",
+	       ret == 0 ? "RESULT" : "FAILED", n, n * nqp, total / 1e6);
+	fflush(stdout);
 out:
-	rmqps(e, made);
-	free(pqs);
-	pqs = NULL;
+	for (s = 0; s < n; s++) {
+		if (shards[s].e != NULL) {
+			rmpairs(&shards[s], made[s]);
+			pset_fini(&shards[s]);
+		}
+		rte_mempool_free(mp[s]);
+	}
+	nshards = 0;
 	return ret;
 }
 
@@ -234,15 +396,15 @@ engine_perf(void)
 	const char *qenv = getenv("DPV_PERF_QPS");
 	double secs = getenv("DPV_PERF_QUICK") ? 0.3 : 1.0;
 	const char *senv = getenv("DPV_PERF_SECS"); /* per case */
-	struct dpv_engine_conf conf = {.max_keys = 16, .max_qps = 8192 + 64};
+	/* DPV_PERF_SHARDS=N: also one device served by 1..N lcores */
+	const char *shenv = getenv("DPV_PERF_SHARDS");
 	char list[128], *tok, *save;
 	struct rte_mempool *mp;
-	struct dpv_engine *e;
-	struct dpv_engine_key k = {0};
+	struct pset *ps = &shards[0];
 	uint32_t key = 1 << 8 | 0x11;
 	size_t per_qp;
 	uint8_t *buf;
-	double w, s = 0;
+	double w = 0;
 	int ret;
 
 	if (senv != NULL && atof(senv) > 0)
@@ -254,26 +416,17 @@ engine_perf(void)
 	mp = rte_pktmbuf_pool_create("eng_perf_mp", 8191, 256, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	TEST_ASSERT_NOT_NULL(mp, "");
-	conf.mp = mp;
-	e = dpv_engine_create(NULL, &conf);
-	TEST_ASSERT_NOT_NULL(e, "");
-	TEST_ASSERT_EQUAL(dpv_mlx5_cq_init(&cq[0], 1 << 16, SOCKET_ID_ANY), 0,
-			  "");
-	TEST_ASSERT_EQUAL(dpv_mlx5_cq_init(&cq[1], 1 << 16, SOCKET_ID_ANY), 0,
-			  "");
 	buf = aligned_alloc(4096, 2 * SZ);
 	TEST_ASSERT_NOT_NULL(buf, "");
 	memset(buf, 1, 2 * SZ);
-	k.addr = k.iova = (uintptr_t)buf;
-	k.length = 2 * SZ;
-	k.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	k.pdn = 1;
-	TEST_ASSERT_EQUAL(dpv_engine_key_set(e, key, &k), 0, "");
+	TEST_ASSERT_EQUAL(pset_init(ps, mp, NULL, false, QBASE, buf, key), 0,
+			  "");
 	/* DPV_PERF_NO_WRITE: only the 64 B SEND runs (for profiles) */
 	ret = getenv("DPV_PERF_NO_WRITE")
 		      ? 1
-		      : run_qps(e, 1, IBV_WR_RDMA_WRITE, SZ, buf, key, secs,
-				&w, &per_qp);
+		      : run_qps(ps, 1, IBV_WR_RDMA_WRITE, SZ, buf, key, secs,
+				&per_qp);
+	w = ps->ops_s;
 	if (ret == 1)
 		ret = 0;
 	else if (ret == 0)
@@ -291,23 +444,26 @@ engine_perf(void)
 		}
 		struct dpv_engine_stats st0, st1;
 
-		dpv_engine_stats_get(e, &st0);
-		ret = run_qps(e, n, IBV_WR_SEND, 64, buf, key, secs, &s,
-			      &per_qp);
-		dpv_engine_stats_get(e, &st1);
+		dpv_engine_stats_get(ps->e, &st0);
+		ret = run_qps(ps, n, IBV_WR_SEND, 64, buf, key, secs, &per_qp);
+		dpv_engine_stats_get(ps->e, &st1);
 		printf("%s engine_perf op=send size=64 qps=%u "
 		       "msg_mps=%.4f bytes_per_qp=%zu retransmits=%" PRIu64
 		       " tx_drop_full=%" PRIu64 " msgs=%" PRIu64 "\n",
-		       ret == 0 ? "RESULT" : "FAILED", n, s / 1e6, per_qp,
-		       st1.retransmits - st0.retransmits,
-		       st1.tx_drop_full - st0.tx_drop_full, last_done);
+		       ret == 0 ? "RESULT" : "FAILED", n, ps->ops_s / 1e6,
+		       per_qp, st1.retransmits - st0.retransmits,
+		       st1.tx_drop_full - st0.tx_drop_full, ps->done);
 		fflush(stdout);
 	}
-	dpv_mlx5_cq_fini(&cq[0]);
-	dpv_mlx5_cq_fini(&cq[1]);
-	dpv_engine_destroy(e);
-	free(buf);
+	pset_fini(ps);
 	rte_mempool_free(mp);
+	if (ret == 0 && shenv != NULL) {
+		unsigned int n = (unsigned int)strtoul(shenv, NULL, 0);
+
+		for (unsigned int k = 1; ret == 0 && k <= n; k++)
+			ret = shards_case(k, 16, buf, key, secs);
+	}
+	free(buf);
 	TEST_ASSERT_EQUAL(ret, 0, "a completion failed or timed out");
 	return TEST_SUCCESS;
 }
