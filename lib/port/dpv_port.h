@@ -297,6 +297,13 @@ uint16_t dpv_port_queue_base(const struct dpv_port *p);
 unsigned dpv_port_workers(void);
 
 /**
+ * @return the configured number of engine shards per device ([dpverbs]
+ *   shards, 1 by default; a device gets as many as its port has queues,
+ *   see dpv_port_queues()); valid after dpv_port_init().
+ */
+unsigned dpv_port_shards(void);
+
+/**
  * @return the configured progress mode ([dpverbs] progress, enum
  *   dpv_progress_mode; DPV_PROGRESS_AUTO without one); valid after
  *   dpv_port_init().

@@ -120,7 +120,7 @@ struct dpv_port_conf {
 	unsigned n_neigh; /**< entries of neigh */
 	/** Static neighbours (key "neigh") */
 	struct dpv_neigh neigh[DPV_PORT_MAX_NEIGH];
-	uint16_t queues;    /**< RX = TX queues; 0 = max(1, workers) */
+	uint16_t queues;    /**< RX = TX queues; 0 = max(1, workers, shards) */
 	uint16_t rx_desc;   /**< RX ring size; 0 = 1024 */
 	uint16_t tx_desc;   /**< TX ring size; 0 = 1024 */
 	uint32_t mbufs;	    /**< mempool size; 0 = 8191 */
@@ -156,10 +156,16 @@ enum dpv_progress_mode {
 	DPV_PROGRESS_WORKERS,  /**< worker lcores ([dpverbs] workers > 0) */
 };
 
+/** Most engine shards per device ([dpverbs] shards). */
+#define DPV_SHARDS_MAX 8
+
 /** The whole configuration. */
 struct dpv_config {
 	char eal_args[DPV_EAL_ARGS_LEN]; /**< whitespace-separated */
 	unsigned workers;		 /**< worker lcores, 0 = app-driven */
+	/** [dpverbs] shards: engines per device, each on its own port queue
+	 *  pair and owning its own QPs (0 or 1: one) */
+	unsigned shards;
 	/** [dpverbs] progress: DPV_PROGRESS_AUTO (default), _THREAD, _APP,
 	 *  _WORKERS */
 	int progress;

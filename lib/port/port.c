@@ -71,6 +71,7 @@ static unsigned n_ports; /* read without the lock: atomic accesses */
 static bool init_done;
 static int init_rc;
 static unsigned n_workers;
+static unsigned n_shards = 1;
 static int progress_mode; /* enum dpv_progress_mode */
 static unsigned name_gen; /* keeps vdev/ring/mempool names unique */
 static struct dpv_config config;
@@ -560,7 +561,7 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	port_netdev_init(&p->nd);
 	snprintf(p->name, sizeof(p->name), "dpv%u", idx);
 	p->conf = *pc;
-	nq = pc->queues ? pc->queues : (n_workers ? n_workers : 1);
+	nq = pc->queues ? pc->queues : RTE_MAX(RTE_MAX(n_workers, n_shards), 1u);
 	if (nq > RTE_PMD_RING_MAX_RX_RINGS)
 		nq = RTE_PMD_RING_MAX_RX_RINGS;
 	if (pc->app_configured)
@@ -737,6 +738,7 @@ dpv_port_init(void)
 		rc = port_eal_start(&config);
 	if (rc == 0) {
 		n_workers = config.workers;
+		n_shards = config.shards ? config.shards : 1;
 		progress_mode = config.progress;
 		/* devices attached by the application replace the config's */
 		attached = dpv_port_count() > 0;
@@ -938,6 +940,12 @@ unsigned
 dpv_port_workers(void)
 {
 	return n_workers;
+}
+
+unsigned
+dpv_port_shards(void)
+{
+	return n_shards;
 }
 
 int

@@ -587,6 +587,16 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 					cfg->workers = v;
 				}
 			} else if (strcmp(sec, "dpverbs") == 0 &&
+				   strcmp(e->name, "shards") == 0) {
+				if (port_num_parse(e->value, 1,
+						   DPV_SHARDS_MAX, &v) < 0) {
+					KEY_ERR("want a number 1..%u (engines "
+						"per device)", DPV_SHARDS_MAX);
+					rc = -EINVAL;
+				} else {
+					cfg->shards = v;
+				}
+			} else if (strcmp(sec, "dpverbs") == 0 &&
 				   strcmp(e->name, "progress") == 0) {
 				if (strcmp(e->value, "thread") == 0) {
 					cfg->progress = DPV_PROGRESS_THREAD;
@@ -603,7 +613,7 @@ load_sections(struct dpv_config *cfg, struct rte_cfgfile *f, const char *path,
 				}
 			} else {
 				KEY_ERR("unknown key (known: [eal] args, "
-					"[dpverbs] workers, progress)");
+					"[dpverbs] workers, shards, progress)");
 				rc = -EINVAL;
 			}
 		}
@@ -855,6 +865,19 @@ dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 	if (rc == 0)
 		rc = dpv_config_apply_netdev(cfg, getenv("DPV_NETDEV"), err,
 					     errlen);
+	if (rc == 0 && getenv("DPV_SHARDS") != NULL) {
+		unsigned long v;
+
+		/* DPV_SHARDS=N: [dpverbs] shards */
+		if (port_num_parse(getenv("DPV_SHARDS"), 1, DPV_SHARDS_MAX,
+				   &v) < 0) {
+			snprintf(err, errlen, "DPV_SHARDS=%s: want 1..%u",
+				 getenv("DPV_SHARDS"), DPV_SHARDS_MAX);
+			rc = -EINVAL;
+		} else {
+			cfg->shards = v;
+		}
+	}
 	if (rc != 0)
 		PORT_LOG(ERR, "configuration: %s", err);
 	return rc;

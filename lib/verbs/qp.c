@@ -368,10 +368,19 @@ ring_cq_clean(struct dpv_qp *qp)
 	uint32_t qpn = qp->qpex.qp_base.qp_num;
 	struct dpv_mlx5_rq *srq = qp->srq ? &qp->srq->ring : NULL;
 
-	if (qp->rcq)
+	bool sh;
+
+	/* a CQ that QPs of other engine shards write into: under its lock */
+	if (qp->rcq) {
+		sh = dpv_ring_cq_lock(&qp->rcq->ring);
 		dpv_ring_cq_clean(&qp->rcq->ring, qpn, srq);
-	if (qp->scq && qp->scq != qp->rcq)
+		dpv_ring_cq_unlock(&qp->rcq->ring, sh);
+	}
+	if (qp->scq && qp->scq != qp->rcq) {
+		sh = dpv_ring_cq_lock(&qp->scq->ring);
 		dpv_ring_cq_clean(&qp->scq->ring, qpn, NULL);
+		dpv_ring_cq_unlock(&qp->scq->ring, sh);
+	}
 }
 
 static int
@@ -394,11 +403,18 @@ ring_flush(struct dpv_qp *qp)
 {
 	uint32_t qpn = qp->qpex.qp_base.qp_num;
 	unsigned int n = 0;
+	bool sh;
 
-	if (qp->has_sq && qp->scq)
+	if (qp->has_sq && qp->scq) {
+		sh = dpv_ring_cq_lock(&qp->scq->ring);
 		n += dpv_ring_flush(&qp->sq.wq, &qp->scq->ring, qpn);
-	if (qp->has_rq && qp->rcq)
+		dpv_ring_cq_unlock(&qp->scq->ring, sh);
+	}
+	if (qp->has_rq && qp->rcq) {
+		sh = dpv_ring_cq_lock(&qp->rcq->ring);
 		n += dpv_ring_flush(&qp->rq.wq, &qp->rcq->ring, qpn);
+		dpv_ring_cq_unlock(&qp->rcq->ring, sh);
+	}
 	return n;
 }
 
@@ -426,10 +442,104 @@ ring_wq_lookup(void *arg, uint32_t qpn, bool recv)
 /* Resolve time of a destination MAC at RTR, like the kernel's for RoCE. */
 #define QP_NEIGH_TIMEOUT_MS 3000
 
+/*
+ * Engine shards: the shard of the device that a CQ or SRQ is written by.
+ * *bound is 1 + the shard of its first QP; when a QP of another shard
+ * uses it too, it becomes shared (written under its own lock from then
+ * on). The flag is set under the lock of the one shard that used it so
+ * far: that shard's next push sees it, and the new shard has no QP yet.
+ */
+static pthread_mutex_t shard_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+shard_use(struct dpv_device *dev, uint16_t *bound, bool *shared,
+	  unsigned int s)
+{
+	struct dpv_engine *old;
+
+	pthread_mutex_lock(&shard_mutex);
+	if (*bound == 0) {
+		*bound = (uint16_t)(s + 1);
+	} else if (*bound != s + 1 && !*shared) {
+		old = dev->engines[*bound - 1];
+		dpv_engine_lock(old);
+		__atomic_store_n(shared, true, __ATOMIC_RELEASE);
+		dpv_engine_unlock(old);
+		VERBS_LOG(DEBUG, "%s: a CQ or SRQ serves shards %u and %u",
+			  dev->vdev.device.name, *bound - 1u, s);
+	}
+	pthread_mutex_unlock(&shard_mutex);
+}
+
+void
+dpv_shard_use_cq(struct dpv_device *dev, struct dpv_mlx5_cq *cq,
+		 unsigned int s)
+{
+	if (dev->nshards > 1 && cq != NULL)
+		shard_use(dev, &cq->eng_shard, &cq->eng_shared, s);
+}
+
+/*
+ * The shard a new QP goes to. RC and UC QPs are spread round robin; the
+ * others need what the home shard keeps for the device (multicast
+ * groups, raw-packet flows and RSS, source-QPN steering, XRC SRQ lookup,
+ * DC targets) and stay there.
+ */
+static unsigned int
+shard_place(struct dpv_qp *qp)
+{
+	struct dpv_device *dev = qp->dev;
+	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
+	unsigned int s = 0;
+
+	if (dev->nshards <= 1)
+		return 0;
+	if (t == IBV_QPT_RC || t == IBV_QPT_UC)
+		s = __atomic_fetch_add(&dev->shard_next, 1, __ATOMIC_RELAXED) %
+		    dev->nshards;
+	dpv_shard_use_cq(dev, qp->scq ? &qp->scq->ring : NULL, s);
+	dpv_shard_use_cq(dev, qp->rcq ? &qp->rcq->ring : NULL, s);
+	if (qp->srq != NULL)
+		shard_use(dev, &qp->srq->ring.eng_shard,
+			  &qp->srq->ring.eng_shared, s);
+	return s;
+}
+
+/* Shards: which engine owns QP qpn (-1: none), for any thread. */
+int
+dpv_qp_shard_of(struct dpv_device *dev, uint32_t qpn)
+{
+	struct qp_table *t = qp_table_peek(dev);
+	uint32_t v;
+
+	if (t == NULL)
+		return -1;
+	v = atomic_load_explicit(&t->owner[qpn & (DPV_QPN_SLOTS - 1)],
+				 memory_order_acquire);
+	if ((v >> 8) != (qpn & DPV_QP_24BIT_MASK) || (v & 0xff) == 0)
+		return -1;
+	return (int)(v & 0xff) - 1;
+}
+
+static void
+shard_owner_set(struct dpv_qp *qp, unsigned int s, bool on)
+{
+	struct qp_table *t = qp_table_peek(qp->dev);
+	uint32_t qpn = qp->qpex.qp_base.qp_num;
+
+	if (t != NULL && qp->dev->nshards > 1)
+		atomic_store_explicit(&t->owner[qpn & (DPV_QPN_SLOTS - 1)],
+				      on ? (qpn & DPV_QP_24BIT_MASK) << 8 |
+						   (s + 1)
+					 : 0,
+				      memory_order_release);
+}
+
 static int
 eng_create(struct dpv_qp *qp)
 {
 	struct dpv_engine *e = qp->dev->engine;
+	unsigned int shard;
 	struct dpv_engine_qp_init in;
 	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
 	int rc;
@@ -469,9 +579,15 @@ eng_create(struct dpv_qp *qp)
 	in.use_source_qpn =
 		(qp->create_flags & IBV_QP_CREATE_SOURCE_QPN) != 0;
 	in.source_qpn = qp->source_qpn;
+	shard = shard_place(qp);
+	e = qp->dev->engines[shard];
+	/* frames for it that another shard receives find it from now on */
+	shard_owner_set(qp, shard, true);
 	rc = dpv_engine_qp_create(e, &in);
-	if (rc < 0)
+	if (rc < 0) {
+		shard_owner_set(qp, shard, false);
 		return -rc == EEXIST || -rc == ENOSPC ? ENOMEM : -rc;
+	}
 	qp->engine = e;
 	return 0;
 }
@@ -489,6 +605,7 @@ eng_destroy(struct dpv_qp *qp)
 		return;
 	}
 	dpv_engine_qp_destroy(e, qp->qpex.qp_base.qp_num);
+	shard_owner_set(qp, 0, false);
 	cq_poll_lock(qp);
 	dpv_engine_lock(e);
 	ring_cq_clean(qp);
@@ -519,9 +636,10 @@ eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
 	if (qp->dev->port != NULL &&
 	    dpv_port_query(qp->dev->port, &info) == 0)
 		memcpy(p->smac, info.mac, 6);
-	else if (dpv_engine_neigh_resolve(qp->engine, p->sgid, p->smac, 0) < 0)
+	else if (dpv_engine_neigh_resolve(qp->dev->engine, p->sgid, p->smac,
+					  0) < 0)
 		return EINVAL;
-	rc = dpv_engine_neigh_resolve(qp->engine, p->dgid, p->dmac,
+	rc = dpv_engine_neigh_resolve(qp->dev->engine, p->dgid, p->dmac,
 				      QP_NEIGH_TIMEOUT_MS);
 	if (rc < 0) {
 		QP_LOG(NOTICE, "QP 0x%06x: no MAC for the destination: %s",

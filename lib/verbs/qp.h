@@ -225,6 +225,10 @@ void dpv_qp_sq_drained_hook(void *arg, uint32_t qpn);
  */
 unsigned int dpv_qp_flush(struct dpv_qp *qp);
 
+/** Engine shards: the shard (index into dev->engines) that owns QP qpn,
+ *  or -1; lock-free, any thread. */
+int dpv_qp_shard_of(struct dpv_device *dev, uint32_t qpn);
+
 /**
  * ibv_modify_qp() with the burst size of IBV_QP_RATE_LIMIT (bytes of
  * credit a paced RAW_PACKET QP keeps while idle; ibv_modify_qp uses 0).

@@ -37,6 +37,9 @@ struct qp_table {
 	unsigned int count;
 	struct dpv_qp *_Atomic slot[DPV_QPN_SLOTS];
 	uint16_t gen[DPV_QPN_SLOTS];
+	/* engine shards: QPN << 8 | 1 + the shard of the QP in the slot,
+	 * 0 for none (read by any shard without a lock) */
+	_Atomic uint32_t owner[DPV_QPN_SLOTS];
 	struct qp_mcast_grp grp[DPV_CAP_MAX_MCAST_GRP]; /* under lock */
 };
 

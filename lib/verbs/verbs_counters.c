@@ -23,7 +23,7 @@ dpv_device_counters(struct ibv_context *ctx, struct dpv_device_counter *out,
 	if (ctx == NULL || (out == NULL && n > 0))
 		return -EINVAL;
 	dev = dctx_dev(ctx);
-	if (dev->engine == NULL || dpv_engine_stats_get(dev->engine, &st) != 0)
+	if (dev->engine == NULL || dpv_dev_engine_stats(dev, &st) != 0)
 		return -ENODEV;
 	return (int)dpv_engine_stats_list(&st, (struct dpv_engine_counter *)out,
 					  n);

@@ -254,20 +254,62 @@ dpv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	return poll_ring(cq, num_entries, wc);
 }
 
+/*
+ * Keep the engine side of a CQ still: the lock of the engine shard that
+ * writes into it (the home shard while no QP uses it), or the CQ's own
+ * lock once QPs of several shards do (*shared). The engine locked, NULL
+ * for a shared CQ or without an engine.
+ */
+static struct dpv_engine *
+cq_writer_lock(struct dpv_device *dev, struct dpv_cq *cq, bool *shared)
+{
+	struct dpv_engine *e;
+
+	*shared = false;
+	if (dev->engine == NULL)
+		return NULL;
+	if (!__atomic_load_n(&cq->ring.eng_shared, __ATOMIC_ACQUIRE)) {
+		uint16_t b = __atomic_load_n(&cq->ring.eng_shard,
+					     __ATOMIC_RELAXED);
+
+		e = b != 0 && b <= dev->nshards ? dev->engines[b - 1]
+						: dev->engine;
+		dpv_engine_lock(e);
+		/* it became shared before we got the lock: the other way */
+		if (!__atomic_load_n(&cq->ring.eng_shared, __ATOMIC_ACQUIRE))
+			return e;
+		dpv_engine_unlock(e);
+	}
+	rte_spinlock_lock(&cq->ring.eng_lock);
+	*shared = true;
+	return NULL;
+}
+
+static void
+cq_writer_unlock(struct dpv_cq *cq, struct dpv_engine *e, bool shared)
+{
+	if (e != NULL)
+		dpv_engine_unlock(e);
+	if (shared)
+		rte_spinlock_unlock(&cq->ring.eng_lock);
+}
+
 int
 dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct dpv_cq *cq = to_dcq(ibcq);
-	struct dpv_engine *e = dctx_dev(ibcq->context)->engine;
+	struct dpv_device *dev = dctx_dev(ibcq->context);
 	int rc = dpv_mlx5_cq_arm(&cq->ring, solicited_only);
+	struct dpv_engine *e;
+	bool shared;
 
 	/* as on ConnectX, an arm over CQEs not polled yet raises the event
 	 * at once; the engine looks at arms only when it writes a CQE, and
 	 * none may come (a ping-pong waiting for this very event) */
-	if (rc == 0 && e != NULL) {
-		dpv_engine_lock(e);
+	if (rc == 0 && dev->engine != NULL) {
+		e = cq_writer_lock(dev, cq, &shared);
 		dpv_cq_notify(cq);
-		dpv_engine_unlock(e);
+		cq_writer_unlock(cq, e, shared);
 	}
 	return rc;
 }
@@ -631,8 +673,10 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (cqe < 1 || (unsigned int)cqe > DPV_CAP_MAX_CQE)
 		return EINVAL;
 	struct dpv_cq *cq = to_dcq(ibcq);
-	struct dpv_engine *e = dctx_dev(ibcq->context)->engine;
+	struct dpv_device *dev = dctx_dev(ibcq->context);
 	struct dpv_mlx5_cq_resize r;
+	struct dpv_engine *e;
+	bool shared;
 	int rc;
 
 	if (!(cq->ring.ops->caps & DPV_RING_CAP_CQ_RESIZE))
@@ -643,19 +687,17 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (rc != 0)
 		return rc;
 	pthread_spin_lock(&cq->poll_lock);
-	if (e != NULL) {
-		dpv_engine_lock(e);
-		/* one iteration: completions of work already posted count as
-		 * pending, as they would on the hardware */
+	e = cq_writer_lock(dev, cq, &shared);
+	/* one iteration: completions of work already posted count as
+	 * pending, as they would on the hardware */
+	if (e != NULL)
 		dpv_engine_poll(e, 0);
-	}
 	/* let a pending arm see the CQEs before they move */
 	dpv_cq_notify(cq);
 	rc = cq->ring.ops->cq_resize_commit(&cq->ring, &r);
 	if (rc == 0)
 		ibcq->cqe = (int)cq->ring.cqe;
-	if (e != NULL)
-		dpv_engine_unlock(e);
+	cq_writer_unlock(cq, e, shared);
 	pthread_spin_unlock(&cq->poll_lock);
 	dpv_mlx5_cq_resize_release(&r);
 	return rc;

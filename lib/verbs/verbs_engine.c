@@ -95,7 +95,7 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
-	struct dpv_engine *e;
+	struct dpv_device *dev; /* its engines: dev->engines[0..nshards) */
 	pthread_t tid;
 	atomic_uint_fast64_t app_calls; /* application progress calls */
 	atomic_uint_fast64_t worker_polls; /* engine polls by a worker lcore */
@@ -123,6 +123,7 @@ struct dpv_worker {
 	atomic_bool stop;
 	atomic_uint ndevs;
 	struct dpv_progress_thr *devs[WORKER_MAX_DEVS];
+	struct dpv_engine *eng[WORKER_MAX_DEVS]; /* the shard of devs[i] */
 };
 
 static struct dpv_worker *workers; /* n_workers entries */
@@ -174,6 +175,39 @@ ack_held_long(const struct dpv_engine *e, uint64_t now, uint64_t limit)
 	uint64_t at = dpv_engine_acks_held_at(e);
 
 	return at != 0 && now - at > limit;
+}
+
+/* One poll of every shard of the device (each under its try-lock). */
+static unsigned
+prog_poll(struct dpv_progress_thr *t)
+{
+	struct dpv_device *dev = t->dev;
+	unsigned work = 0;
+
+	for (unsigned s = 0; s < dev->nshards; s++)
+		work += dpv_engine_progress(dev->engines[s]);
+	return work;
+}
+
+/* A shard has frames a burst of posts left queued, or an ACK the
+ * application's last poll held back longer than limit. */
+static bool
+prog_owed(struct dpv_progress_thr *t, uint64_t now, uint64_t limit)
+{
+	struct dpv_device *dev = t->dev;
+
+	for (unsigned s = 0; s < dev->nshards; s++)
+		if (dpv_engine_tx_pending(dev->engines[s]) ||
+		    ack_held_long(dev->engines[s], now, limit))
+			return true;
+	return false;
+}
+
+static void
+prog_ack_hold(struct dpv_device *dev, bool on)
+{
+	for (unsigned s = 0; s < dev->nshards; s++)
+		dpv_engine_set_ack_hold(dev->engines[s], on);
 }
 
 /* Sleep up to us microseconds, or until the application kicks. */
@@ -257,10 +291,8 @@ progress_main(void *arg)
 		/* the application called since the last look: it drives;
 		 * frames a burst of posts left queued still go out, and so
 		 * does an ACK its last poll held back if it stopped calling */
-		if (c != calls &&
-		    (dpv_engine_tx_pending(t->e) ||
-		     ack_held_long(t->e, now, hold)))
-			dpv_engine_progress(t->e);
+		if (c != calls && prog_owed(t, now, hold))
+			prog_poll(t);
 		if (c != calls) {
 			calls = c;
 			app_seen = now;
@@ -274,13 +306,13 @@ progress_main(void *arg)
 		 * naps here kept the application off its core) or between two
 		 * calls. Poll once per nap, the naps still growing */
 		if (now - app_seen < recent) {
-			dpv_engine_progress(t->e);
+			prog_poll(t);
 			last_work = 0;
 			nap_us = prog_nap_grow(t, nap_us);
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
-		if (dpv_engine_progress(t->e) != 0) {
+		if (prog_poll(t) != 0) {
 			last_work = now;
 			sleep_us = 0;
 			continue;
@@ -312,11 +344,12 @@ worker_main(void *arg)
 
 		for (unsigned i = 0; i < n; i++) {
 			struct dpv_progress_thr *t = w->devs[i];
+			struct dpv_engine *e = w->eng[i];
 
-			if (!dpv_engine_trylock(t->e))
+			if (!dpv_engine_trylock(e))
 				continue; /* a control command waits */
-			work += dpv_engine_poll(t->e, 0);
-			dpv_engine_unlock(t->e);
+			work += dpv_engine_poll(e, 0);
+			dpv_engine_unlock(e);
 			atomic_fetch_add_explicit(&t->worker_polls, 1,
 						  memory_order_relaxed);
 		}
@@ -354,19 +387,24 @@ workers_setup(unsigned n)
 	return i;
 }
 
-/* Hand the device to its worker (prog_lock held); launch it if needed. */
+/*
+ * Hand shard s of the device to its worker, (index + s) % workers
+ * (prog_lock held); launch the worker if needed.
+ */
 static int
-worker_assign(struct dpv_device *dev, struct dpv_progress_thr *t)
+worker_assign(struct dpv_device *dev, struct dpv_progress_thr *t, unsigned s)
 {
-	struct dpv_worker *w = &workers[dev->index % n_workers];
+	struct dpv_worker *w = &workers[(dev->index + s) % n_workers];
 	unsigned n = atomic_load(&w->ndevs);
 	int rc;
 
 	if (n == WORKER_MAX_DEVS)
 		return ENOSPC;
 	w->devs[n] = t;
+	w->eng[n] = dev->engines[s];
 	t->mode = DPV_DEVICE_PROGRESS_WORKER;
-	t->lcore = w->lcore;
+	if (s == 0)
+		t->lcore = w->lcore;
 	atomic_store_explicit(&w->ndevs, n + 1, memory_order_release);
 	if (!w->launched) {
 		rc = rte_eal_remote_launch(worker_main, w, w->lcore);
@@ -376,8 +414,12 @@ worker_assign(struct dpv_device *dev, struct dpv_progress_thr *t)
 		}
 		w->launched = true;
 	}
-	VERBS_LOG(INFO, "%s: engine runs on worker lcore %u",
-		  dev->vdev.device.name, w->lcore);
+	if (dev->nshards == 1)
+		VERBS_LOG(INFO, "%s: engine runs on worker lcore %u",
+			  dev->vdev.device.name, w->lcore);
+	else
+		VERBS_LOG(INFO, "%s: engine shard %u runs on worker lcore %u",
+			  dev->vdev.device.name, s, w->lcore);
 	return 0;
 }
 
@@ -432,7 +474,7 @@ progress_fini(void)
 		atomic_store(&prog_threads[i]->stop, true);
 		pthread_join(prog_threads[i]->tid, NULL);
 		prog_threads[i]->running = false;
-		dpv_engine_set_ack_hold(prog_threads[i]->e, false);
+		prog_ack_hold(prog_threads[i]->dev, false);
 	}
 	if (prog_nthreads > 0) {
 		hz = rte_get_tsc_hz();
@@ -442,7 +484,7 @@ progress_fini(void)
 			unsigned int work = 0;
 
 			for (i = 0; i < prog_nthreads; i++)
-				work += dpv_engine_progress(prog_threads[i]->e);
+				work += prog_poll(prog_threads[i]);
 			if (work != 0)
 				quiet = rte_rdtsc();
 			else
@@ -451,8 +493,10 @@ progress_fini(void)
 	}
 	dpv_verbs_pcap_close();
 	for (i = 0; i < prog_nthreads; i++) {
-		if (getenv("DPV_STATS") != NULL)
-			stats_print(prog_threads[i]->e);
+		for (unsigned s = 0; getenv("DPV_STATS") != NULL &&
+				     s < prog_threads[i]->dev->nshards;
+		     s++)
+			stats_print(prog_threads[i]->dev->engines[s]);
 		free(prog_threads[i]);
 		prog_threads[i] = NULL;
 	}
@@ -535,7 +579,7 @@ progress_register(struct dpv_device *dev, int mode)
 		pthread_mutex_unlock(&prog_lock);
 		return ENOMEM;
 	}
-	t->e = dev->engine;
+	t->dev = dev;
 	t->mode = DPV_DEVICE_PROGRESS_APP;
 	prog_pid = getpid();
 	atomic_init(&t->app_calls, 0);
@@ -554,7 +598,9 @@ progress_register(struct dpv_device *dev, int mode)
 				  dpv_port_workers());
 			mode = DPV_DEVICE_PROGRESS_THREAD;
 		} else {
-			rc = worker_assign(dev, t);
+			rc = 0;
+			for (unsigned s = 0; rc == 0 && s < dev->nshards; s++)
+				rc = worker_assign(dev, t, s);
 			if (rc == 0) {
 				pthread_mutex_unlock(&prog_lock);
 				return 0;
@@ -577,7 +623,7 @@ progress_register(struct dpv_device *dev, int mode)
 		t->running = true;
 		t->mode = DPV_DEVICE_PROGRESS_THREAD;
 		/* the thread sends what an application's poll holds back */
-		dpv_engine_set_ack_hold(dev->engine, true);
+		prog_ack_hold(dev, true);
 	} else {
 		dev->progress_thr = NULL;
 	}
@@ -609,15 +655,19 @@ app_call(struct dpv_device *dev)
 static void
 engine_progress(struct dpv_device *dev)
 {
-	if (app_call(dev))
-		dpv_engine_progress_app(dev->engine);
+	if (!app_call(dev))
+		return;
+	for (unsigned s = 0; s < dev->nshards; s++)
+		dpv_engine_progress_app(dev->engines[s]);
 }
 
 static void
 engine_progress_post(struct dpv_device *dev)
 {
-	if (app_call(dev))
-		dpv_engine_progress_post(dev->engine);
+	if (!app_call(dev))
+		return;
+	for (unsigned s = 0; s < dev->nshards; s++)
+		dpv_engine_progress_post(dev->engines[s]);
 }
 
 /*
@@ -652,11 +702,77 @@ link_wait(struct dpv_device *dev)
 	}
 }
 
+_Static_assert(sizeof(struct dpv_engine_stats) % sizeof(uint64_t) == 0,
+	       "engine counters are 64-bit words");
+
+int
+dpv_dev_engine_stats(struct dpv_device *dev, struct dpv_engine_stats *out)
+{
+	if (dev->engine == NULL)
+		return -ENODEV;
+	memset(out, 0, sizeof(*out));
+	for (unsigned s = 0; s < dev->nshards; s++) {
+		struct dpv_engine_stats st;
+		uint64_t *sum = (uint64_t *)out;
+		const uint64_t *w = (const uint64_t *)&st;
+
+		if (dpv_engine_stats_get(dev->engines[s], &st) != 0)
+			return -ENODEV;
+		for (size_t i = 0; i < sizeof(st) / sizeof(*w); i++)
+			sum[i] += w[i];
+	}
+	return 0;
+}
+
+struct dpv_engine *
+dpv_dev_qp_engine(struct dpv_device *dev, uint32_t qpn)
+{
+	int s = dev->nshards > 1 ? dpv_qp_shard_of(dev, qpn) : 0;
+
+	return s < 0 ? dev->engine : dev->engines[s];
+}
+
+void
+dpv_dev_engines_barrier(struct dpv_device *dev)
+{
+	for (unsigned s = 0; s < dev->nshards; s++) {
+		dpv_engine_lock(dev->engines[s]);
+		dpv_engine_unlock(dev->engines[s]);
+	}
+}
+
+/* shards: the engine that owns QP qpn (conf.qp_owner), lock-free */
+static struct dpv_engine *
+engine_qp_owner(void *arg, uint32_t qpn)
+{
+	struct dpv_device *dev = arg;
+	int s = dpv_qp_shard_of(dev, qpn);
+
+	return s < 0 ? NULL : dev->engines[s];
+}
+
+/*
+ * Engines of a device: [dpverbs] shards when the library owns EAL (and
+ * so the port's queues: one queue pair each), capped by the queues the
+ * port got; one otherwise (embedded, or a port the application set up).
+ */
+static unsigned
+shards_of(const struct dpv_device *dev)
+{
+	unsigned n = dpv_port_shards();
+
+	if (dev->port == NULL || !dpv_port_eal_owned() || n <= 1)
+		return 1;
+	n = RTE_MIN(n, (unsigned)dpv_port_queues(dev->port));
+	return RTE_MIN(n, (unsigned)DPV_DEV_SHARDS_MAX);
+}
+
 int
 dpv_verbs_engine_attach(struct dpv_device *dev)
 {
 	struct dpv_engine_conf conf;
 	struct dpv_engine *e;
+	unsigned n;
 	int mode, rc;
 
 	if (dev->engine != NULL)
@@ -683,13 +799,31 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 	conf.event_arg = dev;
 	conf.cq_event = engine_cq_event;
 	conf.cq_event_arg = dev;
-	e = dpv_engine_create(dev->port, &conf);
-	if (e == NULL) {
-		VERBS_LOG(ERR, "%s: no engine: %s", dev->vdev.device.name,
-			  rte_strerror(rte_errno));
-		return rte_errno ? rte_errno : ENOMEM;
+	n = shards_of(dev);
+	if (n > 1) {
+		conf.qp_owner = engine_qp_owner;
+		conf.qp_owner_arg = dev;
 	}
-	dev->engine = e;
+	for (unsigned s = 0; s < n; s++) {
+		conf.rx_queue = conf.tx_queue = (uint16_t)s;
+		conf.home = s ? dev->engines[0] : NULL;
+		e = dpv_engine_create(dev->port, &conf);
+		if (e == NULL) {
+			rc = rte_errno ? rte_errno : ENOMEM;
+			VERBS_LOG(ERR, "%s: no engine (shard %u): %s",
+				  dev->vdev.device.name, s,
+				  rte_strerror(rc));
+			while (s-- > 0)
+				dpv_engine_destroy(dev->engines[s]);
+			return rc;
+		}
+		dev->engines[s] = e;
+	}
+	dev->nshards = n;
+	dev->engine = dev->engines[0];
+	if (n > 1)
+		VERBS_LOG(INFO, "%s: %u engine shards", dev->vdev.device.name,
+			  n);
 	/* verbs calls (poll_cq, posting, get_cq_event) run the engine too */
 	dev->progress = engine_progress;
 	dev->progress_post = engine_progress_post;
@@ -720,9 +854,12 @@ dpv_device_poll(struct ibv_context *ctx, unsigned budget)
 	dev = dctx_dev(ctx);
 	if (dev->engine == NULL)
 		return -ENODEV;
-	dpv_engine_lock(dev->engine);
-	r = dpv_engine_poll(dev->engine, budget);
-	dpv_engine_unlock(dev->engine);
+	r = 0;
+	for (unsigned s = 0; s < dev->nshards; s++) {
+		dpv_engine_lock(dev->engines[s]);
+		r += dpv_engine_poll(dev->engines[s], budget);
+		dpv_engine_unlock(dev->engines[s]);
+	}
 	return r > INT32_MAX ? INT32_MAX : (int)r;
 }
 

@@ -184,6 +184,10 @@ struct dpv_verbs_device {
 	const void *ops; /**< real providers read a pointer here; NULL */
 };
 
+/** Most engine shards of a device (= DPV_SHARDS_MAX of lib/port). */
+#define DPV_DEV_SHARDS_MAX 8
+struct dpv_engine;
+
 struct dpv_device {
 	struct dpv_verbs_device vdev;
 	struct dpv_port *port;
@@ -206,7 +210,13 @@ struct dpv_device {
 	/** The same after a post: frames of a burst of posts leave together
 	 *  (dpv_engine_progress_post()). NULL: progress is used. */
 	void (*progress_post)(struct dpv_device *dev);
-	void *engine;  /**< struct dpv_engine * of the device */
+	void *engine;  /**< struct dpv_engine * of the device (its home
+			    shard: engines[0]) */
+	/** Engine shards (verbs_engine.c): nshards engines, each on its own
+	 *  port queue pair and owning the QPs placed on it (qp.c) */
+	struct dpv_engine *engines[DPV_DEV_SHARDS_MAX];
+	unsigned int nshards;
+	unsigned int shard_next; /**< round robin of QP placement */
 	/**
 	 * Background progress thread or worker lcore state (verbs_engine.c),
 	 * NULL in application-driven mode (DPV_PROGRESS=app, embedded).
@@ -226,6 +236,19 @@ struct dpv_device {
 	 *  "rings = mlx4", drivers/rdma/mlx4/mlx4_ring.h) */
 	const struct dpv_ring_ops *ring_ops;
 };
+
+/* Engine shards (verbs_engine.c): the counters of all of a device's
+ * engines summed (-ENODEV without an engine); the engine that owns QP qpn
+ * (the home shard if none); every shard's lock taken and released (no
+ * engine is still in a poll that began before). */
+struct dpv_engine_stats;
+int dpv_dev_engine_stats(struct dpv_device *dev, struct dpv_engine_stats *out);
+struct dpv_engine *dpv_dev_qp_engine(struct dpv_device *dev, uint32_t qpn);
+void dpv_dev_engines_barrier(struct dpv_device *dev);
+/* Engine shards (qp.c): CQ ring cq gets completions from shard s from now
+ * on (binds it, or makes it shared between shards). */
+void dpv_shard_use_cq(struct dpv_device *dev, struct dpv_mlx5_cq *cq,
+		      unsigned int s);
 
 /* The application is about to block in a verbs call (a CQ or async
  * event): the progress thread stops napping and polls. */

@@ -761,8 +761,7 @@ dpv_mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 	dev = dctx_dev(im->pd->context);
 	mkey_free(dev, mkey->lkey);
 	if (dev->engine != NULL) {
-		dpv_engine_lock(dev->engine);
-		dpv_engine_unlock(dev->engine);
+		dpv_dev_engines_barrier(dev);
 	}
 	dpv_ref_put(&to_dpd(im->pd)->refcnt);
 	free(im);

@@ -119,7 +119,7 @@ fill_port_attr(struct dpv_device *dev, struct ibv_port_attr *a)
 	/* the two violation counters the port attributes have room for
 	 * (IBV_DEVICE_BAD_PKEY_CNTR / _QKEY_CNTR); 32 bits, they saturate */
 	if (dev->engine != NULL &&
-	    dpv_engine_stats_get(dev->engine, &st) == 0) {
+	    dpv_dev_engine_stats(dev, &st) == 0) {
 		a->bad_pkey_cntr = (uint32_t)RTE_MIN(st.rx_drop_pkey,
 						     (uint64_t)UINT32_MAX);
 		a->qkey_viol_cntr = (uint32_t)RTE_MIN(st.rx_drop_qkey,

@@ -254,6 +254,8 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 		srq->vsrq.cq = cq;
 		dpv_ref_get(&srq->xrcd->refcnt);
 		dpv_ref_get(&srq->cq->refcnt);
+		/* XRC targets live on the home shard */
+		dpv_shard_use_cq(dctx_dev(context), &srq->cq->ring, 0);
 	}
 	/* publish last: the engine may look the SRQ up from now on */
 	rc = srqn_alloc(dctx_dev(context), srq);

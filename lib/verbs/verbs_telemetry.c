@@ -82,7 +82,7 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	memset(&st, 0, sizeof(st));
 	/* no engine yet (device not opened): every counter is 0 */
 	if (dev->engine != NULL)
-		dpv_engine_stats_get(dev->engine, &st);
+		dpv_dev_engine_stats(dev, &st);
 	dpv_engine_stats_list(&st, cnt, RTE_DIM(cnt));
 	for (unsigned int i = 0; i < RTE_DIM(cnt); i++)
 		rte_tel_data_add_dict_u64(d, cnt[i].name, cnt[i].value);
@@ -154,7 +154,8 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	free(b);
 	/* QPs the engine runs (RC, UC, UD) have counters */
 	if (dev->engine != NULL &&
-	    dpv_engine_qp_stats_get(dev->engine, (uint32_t)qpn, &qs) == 0) {
+	    dpv_engine_qp_stats_get(dpv_dev_qp_engine(dev, (uint32_t)qpn),
+				    (uint32_t)qpn, &qs) == 0) {
 #define TEL_QP_COUNTER(n, q, desc)                                             \
 	DPV_ENGINE_CNT_IF_##q(rte_tel_data_add_dict_u64(d, #n, qs.n);)
 		DPV_ENGINE_COUNTERS(TEL_QP_COUNTER)

@@ -213,6 +213,8 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 	wq->dev = dctx_dev(ctx);
 	wq->pd = to_dpd(a->pd);
 	wq->cq = to_dcq(a->cq);
+	/* raw-packet receive queues live on the home shard */
+	dpv_shard_use_cq(wq->dev, &wq->cq->ring, 0);
 	wq->max_wr = wq->ring.wq.max_post;
 	wq->max_sge = wq->ring.wq.max_gs;
 	pthread_spin_init(&wq->post_lock, PTHREAD_PROCESS_PRIVATE);
