@@ -5,6 +5,8 @@
  * RC WRITE bandwidth, and RC SEND message rate over 1 to 4,096 QPs
  * (DPV_PERF_QPS=1,16,... picks the counts) with the DPDK memory each QP
  * takes. Prints RESULT lines (devtools/bench.py reads them).
+ * DPV_PERF_TIMEOUT=n sets the QPs' ACK timeout exponent (14 by default):
+ * 20 or so keeps a run under callgrind free of retransmissions.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +91,11 @@ mkqp(struct dpv_engine *e, struct pq *p, uint32_t qpn, uint32_t peer,
 				 &path))
 		return -1;
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	/* DPV_PERF_TIMEOUT: a longer ACK timeout for runs under valgrind,
+	 * whose pace would make the default retransmit */
+	a.timeout = getenv("DPV_PERF_TIMEOUT")
+			    ? (uint8_t)atoi(getenv("DPV_PERF_TIMEOUT"))
+			    : 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	return dpv_engine_qp_modify(e, qpn, &a,

@@ -877,6 +877,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(tx_pkts, 0, "frames sent")                                           \
 	X(rx_bytes, 0, "bytes of the frames received (whole frames)")          \
 	X(tx_bytes, 0, "bytes of the frames sent (whole frames)")              \
+	X(acks_sent, 1, "ACK and NAK frames sent")                             \
+	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
 	X(rx_drop_parse, 0,                                                    \
 	  "dropped: bad frame or header (sum of rx_drop_parse_<reason>)")      \
 	X(rx_drop_icrc, 0,                                                     \
@@ -946,8 +948,6 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	  "new connection)")                                                   \
 	X(dc_evictions, 1,                                                     \
 	  "DCT initiator states evicted (least recently used) for new ones")  \
-	X(acks_sent, 1, "ACK and NAK frames sent")                             \
-	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
 	X(key_errors, 0, "remote accesses refused by the key check")           \
 	X(cqes, 0, "completions written")
 

@@ -483,7 +483,8 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 static inline bool
 qp_has_work(const struct dpv_eqp *qp)
 {
-	if (qp->resp.ack.pending || qp->sqd_notify || qp->s_cur != qp->s_head)
+	if (dpv_engine_ack_owed(qp) || qp->sqd_notify ||
+	    qp->s_cur != qp->s_head)
 		return true;
 	if (qp->s_tail != qp->s_head &&
 	    ((qp->comp.deadline == 0 && qp->comp.rnr_until == 0) ||
@@ -634,7 +635,10 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 
 		if (full_at == UINT32_MAX && !dpv_engine_tx_room(e))
 			full_at = k;
-		if (qp->resp.ack_hold_seq == 0 || !qp->resp.ack.pending) {
+		if (!qp->resp_seen) {
+			/* no ACK owed, none held */
+		} else if (qp->resp.ack_hold_seq == 0 ||
+			   !qp->resp.ack.pending) {
 			qp->resp.ack_hold_seq = 0;
 			dpv_engine_ack_flush(qp);
 		} else if (qp->resp.ack_hold_seq == e->poll_seq) {

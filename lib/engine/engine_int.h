@@ -247,6 +247,9 @@ struct dpv_eqp {
 	 * last fenced WQE started; SIGP_HALT the SQ stopped for it (SQD),
 	 * no WQE starts until RTS */
 	uint8_t sigp;
+	/* a request came in once (dpv_engine_responder): before that, resp
+	 * owes no ACK and its cache line is not read */
+	bool resp_seen;
 	uint32_t opts;	 /* DPV_QP_OPT_* (engine_opts.c) */
 	struct dpv_mlx5_sq *sq;
 	struct dpv_mlx5_rq *rq; /* rq or srq */
@@ -295,13 +298,17 @@ struct dpv_eqp {
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 	uint32_t dest_qpn;
 	uint32_t mtu;
+	uint32_t pdn; /* every key check */
 
 	/* ---- each frame: its headers, the peer's address ---- */
 	struct dpv_etmpl tmpl __attribute__((aligned(64))); /* path's frames */
 	struct dpv_engine_path path;
 
+	/* per-QP counters: the ones of every message (rx_pkts, acks_sent,
+	 * acks_rcvd) on its first line */
+	struct dpv_engine_qp_stats st __attribute__((aligned(64)));
+
 	/* ---- attributes (modify_qp) and identity ---- */
-	uint32_t pdn;
 	uint32_t srqn;
 	uint32_t xrcdn; /* XRC_RECV */
 	uint32_t wire_qpn; /* DETH source QP of its sends (qpn, or the
@@ -318,7 +325,6 @@ struct dpv_eqp {
 	 * dci_max_err the DCI goes to ERR); dci_max_err 0: no streams */
 	uint8_t dci_max_err, dci_nerr;
 	uint16_t dci_err[1u << DPV_ENGINE_DCI_MAX_LOG_ERRORED];
-	struct dpv_engine_qp_stats st; /* per-QP counters */
 
 	/* responder state (a DCT keeps one per initiator, engine_dc.c):
 	 * its scalars first, on two cache lines (asserted below) */
@@ -355,11 +361,21 @@ struct dpv_eqp {
 
 /* what every packet reads lies on the first cache lines of the QP and of
  * its responder state */
-_Static_assert(offsetof(struct dpv_eqp, dest_qpn) < 3 * 64,
+_Static_assert(offsetof(struct dpv_eqp, pdn) < 3 * 64,
 	       "a QP's hot fields outgrew three cache lines");
+_Static_assert(offsetof(struct dpv_engine_qp_stats, acks_rcvd) < 64,
+	       "the counters of every message are not on one cache line");
 _Static_assert(offsetof(struct dpv_eresp, rwqe) <= 2 * 64 &&
 		       offsetof(struct dpv_eqp, resp) % 64 == 0,
 	       "the responder's scalars outgrew two cache lines");
+
+/* Whether the QP owes an ACK (its responder's line is read only once it
+ * has received a request). */
+static inline bool
+dpv_engine_ack_owed(const struct dpv_eqp *qp)
+{
+	return qp->resp_seen && qp->resp.ack.pending;
+}
 
 /* Scatter to CQE, responder: a whole SEND of 1..32 bytes (opcode flags
  * fl, payload len) goes into the receive CQE. */

@@ -95,7 +95,7 @@ dpv_engine_ack_flush(struct dpv_eqp *qp)
 	uint32_t psn, msn;
 
 	/* no room: the ACK stays owed (and cumulative) for the next poll */
-	if (!qp->resp.ack.pending || !dpv_engine_tx_room(qp->e))
+	if (!dpv_engine_ack_owed(qp) || !dpv_engine_tx_room(qp->e))
 		return;
 	if (!dpv_ack_take(&qp->resp.ack, &psn, &msn))
 		return;
@@ -395,6 +395,7 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	void *host = NULL;
 	int r;
 
+	qp->resp_seen = true;
 	if (qp->type == IBV_QPT_UD) {
 		ud_receive(qp, pkt);
 		return;
