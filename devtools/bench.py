@@ -6,7 +6,8 @@ Contenders, each run as two processes on this machine:
   floor   app/dpv-floor, raw rte_eth_rx_burst/tx_burst over the same port
   dpv     dpverbs through the unmodified perftest binaries (ib_*_lat/_bw)
   tcp     kernel TCP over loopback with qperf (tcp_lat, tcp_bw)
-  perf    dpv-test's in-process engine_perf (QP counts), when built
+  perf    dpv-test's in-process engine_perf (QP counts; one device on 1
+          and 2 lcores: engine_shards), when built
 
 Every case runs once per round and rounds repeat (A B C A B C ...), so slow
 phases of a shared machine hit every contender alike. Medians with min-max,
@@ -245,17 +246,26 @@ def qperf_case(pair, test, size, quick):
     return {"gbps": v}, out
 
 
-def engine_perf_case(pair, qps, quick):
+def engine_perf_case(pair, qps, quick, shards=0):
+    """qps QP pairs on one engine; with shards, instead one device served
+    by `shards` lcores (16 QP pairs each): the rate of all of them."""
     exe = os.path.join(pair.args.build, "test/dpv-test")
     env = dict(os.environ, DPV_PERF_QPS=str(qps),
                # the SIMD width the library gives EAL when it starts it
                DPV_TEST_EAL="--no-huge --no-pci --no-shconf -m 2048 "
-               "--force-max-simd-bitwidth=512 "
-               "--log-level=lib.eal:error --file-prefix=dpvb%d" % os.getpid())
+               "--force-max-simd-bitwidth=512 -l 0-%d "
+               "--log-level=lib.eal:error --file-prefix=dpvb%d" %
+               (max(shards, 1) - 1, os.getpid()))
     if quick:
         env["DPV_PERF_QUICK"] = "1"
+    if shards:
+        env["DPV_PERF_SHARDS"] = str(shards)
+        env["DPV_PERF_NO_WRITE"] = "1"
     rc, out = sh([exe, "engine_perf"], env=env, timeout=300)
     res = [kv(l) for l in out.splitlines() if l.startswith("RESULT")]
+    if shards:
+        r = next((x for x in res if x.get("shards") == str(shards)), None)
+        return ({"mmsgs": float(r["msg_mps"])} if r else None), out
     r = next((x for x in res if x.get("op") == "send"), None)
     if r is None:
         return None, out
@@ -289,6 +299,9 @@ def plan(args):
     if os.path.exists(os.path.join(args.build, "test/dpv-test")):
         for q in ([1, 256] if args.quick else [1, 16, 256, 4096]):
             cases.append(("perf", "engine_perf", q))
+        # one device on one lcore, then on two (engine shards)
+        for n in ([] if args.quick else [1, 2]):
+            cases.append(("perf", "engine_shards", n))
     if args.only:
         cases = [c for c in cases if re.search(args.only, "%s/%s/%d" % c)]
     return cases
@@ -302,6 +315,8 @@ def run_case(pair, case, quick):
         return perftest_case(pair, what, size, quick)
     if kind == "tcp":
         return qperf_case(pair, what, size, quick)
+    if what == "engine_shards":
+        return engine_perf_case(pair, 1, quick, shards=size)
     return engine_perf_case(pair, size, quick)
 
 
@@ -350,6 +365,9 @@ def ratios(res):
     add("engine 4096 QPs / 1 QP",
         med(res, "perf", "engine_perf", 4096, "mmsgs"),
         med(res, "perf", "engine_perf", 1, "mmsgs"), 0.7, True)
+    add("device on 2 lcores / on 1 (shards)",
+        med(res, "perf", "engine_shards", 2, "mmsgs"),
+        med(res, "perf", "engine_shards", 1, "mmsgs"), 1.8, True)
     return out
 
 

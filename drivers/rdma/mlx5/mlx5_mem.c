@@ -64,6 +64,26 @@ static struct mem_pool {
 } pools[2]; /* [1]: classes of MEM_DONTFORK_MIN bytes and more */
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork() while another thread allocates: the child (one thread) gets the
+ * lock free and the lists as they were when the parent took it */
+static void
+pools_prefork(void)
+{
+	pthread_mutex_lock(&pools_lock);
+}
+
+static void
+pools_postfork(void)
+{
+	pthread_mutex_unlock(&pools_lock);
+}
+
+__attribute__((constructor)) static void
+pools_atfork(void)
+{
+	pthread_atfork(pools_prefork, pools_postfork, pools_postfork);
+}
+
 static unsigned int
 class_of(size_t len)
 {
