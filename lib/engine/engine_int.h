@@ -454,8 +454,6 @@ struct dpv_engine {
 	 * one owns (or, on the home shard, for no QP of theirs) */
 	struct rte_ring *fwd;
 	bool home;		/* takes what no QP of a shard takes */
-	/* raw-packet flows installed (other shards read it) */
-	uint32_t raw_flows;
 	uint8_t mac[6];
 	uint8_t gid[16]; /* UD source GID without a port */
 	uint16_t ip_id;
@@ -518,6 +516,10 @@ struct dpv_engine {
 	uint64_t neigh_next_query; /* UD: rate limit of ARP/ND queries */
 
 	struct dpv_engine_stats st;
+
+	/* raw-packet flows installed: the other shards read it for every
+	 * frame, so it has a line of its own (it changes with flows only) */
+	uint32_t raw_flows __rte_cache_aligned;
 };
 
 /* engine.c */
