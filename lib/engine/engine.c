@@ -713,6 +713,12 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	e->acks_held_at = 0;
 	take_kicks(e);
 	n = rx_pass(e, budget);
+	/* a full burst: more waits; take up to four, so that the mbufs the
+	 * receive side frees keep up with those the send side takes (cold
+	 * ones from the pool's ring otherwise) */
+	for (int k = 1; k < 4 && n == RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST);
+	     k++)
+		n = rx_pass(e, budget);
 	if (unlikely(e->now >= e->netdev_next))
 		dpv_engine_netdev_pass(e);
 	/* doorbells rung on QPs off the run list: a slice per poll (all of
