@@ -10,7 +10,8 @@
 # application-driven progress, and two worker lcores (one per shard). Then
 # two processes, each with two shards, over a memif pair with two queue
 # pairs: unmodified ib_write_bw with 4 QPs and ibv_rc_pingpong; each side's
-# DPV_STATS must show traffic on both of its engines.
+# DPV_STATS must show traffic on both of its engines; ibv_srq_pingpong with
+# 8 QPs on one SRQ and one CQ, which QPs of both shards then share.
 # Usage: fast-shards.sh <lib dir> <source root> <build root>
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -116,5 +117,11 @@ SPATTERN=$RES ic_pair shards-write-bw "$RES" "DPV_SHARDS=2 DPV_STATS=1" -- \
 	{ both_busy shards-write-bw || rc=1; }
 SPATTERN= ic_pair shards-pingpong 'iters in [0-9.]+ seconds' \
 	"DPV_SHARDS=2" -- ibv_rc_pingpong -d dpv0 -g 1 -p $IC_TCP -n 200
+# 8 QPs over both shards share one SRQ and one CQ: both become shared
+if command -v ibv_srq_pingpong >/dev/null; then
+	SPATTERN= ic_pair shards-srq-pingpong 'iters in [0-9.]+ seconds' \
+		"DPV_SHARDS=2" -- ibv_srq_pingpong -d dpv0 -g 1 -p $IC_TCP \
+		-q 8 -n 200
+fi
 ic_summary || rc=1
 exit $rc
