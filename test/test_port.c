@@ -436,7 +436,7 @@ case_eal_args(void)
 	char buf[2048], *argv[64], err[256];
 	int argc;
 
-	argc = dpv_eal_argv_build(DPV_EAL_DEFAULT_ARGS, 0, 4242, buf,
+	argc = dpv_eal_argv_build(DPV_EAL_DEFAULT_ARGS, 0, 0, 4242, buf,
 				  sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT(argc > 5, "%s", err);
 	TEST_ASSERT_NULL(argv[argc], "NULL-terminated");
@@ -455,13 +455,13 @@ case_eal_args(void)
 	argc = dpv_eal_argv_build(
 		"--no-huge --file-prefix=p1 -l 0-1 --log-level=8 "
 		"--force-max-simd-bitwidth=256",
-		2, 4242, buf, sizeof(buf), argv, 64, err, sizeof(err));
+		2, 0, 4242, buf, sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT_EQUAL(argc, 7, "nothing added");
 	TEST_ASSERT(!has_arg(argc, argv, "--file-prefix=dpv4242"), "");
-	argc = dpv_eal_argv_build("--file-prefix x -l1", 3, 7, buf, sizeof(buf),
-				  argv, 64, err, sizeof(err));
+	argc = dpv_eal_argv_build("--file-prefix x -l1", 3, 0, 7, buf,
+				  sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT_EQUAL(argc, 8, "two-word --file-prefix, -l1 recognised");
-	argc = dpv_eal_argv_build("--no-huge", 2, 7, buf, sizeof(buf), argv, 64,
+	argc = dpv_eal_argv_build("--no-huge", 2, 0, 7, buf, sizeof(buf), argv, 64,
 				  err, sizeof(err));
 	TEST_ASSERT(arg_with_prefix(argc, argv, "--lcores=(0-2)@(")[0] != '\0',
 		    "workers get lcores");
@@ -469,7 +469,7 @@ case_eal_args(void)
 	argc = dpv_eal_argv_build(
 		"--vdev=net_memif0,role=server --vdev net_memif1 "
 		"--vdev=net_memif2,bsize=1024 --vdev=net_tap0",
-		0, 7, buf, sizeof(buf), argv, 64, err, sizeof(err));
+		0, 0, 7, buf, sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT(argc > 0, "%s", err);
 	TEST_ASSERT(has_arg(argc, argv,
 			    "--vdev=net_memif0,role=server,bsize=4352"), "");
@@ -477,15 +477,31 @@ case_eal_args(void)
 	TEST_ASSERT(has_arg(argc, argv, "--vdev=net_memif2,bsize=1024"),
 		    "a given bsize is kept");
 	TEST_ASSERT(has_arg(argc, argv, "--vdev=net_tap0"), "others untouched");
+	/* several queues: a secret that names their number, unless given */
+	argc = dpv_eal_argv_build(
+		"--vdev=net_memif0,role=server --vdev=net_memif1,secret=s "
+		"--vdev=net_memif2,bsize=1024",
+		2, 2, 7, buf, sizeof(buf), argv, 64, err, sizeof(err));
+	TEST_ASSERT(argc > 0, "%s", err);
+	TEST_ASSERT(has_arg(argc, argv,
+			    "--vdev=net_memif0,role=server,bsize=4352,"
+			    "secret=dpvq2"),
+		    "%s", arg_with_prefix(argc, argv, "--vdev=net_memif0"));
+	TEST_ASSERT(has_arg(argc, argv,
+			    "--vdev=net_memif1,secret=s,bsize=4352"),
+		    "a given secret is kept");
+	TEST_ASSERT(has_arg(argc, argv,
+			    "--vdev=net_memif2,bsize=1024,secret=dpvq2"),
+		    "a given bsize is kept, the secret added");
 	/* rejected combinations and overflow */
-	argc = dpv_eal_argv_build("--no-huge --in-memory", 0, 7, buf,
+	argc = dpv_eal_argv_build("--no-huge --in-memory", 0, 0, 7, buf,
 				  sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT_EQUAL(argc, -EINVAL, "");
 	TEST_ASSERT(strstr(err, "--in-memory") != NULL, "%s", err);
-	argc = dpv_eal_argv_build("a b c d e f g h", 0, 7, buf, sizeof(buf),
+	argc = dpv_eal_argv_build("a b c d e f g h", 0, 0, 7, buf, sizeof(buf),
 				  argv, 6, err, sizeof(err));
 	TEST_ASSERT_EQUAL(argc, -EINVAL, "too many arguments");
-	argc = dpv_eal_argv_build("--no-huge", 0, 7, buf, 24, argv, 64, err,
+	argc = dpv_eal_argv_build("--no-huge", 0, 0, 7, buf, 24, argv, 64, err,
 				  sizeof(err));
 	TEST_ASSERT_EQUAL(argc, -EINVAL, "buffer too small");
 	return TEST_SUCCESS;

@@ -366,11 +366,17 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  * A memif vdev without bsize= gets bsize=DPV_MEMIF_BSIZE: DPDK 22.11's
  * memif splits frames chained over several of its buffers when its
  * receive burst ends inside the chain, so every frame must fit one buffer.
+ * With memif_queues above 1, a memif vdev without secret= gets
+ * secret=dpvq<memif_queues>, so that only a peer with as many queues
+ * connects (DPDK 22.11's memif server accepts a client with fewer rings
+ * and then serves its extra queues from ring 0).
  *
  * @param args
  *   Whitespace-separated arguments (no quoting).
  * @param workers
  *   Worker lcores wanted.
+ * @param memif_queues
+ *   Queue pairs a memif port will get (dpv_config_queues()); 0 or 1: one.
  * @param pid
  *   Process id for the file prefix.
  * @param buf
@@ -389,9 +395,20 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  *   argc (> 0), or -EINVAL (too many arguments / too long, or
  *   --in-memory together with --no-huge, which EAL 22.11 rejects).
  */
-int dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
-		       size_t buflen, char **argv, int max, char *err,
-		       size_t errlen);
+int dpv_eal_argv_build(const char *args, unsigned workers,
+		       unsigned memif_queues, int pid, char *buf, size_t buflen,
+		       char **argv, int max, char *err, size_t errlen);
+
+/**
+ * The number of queue pairs a port of this configuration gets unless its
+ * own queues key says otherwise.
+ *
+ * @param cfg
+ *   The configuration.
+ * @return
+ *   max(1, workers, shards).
+ */
+unsigned dpv_config_queues(const struct dpv_config *cfg);
 
 /**
  * Check before rte_eal_init() that the arguments can work on this

@@ -74,9 +74,9 @@ cpu_list(char *out, size_t len)
 }
 
 int
-dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
-		   size_t buflen, char **argv, int max, char *err,
-		   size_t errlen)
+dpv_eal_argv_build(const char *args, unsigned workers, unsigned memif_queues,
+		   int pid, char *buf, size_t buflen, char **argv, int max,
+		   char *err, size_t errlen)
 {
 	bool prefix = false, lcores = false, loglevel = false, nohuge = false,
 	     inmem = false, vdev_next = false, simd = false;
@@ -110,9 +110,23 @@ dpv_eal_argv_build(const char *args, unsigned workers, int pid, char *buf,
 			goto too_long;
 		vdev_next = strcmp(tok, "--vdev") == 0;
 		if (dev != NULL && strncmp(dev, "net_memif", 9) == 0 &&
-		    strstr(dev, "bsize=") == NULL) {
-			/* frames of a 4096 path MTU in one memif buffer */
-			PUSH_STR("%s,bsize=%u", tok, DPV_MEMIF_BSIZE);
+		    (strstr(dev, "bsize=") == NULL ||
+		     (memif_queues > 1 && strstr(dev, "secret=") == NULL))) {
+			/* frames of a 4096 path MTU in one memif buffer; with
+			 * several queues, a secret that names their number:
+			 * DPDK 22.11's memif server accepts a client with
+			 * fewer rings and then reads its ring 0 from several
+			 * queues (corrupt frames), while it refuses one with a
+			 * secret other than its own */
+			char bs[32] = "", sec[32] = "";
+
+			if (strstr(dev, "bsize=") == NULL)
+				snprintf(bs, sizeof(bs), ",bsize=%u",
+					 DPV_MEMIF_BSIZE);
+			if (memif_queues > 1 && strstr(dev, "secret=") == NULL)
+				snprintf(sec, sizeof(sec), ",secret=dpvq%u",
+					 memif_queues);
+			PUSH_STR("%s%s%s", tok, bs, sec);
 			continue;
 		}
 		argv[argc++] = tok;
@@ -373,7 +387,8 @@ port_eal_start(const struct dpv_config *cfg)
 		dpv_roce_icrc_select_best();
 		return 0; /* ours already, or the application's */
 	}
-	argc = dpv_eal_argv_build(cfg->eal_args, cfg->workers, getpid(),
+	argc = dpv_eal_argv_build(cfg->eal_args, cfg->workers,
+				  dpv_config_queues(cfg), getpid(),
 				  eal_buf, sizeof(eal_buf), eal_argv,
 				  RTE_DIM(eal_argv), err, sizeof(err));
 	if (argc < 0) {

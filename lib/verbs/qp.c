@@ -642,8 +642,16 @@ eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
 	rc = dpv_engine_neigh_resolve(qp->dev->engine, p->dgid, p->dmac,
 				      QP_NEIGH_TIMEOUT_MS);
 	if (rc < 0) {
-		QP_LOG(NOTICE, "QP 0x%06x: no MAC for the destination: %s",
-		       qp->qpex.qp_base.qp_num, strerror(-rc));
+		bool down = qp->dev->port != NULL &&
+			    dpv_port_query(qp->dev->port, &info) == 0 &&
+			    !info.link_up;
+
+		QP_LOG(NOTICE, "QP 0x%06x: no MAC for the destination: %s%s",
+		       qp->qpex.qp_base.qp_num, strerror(-rc),
+		       down ? " (the port's link is down: is the peer there? "
+			      "on memif both ends need the same number of "
+			      "queues, [dpverbs] shards / workers / queues)"
+			    : "");
 		return -rc == ETIMEDOUT ? ETIMEDOUT : EINVAL;
 	}
 	return 0;

@@ -11,7 +11,8 @@
 # two processes, each with two shards, over a memif pair with two queue
 # pairs: unmodified ib_write_bw with 4 QPs and ibv_rc_pingpong; each side's
 # DPV_STATS must show traffic on both of its engines; ibv_srq_pingpong with
-# 8 QPs on one SRQ and one CQ, which QPs of both shards then share.
+# 8 QPs on one SRQ and one CQ, which QPs of both shards then share. A
+# peer with one queue pair does not connect to one with two.
 # Usage: fast-shards.sh <lib dir> <source root> <build root>
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -122,6 +123,32 @@ if command -v ibv_srq_pingpong >/dev/null; then
 	SPATTERN= ic_pair shards-srq-pingpong 'iters in [0-9.]+ seconds' \
 		"DPV_SHARDS=2" -- ibv_srq_pingpong -d dpv0 -g 1 -p $IC_TCP \
 		-q 8 -n 200
+fi
+# a server with two queues and a client with one must not connect (the
+# memif secret names the queue count): RTR fails, saying the link is
+# down, instead of both server queues reading one ring
+rm -f "$IC_SOCK"
+env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
+	DPV_EAL="$IC_SEAL" DPV_SHARDS=2 timeout 15 \
+	ibv_rc_pingpong -d dpv0 -g 1 -p $IC_TCP -n 5 >"$IC_TMP/mm.server" 2>&1 &
+mpid=$!
+for _ in $(seq 50); do [ -S "$IC_SOCK" ] && break; sleep 0.1; done
+sleep 0.3
+env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
+	DPV_EAL="$IC_CEAL" DPV_SHARDS=1 timeout 15 \
+	ibv_rc_pingpong -d dpv0 -g 1 -p $IC_TCP -n 5 "$IC_PEER" \
+	>"$IC_TMP/mm.client" 2>&1
+mrc=$?
+kill "$mpid" 2>/dev/null
+wait "$mpid" 2>/dev/null
+if [ $mrc -ne 0 ] && grep -q "link is down" "$IC_TMP/mm.client" \
+	"$IC_TMP/mm.server"; then
+	echo "PASS shards-mismatch: refused ($(grep -ho 'no MAC.*link is down' "$IC_TMP/mm.client" "$IC_TMP/mm.server" | head -1))"
+	IC_PASSES=$((IC_PASSES + 1))
+else
+	echo "FAIL shards-mismatch: client exit $mrc"
+	tail -20 "$IC_TMP/mm.client" "$IC_TMP/mm.server"
+	IC_FAILS=$((IC_FAILS + 1))
 fi
 ic_summary || rc=1
 exit $rc
