@@ -376,7 +376,8 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
  * @param workers
  *   Worker lcores wanted.
  * @param memif_queues
- *   Queue pairs a memif port will get (dpv_config_queues()); 0 or 1: one.
+ *   Queue pairs a memif port carries traffic on ([dpverbs] shards); 0 or
+ *   1: one.
  * @param pid
  *   Process id for the file prefix.
  * @param buf
@@ -398,17 +399,6 @@ char *dpv_ip_addr_str(const struct dpv_ip_addr *a, char *buf, size_t len);
 int dpv_eal_argv_build(const char *args, unsigned workers,
 		       unsigned memif_queues, int pid, char *buf, size_t buflen,
 		       char **argv, int max, char *err, size_t errlen);
-
-/**
- * The number of queue pairs a port of this configuration gets unless its
- * own queues key says otherwise.
- *
- * @param cfg
- *   The configuration.
- * @return
- *   max(1, workers, shards).
- */
-unsigned dpv_config_queues(const struct dpv_config *cfg);
 
 /**
  * Check before rte_eal_init() that the arguments can work on this

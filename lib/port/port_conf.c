@@ -834,14 +834,6 @@ dpv_config_apply_netdev(struct dpv_config *cfg, const char *v, char *err,
 	return 0;
 }
 
-unsigned
-dpv_config_queues(const struct dpv_config *cfg)
-{
-	unsigned n = RTE_MAX(cfg->workers, cfg->shards);
-
-	return n > 0 ? n : 1;
-}
-
 int
 dpv_config_read(struct dpv_config *cfg, char *err, size_t errlen)
 {

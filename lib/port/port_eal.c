@@ -387,8 +387,9 @@ port_eal_start(const struct dpv_config *cfg)
 		dpv_roce_icrc_select_best();
 		return 0; /* ours already, or the application's */
 	}
-	argc = dpv_eal_argv_build(cfg->eal_args, cfg->workers,
-				  dpv_config_queues(cfg), getpid(),
+	/* the queues shards use (extra queues for workers carry nothing) */
+	argc = dpv_eal_argv_build(cfg->eal_args, cfg->workers, cfg->shards,
+				  getpid(),
 				  eal_buf, sizeof(eal_buf), eal_argv,
 				  RTE_DIM(eal_argv), err, sizeof(err));
 	if (argc < 0) {

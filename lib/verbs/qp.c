@@ -649,8 +649,8 @@ eng_path(struct dpv_qp *qp, const struct ibv_ah_attr *ah,
 		QP_LOG(NOTICE, "QP 0x%06x: no MAC for the destination: %s%s",
 		       qp->qpex.qp_base.qp_num, strerror(-rc),
 		       down ? " (the port's link is down: is the peer there? "
-			      "on memif both ends need the same number of "
-			      "queues, [dpverbs] shards / workers / queues)"
+			      "on memif both ends need the same [dpverbs] "
+			      "shards)"
 			    : "");
 		return -rc == ETIMEDOUT ? ETIMEDOUT : EINVAL;
 	}
