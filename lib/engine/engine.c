@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
@@ -815,6 +816,8 @@ progress_thread(void *arg)
 {
 	struct dpv_engine *e = arg;
 	unsigned idle = 0, sleep_us = 1;
+	/* an lcore id: the mbuf pool's per-lcore cache serves this thread */
+	bool lcore = rte_thread_register() == 0;
 
 	while (!e->thread_stop) {
 		if (dpv_engine_progress(e) != 0) {
@@ -831,6 +834,8 @@ progress_thread(void *arg)
 		if (sleep_us < e->idle_us)
 			sleep_us = RTE_MIN(sleep_us * 2, e->idle_us);
 	}
+	if (lcore)
+		rte_thread_unregister();
 	return NULL;
 }
 
