@@ -356,11 +356,12 @@ rx_forward(struct dpv_engine *e, struct dpv_engine *to,
 	return true;
 }
 
-/* Shards: the home shard, for a frame no QP of this one takes. */
-static inline struct dpv_engine *
-rx_home(const struct dpv_engine *e)
+/* Shards: a frame from the port that no QP of this shard takes goes to
+ * the home shard (when this is another one). */
+static inline bool
+rx_homebound(const struct dpv_engine *e, bool handed)
 {
-	return e->home ? NULL : e->conf.home;
+	return !e->home && !handed;
 }
 
 /*
@@ -378,7 +379,7 @@ rx_not_mine(struct dpv_engine *e, struct rte_mbuf *m, uint32_t qpn,
 		return false;
 	to = e->conf.qp_owner(e->conf.qp_owner_arg, qpn);
 	if (to == NULL || to == e)
-		to = handed ? NULL : rx_home(e);
+		to = rx_homebound(e, handed) ? e->conf.home : NULL;
 	return to != NULL && rx_forward(e, to, m);
 }
 
@@ -392,14 +393,14 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 
 	/* a shard other than home leaves raw-packet flows and every frame
 	 * that is not unicast RoCE to the home shard */
-	if (unlikely(!e->home) && !handed &&
+	if (unlikely(rx_homebound(e, handed)) &&
 	    __atomic_load_n(&e->conf.home->raw_flows, __ATOMIC_RELAXED) != 0)
 		return rx_forward(e, e->conf.home, m);
 	if (dpv_engine_raw_rx(e, m))
 		return false; /* taken by a raw-packet flow */
 	why = dpv_engine_parse(m, &pkt); /* fills all of pkt */
 	if (unlikely(why != DPV_ROCE_RX_OK)) {
-		if (!e->home && !handed)
+		if (rx_homebound(e, handed))
 			return rx_forward(e, e->conf.home, m);
 		dpv_engine_rx_other(e, m, why);
 		return false;
@@ -416,7 +417,7 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 		return false;
 	}
 	if (pkt.dqpn == DPV_ENGINE_QPN_MCAST) {
-		if (!e->home && !handed)
+		if (rx_homebound(e, handed))
 			return rx_forward(e, e->conf.home, m);
 		dpv_engine_rx_mcast(e, &pkt);
 		return false;
@@ -713,13 +714,17 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	next_poll_seq(e);
 	e->acks_held_at = 0;
 	take_kicks(e);
-	n = rx_pass(e, budget);
 	/* a full burst: more waits; take up to four, so that the mbufs the
 	 * receive side frees keep up with those the send side takes (cold
 	 * ones from the pool's ring otherwise) */
-	for (int k = 1; k < 4 && n == RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST);
-	     k++)
-		n = rx_pass(e, budget);
+	n = 0;
+	for (int k = 0; k < 4; k++) {
+		uint16_t r = rx_pass(e, budget);
+
+		n += r;
+		if (r < RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST))
+			break;
+	}
 	if (unlikely(e->now >= e->netdev_next))
 		dpv_engine_netdev_pass(e);
 	/* doorbells rung on QPs off the run list: a slice per poll (all of

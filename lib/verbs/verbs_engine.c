@@ -468,6 +468,7 @@ workers_stop(void)
 __attribute__((destructor)) static void
 progress_fini(void)
 {
+	bool stats = getenv("DPV_STATS") != NULL;
 	uint64_t hz, start, quiet;
 	unsigned int i;
 
@@ -502,10 +503,10 @@ progress_fini(void)
 	}
 	dpv_verbs_pcap_close();
 	for (i = 0; i < prog_nthreads; i++) {
-		for (unsigned s = 0; getenv("DPV_STATS") != NULL &&
-				     s < prog_threads[i]->dev->nshards;
-		     s++)
-			stats_print(prog_threads[i]->dev->engines[s]);
+		struct dpv_device *dev = prog_threads[i]->dev;
+
+		for (unsigned s = 0; stats && s < dev->nshards; s++)
+			stats_print(dev->engines[s]);
 		free(prog_threads[i]);
 		prog_threads[i] = NULL;
 	}
@@ -750,14 +751,12 @@ dpv_dev_engines_barrier(struct dpv_device *dev)
 	}
 }
 
-/* shards: the engine that owns QP qpn (conf.qp_owner), lock-free */
+/* shards: the engine that owns QP qpn (conf.qp_owner), lock-free; the
+ * home shard for no QP, which is where such a frame goes anyway */
 static struct dpv_engine *
 engine_qp_owner(void *arg, uint32_t qpn)
 {
-	struct dpv_device *dev = arg;
-	int s = dpv_qp_shard_of(dev, qpn);
-
-	return s < 0 ? NULL : dev->engines[s];
+	return dpv_dev_qp_engine(arg, qpn);
 }
 
 /*
