@@ -641,11 +641,61 @@ progress_register(struct dpv_device *dev, int mode)
 	return 0;
 }
 
+/*
+ * An application thread that drives an engine gets an lcore id of its own
+ * at its first call, as the progress thread does: the mbuf pools'
+ * per-lcore caches then serve the frames its calls build, receive and
+ * free (without one every mbuf goes through the pool's shared ring). Only
+ * when the library started EAL (which it never tears down): an embedding
+ * application owns EAL and its lcores. The id is given back when the
+ * thread exits; when EAL's lcore ids run out the thread goes on without
+ * one. DPV_APP_LCORE=0 turns it off.
+ */
+static pthread_once_t app_lcore_once = PTHREAD_ONCE_INIT;
+static pthread_key_t app_lcore_key;
+static bool app_lcore_on;
+static __thread bool app_lcore_tried;
+
+static void
+app_lcore_release(void *arg)
+{
+	(void)arg;
+	if (rte_lcore_id() != LCORE_ID_ANY)
+		rte_thread_unregister();
+}
+
+static void
+app_lcore_init(void)
+{
+	const char *v = getenv("DPV_APP_LCORE");
+
+	app_lcore_on = dpv_port_eal_owned() &&
+		       !(v != NULL && strcmp(v, "0") == 0) &&
+		       pthread_key_create(&app_lcore_key, app_lcore_release) ==
+			       0;
+}
+
+static void __rte_noinline
+app_lcore_take(void)
+{
+	app_lcore_tried = true;
+	pthread_once(&app_lcore_once, app_lcore_init);
+	if (!app_lcore_on || rte_lcore_id() != LCORE_ID_ANY ||
+	    rte_thread_register() != 0)
+		return;
+	/* the key's destructor runs at the thread's exit if it is set */
+	if (pthread_setspecific(app_lcore_key, &app_lcore_key) != 0)
+		rte_thread_unregister();
+}
+
 /* Counts an application call; false when a worker lcore owns the engine. */
 static bool
 app_call(struct dpv_device *dev)
 {
 	struct dpv_progress_thr *t = dev->progress_thr;
+
+	if (unlikely(!app_lcore_tried))
+		app_lcore_take();
 
 	if (t != NULL) {
 		/* one application thread at a time in the usual case: a

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Application threads that drive an engine get an lcore id of their own
+# (the mbuf pools' per-lcore caches then serve them), and give it back when
+# they exit: dpv-app-lcore runs three times as many threads as EAL has
+# lcore ids, one after another, on the loopback device the library starts
+# with no configuration; with DPV_APP_LCORE=0 none gets one.
+# Arguments: <build>/lib, source root, build root.
+set -u
+LIB=${1:?usage: $0 <lib dir> <source root> <build root>}
+BUILD=${3:?}
+EXE=$BUILD/test/dpv-app-lcore
+[ -x "$EXE" ] || { echo "SKIP: $EXE not built"; exit 77; }
+fail=0
+run() { # expect, then env assignments
+	local want=$1; shift
+	out=$(env "$@" DPV_CONF=/dev/null LD_LIBRARY_PATH="$LIB" \
+		DPV_EAL="--no-huge --no-pci --no-shconf -m 128 --log-level=lib.eal:error" \
+		timeout 60 "$EXE" "$want" 2>&1)
+	rc=$?
+	echo "$out" | grep -E "RESULT|thread|fail|no device" | head -8
+	if [ $rc != 0 ] || ! echo "$out" | grep -q "RESULT app_lcore expect=$want .* bad=0"; then
+		echo "FAIL: expect=$want exit $rc"
+		fail=1
+	fi
+}
+run on DPV_PROGRESS=thread
+run on DPV_PROGRESS=app
+run off DPV_APP_LCORE=0
+[ $fail = 0 ] && echo "app-lcore: ok"
+exit $fail
