@@ -654,7 +654,10 @@ progress_register(struct dpv_device *dev, int mode)
 static pthread_once_t app_lcore_once = PTHREAD_ONCE_INIT;
 static pthread_key_t app_lcore_key;
 static bool app_lcore_on;
-static __thread bool app_lcore_tried;
+/* read by every call: the initial-exec model (no __tls_get_addr), as
+ * port_memif_guard.c's burst slot */
+static __thread bool app_lcore_tried
+	__attribute__((tls_model("initial-exec")));
 
 static void
 app_lcore_release(void *arg)
@@ -694,9 +697,6 @@ app_call(struct dpv_device *dev)
 {
 	struct dpv_progress_thr *t = dev->progress_thr;
 
-	if (unlikely(!app_lcore_tried))
-		app_lcore_take();
-
 	if (t != NULL) {
 		/* one application thread at a time in the usual case: a
 		 * relaxed read-modify-write is enough for these hints */
@@ -709,6 +709,9 @@ app_call(struct dpv_device *dev)
 		if (t->mode == DPV_DEVICE_PROGRESS_WORKER && !prog_forked)
 			return false;
 	}
+	/* this thread drives the engine: an lcore id, once */
+	if (unlikely(!app_lcore_tried))
+		app_lcore_take();
 	return true;
 }
 
