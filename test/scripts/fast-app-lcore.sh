@@ -31,7 +31,8 @@ run off DPV_APP_LCORE=0
 # a worker lcore runs the device: application calls do not drive it
 TMP=$(mktemp -d /tmp/dpv-app-lcore.XXXXXX) || exit 1
 trap 'rm -rf "$TMP"' EXIT
-printf '[eal]\nargs = --no-huge --no-pci --no-shconf -m 256 --log-level=lib.eal:error\n[dpverbs]\nworkers = 1\n' >"$TMP/w.conf"
+# (DPV_EAL below replaces the file's [eal] args: the file holds only this)
+printf '[dpverbs]\nworkers = 1\n' >"$TMP/w.conf"
 run off DPV_CONF="$TMP/w.conf" DPV_PROGRESS= \
 	DPV_EAL="--no-huge --no-pci --no-shconf -m 256 --log-level=lib.eal:error --log-level=dpv.verbs:info"
 if ! echo "$out" | grep -q "engine runs on worker lcore"; then
