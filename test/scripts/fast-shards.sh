@@ -147,7 +147,7 @@ if [ $mrc -ne 0 ] && grep -q "link is down" "$IC_TMP/mm.client" \
 	IC_PASSES=$((IC_PASSES + 1))
 else
 	echo "FAIL shards-mismatch: client exit $mrc"
-	tail -20 "$IC_TMP/mm.client" "$IC_TMP/mm.server"
+	tail -n 20 "$IC_TMP/mm.client" "$IC_TMP/mm.server"
 	IC_FAILS=$((IC_FAILS + 1))
 fi
 ic_summary || rc=1

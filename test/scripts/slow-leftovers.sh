@@ -126,7 +126,7 @@ for i in $(seq 1 "$RUNS"); do
 	if [ $src != 0 ] || [ $crc != 0 ] ||
 		! grep -Eq "[0-9]+ iters in" "$IC_TMP/r$i.client"; then
 		fail "run $i: server exit $src, client exit $crc"
-		tail -5 "$IC_TMP/r$i.server" "$IC_TMP/r$i.client" | sed 's/^/  /'
+		tail -n 5 "$IC_TMP/r$i.server" "$IC_TMP/r$i.client" | sed 's/^/  /'
 	fi
 done
 IC_PIDS=
