@@ -394,13 +394,15 @@ void dpv_engine_set_ack_hold(struct dpv_engine *e, bool on);
 uint64_t dpv_engine_acks_held_at(const struct dpv_engine *e);
 
 /**
- * Whether built frames wait in the engine's TX buffer (a racy read, for a
- * progress thread deciding whether to poll).
+ * Whether built frames wait in the engine's TX buffer, or WQEs of a burst
+ * of posts wait to be built (a racy read, for a progress thread deciding
+ * whether to poll).
  *
  * @param e
  *   The engine (not NULL).
  * @return
- *   true if at least one frame waits to be sent, false otherwise.
+ *   true if at least one frame or posted WQE waits to be sent, false
+ *   otherwise.
  */
 bool dpv_engine_tx_pending(const struct dpv_engine *e);
 

@@ -711,8 +711,13 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	e->work = 0;
 	e->now = dpv_engine_now(); /* the clock of this whole poll */
 	e->posts_unpolled = 0;
+	e->posts_unbuilt = 0;
 	next_poll_seq(e);
 	e->acks_held_at = 0;
+	/* frames that posts of a burst queued leave before the receive side
+	 * runs (a latency test's request is not held up by the ACKs and
+	 * completions that arrived meanwhile) */
+	dpv_engine_tx_flush(e);
 	take_kicks(e);
 	/* a full burst: more waits; take up to four, so that the mbufs the
 	 * receive side frees keep up with those the send side takes (cold
@@ -737,6 +742,24 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	return e->work;
 }
 
+/* Build and send what posts of a burst left (engine lock held): before a
+ * QP changes or goes, what was posted to it leaves as it would have. */
+static void
+build_posted(struct dpv_engine *e)
+{
+	if (e->posts_unbuilt == 0)
+		return;
+	e->now = dpv_engine_now();
+	next_poll_seq(e);
+	take_kicks(e);
+	scan_doorbells(e, SCAN_SLICE);
+	run_pass(e, DPV_ENGINE_DEF_BUDGET, e->now);
+	if (unlikely(e->nheld != 0))
+		dpv_engine_held_commit(e);
+	dpv_engine_tx_flush(e);
+	e->posts_unbuilt = 0;
+}
+
 unsigned
 dpv_engine_progress_post(struct dpv_engine *e)
 {
@@ -746,23 +769,38 @@ dpv_engine_progress_post(struct dpv_engine *e)
 
 	if (!dpv_engine_trylock(e))
 		return 0;
-	e->ack_hold = e->ack_hold_on;
 	now = dpv_engine_now();
-	burst = now - e->last_post < e->hz / POST_BURST_DIV;
+	/* posts in a row (no poll between them), less than 5 us apart, are
+	 * a burst */
+	burst = now - e->last_post < e->hz / POST_BURST_DIV && !e->polled;
 	e->last_post = now;
-	if (!burst || ++e->posts_unpolled >= POST_POLL_EVERY) {
+	e->polled = false;
+	if (++e->posts_unpolled < POST_POLL_EVERY && burst) {
+		/* one of a burst: nothing yet. The next poll (or the 16th
+		 * post since the last one) builds all its WQEs in one pass
+		 * and sends them in one burst */
+		e->posts_unbuilt++;
+		unlock_fast(e);
+		return 0;
+	}
+	e->ack_hold = e->ack_hold_on;
+	if (e->posts_unpolled >= POST_POLL_EVERY) {
 		r = dpv_engine_poll(e, 0);
 	} else {
-		/* one of a burst of posts: build and queue, leave the receive
-		 * side and the send burst to the next poll */
+		/* a lone post (a latency test's request): what was posted is
+		 * built and leaves at once; the receive side waits for the
+		 * next poll (the reply cannot be there yet) */
 		e->work = 0;
 		e->now = now;
 		next_poll_seq(e);
+		e->acks_held_at = 0;
 		take_kicks(e);
 		scan_doorbells(e, SCAN_SLICE);
 		run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
 		if (unlikely(e->nheld != 0))
 			dpv_engine_held_commit(e);
+		e->posts_unbuilt = 0;
+		dpv_engine_tx_flush(e);
 		r = e->work;
 	}
 	e->ack_hold = false;
@@ -773,7 +811,9 @@ dpv_engine_progress_post(struct dpv_engine *e)
 bool
 dpv_engine_tx_pending(const struct dpv_engine *e)
 {
-	return __atomic_load_n(&e->ntx, __ATOMIC_RELAXED) != 0;
+	/* frames queued, or WQEs of a burst of posts not built yet */
+	return __atomic_load_n(&e->ntx, __ATOMIC_RELAXED) != 0 ||
+	       __atomic_load_n(&e->posts_unbuilt, __ATOMIC_RELAXED) != 0;
 }
 
 /* one poll under the lock unless another thread holds it; hold: ACKs
@@ -787,6 +827,7 @@ progress_locked(struct dpv_engine *e, bool hold)
 		return 0;
 	e->ack_hold = hold && e->ack_hold_on;
 	r = dpv_engine_poll(e, 0);
+	e->polled = true;
 	e->ack_hold = false;
 	unlock_fast(e);
 	return r;
@@ -1277,6 +1318,7 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 	if ((mask & IBV_QP_AV) && path == NULL)
 		return -EINVAL;
 	dpv_engine_lock(e);
+	build_posted(e);
 	qp = dpv_engine_qp_lookup(e, qpn);
 	if (qp == NULL) {
 		ret = -ENOENT;
@@ -1406,6 +1448,7 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 	if (e == NULL)
 		return -EINVAL;
 	dpv_engine_lock(e);
+	build_posted(e);
 	qp = dpv_engine_qp_lookup(e, qpn);
 	if (qp == NULL) {
 		rte_spinlock_unlock(&e->lock);

@@ -491,10 +491,12 @@ struct dpv_engine {
 	uint64_t netdev_next;
 	bool netdev; /* the device has a kernel interface */
 	uint64_t last_post;	 /* TSC of the last dpv_engine_progress_post */
-	uint32_t posts_unpolled; /* posts of a burst since the last poll */
+	uint32_t posts_unpolled; /* posts since the last poll */
+	uint32_t posts_unbuilt;	 /* posts of a burst not built yet */
 	uint32_t poll_seq;	 /* polls so far (never 0 in a poll) */
 	bool ack_hold;		 /* this poll holds back new ACKs */
 	bool ack_hold_on;	 /* application polls hold back new ACKs */
+	bool polled;		 /* a poll ran since the last post */
 	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
 
 	struct rte_mbuf *tx[DPV_ENGINE_TX_BURST];

@@ -250,7 +250,14 @@ dpv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	if (num_entries < 0)
 		return -EINVAL;
-	progress(ibcq->context);
+	/* a completion already waits: hand it over first. The engine runs
+	 * when the application next finds the CQ empty (or posts), so a
+	 * completion is not held up by the next burst of frames, and an ACK
+	 * the last poll held back leaves after the application's reply
+	 * (ib_send_lat polls its send CQ, then its receive CQ, then posts).
+	 * A poll for no entries only drives the engine. */
+	if (num_entries == 0 || !dpv_ring_cq_ready(&cq->ring))
+		progress(ibcq->context);
 	return poll_ring(cq, num_entries, wc);
 }
 

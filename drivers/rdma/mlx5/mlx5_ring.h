@@ -1201,6 +1201,25 @@ dpv_ring_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
 	return cq->ops->cq_poll(cq, n, wc, lookup, arg);
 }
 
+/**
+ * Application side: a completion waits at the consumer index. Known for
+ * the 64-byte mlx5 format only (false for the others: poll to find out).
+ * A hint: another thread polling the same CQ may take it first.
+ */
+static inline bool
+dpv_ring_cq_ready(const struct dpv_mlx5_cq *cq)
+{
+	const struct mlx5_cqe64 *cqe;
+	uint8_t oo;
+
+	if (cq->ops != &dpv_mlx5_ring_ops)
+		return false;
+	cqe = &cq->buf[cq->cons_index & (cq->cqe_cnt - 1)];
+	oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+	return (oo >> 4) != MLX5_CQE_INVALID &&
+	       (oo & MLX5_CQE_OWNER_MASK) == !!(cq->cons_index & cq->cqe_cnt);
+}
+
 /** ibv_cq_ex start_poll / next_poll on a CQ of any format. */
 static inline int
 dpv_ring_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
