@@ -574,6 +574,91 @@ test_ack_hold(void)
 	return TEST_SUCCESS;
 }
 
+/* A's WRITE wr_id of 64 bytes into B's buffer, and the engine's post
+ * hook, as ibv_post_send runs them. */
+static int
+post_write_hook(uint64_t wr_id)
+{
+	int rc = post(IBV_WR_RDMA_WRITE, wr_id, 0, 64, (uintptr_t)qb.buf, 0);
+
+	dpv_engine_progress_post(eng);
+	return rc;
+}
+
+/*
+ * Posts: one after a poll is built and sent at once; those that follow it
+ * with no poll between (less than 5 us apart: a burst) are only counted,
+ * and wait as work pending until the next poll sends them in one burst; a
+ * QP modified first gets what was posted built and sent. A burst needs
+ * three posts within 5 us: a run that was slower is tried again.
+ */
+static int
+test_post_burst(void)
+{
+	uint64_t hz = rte_get_tsc_hz(), t0, t1 = 0;
+	struct ibv_qp_attr a = {.max_rd_atomic = 2};
+	uint64_t id = 1, done = 0;
+	struct ibv_wc wc;
+	uint8_t ops[8];
+	int tries;
+
+	/* B's ACKs wait in the application's polls: only requests below */
+	dpv_engine_set_ack_hold(eng, true);
+	for (tries = 0; tries < 50; tries++) {
+		dpv_engine_progress(eng); /* a poll: the next post is lone */
+		t0 = rte_rdtsc();
+		TEST_ASSERT_EQUAL(post_write_hook(id++), 0, "");
+		TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 1,
+				  "a post after a poll leaves at once");
+		TEST_ASSERT_EQUAL(post_write_hook(id++), 0, "");
+		TEST_ASSERT_EQUAL(post_write_hook(id++), 0, "");
+		t1 = rte_rdtsc();
+		if (t1 - t0 < hz / 200000)
+			break;
+		/* too slow to be a burst: let it all finish, try again */
+		while (done + 1 < id) {
+			TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+			TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+			done++;
+		}
+	}
+	if (tries == 50) {
+		DPV_TEST_LOG("no three posts within 5 us in 50 tries");
+		return TEST_SKIPPED;
+	}
+	TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 1,
+			  "the burst's posts are not built yet");
+	TEST_ASSERT(dpv_engine_tx_pending(eng), "but pending");
+	dpv_engine_progress_app(eng);
+	TEST_ASSERT_EQUAL(wire_opcodes(ops, 8), 2,
+			  "the poll sends both in one burst");
+	TEST_ASSERT_EQUAL(ops[0], DPV_ROCE_OP_WRITE_ONLY, "");
+	TEST_ASSERT_EQUAL(ops[1], DPV_ROCE_OP_WRITE_ONLY, "");
+	/* a modify builds what a burst left */
+	dpv_engine_progress(eng);
+	for (tries = 0; tries < 50; tries++) {
+		t0 = rte_rdtsc();
+		TEST_ASSERT_EQUAL(post_write_hook(id++), 0, "");
+		TEST_ASSERT_EQUAL(post_write_hook(id++), 0, "");
+		t1 = rte_rdtsc();
+		if (t1 - t0 < hz / 200000)
+			break;
+		dpv_engine_progress(eng);
+	}
+	TEST_ASSERT(tries < 50, "no two posts within 5 us in 50 tries");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
+					       IBV_QP_MAX_QP_RD_ATOMIC, NULL),
+			  0, "");
+	TEST_ASSERT(!dpv_engine_tx_pending(eng), "built and sent");
+	while (done + 1 < id) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, done + 1, "in order, none lost");
+		done++;
+	}
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -588,6 +673,7 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_rd0, teardown, test_rd0),
 			TEST_CASE_ST(setup_128, teardown, test_credits_128),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_hold),
+			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),
 			TEST_CASES_END(),
 		},
 };
