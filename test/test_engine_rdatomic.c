@@ -659,6 +659,115 @@ test_post_burst(void)
 	return TEST_SUCCESS;
 }
 
+/* qp's ACK from its template against the one dpv_engine_build() makes
+ * (identification 0 in both), byte for byte, ICRC in */
+static int
+ack_same(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn, uint32_t msn)
+{
+	struct dpv_ehdr h = {
+		.opcode = DPV_ROCE_OP_ACK | DPV_ROCE_TR_RC,
+		.dqpn = qp->dest_qpn,
+		.psn = psn,
+		.syndrome = syndrome,
+		.msn = msn,
+	};
+	struct rte_mbuf *t, *b;
+	bool no_tmpl;
+	uint8_t *pl;
+	int ret = -1;
+
+	qp->resp.msn = msn;
+	t = dpv_engine_build_ack(qp, syndrome, psn, &no_tmpl);
+	eng->ip_id = 0;
+	b = dpv_engine_build(eng, &qp->path, &qp->tmpl, &h, 0, &pl);
+	if (t != NULL && b != NULL) {
+		dpv_engine_finish(b);
+		if (t->pkt_len == b->pkt_len && t->l2_len == b->l2_len &&
+		    memcmp(rte_pktmbuf_mtod(t, void *),
+			   rte_pktmbuf_mtod(b, void *), t->pkt_len) == 0 &&
+		    dpv_roce_icrc_check(rte_pktmbuf_mtod_offset(t, void *,
+								t->l2_len),
+					t->pkt_len - t->l2_len))
+			ret = 0;
+		else
+			DPV_TEST_LOG("ACK psn %#x msn %#x syndrome %#x: "
+				     "template %u bytes, built %u",
+				     psn, msn, syndrome, t->pkt_len,
+				     b->pkt_len);
+	} else {
+		DPV_TEST_LOG("no ACK (template %p no_tmpl %d, built %p)",
+			     (void *)t, no_tmpl, (void *)b);
+	}
+	rte_pktmbuf_free(t);
+	rte_pktmbuf_free(b);
+	return ret;
+}
+
+/*
+ * ACKs from the QP's ACK template (a copy, the PSN and AETH words, their
+ * ICRC deltas) are the frames the general builder makes, over IPv4 and
+ * IPv6, with and without a VLAN tag, for PSNs, MSNs and syndromes across
+ * their ranges; a new path or UDP source port remakes the template; a
+ * path too long for a frame template (VLAN + IPv6) has none.
+ */
+static int
+test_ack_tmpl(void)
+{
+	static const uint32_t psns[] = {0, 1, 0x7fffff, 0x800000, 0xffffff,
+					0x123456};
+	static const uint8_t syns[] = {0x00, 0x1f, 0x20, 0x60, 0x7f, 0x9f};
+	struct dpv_eqp *qp = dpv_engine_qp_lookup(eng, QPN_A);
+	struct dpv_engine_path path;
+	struct ibv_qp_attr a = {0};
+	bool no_tmpl;
+
+	TEST_ASSERT(qp != NULL, "");
+	for (int v = 0; v < 4; v++) {
+		uint32_t gen;
+
+		test_engine_loop_path(&path, mac, 0xc0000203);
+		if (v & 1)
+			path.vlan = 0x2005;
+		if (v & 2) {
+			static const uint8_t g[16] = {0x20, 0x01, 0x0d, 0xb8,
+						      [15] = 3};
+
+			memcpy(path.sgid, g, 16);
+			memcpy(path.dgid, g, 16);
+			path.traffic_class = 0x28;
+			path.flow_label = 0x12345;
+		}
+		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
+						       IBV_QP_AV, &path),
+				  0, "");
+		if (v == 3) {
+			/* 18 + 40 + 8 bytes: no frame template */
+			TEST_ASSERT_EQUAL(qp->tmpl.len, 0, "");
+			TEST_ASSERT(dpv_engine_build_ack(qp, 0, 1, &no_tmpl) ==
+						    NULL &&
+					    no_tmpl,
+				    "no ACK template without a frame template");
+			continue;
+		}
+		for (unsigned i = 0; i < RTE_DIM(psns); i++)
+			for (unsigned j = 0; j < RTE_DIM(syns); j++)
+				TEST_ASSERT_EQUAL(
+					ack_same(qp, syns[j], psns[i],
+						 psns[(i + j) % RTE_DIM(psns)]),
+					0, "path %d", v);
+		gen = qp->ack_tmpl.gen;
+		TEST_ASSERT_EQUAL(gen, qp->tmpl.gen, "");
+		TEST_ASSERT_EQUAL(dpv_engine_qp_udp_sport_set(eng, QPN_A,
+							      (uint16_t)(50000 + v)),
+				  0, "");
+		TEST_ASSERT(qp->tmpl.gen != gen, "a new frame template");
+		TEST_ASSERT_EQUAL(ack_same(qp, 0x1f, 0x345, 7), 0, "");
+		TEST_ASSERT_EQUAL(qp->ack_tmpl.gen, qp->tmpl.gen,
+				  "and a new ACK template");
+	}
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -674,6 +783,7 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_128, teardown, test_credits_128),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_hold),
 			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),
+			TEST_CASE_ST(setup_2_2, teardown, test_ack_tmpl),
 			TEST_CASES_END(),
 		},
 };

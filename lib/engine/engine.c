@@ -293,6 +293,12 @@ void
 dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m)
 {
 	dpv_engine_finish(m);
+	dpv_engine_tx_ready(e, m);
+}
+
+void
+dpv_engine_tx_ready(struct dpv_engine *e, struct rte_mbuf *m)
+{
 	e->work++;
 	/* fault injection: a fixed-seed LCG, so runs repeat but the losses
 	 * do not fall in step with the retransmission rounds */

@@ -223,7 +223,25 @@ struct dpv_etmpl {
 	uint8_t l2;   /* Ethernet (+ VLAN) header bytes */
 	bool ipv4;
 	uint16_t csum; /* IPv4: one's complement sum of the constant words */
+	uint32_t gen;  /* which dpv_engine_tmpl_set() made it (never 0) */
 	uint8_t b[64]; /* the headers (copied whole), lengths zero */
+};
+
+/* A QP's ACK frame, whole: its PSN and AETH words zero, its ICRC for
+ * that (dpv_engine_build_ack() writes the words and XORs their ICRC
+ * deltas in). Valid while made from the QP's template (gen), for its
+ * destination QP and transport. */
+struct dpv_eack {
+	uint8_t len;	  /* frame bytes, ICRC in; 0: none yet */
+	uint8_t l2;	  /* Ethernet (+ VLAN) header bytes */
+	uint8_t psn_off;  /* BTH bytes 8..11: AckReq, reserved, PSN */
+	uint8_t aeth_off; /* syndrome, MSN */
+	uint8_t opcode;
+	uint32_t gen;
+	uint32_t dqpn;
+	uint32_t icrc;		/* with both words zero */
+	uint32_t k_psn, k_aeth; /* dpv_roce_icrc_factor() of each word */
+	uint8_t b[96];
 };
 
 #define SIGP_ERR  0x1
@@ -303,6 +321,7 @@ struct dpv_eqp {
 	/* ---- each frame: its headers, the peer's address ---- */
 	struct dpv_etmpl tmpl __attribute__((aligned(64))); /* path's frames */
 	struct dpv_engine_path path;
+	struct dpv_eack ack_tmpl __attribute__((aligned(64)));
 
 	/* per-QP counters: the ones of every message (rx_pkts, acks_sent,
 	 * acks_rcvd) on its first line */
@@ -549,6 +568,8 @@ dpv_engine_qp_activate(struct dpv_eqp *qp)
 	}
 }
 void dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m);
+/* dpv_engine_tx() of a frame whose ICRC is already in */
+void dpv_engine_tx_ready(struct dpv_engine *e, struct rte_mbuf *m);
 void dpv_engine_tx_flush(struct dpv_engine *e);
 bool dpv_engine_tx_room(struct dpv_engine *e);
 enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,
@@ -626,6 +647,11 @@ struct rte_mbuf *dpv_engine_build(struct dpv_engine *e,
 void dpv_engine_tmpl_set(struct dpv_etmpl *t,
 			 const struct dpv_engine_path *path);
 void dpv_engine_finish(struct rte_mbuf *m);
+/* An ACK of qp from its ACK template (made or remade here); NULL without
+ * an mbuf, or *no_tmpl set when the QP cannot have one (dpv_engine_build
+ * then). The frame is complete, ICRC in: dpv_engine_tx_ready() sends it. */
+struct rte_mbuf *dpv_engine_build_ack(struct dpv_eqp *qp, uint8_t syndrome,
+				      uint32_t psn, bool *no_tmpl);
 uint32_t dpv_engine_max_payload(struct dpv_engine *e,
 				const struct dpv_engine_path *path,
 				uint8_t opcode);

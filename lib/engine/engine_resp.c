@@ -67,12 +67,22 @@ send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 		.msn = qp->resp.msn,
 	};
 	struct rte_mbuf *m;
+	bool no_tmpl;
 	uint8_t *pl;
 
-	m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &pl);
-	if (m == NULL)
-		return;
-	dpv_engine_tx(qp->e, m);
+	/* from the QP's ACK template: a copy, two words and their ICRC
+	 * deltas */
+	m = dpv_engine_build_ack(qp, syndrome, psn, &no_tmpl);
+	if (m != NULL) {
+		dpv_engine_tx_ready(qp->e, m);
+	} else {
+		if (!no_tmpl)
+			return;
+		m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &pl);
+		if (m == NULL)
+			return;
+		dpv_engine_tx(qp->e, m);
+	}
 	DPV_EQP_COUNT(qp, acks_sent);
 	if ((syndrome & AETH_TYPE_MASK) != AETH_NAK)
 		return;

@@ -319,12 +319,18 @@ write_l2_l4(const struct dpv_engine_path *path, uint8_t *d, uint32_t ulen,
 	udp->dgram_cksum = 0;
 }
 
+/* the templates made so far (struct dpv_etmpl.gen; a copy keeps it) */
+static uint32_t tmpl_gens;
+
 void
 dpv_engine_tmpl_set(struct dpv_etmpl *t, const struct dpv_engine_path *path)
 {
 	uint32_t l2 = l2_len(path), l3h = l3_hdr_len(path);
 
 	memset(t, 0, sizeof(*t));
+	do
+		t->gen = __atomic_add_fetch(&tmpl_gens, 1, __ATOMIC_RELAXED);
+	while (t->gen == 0);
 	/* VLAN + IPv6 (66 bytes) is built in full */
 	if (l2 + l3h + sizeof(struct rte_udp_hdr) > sizeof(t->b))
 		return;
@@ -484,4 +490,94 @@ dpv_engine_finish(struct rte_mbuf *m)
 
 	/* the Ethernet header precedes: one pass, headers masked in place */
 	dpv_roce_icrc_set_l2(l3, m->pkt_len - m->l2_len);
+}
+
+/* ------------------------------------------------------- ACK templates */
+
+/* qp's ACK template from its frame template, destination and transport
+ * (false: none for this QP: no frame template, or a DCT, whose responder
+ * answers many initiators) */
+static bool
+ack_tmpl_set(struct dpv_eqp *qp)
+{
+	struct dpv_eack *a = &qp->ack_tmpl;
+	const struct dpv_etmpl *t = &qp->tmpl;
+	struct dpv_ehdr h = {
+		.opcode = DPV_ROCE_OP_ACK | eqp_tr(qp),
+		.dqpn = qp->dest_qpn,
+	};
+	const struct dpv_roce_opcode_info *info = dpv_roce_opcode(h.opcode);
+	uint32_t ulen = sizeof(struct rte_udp_hdr) + info->length +
+			DPV_ROCE_ICRC_LEN;
+	uint32_t len = t->len + info->length + DPV_ROCE_ICRC_LEN;
+
+	a->len = 0;
+	if (t->len == 0 || qp->dc != 0 || len > sizeof(a->b) ||
+	    sizeof(t->b) > sizeof(a->b))
+		return false;
+	/* identification 0 (DF is set): the IPv4 checksum is constant too */
+	write_l2_l4_tmpl(t, a->b, ulen, 0);
+	write_bth_ext(a->b + t->len, info, &h, 0);
+	a->l2 = t->l2;
+	a->psn_off = (uint8_t)(t->len + 8);
+	a->aeth_off = (uint8_t)(t->len + HOFF(info, AETH));
+	a->icrc = dpv_roce_icrc_set_l2(a->b + t->l2, len - t->l2);
+	a->k_psn = dpv_roce_icrc_factor(len - DPV_ROCE_ICRC_LEN -
+					(a->psn_off + 4u));
+	a->k_aeth = dpv_roce_icrc_factor(len - DPV_ROCE_ICRC_LEN -
+					 (a->aeth_off + 4u));
+	a->opcode = h.opcode;
+	a->gen = t->gen;
+	a->dqpn = qp->dest_qpn;
+	a->len = (uint8_t)len;
+	return true;
+}
+
+struct rte_mbuf *
+dpv_engine_build_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn,
+		     bool *no_tmpl)
+{
+	struct dpv_eack *a = &qp->ack_tmpl;
+	struct dpv_engine *e = qp->e;
+	uint32_t w_psn, w_aeth, icrc;
+	struct rte_mbuf *m;
+	uint8_t *d;
+
+	*no_tmpl = false;
+	if (unlikely(a->len == 0 || a->gen != qp->tmpl.gen ||
+		     a->dqpn != qp->dest_qpn ||
+		     a->opcode != (DPV_ROCE_OP_ACK | eqp_tr(qp))) &&
+	    !ack_tmpl_set(qp)) {
+		*no_tmpl = true;
+		return NULL;
+	}
+	m = rte_pktmbuf_alloc(e->mp);
+	if (m == NULL) {
+		e->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	d = (uint8_t *)rte_pktmbuf_append(m, a->len);
+	/* the template copies whole: the buffer must hold its bytes */
+	if (d == NULL ||
+	    (size_t)(d - (uint8_t *)m->buf_addr) + sizeof(a->b) > m->buf_len) {
+		rte_pktmbuf_free(m);
+		*no_tmpl = true;
+		return NULL;
+	}
+	m->l2_len = a->l2;
+	memcpy(d, a->b, sizeof(a->b));
+	/* the two words as stored (big-endian fields), read little-endian
+	 * by the ICRC */
+	w_psn = rte_cpu_to_be_32(psn & 0xffffff);
+	w_aeth = rte_cpu_to_be_32((uint32_t)syndrome << 24 |
+				  (qp->resp.msn & 0xffffff));
+	memcpy(d + a->psn_off, &w_psn, 4);
+	memcpy(d + a->aeth_off, &w_aeth, 4);
+	icrc = rte_cpu_to_le_32(a->icrc ^
+				dpv_roce_icrc_delta(rte_le_to_cpu_32(w_psn),
+						    a->k_psn) ^
+				dpv_roce_icrc_delta(rte_le_to_cpu_32(w_aeth),
+						    a->k_aeth));
+	memcpy(d + a->len - DPV_ROCE_ICRC_LEN, &icrc, 4);
+	return m;
 }

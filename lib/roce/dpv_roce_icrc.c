@@ -430,18 +430,29 @@ RTE_INIT(dpv_roce_crc_init)
 }
 
 uint32_t
-dpv_crc32_combine(uint32_t crc1, uint32_t crc2, uint32_t len2)
+dpv_roce_icrc_factor(uint32_t n)
 {
 	uint32_t xn = 1u << 31; /* x^0 */
-	unsigned k = 3;		/* 8 bits a byte: x^(8 len2) */
+	unsigned k = 3;		/* 8 bits a byte: x^(8 n) */
 
-	while (len2 != 0) {
-		if (len2 & 1)
+	for (; n != 0; n >>= 1, k++)
+		if (n & 1)
 			xn = multmod(crc_x2n[k & 31], xn);
-		len2 >>= 1;
-		k++;
-	}
-	return multmod(xn, crc1) ^ crc2;
+	return xn;
+}
+
+uint32_t
+dpv_roce_icrc_delta(uint32_t w, uint32_t factor)
+{
+	/* the register of the word alone (from zero), moved past the rest:
+	 * (ICRC of the frame with it) = (ICRC with zeros) ^ this */
+	return multmod(crc_reg_slice4(w), factor);
+}
+
+uint32_t
+dpv_crc32_combine(uint32_t crc1, uint32_t crc2, uint32_t len2)
+{
+	return multmod(dpv_roce_icrc_factor(len2), crc1) ^ crc2;
 }
 
 uint32_t

@@ -207,6 +207,33 @@ uint32_t dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len);
 uint32_t dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len);
 
 /**
+ * The factor of dpv_roce_icrc_delta() for a word followed by n more bytes
+ * that the ICRC covers (x^(8 n) modulo the CRC-32 polynomial).
+ *
+ * @param n
+ *   Bytes between the end of the word and the ICRC field.
+ * @return
+ *   The factor.
+ */
+uint32_t dpv_roce_icrc_factor(uint32_t n);
+
+/**
+ * How a frame's ICRC changes when four bytes it covers, zero before, are
+ * given the value w. The ICRC is linear in the bytes it covers, so a frame
+ * built from a template whose variable words are zero gets its ICRC as the
+ * template's XOR one delta per word: no pass over the frame.
+ *
+ * @param w
+ *   The four bytes as they are stored in the frame, read as a
+ *   little-endian 32-bit word.
+ * @param factor
+ *   dpv_roce_icrc_factor() of the bytes that follow them up to the ICRC.
+ * @return
+ *   What to XOR into the ICRC (as dpv_roce_icrc_calc() returns it).
+ */
+uint32_t dpv_roce_icrc_delta(uint32_t w, uint32_t factor);
+
+/**
  * Plain CRC-32 (Ethernet/zlib) continued over more data (folding with
  * carry-less multiplies where the CPU has them, else by table).
  * crc32(A||B) = dpv_crc32_update(dpv_crc32_update(0, A), B).
