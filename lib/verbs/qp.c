@@ -1029,7 +1029,7 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		errno = ENOMEM;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
+	qp = dpv_zalloc_lines(sizeof(*qp));
 	if (qp == NULL) {
 		errno = ENOMEM;
 		return NULL;

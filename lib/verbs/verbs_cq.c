@@ -516,7 +516,7 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	cq = calloc(1, sizeof(*cq));
+	cq = dpv_zalloc_lines(sizeof(*cq));
 	if (cq == NULL) {
 		errno = ENOMEM;
 		return NULL;

@@ -349,6 +349,11 @@ int dpv_async_event_post(struct dpv_context *ctx,
  *  after the defaults (which answer EOPNOTSUPP) are in place. */
 void dpv_qp_ops_init(struct verbs_context *vctx);
 
+/* A zeroed object on cache lines of its own (free() gives it back): QPs,
+ * CQs and SRQs, whose application-side ring state the thread that posts
+ * or polls writes, and which threads of their own use side by side */
+void *dpv_zalloc_lines(size_t size);
+
 /* ---------------------------------------------------------------------- */
 /* PD, parent domain, TD                                                   */
 

@@ -406,3 +406,14 @@ ibv_read_ibdev_sysfs_file(char *buf, size_t size, struct ibv_device *dev,
 	va_end(ap);
 	return ibv_read_sysfs_file(dev->ibdev_path, file, buf, size);
 }
+
+void *
+dpv_zalloc_lines(size_t size)
+{
+	size_t sz = (size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, sz);
+
+	if (p != NULL)
+		memset(p, 0, sz);
+	return p;
+}

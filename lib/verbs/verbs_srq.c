@@ -214,7 +214,7 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 		errno = rc;
 		return NULL;
 	}
-	srq = calloc(1, sizeof(*srq));
+	srq = dpv_zalloc_lines(sizeof(*srq));
 	if (srq == NULL) {
 		errno = ENOMEM;
 		return NULL;
