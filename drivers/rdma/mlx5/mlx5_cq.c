@@ -591,8 +591,7 @@ cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq,
 	     prod++) {
 		uint8_t oo = cqe_at(cq->buf, cq->cqe_cnt, prod, sz)->op_own;
 
-		if ((oo >> 4) == MLX5_CQE_INVALID ||
-		    (oo & MLX5_CQE_OWNER_MASK) != !!(prod & cq->cqe_cnt))
+		if (!dpv_mlx5_cqe_sw_owned(oo, prod, cq->cqe_cnt))
 			break;
 	}
 	dpv_barrier_after_owned_cqe();
@@ -838,8 +837,7 @@ poll_one_sz(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 	struct mlx5_cqe64 *cqe = cqe_at(cq->buf, cq->cqe_cnt, cq->cons_index, sz);
 	uint8_t oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
 
-	if ((oo >> 4) == MLX5_CQE_INVALID ||
-	    (oo & MLX5_CQE_OWNER_MASK) != !!(cq->cons_index & cq->cqe_cnt))
+	if (!dpv_mlx5_cqe_sw_owned(oo, cq->cons_index, cq->cqe_cnt))
 		return ENOENT;
 	dpv_barrier_after_owned_cqe();
 	cq->cons_index++;
@@ -1204,9 +1202,7 @@ comp_poll_one(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup, void *arg,
 
 	if (z->left == 0) {
 		oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
-		if ((oo >> 4) == MLX5_CQE_INVALID ||
-		    (oo & MLX5_CQE_OWNER_MASK) !=
-			    !!(cq->cons_index & cq->cqe_cnt))
+		if (!dpv_mlx5_cqe_sw_owned(oo, cq->cons_index, cq->cqe_cnt))
 			return ENOENT;
 		dpv_barrier_after_owned_cqe();
 		if (((oo >> 2) & 3) != DPV_MLX5_CQE_FMT_COMPRESSED) {

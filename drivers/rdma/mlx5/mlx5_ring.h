@@ -1202,6 +1202,17 @@ dpv_ring_cq_poll(struct dpv_mlx5_cq *cq, int n, struct ibv_wc *wc,
 }
 
 /**
+ * Whether the CQE with this op_own byte, at index idx of a ring of cnt
+ * entries, is software's: written in the current lap and not polled.
+ */
+static inline bool
+dpv_mlx5_cqe_sw_owned(uint8_t oo, uint32_t idx, uint32_t cnt)
+{
+	return (oo >> 4) != MLX5_CQE_INVALID &&
+	       (oo & MLX5_CQE_OWNER_MASK) == !!(idx & cnt);
+}
+
+/**
  * Application side: a completion waits at the consumer index. Known for
  * the 64-byte mlx5 format only (false for the others: poll to find out).
  * A hint: another thread polling the same CQ may take it first.
@@ -1216,8 +1227,7 @@ dpv_ring_cq_ready(const struct dpv_mlx5_cq *cq)
 		return false;
 	cqe = &cq->buf[cq->cons_index & (cq->cqe_cnt - 1)];
 	oo = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
-	return (oo >> 4) != MLX5_CQE_INVALID &&
-	       (oo & MLX5_CQE_OWNER_MASK) == !!(cq->cons_index & cq->cqe_cnt);
+	return dpv_mlx5_cqe_sw_owned(oo, cq->cons_index, cq->cqe_cnt);
 }
 
 /** ibv_cq_ex start_poll / next_poll on a CQ of any format. */
