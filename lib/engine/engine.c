@@ -748,22 +748,29 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	return e->work;
 }
 
+/* The send side of a poll alone (engine lock held): what was posted is
+ * built and sent, no receive burst. */
+static void
+send_pass(struct dpv_engine *e, uint64_t now)
+{
+	e->now = now;
+	next_poll_seq(e);
+	take_kicks(e);
+	scan_doorbells(e, SCAN_SLICE);
+	run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
+	if (unlikely(e->nheld != 0))
+		dpv_engine_held_commit(e);
+	dpv_engine_tx_flush(e);
+	e->posts_unbuilt = 0;
+}
+
 /* Build and send what posts of a burst left (engine lock held): before a
  * QP changes or goes, what was posted to it leaves as it would have. */
 static void
 build_posted(struct dpv_engine *e)
 {
-	if (e->posts_unbuilt == 0)
-		return;
-	e->now = dpv_engine_now();
-	next_poll_seq(e);
-	take_kicks(e);
-	scan_doorbells(e, SCAN_SLICE);
-	run_pass(e, DPV_ENGINE_DEF_BUDGET, e->now);
-	if (unlikely(e->nheld != 0))
-		dpv_engine_held_commit(e);
-	dpv_engine_tx_flush(e);
-	e->posts_unbuilt = 0;
+	if (e->posts_unbuilt != 0)
+		send_pass(e, dpv_engine_now());
 }
 
 unsigned
@@ -797,16 +804,8 @@ dpv_engine_progress_post(struct dpv_engine *e)
 		 * built and leaves at once; the receive side waits for the
 		 * next poll (the reply cannot be there yet) */
 		e->work = 0;
-		e->now = now;
-		next_poll_seq(e);
 		e->acks_held_at = 0;
-		take_kicks(e);
-		scan_doorbells(e, SCAN_SLICE);
-		run_pass(e, DPV_ENGINE_DEF_BUDGET, now);
-		if (unlikely(e->nheld != 0))
-			dpv_engine_held_commit(e);
-		e->posts_unbuilt = 0;
-		dpv_engine_tx_flush(e);
+		send_pass(e, now);
 		r = e->work;
 	}
 	e->ack_hold = false;

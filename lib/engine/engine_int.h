@@ -244,6 +244,11 @@ struct dpv_eack {
 	uint8_t b[96];
 };
 
+/* the frame template's headers are copied whole into an ACK template */
+_Static_assert(sizeof(((struct dpv_etmpl *)0)->b) <=
+		       sizeof(((struct dpv_eack *)0)->b),
+	       "an ACK template cannot hold its frame template's bytes");
+
 #define SIGP_ERR  0x1
 #define SIGP_HALT 0x2
 

@@ -73,16 +73,13 @@ send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 	/* from the QP's ACK template: a copy, two words and their ICRC
 	 * deltas */
 	m = dpv_engine_build_ack(qp, syndrome, psn, &no_tmpl);
-	if (m != NULL) {
+	if (m != NULL)
 		dpv_engine_tx_ready(qp->e, m);
-	} else {
-		if (!no_tmpl)
-			return;
-		m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &pl);
-		if (m == NULL)
-			return;
+	else if (no_tmpl && (m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl,
+						  &h, 0, &pl)) != NULL)
 		dpv_engine_tx(qp->e, m);
-	}
+	else
+		return; /* no mbuf */
 	DPV_EQP_COUNT(qp, acks_sent);
 	if ((syndrome & AETH_TYPE_MASK) != AETH_NAK)
 		return;

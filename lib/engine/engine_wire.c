@@ -512,8 +512,7 @@ ack_tmpl_set(struct dpv_eqp *qp)
 	uint32_t len = t->len + info->length + DPV_ROCE_ICRC_LEN;
 
 	a->len = 0;
-	if (t->len == 0 || qp->dc != 0 || len > sizeof(a->b) ||
-	    sizeof(t->b) > sizeof(a->b))
+	if (t->len == 0 || qp->dc != 0 || len > sizeof(a->b))
 		return false;
 	/* identification 0 (DF is set): the IPv4 checksum is constant too */
 	write_l2_l4_tmpl(t, a->b, ulen, 0);
