@@ -410,8 +410,8 @@ ibv_read_ibdev_sysfs_file(char *buf, size_t size, struct ibv_device *dev,
 void *
 dpv_zalloc_lines(size_t size)
 {
-	size_t sz = (size + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, sz);
+	size_t sz = RTE_ALIGN_CEIL(size, RTE_CACHE_LINE_SIZE);
+	void *p = aligned_alloc(RTE_CACHE_LINE_SIZE, sz);
 
 	if (p != NULL)
 		memset(p, 0, sz);
