@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -1102,18 +1103,84 @@ dpv_port_mempool(struct dpv_port *p)
 	return p->mp;
 }
 
-/* Runs after plain destructors (the engine's), before DPDK's own. */
-__attribute__((destructor(110))) static void
-port_at_exit(void)
+/* Stop and close every port this library brought up. */
+static void
+port_shutdown(void)
 {
 	unsigned i;
 
-	if (!dpv_port_eal_owned())
-		return; /* embedded, never started, or a forked child */
 	dpv_port_fini();
 	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
 		if (close_at_exit[i] && rte_eth_dev_is_valid_port(i))
 			rte_eth_dev_close(i); /* stopped by dpv_port_fini */
 	}
+}
+
+/* port_shutdown at exit: who runs it (EXIT_*), in exit_state */
+enum { EXIT_IDLE, EXIT_IN_ALARM, EXIT_IN_MAIN, EXIT_DONE };
+static int exit_state;
+
+static void
+port_shutdown_alarm(void *arg __rte_unused)
+{
+	int idle = EXIT_IDLE;
+
+	if (!__atomic_compare_exchange_n(&exit_state, &idle, EXIT_IN_ALARM,
+					 false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return; /* the exiting thread gave up waiting and did it */
+	port_shutdown();
+	__atomic_store_n(&exit_state, EXIT_DONE, __ATOMIC_RELEASE);
+}
+
+/* Wait up to ms for the state to leave 'from'; true if it did. */
+static bool
+exit_wait(int from, unsigned ms)
+{
+	const struct timespec step = {.tv_nsec = 100 * 1000};
+	unsigned n;
+
+	for (n = 0; n < ms * 10; n++) {
+		if (__atomic_load_n(&exit_state, __ATOMIC_ACQUIRE) != from)
+			return true;
+		nanosleep(&step, NULL);
+	}
+	return false;
+}
+
+/*
+ * Runs after plain destructors (the engine's), before DPDK's own.
+ *
+ * The ports are stopped and closed on the EAL interrupt thread, through an
+ * alarm, not on the exiting thread: that thread serves memif's control
+ * channel, and a peer's DISCONNECT arriving while the exiting thread tore
+ * the same device down ran memif's region teardown twice at once (double
+ * unmap and free, a SIGSEGV after the program's last output). On the
+ * interrupt thread the two are serialised. If the thread does not take the
+ * alarm within two seconds (an exit from inside an EAL callback, a wedged
+ * handler) the exiting thread does it itself, as before.
+ */
+__attribute__((destructor(110))) static void
+port_at_exit(void)
+{
+	int idle = EXIT_IDLE;
+
+	if (!dpv_port_eal_owned())
+		return; /* embedded, never started, or a forked child */
+	if (rte_eal_alarm_set(1, port_shutdown_alarm, NULL) != 0 ||
+	    !exit_wait(EXIT_IDLE, 2000)) {
+		if (__atomic_compare_exchange_n(&exit_state, &idle,
+						EXIT_IN_MAIN, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			rte_eal_alarm_cancel(port_shutdown_alarm, NULL);
+			port_shutdown();
+			__atomic_store_n(&exit_state, EXIT_DONE,
+					 __ATOMIC_RELEASE);
+		}
+	}
+	/* taken by the alarm: bounded wait for it to finish */
+	if (!exit_wait(EXIT_IN_ALARM, 5000))
+		PORT_LOG(WARNING, "port shutdown at exit did not finish");
 	port_eal_at_exit();
 }
