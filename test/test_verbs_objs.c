@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -17,6 +18,7 @@
 #include "test_verbs_util.h"
 #include "dpv_wr.h"
 #include "verbs_int.h"
+#include "qp.h"
 
 static struct ibv_device **devs;
 static struct ibv_context *ctx;
@@ -993,6 +995,97 @@ test_parent_domain(void)
 	return TEST_SUCCESS;
 }
 
+/* Waived locks (mlx5's single-threaded modes): a CQ created
+ * IBV_CREATE_CQ_ATTR_SINGLE_THREADED, and the CQ, QP and SRQ made on a
+ * parent domain with a thread domain, take no lock; plain ones do; a
+ * second caller inside a waived object aborts the process. */
+static int
+test_single_threaded_locks(void)
+{
+	struct ibv_td_init_attr ta = {0};
+	struct ibv_parent_domain_init_attr pa = {0};
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 4,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+	};
+	struct ibv_srq_init_attr sa = {.attr = {.max_wr = 4, .max_sge = 1}};
+	struct ibv_qp_init_attr qia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			.max_recv_sge = 1},
+	};
+	struct ibv_cq_ex *st, *cqpd;
+	struct ibv_cq *plain;
+	struct ibv_qp *qp, *qp_plain;
+	struct ibv_srq *srq;
+	struct ibv_wc wc;
+	struct ibv_td *td;
+	struct ibv_pd *par;
+	int status;
+	pid_t pid;
+
+	if (dpv_single_threaded())
+		return TEST_SKIPPED; /* MLX5_SINGLE_THREADED=1 waives all */
+	td = ibv_alloc_td(ctx, &ta);
+	pa.pd = pd;
+	pa.td = td;
+	par = td ? ibv_alloc_parent_domain(ctx, &pa) : NULL;
+	TEST_ASSERT_NOT_NULL(par, "parent domain: %s", strerror(errno));
+	st = ibv_create_cq_ex(ctx, &ca);
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	ca.flags = 0;
+	ca.parent_domain = par;
+	cqpd = ibv_create_cq_ex(ctx, &ca);
+	plain = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	TEST_ASSERT(st && cqpd && plain, "CQs: %s", strerror(errno));
+	TEST_ASSERT(!to_dcq(ibv_cq_ex_to_cq(st))->poll_lock.on,
+		    "single-threaded CQ locks");
+	TEST_ASSERT(!to_dcq(ibv_cq_ex_to_cq(cqpd))->poll_lock.on,
+		    "CQ on a thread domain locks");
+	TEST_ASSERT(to_dcq(plain)->poll_lock.on, "plain CQ without lock");
+	qia.send_cq = qia.recv_cq = plain;
+	qp = ibv_create_qp(par, &qia);
+	qp_plain = ibv_create_qp(pd, &qia);
+	srq = ibv_create_srq(par, &sa);
+	TEST_ASSERT(qp && qp_plain && srq, "QPs, SRQ: %s", strerror(errno));
+	TEST_ASSERT(!to_dqp(qp)->sq_lock.on && !to_dqp(qp)->rq_lock.on,
+		    "QP on a thread domain locks");
+	TEST_ASSERT(to_dqp(qp_plain)->sq_lock.on && to_dqp(qp_plain)->rq_lock.on,
+		    "plain QP without locks");
+	TEST_ASSERT(!to_dsrq(srq)->post_lock.on, "SRQ on a thread domain locks");
+	/* a waived CQ polls as any other */
+	TEST_ASSERT_EQUAL(ibv_poll_cq(ibv_cq_ex_to_cq(st), 1, &wc), 0, "poll");
+	TEST_ASSERT(!to_dcq(ibv_cq_ex_to_cq(st))->poll_lock.in_use,
+		    "the poll left its mark");
+	/* a poll while another caller is inside (as a second thread would
+	 * be) is caught: the child aborts instead of corrupting the ring */
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 2);
+		to_dcq(ibv_cq_ex_to_cq(st))->poll_lock.in_use = true;
+		ibv_poll_cq(ibv_cq_ex_to_cq(st), 1, &wc);
+		_exit(0);
+	}
+	TEST_ASSERT(pid > 0, "fork");
+	TEST_ASSERT_EQUAL(waitpid(pid, &status, 0), pid, "wait");
+	TEST_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+		    "second caller not caught (status 0x%x)", status);
+	TEST_ASSERT_EQUAL(ibv_destroy_srq(srq), 0, "srq");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "qp");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp_plain), 0, "qp");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ibv_cq_ex_to_cq(st)), 0, "cq");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ibv_cq_ex_to_cq(cqpd)), 0, "cq");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(plain), 0, "cq");
+	TEST_ASSERT_EQUAL(ibv_dealloc_pd(par), 0, "parent");
+	TEST_ASSERT_EQUAL(ibv_dealloc_td(td), 0, "td");
+	return TEST_SUCCESS;
+}
+
 static int
 test_unsupported_objects(void)
 {
@@ -1675,6 +1768,7 @@ static struct dpv_test_suite verbs_objs_suite = {
 			TEST_CASE(test_cq_event_eintr),
 			TEST_CASE(test_async_event_eintr),
 			TEST_CASE(test_cq_ex),
+			TEST_CASE(test_single_threaded_locks),
 			TEST_CASE(test_cq_resize_traffic),
 			TEST_CASE(test_cq_srq_modify_unsupported),
 			TEST_CASE(test_srq),

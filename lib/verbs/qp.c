@@ -221,18 +221,18 @@ cq_poll_lock(struct dpv_qp *qp)
 	if (a && b && (uintptr_t)b < (uintptr_t)a)
 		RTE_SWAP(a, b);
 	if (a)
-		pthread_spin_lock(&a->poll_lock);
+		dpv_vlock_lock(&a->poll_lock);
 	if (b)
-		pthread_spin_lock(&b->poll_lock);
+		dpv_vlock_lock(&b->poll_lock);
 }
 
 static void
 cq_poll_unlock(struct dpv_qp *qp)
 {
 	if (qp->rcq)
-		pthread_spin_unlock(&qp->rcq->poll_lock);
+		dpv_vlock_unlock(&qp->rcq->poll_lock);
 	if (qp->scq && qp->scq != qp->rcq)
-		pthread_spin_unlock(&qp->scq->poll_lock);
+		dpv_vlock_unlock(&qp->scq->poll_lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -340,8 +340,8 @@ ring_reset(struct dpv_qp *qp)
 	if (rc)
 		return rc;
 	cq_poll_lock(qp);
-	pthread_spin_lock(&qp->sq_lock);
-	pthread_spin_lock(&qp->rq_lock);
+	dpv_vlock_lock(&qp->sq_lock);
+	dpv_vlock_lock(&qp->rq_lock);
 	eng_lock(qp);
 	ring_cq_clean(qp);
 	ring_fini(qp);
@@ -351,8 +351,8 @@ ring_reset(struct dpv_qp *qp)
 		dpv_mlx5_sq_bind(&qp->sq, qp->qpex.qp_base.qp_type,
 				 qp->qpex.qp_base.qp_num);
 	eng_unlock(qp);
-	pthread_spin_unlock(&qp->rq_lock);
-	pthread_spin_unlock(&qp->sq_lock);
+	dpv_vlock_unlock(&qp->rq_lock);
+	dpv_vlock_unlock(&qp->sq_lock);
 	cq_poll_unlock(qp);
 	return 0;
 }
@@ -1067,8 +1067,8 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		qp->send_ops_flags = a->send_ops_flags;
 	}
 	pthread_mutex_init(&qp->lock, NULL);
-	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	dpv_vlock_init(&qp->sq_lock, dpv_pd_single_threaded(a->pd));
+	dpv_vlock_init(&qp->rq_lock, dpv_pd_single_threaded(a->pd));
 
 	memset(&req, 0, sizeof(req));
 	if (qp->has_sq) {
@@ -1164,8 +1164,8 @@ err_ex:
 err_ring:
 	ring_fini(qp);
 err_free:
-	pthread_spin_destroy(&qp->rq_lock);
-	pthread_spin_destroy(&qp->sq_lock);
+	dpv_vlock_fini(&qp->rq_lock);
+	dpv_vlock_fini(&qp->sq_lock);
 	pthread_mutex_destroy(&qp->lock);
 	free(qp);
 	errno = rc;
@@ -1334,8 +1334,8 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 	qp_put_refs(qp);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
-	pthread_spin_destroy(&qp->rq_lock);
-	pthread_spin_destroy(&qp->sq_lock);
+	dpv_vlock_fini(&qp->rq_lock);
+	dpv_vlock_fini(&qp->sq_lock);
 	pthread_mutex_destroy(&qp->lock);
 	free(qp);
 	return 0;
@@ -1533,9 +1533,9 @@ dpv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->sq_lock);
+	dpv_vlock_lock(&qp->sq_lock);
 	rc = ring_post_send(qp, wr, bad);
-	pthread_spin_unlock(&qp->sq_lock);
+	dpv_vlock_unlock(&qp->sq_lock);
 	dpv_qp_after_post_send(qp);
 	return rc;
 }
@@ -1551,9 +1551,9 @@ dpv_qp_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->rq_lock);
+	dpv_vlock_lock(&qp->rq_lock);
 	rc = ring_post_recv(qp, wr, bad);
-	pthread_spin_unlock(&qp->rq_lock);
+	dpv_vlock_unlock(&qp->rq_lock);
 	/* an engine takes new receive WQEs at its next poll (the caller's
 	 * next poll or send post, or the progress thread), not here: an ACK
 	 * that the last poll held then leaves with the next post's request,

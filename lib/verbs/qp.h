@@ -91,8 +91,8 @@ struct dpv_qp {
 
 	pthread_mutex_t lock;	 /**< control path */
 	struct ibv_qp_attr attr; /**< current attributes (ibv_query_qp) */
-	pthread_spinlock_t sq_lock;
-	pthread_spinlock_t rq_lock;
+	struct dpv_vlock sq_lock;
+	struct dpv_vlock rq_lock;
 
 	unsigned int n_mcast;
 	struct dpv_qp_mcast mcast[DPV_QP_MAX_MCAST];

@@ -158,7 +158,7 @@ wr_start(struct ibv_qp_ex *x)
 {
 	struct dpv_qp *qp = to_dqp_ex(x);
 
-	pthread_spin_lock(&qp->sq_lock);
+	dpv_vlock_lock(&qp->sq_lock);
 	qp->wr_active = true;
 	dpv_mlx5_wr_start(&qp->sq, x->qp_base.qp_type, x->qp_base.qp_num);
 }
@@ -180,7 +180,7 @@ wr_complete(struct ibv_qp_ex *x)
 		rc = dpv_mlx5_wr_complete(&qp->sq);
 	}
 	qp->wr_active = false;
-	pthread_spin_unlock(&qp->sq_lock);
+	dpv_vlock_unlock(&qp->sq_lock);
 	if (rc == 0)
 		dpv_qp_after_post_send(qp);
 	return rc;
@@ -195,7 +195,7 @@ wr_abort(struct ibv_qp_ex *x)
 		return;
 	dpv_mlx5_wr_abort(&qp->sq);
 	qp->wr_active = false;
-	pthread_spin_unlock(&qp->sq_lock);
+	dpv_vlock_unlock(&qp->sq_lock);
 }
 
 int

@@ -237,9 +237,9 @@ poll_ring(struct dpv_cq *cq, int n, struct ibv_wc *wc)
 	struct dpv_context *ctx = to_dctx(cq->vcq.cq.context);
 	int rc;
 
-	pthread_spin_lock(&cq->poll_lock);
+	dpv_vlock_lock(&cq->poll_lock);
 	rc = dpv_ring_cq_poll(&cq->ring, n, wc, cq_wq_lookup, ctx);
-	pthread_spin_unlock(&cq->poll_lock);
+	dpv_vlock_unlock(&cq->poll_lock);
 	return rc;
 }
 
@@ -354,10 +354,10 @@ cqx_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 	if (attr && attr->comp_mask)
 		return EINVAL;
 	progress(cqx->context);
-	pthread_spin_lock(&cq->poll_lock);
+	dpv_vlock_lock(&cq->poll_lock);
 	rc = cqx_next(cq);
 	if (rc != 0)
-		pthread_spin_unlock(&cq->poll_lock);
+		dpv_vlock_unlock(&cq->poll_lock);
 	return rc;
 }
 
@@ -373,7 +373,7 @@ cqx_end_poll(struct ibv_cq_ex *cqx)
 	struct dpv_cq *cq = to_dcq_ex(cqx);
 
 	dpv_mlx5_cq_ex_end(&cq->ring);
-	pthread_spin_unlock(&cq->poll_lock);
+	dpv_vlock_unlock(&cq->poll_lock);
 }
 
 #define RING(cqx) (&to_dcq_ex(cqx)->ring)
@@ -553,7 +553,7 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 	c->cq_context = cq_context;
 	pthread_mutex_init(&c->mutex, NULL);
 	pthread_cond_init(&c->cond, NULL);
-	pthread_spin_init(&cq->poll_lock, PTHREAD_PROCESS_PRIVATE);
+	dpv_vlock_init(&cq->poll_lock, dpv_single_threaded());
 	atomic_init(&cq->refcnt, 0);
 	if (channel)
 		chan_hold(channel, 1);
@@ -609,6 +609,12 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 		cq->pd = to_dpd(attr->parent_domain);
 		dpv_ref_get(&cq->pd->refcnt);
 	}
+	/* the application polls it from one thread at a time */
+	if (((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	     dpv_pd_single_threaded(attr->parent_domain)))
+		cq->poll_lock.on = false;
 	x = &cq->vcq.cq_ex;
 	x->start_poll = cqx_start_poll;
 	x->next_poll = cqx_next_poll;
@@ -693,7 +699,7 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	dpv_ring_alloc_end();
 	if (rc != 0)
 		return rc;
-	pthread_spin_lock(&cq->poll_lock);
+	dpv_vlock_lock(&cq->poll_lock);
 	e = cq_writer_lock(dev, cq, &shared);
 	/* one iteration: completions of work already posted count as
 	 * pending, as they would on the hardware */
@@ -705,7 +711,7 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (rc == 0)
 		ibcq->cqe = (int)cq->ring.cqe;
 	cq_writer_unlock(cq, e, shared);
-	pthread_spin_unlock(&cq->poll_lock);
+	dpv_vlock_unlock(&cq->poll_lock);
 	dpv_mlx5_cq_resize_release(&r);
 	return rc;
 }
@@ -729,7 +735,7 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 	if (cq->pd)
 		dpv_ref_put(&cq->pd->refcnt);
 	dpv_mlx5_cq_fini(&cq->ring);
-	pthread_spin_destroy(&cq->poll_lock);
+	dpv_vlock_fini(&cq->poll_lock);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
 	free(cq);

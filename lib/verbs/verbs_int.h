@@ -391,6 +391,70 @@ dpv_pd_base(struct ibv_pd *pd)
 	return p->protection ? p->protection : p;
 }
 
+/*
+ * The lock of an object's posting or polling (QP send and receive queues,
+ * CQ, SRQ, WQ). The application may waive it as mlx5's users do: the
+ * environment variable MLX5_SINGLE_THREADED=1 waives every one, a parent
+ * domain with a thread domain those of what is created on it, and
+ * IBV_CREATE_CQ_ATTR_SINGLE_THREADED a CQ's. A waived lock costs a flag
+ * (an uncontended spinlock is a locked instruction, ~20 cycles, several per
+ * message) and catches a second thread inside the object where it can.
+ */
+struct dpv_vlock {
+	pthread_spinlock_t l;
+	bool on;     /* false: waived */
+	bool in_use; /* waived: a call is inside */
+};
+
+/* MLX5_SINGLE_THREADED=1 in the environment (read once) */
+bool dpv_single_threaded(void);
+/* a second thread inside an object whose lock was waived: abort */
+void dpv_vlock_violation(void) __attribute__((noreturn, cold));
+
+/* An object created on pd (NULL: none) needs no lock. */
+static inline bool
+dpv_pd_single_threaded(struct ibv_pd *pd)
+{
+	return dpv_single_threaded() ||
+	       (pd != NULL && to_dpd(pd)->protection != NULL &&
+		to_dpd(pd)->td != NULL);
+}
+
+static inline void
+dpv_vlock_init(struct dpv_vlock *k, bool waived)
+{
+	pthread_spin_init(&k->l, PTHREAD_PROCESS_PRIVATE);
+	k->on = !waived;
+	k->in_use = false;
+}
+
+static inline void
+dpv_vlock_fini(struct dpv_vlock *k)
+{
+	pthread_spin_destroy(&k->l);
+}
+
+static inline void
+dpv_vlock_lock(struct dpv_vlock *k)
+{
+	if (likely(k->on)) {
+		pthread_spin_lock(&k->l);
+		return;
+	}
+	if (unlikely(k->in_use))
+		dpv_vlock_violation();
+	k->in_use = true;
+}
+
+static inline void
+dpv_vlock_unlock(struct dpv_vlock *k)
+{
+	if (likely(k->on))
+		pthread_spin_unlock(&k->l);
+	else
+		k->in_use = false;
+}
+
 /* ---------------------------------------------------------------------- */
 /* MR, MW                                                                  */
 
@@ -454,7 +518,7 @@ struct dpv_cq {
 	uint64_t wc_flags; /**< create_cq_ex wc_flags */
 	struct dpv_pd *pd; /**< parent domain given to create_cq_ex, held */
 	bool is_ex;
-	pthread_spinlock_t poll_lock; /**< serializes pollers of the ring */
+	struct dpv_vlock poll_lock; /**< serializes pollers of the ring */
 	struct dpv_mlx5_cq ring;
 };
 
@@ -530,7 +594,7 @@ struct dpv_srq {
 	uint32_t max_sge;
 	atomic_uint srq_limit; /**< armed limit, 0 = not armed */
 	atomic_uint completed; /**< receive completions polled */
-	pthread_spinlock_t post_lock;
+	struct dpv_vlock post_lock;
 	struct dpv_mlx5_rq ring;
 };
 

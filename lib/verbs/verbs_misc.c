@@ -417,3 +417,29 @@ dpv_zalloc_lines(size_t size)
 		memset(p, 0, sz);
 	return p;
 }
+
+bool
+dpv_single_threaded(void)
+{
+	/* -1 not read yet; reading it twice at once gives the same answer */
+	static int st = -1;
+	int v = __atomic_load_n(&st, __ATOMIC_RELAXED);
+
+	if (unlikely(v < 0)) {
+		const char *e = getenv("MLX5_SINGLE_THREADED");
+
+		v = e != NULL && strcmp(e, "1") == 0;
+		__atomic_store_n(&st, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+void
+dpv_vlock_violation(void)
+{
+	fprintf(stderr,
+		"dpverbs: two threads inside one queue or CQ whose lock the "
+		"application waived (MLX5_SINGLE_THREADED=1, a thread domain "
+		"or IBV_CREATE_CQ_ATTR_SINGLE_THREADED); unset or drop it\n");
+	abort();
+}

@@ -191,7 +191,7 @@ srq_release(struct dpv_srq *srq)
 		dpv_ref_put(&srq->xrcd->refcnt);
 	if (srq->cq)
 		dpv_ref_put(&srq->cq->refcnt);
-	pthread_spin_destroy(&srq->post_lock);
+	dpv_vlock_fini(&srq->post_lock);
 	pthread_cond_destroy(&srq->vsrq.srq.cond);
 	pthread_mutex_destroy(&srq->vsrq.srq.mutex);
 	free(srq);
@@ -239,7 +239,7 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 	s->pd = pd;
 	pthread_mutex_init(&s->mutex, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	pthread_spin_init(&srq->post_lock, PTHREAD_PROCESS_PRIVATE);
+	dpv_vlock_init(&srq->post_lock, dpv_pd_single_threaded(pd));
 	atomic_init(&srq->refcnt, 0);
 	srq->max_wr = a->max_wr;
 	srq->max_sge = a->max_sge;
@@ -403,9 +403,9 @@ dpv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	struct dpv_srq *srq = to_dsrq(ibsrq);
 	int rc;
 
-	pthread_spin_lock(&srq->post_lock);
+	dpv_vlock_lock(&srq->post_lock);
 	rc = dpv_ring_post_recv(&srq->ring, wr, bad_wr);
-	pthread_spin_unlock(&srq->post_lock);
+	dpv_vlock_unlock(&srq->post_lock);
 	return rc;
 }
 

@@ -22,7 +22,7 @@ struct dpv_wq {
 	struct dpv_pd *pd;
 	struct dpv_cq *cq;
 	atomic_int refcnt; /* indirection table entries */
-	pthread_spinlock_t post_lock;
+	struct dpv_vlock post_lock;
 	uint32_t max_wr, max_sge;
 	struct dpv_mlx5_rq ring;
 };
@@ -147,9 +147,9 @@ wq_post_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	struct dpv_wq *wq = container_of(ibwq, struct dpv_wq, ibv);
 	int rc;
 
-	pthread_spin_lock(&wq->post_lock);
+	dpv_vlock_lock(&wq->post_lock);
 	rc = dpv_ring_post_recv(&wq->ring, wr, bad);
-	pthread_spin_unlock(&wq->post_lock);
+	dpv_vlock_unlock(&wq->post_lock);
 	if (__atomic_load_n(&ibwq->state, __ATOMIC_ACQUIRE) == IBV_WQS_ERR) {
 		wq_engine_lock(wq);
 		dpv_ring_flush(&wq->ring.wq, &wq->cq->ring, ibwq->wq_num);
@@ -217,7 +217,7 @@ wq_create(struct ibv_context *ctx, struct ibv_wq_init_attr *a)
 	dpv_shard_use_cq(wq->dev, &wq->cq->ring, 0);
 	wq->max_wr = wq->ring.wq.max_post;
 	wq->max_sge = wq->ring.wq.max_gs;
-	pthread_spin_init(&wq->post_lock, PTHREAD_PROCESS_PRIVATE);
+	dpv_vlock_init(&wq->post_lock, dpv_pd_single_threaded(a->pd));
 	wq->ibv.context = ctx;
 	wq->ibv.pd = a->pd;
 	wq->ibv.cq = a->cq;
@@ -271,7 +271,7 @@ wq_modify(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 	next = attr->wq_state;
 	if (!wq_transition_ok(cur, next))
 		return EINVAL;
-	pthread_spin_lock(&wq->post_lock);
+	dpv_vlock_lock(&wq->post_lock);
 	wq_engine_lock(wq);
 	if (next == IBV_WQS_RESET && cur != IBV_WQS_RESET) {
 		struct dpv_mlx5_rq fresh;
@@ -293,7 +293,7 @@ wq_modify(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 	if (rc == 0)
 		__atomic_store_n(&ibwq->state, next, __ATOMIC_RELEASE);
 	wq_engine_unlock(wq);
-	pthread_spin_unlock(&wq->post_lock);
+	dpv_vlock_unlock(&wq->post_lock);
 	return rc;
 }
 
@@ -314,7 +314,7 @@ wq_destroy(struct ibv_wq *ibwq)
 	dpv_mlx5_rq_fini(&wq->ring);
 	dpv_ref_put(&wq->pd->refcnt);
 	dpv_ref_put(&wq->cq->refcnt);
-	pthread_spin_destroy(&wq->post_lock);
+	dpv_vlock_fini(&wq->post_lock);
 	pthread_cond_destroy(&ibwq->cond);
 	pthread_mutex_destroy(&ibwq->mutex);
 	free(wq);
