@@ -60,6 +60,11 @@ test_timeout_mtu(void)
 	TEST_ASSERT_EQUAL(dpv_pkt_count(2053, 1024), 3, "");
 	TEST_ASSERT_EQUAL(dpv_pkt_count(2048, 1024), 2, "exact multiple");
 	TEST_ASSERT_EQUAL(dpv_pkt_count(0, 1024), 1, "zero length");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(1024, 1024), 1, "one full packet");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(1025, 1024), 2, "one byte over");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(1ull << 31, 4096), 524288, "2 GiB");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(3001, 1500), 3, "MTU not a power of 2");
+	TEST_ASSERT_EQUAL(dpv_pkt_count(3000, 1500), 2, "");
 	TEST_ASSERT_EQUAL(dpv_pkt_count(1, 4096), 1, "");
 	return TEST_SUCCESS;
 }
