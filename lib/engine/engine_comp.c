@@ -83,16 +83,22 @@ cur_partly_sent(struct dpv_eqp *qp)
  * a long message arrive while its last packets are going out.
  */
 static bool
-oldest_outstanding(struct dpv_eqp *qp, uint32_t *idx)
+oldest_from(struct dpv_eqp *qp, uint32_t from, uint32_t *idx)
 {
 	uint32_t i;
 
 	/* acknowledged WQEs before it only wait for their turn to complete */
-	for (i = qp->s_tail; i != qp->s_cur; i++)
+	for (i = from; i != qp->s_cur; i++)
 		if (swqe_at(qp, i)->state != SWQE_DONE)
 			break;
 	*idx = i;
 	return i != qp->s_cur || cur_partly_sent(qp);
+}
+
+static bool
+oldest_outstanding(struct dpv_eqp *qp, uint32_t *idx)
+{
+	return oldest_from(qp, qp->s_tail, idx);
 }
 
 static bool
@@ -241,7 +247,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	enum ibv_wc_status st = IBV_WC_SUCCESS;
 	uint8_t type = pkt->syndrome & AETH_TYPE_MASK;
 	bool progress = false;
-	uint32_t idx = 0;
+	uint32_t idx = 0, from;
 
 	if (qp->sq == NULL || !eqp_reliable(qp) ||
 	    !(pkt->flags & DPV_OPF_RESP) || (pkt->opcode & 0xe0) != eqp_tr(qp))
@@ -249,12 +255,16 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	DPV_EQP_COUNT(qp, acks_rcvd);
 	if ((pkt->flags & DPV_OPF_AETH) && type == AETH_ACK)
 		dpv_engine_credit_update(qp, pkt);
+	from = qp->s_tail;
 	for (;;) {
 		ENGINE_LOG(DEBUG, "qp %u comp %s psn %u", qp->qpn,
 			   comp_state_name[state], pkt->psn);
 		switch (state) {
 		case COMP_GET_WQE:
-			if (!oldest_outstanding(qp, &idx)) {
+			/* after an acknowledged WQE the search goes on past it
+			 * (all before it are done): an ACK that covers n WQEs
+			 * looks at each once, not n^2 / 2 times */
+			if (!oldest_from(qp, from, &idx)) {
 				state = COMP_DONE; /* nothing waits: stale */
 				break;
 			}
@@ -281,6 +291,8 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			break;
 		case COMP_ACK_WQE:
 			w->state = SWQE_DONE;
+			/* (the WQE being sent, idx == s_cur, stays the start) */
+			from = idx != qp->s_cur ? idx + 1 : idx;
 			qp->comp.psn = dpv_psn_add(w->last_psn, 1);
 			progress = true;
 			state = COMP_GET_WQE;
