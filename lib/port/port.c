@@ -5,13 +5,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
 #include <rte_devargs.h>
 #include <rte_alarm.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -1137,13 +1137,12 @@ port_shutdown_alarm(void *arg __rte_unused)
 static bool
 exit_wait(int from, unsigned ms)
 {
-	const struct timespec step = {.tv_nsec = 100 * 1000};
 	unsigned n;
 
 	for (n = 0; n < ms * 10; n++) {
 		if (__atomic_load_n(&exit_state, __ATOMIC_ACQUIRE) != from)
 			return true;
-		nanosleep(&step, NULL);
+		rte_delay_us_sleep(100);
 	}
 	return false;
 }
