@@ -497,7 +497,7 @@ cq_entry_size(const struct dpv_device *dev, unsigned int cqe_size)
 static struct dpv_cq *
 cq_create(struct ibv_context *context, int cqe, void *cq_context,
 	  struct ibv_comp_channel *channel, int comp_vector,
-	  unsigned int cqe_size, bool pad)
+	  unsigned int cqe_size, bool pad, bool single_threaded)
 {
 	struct dpv_device *dev = dctx_dev(context);
 	int esz = cq_entry_size(dev, cqe_size);
@@ -553,7 +553,7 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 	c->cq_context = cq_context;
 	pthread_mutex_init(&c->mutex, NULL);
 	pthread_cond_init(&c->cond, NULL);
-	dpv_vlock_init(&cq->poll_lock, dpv_single_threaded());
+	dpv_vlock_init(&cq->poll_lock, single_threaded);
 	atomic_init(&cq->refcnt, 0);
 	if (channel)
 		chan_hold(channel, 1);
@@ -565,7 +565,7 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	      struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct dpv_cq *cq = cq_create(context, cqe, cq_context, channel,
-				      comp_vector, 0, false);
+				      comp_vector, 0, false, dpv_single_threaded());
 
 	return cq ? &cq->vcq.cq : NULL;
 }
@@ -578,6 +578,7 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 		IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
 	struct ibv_cq_ex *x;
 	struct dpv_cq *cq;
+	bool single;
 
 	if (attr->comp_mask & ~known_mask) {
 		errno = EINVAL;
@@ -599,8 +600,16 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 		errno = EOPNOTSUPP; /* timestamps, flow tag, TM */
 		return NULL;
 	}
+	/* polled from one thread at a time (dpv_pd_single_threaded also
+	 * answers for MLX5_SINGLE_THREADED) */
+	single = ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+		  (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||
+		 dpv_pd_single_threaded((attr->comp_mask &
+					 IBV_CQ_INIT_ATTR_MASK_PD)
+						? attr->parent_domain
+						: NULL);
 	cq = cq_create(context, (int)attr->cqe, attr->cq_context, attr->channel,
-		       (int)attr->comp_vector, cqe_size, pad);
+		       (int)attr->comp_vector, cqe_size, pad, single);
 	if (cq == NULL)
 		return NULL;
 	cq->is_ex = true;
@@ -609,12 +618,6 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 		cq->pd = to_dpd(attr->parent_domain);
 		dpv_ref_get(&cq->pd->refcnt);
 	}
-	/* the application polls it from one thread at a time */
-	if (((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	     (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||
-	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
-	     dpv_pd_single_threaded(attr->parent_domain)))
-		cq->poll_lock.on = false;
 	x = &cq->vcq.cq_ex;
 	x->start_poll = cqx_start_poll;
 	x->next_poll = cqx_next_poll;
