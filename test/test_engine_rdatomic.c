@@ -768,6 +768,159 @@ test_ack_tmpl(void)
 	return TEST_SUCCESS;
 }
 
+/* B: a receive WQE of BUF_SIZE / 2 bytes at the second half of its
+ * buffer */
+static int
+post_b_recv(uint64_t wr_id)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)qb.buf + BUF_SIZE / 2,
+			      .length = BUF_SIZE / 2,
+			      .lkey = qb.key};
+	struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1},
+			   *bad;
+
+	return dpv_mlx5_post_recv(&qb.rq, &wr, &bad);
+}
+
+/*
+ * One request of A as the requester's one-step path builds it against
+ * the frame the general builder makes of the same fields (byte for byte,
+ * ICRC in); then delivered and completed.
+ */
+static int
+req_same(enum ibv_wr_opcode op, uint32_t len, bool sol, bool inl)
+{
+	struct dpv_eqp *qp = dpv_engine_qp_lookup(eng, QPN_A);
+	bool imm = op == IBV_WR_SEND_WITH_IMM ||
+		   op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	bool write = op == IBV_WR_RDMA_WRITE ||
+		     op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf + 3, .length = len, .lkey = qa.key};
+	struct ibv_send_wr wr = {
+		.wr_id = 77,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = op,
+		.send_flags = IBV_SEND_SIGNALED |
+			      (sol ? IBV_SEND_SOLICITED : 0) |
+			      (inl ? IBV_SEND_INLINE : 0),
+		.imm_data = rte_cpu_to_be_32(0xa1b2c3d4),
+		.wr.rdma = {.remote_addr = (uintptr_t)qb.buf + 5,
+			    .rkey = qb.key},
+	},
+			   *bad;
+	struct dpv_ehdr h = {
+		.opcode = (uint8_t)(write ? (imm ? DPV_ROCE_OP_WRITE_ONLY_IMM
+						 : DPV_ROCE_OP_WRITE_ONLY)
+					  : (imm ? DPV_ROCE_OP_SEND_ONLY_IMM
+						 : DPV_ROCE_OP_SEND_ONLY)),
+		.psn = qp->req.psn,
+		.dqpn = QPN_B,
+		.ackreq = true,
+		.se = sol,
+		.va = (uintptr_t)qb.buf + 5,
+		.rkey = qb.key,
+		.dmalen = len,
+		.imm_be = rte_cpu_to_be_32(0xa1b2c3d4),
+	};
+	uint16_t ip_id = eng->ip_id;
+	struct rte_mbuf *m = NULL, *b;
+	struct ibv_wc wc;
+	uint32_t blen;
+	uint8_t *pl;
+	bool same;
+
+	for (uint32_t i = 0; i < len; i++)
+		qa.buf[3 + i] = (uint8_t)(i * 7 + len);
+	if (!write || imm)
+		TEST_ASSERT_EQUAL(post_b_recv(78), 0, "");
+	dpv_engine_progress(eng); /* a poll: the post below leaves at once */
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr,
+					     &bad),
+			  0, "");
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT_EQUAL(rte_ring_dequeue(eng->loop, (void **)&m), 0,
+			  "a frame sent");
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 0, "only one");
+	eng->ip_id = ip_id;
+	b = dpv_engine_build(eng, &qp->path, &qp->tmpl, &h, len, &pl);
+	TEST_ASSERT(b != NULL, "");
+	memcpy(pl, qa.buf + 3, len);
+	dpv_engine_finish(b);
+	same = m->pkt_len == b->pkt_len && m->l2_len == b->l2_len &&
+	       memcmp(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_mtod(b, void *),
+		      m->pkt_len) == 0 &&
+	       dpv_roce_icrc_check(rte_pktmbuf_mtod_offset(m, void *,
+							   m->l2_len),
+				   m->pkt_len - m->l2_len);
+	blen = b->pkt_len;
+	rte_pktmbuf_free(b);
+	if (!same)
+		rte_pktmbuf_free(m);
+	TEST_ASSERT(same, "op %d len %u sol %d inline %d: %u bytes sent, %u "
+			  "built", op, len, sol, inl, m->pkt_len, blen);
+	TEST_ASSERT_EQUAL(rte_ring_enqueue(eng->loop, m), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	if (!write || imm) {
+		TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.byte_len, len, "");
+	}
+	TEST_ASSERT(memcmp(write ? qb.buf + 5 : qb.buf + BUF_SIZE / 2,
+			   qa.buf + 3, len) == 0,
+		    "the payload landed");
+	return TEST_SUCCESS;
+}
+
+/*
+ * Requests of one packet (SEND and WRITE, with and without immediate,
+ * solicited or not, inline or not, payloads of every pad and up to the
+ * path MTU) as the requester builds them in one step from the QP's header
+ * template are the frames of the general builder, over IPv4 and IPv6,
+ * with and without a VLAN tag (VLAN + IPv6: no template, the general
+ * builder itself), PSNs wrapping.
+ */
+static int
+test_req_tmpl(void)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_WRITE_WITH_IMM};
+	static const uint32_t lens[] = {0, 1, 2, 3, 4, 61, 200, 1024};
+	struct dpv_engine_path path;
+	struct ibv_qp_attr a = {0};
+
+	for (int v = 0; v < 4; v++) {
+		test_engine_loop_path(&path, mac, 0xc0000203);
+		if (v & 1)
+			path.vlan = 0x2005;
+		if (v & 2) {
+			static const uint8_t g[16] = {0x20, 0x01, 0x0d, 0xb8,
+						      [15] = 3};
+
+			memcpy(path.sgid, g, 16);
+			memcpy(path.dgid, g, 16);
+			path.traffic_class = 0x28;
+			path.flow_label = 0x12345;
+		}
+		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
+						       IBV_QP_AV, &path),
+				  0, "");
+		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_B, &a,
+						       IBV_QP_AV, &path),
+				  0, "");
+		for (unsigned i = 0; i < RTE_DIM(ops); i++)
+			for (unsigned j = 0; j < RTE_DIM(lens); j++)
+				TEST_ASSERT_EQUAL(
+					req_same(ops[i], lens[j], (i + j) & 1,
+						 lens[j] <= 64 && (j & 1)),
+					TEST_SUCCESS, "path %d", v);
+	}
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -784,6 +937,7 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_hold),
 			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_tmpl),
+			TEST_CASE_ST(setup_2_2, teardown, test_req_tmpl),
 			TEST_CASES_END(),
 		},
 };

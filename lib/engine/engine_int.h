@@ -649,6 +649,18 @@ struct rte_mbuf *dpv_engine_build(struct dpv_engine *e,
 				  const struct dpv_etmpl *t,
 				  const struct dpv_ehdr *h, uint32_t paylen,
 				  uint8_t **payload);
+/* BTH and extension-header bytes dpv_engine_build_req() copies whole */
+#define DPV_ENGINE_REQ_HDR 32
+/* A request frame on the QP's header template t (set, t->len != 0):
+ * Ethernet to UDP from t, then the hlen bytes of BTH and extension
+ * headers at hdr (DPV_ENGINE_REQ_HDR bytes are copied: the payload
+ * overwrites the rest), paylen bytes of payload to write at *payload, the
+ * pad zeroed. NULL without an mbuf. dpv_engine_tx() finishes it. */
+struct rte_mbuf *dpv_engine_build_req(struct dpv_engine *e,
+				      const struct dpv_etmpl *t,
+				      const uint8_t hdr[DPV_ENGINE_REQ_HDR],
+				      uint32_t hlen, uint32_t paylen,
+				      uint8_t **payload);
 void dpv_engine_tmpl_set(struct dpv_etmpl *t,
 			 const struct dpv_engine_path *path);
 void dpv_engine_finish(struct rte_mbuf *m);

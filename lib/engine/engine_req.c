@@ -320,6 +320,128 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	return 0;
 }
 
+/*
+ * The common request: a SEND or WRITE (with or without immediate) of at
+ * most one packet on an RC or UC QP's own path, its frame built in one
+ * step from the QP's header template (no dpv_ehdr, no opcode table, no
+ * header cleared and set field by field). The rest of the requester's
+ * cases (READ, atomics, XRC, DC, UD, several packets, fences, signature
+ * pipelining, errors) take the state machine.
+ */
+enum req_fast {
+	FAST_NO,   /* not this path: the state machine takes w as it is */
+	FAST_SENT, /* built and queued */
+	FAST_STOP, /* no room or no mbuf: the requester returns */
+};
+
+/* The RC opcode of a one-packet request of op; 0: not a fast one. */
+static inline uint8_t
+fast_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+		return DPV_ROCE_OP_SEND_ONLY;
+	case IBV_WR_SEND_WITH_IMM:
+		return DPV_ROCE_OP_SEND_ONLY_IMM;
+	case IBV_WR_RDMA_WRITE:
+		return DPV_ROCE_OP_WRITE_ONLY;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return DPV_ROCE_OP_WRITE_ONLY_IMM;
+	default:
+		return 0;
+	}
+}
+
+/* BTH, RETH and immediate of w's one packet at hdr; their length */
+static inline uint32_t
+fast_hdr(const struct dpv_eqp *qp, const struct dpv_eswqe *w, uint8_t op,
+	 bool rc, uint32_t paylen, uint8_t hdr[DPV_ENGINE_REQ_HDR])
+{
+	struct dpv_bth *b = (struct dpv_bth *)hdr;
+	uint32_t len = sizeof(*b);
+
+	b->opcode = (uint8_t)(op | (rc ? DPV_ROCE_TR_RC : DPV_ROCE_TR_UC));
+	b->flags = (uint8_t)(((w->wr.flags & DPV_WR_F_SOLICITED) ? DPV_BTH_SE
+								  : 0) |
+			     (((4 - (paylen & 3)) & 3) << 4) | DPV_ROCE_TVER);
+	b->pkey = rte_cpu_to_be_16(DPV_ROCE_PKEY_DEFAULT);
+	b->qpn = rte_cpu_to_be_32(qp->dest_qpn & DPV_ROCE_QPN_MASK);
+	b->apsn = rte_cpu_to_be_32((rc ? (uint32_t)DPV_BTH_ACKREQ << 24 : 0) |
+				   (w->first_psn & DPV_ROCE_PSN_MASK));
+	if (op == DPV_ROCE_OP_WRITE_ONLY || op == DPV_ROCE_OP_WRITE_ONLY_IMM) {
+		struct dpv_reth *r = (struct dpv_reth *)(hdr + len);
+
+		dpv_reth_set_va(r, w->wr.remote_addr);
+		dpv_reth_set_rkey(r, w->wr.rkey);
+		dpv_reth_set_len(r, (uint32_t)w->wr.total_len);
+		len += sizeof(*r);
+	}
+	if (op == DPV_ROCE_OP_SEND_ONLY_IMM ||
+	    op == DPV_ROCE_OP_WRITE_ONLY_IMM) {
+		memcpy(hdr + len, &w->wr.imm_data, 4);
+		len += 4;
+	}
+	return len;
+}
+
+static enum req_fast
+req_fast(struct dpv_eqp *qp, struct dpv_eswqe *w, unsigned *budget)
+{
+	struct dpv_engine *e = qp->e;
+	uint8_t hdr[DPV_ENGINE_REQ_HDR] __rte_aligned(16);
+	uint8_t op = fast_opcode(w->wr.opcode), *payload;
+	bool rc = qp->type == IBV_QPT_RC;
+	uint32_t paylen, hlen;
+	struct rte_mbuf *m;
+
+	if (op == 0 || (!rc && qp->type != IBV_QPT_UC) ||
+	    (w->wr.flags & (DPV_WR_F_MALFORMED | DPV_WR_F_FENCE)) ||
+	    w->sent != 0 || w->wr.total_len > qp->mtu || qp->tmpl.len == 0 ||
+	    qp->sigp || w->canceled)
+		return FAST_NO;
+	if (!w->checked) {
+		/* a key error: the state machine checks again and fails
+		 * the WQE */
+		if (check_local(qp, w) != IBV_WC_SUCCESS)
+			return FAST_NO;
+		w->checked = true;
+		/* an indirect key's signature fields can lengthen it */
+		w->npkts = dpv_pkt_count(w->wr.total_len, qp->mtu);
+		w->first_psn = qp->req.psn;
+		w->last_psn = dpv_psn_add(w->first_psn, w->npkts - 1);
+		qp->req.psn = dpv_psn_add(qp->req.psn, w->npkts);
+		credit_assign(qp, w);
+		if (w->npkts != 1)
+			return FAST_NO;
+	}
+	/* end-to-end credits: a stop is the state machine's to take (the
+	 * check repeats there, to the same answer) */
+	if (unlikely(dpv_psn_cmp(w->cseq, qp->req.climit) > 0) &&
+	    dpv_engine_credit_wait(qp, w))
+		return FAST_NO;
+	if (*budget == 0 || !dpv_engine_tx_room(e))
+		return FAST_STOP;
+	paylen = (uint32_t)w->wr.total_len;
+	hlen = fast_hdr(qp, w, op, rc, paylen, hdr);
+	m = dpv_engine_build_req(e, &qp->tmpl, hdr, hlen, paylen, &payload);
+	if (m == NULL)
+		return FAST_STOP;
+	if (paylen)
+		gather(qp, w, 0, payload, paylen);
+	dpv_engine_tx(e, m);
+	w->rewound = false;
+	w->sent = 1;
+	(*budget)--;
+	if (rc) {
+		w->state = SWQE_SENT;
+		if (qp->comp.deadline == 0 && qp->timeout)
+			qp->comp.deadline = e->now + dpv_engine_ack_cycles(qp);
+	} else {
+		w->state = SWQE_DONE;
+	}
+	return FAST_SENT;
+}
+
 static void
 set_error(struct dpv_eswqe *w, enum ibv_wc_status st)
 {
@@ -387,6 +509,16 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			if (w->state != SWQE_PENDING) {
 				qp->s_cur++;
 				state = REQ_NEXT_WQE;
+				break;
+			}
+			switch (req_fast(qp, w, budget)) {
+			case FAST_SENT:
+				qp->s_cur++;
+				state = REQ_NEXT_WQE;
+				continue;
+			case FAST_STOP:
+				return;
+			case FAST_NO:
 				break;
 			}
 			if (unlikely(qp->sigp || w->canceled) &&

@@ -483,6 +483,42 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 	return m;
 }
 
+struct rte_mbuf *
+dpv_engine_build_req(struct dpv_engine *e, const struct dpv_etmpl *t,
+		     const uint8_t hdr[DPV_ENGINE_REQ_HDR], uint32_t hlen,
+		     uint32_t paylen, uint8_t **payload)
+{
+	static const uint32_t zero;
+	uint32_t pad = (4 - (paylen & 3)) & 3;
+	uint32_t ulen = (uint32_t)sizeof(struct rte_udp_hdr) + hlen + paylen +
+			pad + DPV_ROCE_ICRC_LEN;
+	uint8_t *d, *h;
+	struct rte_mbuf *m;
+
+	m = rte_pktmbuf_alloc(e->mp);
+	if (m == NULL) {
+		e->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	/* room: the path MTU is at most mbuf_room - 104, so the whole
+	 * copies below (64 + 32 bytes) stay inside the buffer */
+	d = (uint8_t *)rte_pktmbuf_append(
+		m, (uint16_t)(t->len - sizeof(struct rte_udp_hdr) + ulen));
+	if (d == NULL) {
+		rte_pktmbuf_free(m);
+		e->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	m->l2_len = t->l2;
+	write_l2_l4_tmpl(t, d, ulen, e->ip_id++);
+	h = d + t->len;
+	memcpy(h, hdr, DPV_ENGINE_REQ_HDR);
+	*payload = h + hlen;
+	/* the pad, and bytes of the ICRC written later */
+	memcpy(*payload + paylen, &zero, sizeof(zero));
+	return m;
+}
+
 void
 dpv_engine_finish(struct rte_mbuf *m)
 {
