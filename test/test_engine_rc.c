@@ -72,10 +72,26 @@ hook_lookup(void *arg, uint32_t key, struct dpv_engine_key *out)
 	uint32_t i = dpv_engine_key_index(key);
 
 	hook_calls++;
-	if (i >= HOOK_KEYS || !tbl[i].valid || tbl[i].key != key)
+	/* as the verbs layer's: false for an unbound window too */
+	if (i >= HOOK_KEYS || !tbl[i].valid || tbl[i].key != key ||
+	    (tbl[i].type != DPV_ENGINE_KEY_MR && !tbl[i].bound))
 		return false;
 	*out = tbl[i];
 	return true;
+}
+
+/* the version words of hook_keys (the verbs layer's seqlock sequences:
+ * even while an entry is stable) */
+static uint32_t hook_ver[HOOK_KEYS];
+static bool use_hook_ver;
+
+static const uint32_t *
+hook_version(void *arg, uint32_t key)
+{
+	uint32_t i = dpv_engine_key_index(key);
+
+	RTE_SET_USED(arg);
+	return i < HOOK_KEYS ? &hook_ver[i] : NULL;
 }
 
 static int
@@ -198,6 +214,10 @@ case_setup_mtu(enum ibv_qp_type type, enum ibv_mtu mtu, uint8_t rnr_retry)
 		conf.key_lookup = hook_lookup;
 		conf.key_invalidate = hook_invalidate;
 		conf.key_lookup_arg = hook_keys;
+		if (use_hook_ver) {
+			memset(hook_ver, 0, sizeof(hook_ver));
+			conf.key_version = hook_version;
+		}
 	}
 
 	conf.mcast_lookup = hook_mcast;
@@ -296,6 +316,7 @@ teardown(void)
 		dpv_mlx5_rq_fini(&srq);
 	use_srq = false;
 	use_hook = false;
+	use_hook_ver = false;
 	block_self = false;
 }
 
@@ -305,6 +326,175 @@ setup_rc_hook(void)
 	use_hook = true;
 	hook_calls = 0;
 	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7);
+}
+
+static int
+setup_rc_hook_ver(void)
+{
+	use_hook = true;
+	use_hook_ver = true;
+	hook_calls = 0;
+	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7);
+}
+
+/* Key entry i (slot i of the engine's table or of the hook's) set to k. */
+static int
+key_put(uint32_t i, const struct dpv_engine_key *k)
+{
+	if (use_hook) {
+		/* as the verbs layer writes an entry: odd while it does */
+		hook_ver[i]++;
+		hook_keys[i] = *k;
+		hook_ver[i]++;
+		return 0;
+	}
+	return dpv_engine_key_set(eng, k->key, k);
+}
+
+/* dpv_engine_key_access_ind() against dpv_key_check_one() of entry k,
+ * twice in a row: 1 both allowed it (same address), 0 both refused it
+ * (same status), -1 they differ */
+static int
+access_same(struct dpv_eqp *qp, const struct dpv_engine_key *k, uint32_t key,
+	    uint64_t va, uint64_t len, uint32_t need)
+{
+	void *want_host = NULL;
+	enum dpv_key_status want =
+		dpv_key_check_one(k->valid ? k : NULL, key, qp->pdn, qp->qpn,
+				  va, len, need, &want_host);
+
+	for (int t = 0; t < 2; t++) {
+		void *host = NULL;
+		enum dpv_key_status got = dpv_engine_key_access_ind(
+			eng, qp, key, va, len, need, &host);
+
+		if (got != want ||
+		    (want == DPV_KEY_OK && host != want_host)) {
+			DPV_TEST_LOG("try %d: status %d, want %d", t, got,
+				     want);
+			return -1;
+		}
+	}
+	return want == DPV_KEY_OK;
+}
+
+/*
+ * dpv_engine_key_access_ind() (a shortcut for memory regions, the
+ * general check for everything else) answers what dpv_key_check_one()
+ * says of the entry, for every kind of entry, bounds, access and key
+ * variant, twice in a row (the second through the key cache when the
+ * hook has versions), and again after an entry changes under it.
+ */
+static int
+test_key_access_same(void)
+{
+	static const uint32_t needs[] = {
+		0, IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE,
+		IBV_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_ATOMIC};
+	static const int64_t offs[] = {0, -1, 1, 4095, 4096, 4097};
+	static const uint64_t lens[] = {0, 1, 8, 4096, 4097, UINT64_MAX};
+	struct dpv_eqp *qp = dpv_engine_qp_lookup(eng, QPN_A);
+	uintptr_t a = (uintptr_t)qa.buf;
+	struct dpv_engine_key ents[8];
+	unsigned checks = 0, oks = 0;
+
+	TEST_ASSERT(qp != NULL, "");
+	for (uint32_t i = 0; i < RTE_DIM(ents); i++) {
+		struct dpv_engine_key *k = &ents[i];
+
+		*k = (struct dpv_engine_key){
+			.addr = a,
+			.iova = a,
+			.length = 4096,
+			.access = IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_WRITE,
+			.pdn = qp->pdn,
+			.valid = 1,
+			.key = (8 + i) << 8 | 0x33,
+		};
+		switch (i) {
+		case 1: /* read-only, at another iova */
+			k->iova = 0x100000;
+			k->access = IBV_ACCESS_REMOTE_READ;
+			break;
+		case 2:
+			k->pdn = qp->pdn + 1;
+			break;
+		case 3: /* a bound type 2 window of this QP */
+			k->type = DPV_ENGINE_KEY_MW2;
+			k->bound = 1;
+			k->qpn = QPN_A;
+			break;
+		case 4: /* of another QP */
+			k->type = DPV_ENGINE_KEY_MW2;
+			k->bound = 1;
+			k->qpn = QPN_B;
+			break;
+		case 5:
+			k->type = DPV_ENGINE_KEY_MW1;
+			k->bound = 0;
+			break;
+		case 6:
+			k->access |= IBV_ACCESS_REMOTE_READ |
+				     IBV_ACCESS_REMOTE_ATOMIC;
+			break;
+		default:
+			break;
+		}
+		TEST_ASSERT_EQUAL(key_put(8 + i, k), 0, "");
+	}
+	for (int round = 0; round < 2; round++) {
+		if (round == 1) {
+			void *h;
+
+			/* the cache holds each key (not its variant) */
+			for (uint32_t i = 0; i < RTE_DIM(ents); i++)
+				dpv_engine_key_access_ind(eng, qp, ents[i].key,
+							  ents[i].iova, 1, 0,
+							  &h);
+			/* entries change under the cache: one region gone,
+			 * one with less access, one shorter */
+			ents[0].valid = 0;
+			ents[6].access = IBV_ACCESS_LOCAL_WRITE;
+			ents[7].length = 8;
+			if (use_hook) {
+				TEST_ASSERT_EQUAL(key_put(8, &ents[0]), 0, "");
+			} else {
+				TEST_ASSERT_EQUAL(dpv_engine_key_clear(
+							  eng, ents[0].key),
+						  0, "");
+			}
+			TEST_ASSERT_EQUAL(key_put(14, &ents[6]), 0, "");
+			TEST_ASSERT_EQUAL(key_put(15, &ents[7]), 0, "");
+		}
+		for (uint32_t i = 0; i < RTE_DIM(ents); i++)
+			for (uint32_t c = 0; c < 2 * RTE_DIM(offs) *
+							 RTE_DIM(lens) *
+							 RTE_DIM(needs);
+			     c++) {
+				uint32_t n = c % RTE_DIM(needs);
+				uint32_t l = c / RTE_DIM(needs) % RTE_DIM(lens);
+				uint32_t o = c / RTE_DIM(needs) /
+					     RTE_DIM(lens) % RTE_DIM(offs);
+				uint32_t variant = c / RTE_DIM(needs) /
+						   RTE_DIM(lens) / RTE_DIM(offs);
+				int ok = access_same(qp, &ents[i],
+						     ents[i].key ^ variant,
+						     ents[i].iova +
+							     (uint64_t)offs[o],
+						     lens[l], needs[n]);
+
+				TEST_ASSERT(ok >= 0,
+					    "round %d entry %u variant %u "
+					    "off %u len %u need %#x",
+					    round, i, variant, o, l, needs[n]);
+				checks++;
+				oks += ok;
+			}
+	}
+	DPV_TEST_LOG("%u checks, %u allowed", checks, oks);
+	TEST_ASSERT(oks > 0 && oks < checks, "both answers seen");
+	return TEST_SUCCESS;
 }
 
 /* Keys from the verbs layer's table through dpv_engine_conf.key_lookup. */
@@ -1549,6 +1739,13 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_mw_inv),
 			TEST_CASE_ST(setup_rc_srq, teardown, test_rc_srq),
 			TEST_CASE_ST(setup_rc_hook, teardown, test_rc_key_hook),
+			TEST_CASE_ST(setup_rc, teardown, test_key_access_same),
+			TEST_CASE_ST(setup_rc_hook, teardown,
+				     test_key_access_same),
+			TEST_CASE_ST(setup_rc_hook_ver, teardown,
+				     test_key_access_same),
+			TEST_CASE_ST(setup_rc_hook_ver, teardown,
+				     test_rc_key_hook),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_thread),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_send_write),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_loss),

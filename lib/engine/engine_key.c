@@ -390,6 +390,35 @@ dpv_engine_key_access_ind(struct dpv_engine *e, struct dpv_eqp *qp,
 			  uint32_t key, uint64_t va, uint64_t len,
 			  uint32_t need, void **host)
 {
+	/* the common case in a few compares: a memory region of the QP's
+	 * PD, in the engine's own table or a lookup the cache holds (the
+	 * checks of dpv_key_check_one() for it); anything else takes the
+	 * general path, which answers the same for this case */
+	const struct dpv_engine_key *k = NULL;
+
+	if (e->conf.key_lookup == NULL) {
+		uint32_t idx = dpv_engine_key_index(key);
+
+		if (idx < e->max_keys)
+			k = &e->keys[idx];
+	} else if (e->conf.key_version != NULL) {
+		const struct dpv_ekcache *c =
+			&e->kcache[dpv_engine_key_index(key) &
+				   (DPV_EKCACHE_SIZE - 1)];
+
+		if (c->key == key &&
+		    __atomic_load_n(c->snp, __ATOMIC_ACQUIRE) == c->sn &&
+		    c->live)
+			k = &c->k;
+	}
+	if (likely(k != NULL && len != 0 && k->type == DPV_ENGINE_KEY_MR &&
+		   k->valid && k->key == key && k->pdn == qp->pdn &&
+		   va >= k->iova && va - k->iova <= k->length &&
+		   len <= k->length - (va - k->iova) &&
+		   (k->access & need) == need)) {
+		*host = (void *)(uintptr_t)(k->addr + (va - k->iova));
+		return DPV_KEY_OK;
+	}
 	return key_any(e, qp, key, va, len, need, host, NULL, 0);
 }
 
