@@ -634,15 +634,18 @@ static void
 run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 {
 	uint32_t nrun = e->nrun, full_at = UINT32_MAX;
+	/* the index wraps by a compare (a division per QP was ~20-40
+	 * cycles); a list that shrank since starts over */
+	uint32_t i = e->run_pos < nrun ? e->run_pos : 0;
 
-	for (uint32_t k = 0; k < nrun; k++) {
-		struct dpv_eqp *qp = e->run[(e->run_pos + k) % nrun];
+	for (uint32_t k = 0; k < nrun; k++, i = i + 1 == nrun ? 0 : i + 1) {
+		struct dpv_eqp *qp = e->run[i];
 		unsigned b = budget;
 
 		bool late = false;
 
 		if (full_at == UINT32_MAX && !dpv_engine_tx_room(e))
-			full_at = k;
+			full_at = i;
 		if (!qp->resp_seen) {
 			/* no ACK owed, none held */
 		} else if (qp->resp.ack_hold_seq == 0 ||
@@ -684,9 +687,7 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 				e->conf.sq_drained(e->conf.event_arg, qp->qpn);
 		}
 	}
-	e->run_pos = full_at == UINT32_MAX || nrun == 0
-			     ? 0
-			     : (e->run_pos + full_at) % nrun;
+	e->run_pos = full_at == UINT32_MAX ? 0 : full_at;
 	for (uint32_t i = 0; i < e->nrun;) {
 		struct dpv_eqp *qp = e->run[i];
 
@@ -1353,8 +1354,10 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 		qp->dest_qpn = attr->dest_qp_num & DPV_ROCE_QPN_MASK;
 	if (mask & IBV_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
-	if (mask & IBV_QP_TIMEOUT)
+	if (mask & IBV_QP_TIMEOUT) {
 		qp->timeout = attr->timeout;
+		qp->ack_cycles = dpv_engine_ack_cycles_of(e, qp->timeout);
+	}
 	if (mask & IBV_QP_RETRY_CNT)
 		qp->retry_cnt = attr->retry_cnt;
 	if (mask & IBV_QP_RNR_RETRY)

@@ -322,6 +322,9 @@ struct dpv_eqp {
 	uint32_t dest_qpn;
 	uint32_t mtu;
 	uint32_t pdn; /* every key check */
+	/* dpv_engine_ack_cycles() of timeout, set with it (no 64-bit
+	 * division each time the timer is armed) */
+	uint64_t ack_cycles;
 
 	/* ---- each frame: its headers, the peer's address ---- */
 	struct dpv_etmpl tmpl __attribute__((aligned(64))); /* path's frames */
@@ -736,13 +739,20 @@ void dpv_engine_sq_flush_send(struct dpv_eqp *qp);
  */
 #define DPV_ENGINE_MIN_ACK_TIMEOUT_NS 1000000ull
 static inline uint64_t
-dpv_engine_ack_cycles(const struct dpv_eqp *qp)
+dpv_engine_ack_cycles_of(const struct dpv_engine *e, uint8_t timeout)
 {
-	uint64_t ns = dpv_ack_timeout_ns(qp->timeout);
+	uint64_t ns = dpv_ack_timeout_ns(timeout);
 
 	if (ns < DPV_ENGINE_MIN_ACK_TIMEOUT_NS)
 		ns = DPV_ENGINE_MIN_ACK_TIMEOUT_NS;
-	return ns * qp->e->hz / 1000000000ull;
+	return ns * e->hz / 1000000000ull;
+}
+
+/* the QP's, as its timeout was set */
+static inline uint64_t
+dpv_engine_ack_cycles(const struct dpv_eqp *qp)
+{
+	return qp->ack_cycles;
 }
 
 /* Reliable transports: RC, both XRC halves and DC (IBV_QPT_DRIVER). */
