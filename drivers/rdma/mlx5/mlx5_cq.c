@@ -285,16 +285,19 @@ cq_used(const struct dpv_mlx5_cq *cq)
 	return (cq->prod_index - cons) & 0xffffff;
 }
 
-/* The CQE of ci in c; returns its op_own without the owner bit. */
+/* The CQE of ci in c; returns its op_own without the owner bit. In
+ * place (c in the ring): op_own is left alone, for the caller to write
+ * last. */
 static __rte_always_inline uint8_t
 cqe_fill(struct mlx5_cqe64 *restrict c, const struct dpv_cqe_info *ci,
-	 int wqe_opcode)
+	 int wqe_opcode, bool in_place)
 {
 	uint8_t owner = 0;
 	uint8_t op;
 	uint32_t qpn = ci->qpn & 0xffffff;
 
-	memset(c, 0, sizeof(*c));
+	memset(c, 0,
+	       in_place ? offsetof(struct mlx5_cqe64, op_own) : sizeof(*c));
 	c->wqe_counter = htobe16(ci->wqe_counter);
 	c->timestamp = htobe64(ci->timestamp);
 	if (ci->status != IBV_WC_SUCCESS) {
@@ -375,13 +378,22 @@ static __rte_always_inline int
 cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode,
 	 unsigned int sz)
 {
-	struct mlx5_cqe64 c;
+	struct mlx5_cqe64 *dst;
 	uint8_t oo;
 
 	if (cq_used(cq) >= cq->cqe_cnt)
 		return ENOSPC;
-	oo = cqe_fill(&c, ci, wqe_opcode);
-	cqe_store(cq, &c, oo, sz);
+	/* in place: a consumer reads nothing of a CQE before its owner bit
+	 * says it is software's, and that byte is written last */
+	dst = cqe_at(cq->buf, cq->cqe_cnt, cq->prod_index, sz);
+	if (sz == 128 && cq->cqe_pad)
+		memset(dst - 1, 0, sizeof(*dst));
+	oo = cqe_fill(dst, ci, wqe_opcode, true);
+	dpv_barrier_before_cqe_owner();
+	__atomic_store_n(&dst->op_own,
+			 (uint8_t)(oo | !!(cq->prod_index & cq->cqe_cnt)),
+			 __ATOMIC_RELAXED);
+	cq->prod_index++;
 	return 0;
 }
 
@@ -1097,7 +1109,7 @@ comp_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci,
 {
 	struct dpv_mlx5_cq_comp *z = cq->comp;
 	struct mlx5_cqe64 c;
-	uint8_t oo = cqe_fill(&c, ci, wqe_opcode);
+	uint8_t oo = cqe_fill(&c, ci, wqe_opcode, false);
 
 	if (comp_candidate(ci, oo)) {
 		if (!comp_joins(z, &c, oo))
