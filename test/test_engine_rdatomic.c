@@ -659,6 +659,25 @@ test_post_burst(void)
 	return TEST_SUCCESS;
 }
 
+/* Path variant v of the loopback path: bit 0 a VLAN tag, bit 1 IPv6
+ * (with a traffic class and a flow label). */
+static void
+path_variant(struct dpv_engine_path *path, int v)
+{
+	test_engine_loop_path(path, mac, 0xc0000203);
+	if (v & 1)
+		path->vlan = 0x2005;
+	if (v & 2) {
+		static const uint8_t g[16] = {0x20, 0x01, 0x0d, 0xb8,
+					      [15] = 3};
+
+		memcpy(path->sgid, g, 16);
+		memcpy(path->dgid, g, 16);
+		path->traffic_class = 0x28;
+		path->flow_label = 0x12345;
+	}
+}
+
 /* qp's ACK from its template against the one dpv_engine_build() makes
  * (identification 0 in both), byte for byte, ICRC in */
 static int
@@ -725,18 +744,7 @@ test_ack_tmpl(void)
 	for (int v = 0; v < 4; v++) {
 		uint32_t gen;
 
-		test_engine_loop_path(&path, mac, 0xc0000203);
-		if (v & 1)
-			path.vlan = 0x2005;
-		if (v & 2) {
-			static const uint8_t g[16] = {0x20, 0x01, 0x0d, 0xb8,
-						      [15] = 3};
-
-			memcpy(path.sgid, g, 16);
-			memcpy(path.dgid, g, 16);
-			path.traffic_class = 0x28;
-			path.flow_label = 0x12345;
-		}
+		path_variant(&path, v);
 		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
 						       IBV_QP_AV, &path),
 				  0, "");
@@ -893,18 +901,7 @@ test_req_tmpl(void)
 	struct ibv_qp_attr a = {0};
 
 	for (int v = 0; v < 4; v++) {
-		test_engine_loop_path(&path, mac, 0xc0000203);
-		if (v & 1)
-			path.vlan = 0x2005;
-		if (v & 2) {
-			static const uint8_t g[16] = {0x20, 0x01, 0x0d, 0xb8,
-						      [15] = 3};
-
-			memcpy(path.sgid, g, 16);
-			memcpy(path.dgid, g, 16);
-			path.traffic_class = 0x28;
-			path.flow_label = 0x12345;
-		}
+		path_variant(&path, v);
 		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
 						       IBV_QP_AV, &path),
 				  0, "");
