@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -186,6 +188,43 @@ run_one(const struct dpv_test *t)
 	return rc == TEST_SUCCESS || rc == TEST_SKIPPED ? rc : TEST_FAILED;
 }
 
+/*
+ * One test in a process of its own, as meson runs each: tests change
+ * what a process keeps (EAL, the device table a DPV_CONF made, ring
+ * formats), so several in one process would see each other's. A test
+ * that dies is a failure; the others still run.
+ */
+static int
+run_forked(const struct dpv_test *t)
+{
+	int status, rc;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "dpv-test: fork: %s\n", strerror(errno));
+		return TEST_FAILED;
+	}
+	if (pid == 0) {
+		rc = run_one(t);
+		eal_fini();
+		exit(rc == TEST_SUCCESS ? 0 : rc == TEST_SKIPPED ? 77 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return TEST_FAILED;
+	if (WIFSIGNALED(status)) {
+		printf("=== %s: FAILED (signal %d)\n", t->name,
+		       WTERMSIG(status));
+		fflush(stdout);
+		return TEST_FAILED;
+	}
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	return rc == 0 ? TEST_SUCCESS : rc == 77 ? TEST_SKIPPED : TEST_FAILED;
+}
+
 static void
 usage(void)
 {
@@ -217,7 +256,7 @@ main(int argc, char **argv)
 		for (t = registry; t != NULL; t = t->next) {
 			if (strcmp(kind_names[t->kind], argv[2]) != 0)
 				continue;
-			rc = run_one(t);
+			rc = run_forked(t);
 			ran++;
 			failed += rc == TEST_FAILED;
 			skipped += rc == TEST_SKIPPED;
@@ -235,7 +274,9 @@ main(int argc, char **argv)
 			fprintf(stderr, "dpv-test: no test named %s\n", argv[i]);
 			return 2;
 		}
-		rc = run_one(t);
+		/* one test: in this process (a debugger sees it); more:
+		 * each in its own */
+		rc = argc == 2 ? run_one(t) : run_forked(t);
 		ran++;
 		failed += rc == TEST_FAILED;
 		skipped += rc == TEST_SKIPPED;
