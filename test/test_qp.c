@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -838,6 +839,104 @@ case_destroy_cleans_cq(void)
 	return TEST_SUCCESS;
 }
 
+/* Drain c (want completions); each completion's wr_id names the QP it
+ * must carry: 1xx A, 2xx B, 3xx C, with x0-x4 sends and x5-x9 receives,
+ * each queue's in the order posted. */
+static int
+check_owners(struct ibv_cq *c, int want, const struct ibv_qp *const qps[3])
+{
+	uint64_t last[3][2] = {{0}};
+	bool seen[3][2] = {{false}};
+	struct ibv_wc wc[16];
+	int n = drain(c, wc, 16);
+
+	TEST_ASSERT_EQUAL(n, want, "completions");
+	for (int i = 0; i < n; i++) {
+		unsigned int who = (unsigned int)(wc[i].wr_id / 100) - 1;
+		bool recv = wc[i].wr_id % 10 >= 5;
+
+		TEST_ASSERT(who < 3 && qps[who] != NULL, "wr_id %" PRIu64,
+			    wc[i].wr_id);
+		TEST_ASSERT_EQUAL(wc[i].qp_num, qps[who]->qp_num,
+				  "wr_id %" PRIu64, wc[i].wr_id);
+		TEST_ASSERT_EQUAL(wc[i].status, IBV_WC_WR_FLUSH_ERR, "");
+		/* the wr_id comes from the queue the CQE named: each id is
+		 * seen once, in its queue's order */
+		TEST_ASSERT(!seen[who][recv] ||
+				    wc[i].wr_id > last[who][recv],
+			    "wr_id %" PRIu64 " after %" PRIu64, wc[i].wr_id,
+			    last[who][recv]);
+		seen[who][recv] = true;
+		last[who][recv] = wc[i].wr_id;
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * Completions of several QPs and of both directions on one CQ (whose poll
+ * remembers the last QP queue of each direction) name the right QP and
+ * work request, also after one QP is reset and after one is destroyed
+ * and another created.
+ */
+static int
+case_cq_owners(void)
+{
+	const struct ibv_qp *qps[3] = {NULL, NULL, NULL};
+	struct ibv_qp_init_attr_ex ia;
+	struct ibv_qp *qa, *qb, *qc;
+	struct ibv_qp_attr a;
+	struct ibv_cq *c;
+
+	if (gid_index < 0)
+		return TEST_SKIPPED;
+	c = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(c, "");
+	init_attr(&ia, IBV_QPT_RC);
+	ia.send_cq = ia.recv_cq = c;
+	TEST_ASSERT_EQUAL(create_ex(&ia, &qa), 0, "");
+	TEST_ASSERT_EQUAL(create_ex(&ia, &qb), 0, "");
+	qps[0] = qa;
+	qps[1] = qb;
+	TEST_ASSERT_EQUAL(to_init(qa), 0, "");
+	TEST_ASSERT_EQUAL(to_init(qb), 0, "");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_ERR;
+	TEST_ASSERT_EQUAL(modify(qa, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(modify(qb, &a, IBV_QP_STATE), 0, "");
+	/* in ERR, each post is flushed at once: A and B, both directions,
+	 * alternating */
+	TEST_ASSERT_EQUAL(recv1(qa, 105), 0, "");
+	TEST_ASSERT_EQUAL(recv1(qb, 205), 0, "");
+	TEST_ASSERT_EQUAL(post1(qa, 100), 0, "");
+	TEST_ASSERT_EQUAL(recv1(qa, 106), 0, "");
+	TEST_ASSERT_EQUAL(post1(qb, 200), 0, "");
+	TEST_ASSERT_EQUAL(check_owners(c, 5, qps), TEST_SUCCESS, "");
+	/* A reset (new rings) and back in ERR */
+	a.qp_state = IBV_QPS_RESET;
+	TEST_ASSERT_EQUAL(modify(qa, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(to_init(qa), 0, "");
+	a.qp_state = IBV_QPS_ERR;
+	TEST_ASSERT_EQUAL(modify(qa, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(recv1(qa, 107), 0, "");
+	TEST_ASSERT_EQUAL(post1(qa, 101), 0, "");
+	TEST_ASSERT_EQUAL(check_owners(c, 2, qps), TEST_SUCCESS, "");
+	/* A gone, C new */
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qa), 0, "");
+	qps[0] = NULL;
+	TEST_ASSERT_EQUAL(create_ex(&ia, &qc), 0, "");
+	qps[2] = qc;
+	TEST_ASSERT_EQUAL(to_init(qc), 0, "");
+	TEST_ASSERT_EQUAL(modify(qc, &a, IBV_QP_STATE), 0, "");
+	TEST_ASSERT_EQUAL(recv1(qc, 305), 0, "");
+	TEST_ASSERT_EQUAL(post1(qc, 300), 0, "");
+	TEST_ASSERT_EQUAL(recv1(qb, 206), 0, "");
+	TEST_ASSERT_EQUAL(check_owners(c, 3, qps), TEST_SUCCESS, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qc), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qb), 0, "");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(c), 0, "");
+	return TEST_SUCCESS;
+}
+
 static int
 case_destroy_order(void)
 {
@@ -1458,6 +1557,7 @@ static const struct dpv_test_suite qp_suite = {
 		TEST_CASE(case_qp_ex_post),
 		TEST_CASE(case_destroy_order),
 		TEST_CASE(case_destroy_cleans_cq),
+		TEST_CASE(case_cq_owners),
 		TEST_CASE(case_mcast),
 		TEST_CASE(case_qpn_unique),
 		TEST_CASE(case_xrc_recv),

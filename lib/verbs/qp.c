@@ -370,6 +370,11 @@ ring_cq_clean(struct dpv_qp *qp)
 
 	bool sh;
 
+	/* the pollers (their locks held) forget the QP's queues */
+	if (qp->rcq)
+		dpv_cq_lookup_forget(qp->rcq);
+	if (qp->scq)
+		dpv_cq_lookup_forget(qp->scq);
 	/* a CQ that QPs of other engine shards write into: under its lock */
 	if (qp->rcq) {
 		sh = dpv_ring_cq_lock(&qp->rcq->ring);

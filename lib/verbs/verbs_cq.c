@@ -200,11 +200,21 @@ progress(struct ibv_context *ctx)
 		dev->progress(dev);
 }
 
-/* The work queue of a CQE: SRQs by number here, QPs through qp.c. */
+/* What a CQ's poll hands to its lookup. */
+struct cq_lookup {
+	struct dpv_context *ctx;
+	struct dpv_cq *cq;
+};
+
+/* The work queue of a CQE: SRQs by number here, QPs through qp.c (the
+ * last QP of each direction remembered by the CQ). */
 static struct dpv_mlx5_wq *
 cq_wq_lookup(void *arg, uint32_t qpn, bool recv)
 {
-	struct dpv_context *ctx = arg;
+	struct cq_lookup *la = arg;
+	struct dpv_context *ctx = la->ctx;
+	struct dpv_cq *cq = la->cq;
+	struct dpv_mlx5_wq *w;
 
 	if (qpn & DPV_MLX5_LOOKUP_SRQ) {
 		struct dpv_srq *srq =
@@ -221,24 +231,30 @@ cq_wq_lookup(void *arg, uint32_t qpn, bool recv)
 		return &srq->ring.wq;
 	}
 	if (recv && qpn >= DPV_WQN_BASE) {
-		struct dpv_mlx5_wq *w = dpv_wq_ring_lookup(ctx->dev, qpn);
-
+		w = dpv_wq_ring_lookup(ctx->dev, qpn);
 		if (w != NULL)
 			return w; /* a receive WQ of an RSS QP */
 	}
+	if (cq->last[recv].wq != NULL && cq->last[recv].qpn == qpn)
+		return cq->last[recv].wq;
 	if (ctx->wq_lookup == NULL)
 		return NULL;
-	return ctx->wq_lookup(ctx->wq_lookup_arg, qpn, recv);
+	w = ctx->wq_lookup(ctx->wq_lookup_arg, qpn, recv);
+	if (w != NULL) {
+		cq->last[recv].qpn = qpn;
+		cq->last[recv].wq = w;
+	}
+	return w;
 }
 
 static int
 poll_ring(struct dpv_cq *cq, int n, struct ibv_wc *wc)
 {
-	struct dpv_context *ctx = to_dctx(cq->vcq.cq.context);
+	struct cq_lookup la = {to_dctx(cq->vcq.cq.context), cq};
 	int rc;
 
 	dpv_vlock_lock(&cq->poll_lock);
-	rc = dpv_ring_cq_poll(&cq->ring, n, wc, cq_wq_lookup, ctx);
+	rc = dpv_ring_cq_poll(&cq->ring, n, wc, cq_wq_lookup, &la);
 	dpv_vlock_unlock(&cq->poll_lock);
 	return rc;
 }
@@ -339,9 +355,9 @@ dpv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
 static int
 cqx_next(struct dpv_cq *cq)
 {
-	struct dpv_context *ctx = to_dctx(cq->vcq.cq.context);
+	struct cq_lookup la = {to_dctx(cq->vcq.cq.context), cq};
 
-	return dpv_ring_cq_ex_next(&cq->ring, cq_wq_lookup, ctx,
+	return dpv_ring_cq_ex_next(&cq->ring, cq_wq_lookup, &la,
 				   &cq->vcq.cq_ex.wr_id, &cq->vcq.cq_ex.status);
 }
 

@@ -519,8 +519,23 @@ struct dpv_cq {
 	struct dpv_pd *pd; /**< parent domain given to create_cq_ex, held */
 	bool is_ex;
 	struct dpv_vlock poll_lock; /**< serializes pollers of the ring */
+	/** the queue of the last QP a send (0) and a receive (1) CQE named,
+	 *  for the next CQE of the same QP (poll side, under poll_lock;
+	 *  dpv_cq_lookup_forget() when a QP's CQEs are cleaned out) */
+	struct {
+		uint32_t qpn;
+		struct dpv_mlx5_wq *wq;
+	} last[2];
 	struct dpv_mlx5_cq ring;
 };
+
+/** Forget the QP queues cq's poll remembers (poll_lock held). */
+static inline void
+dpv_cq_lookup_forget(struct dpv_cq *cq)
+{
+	cq->last[0].wq = NULL;
+	cq->last[1].wq = NULL;
+}
 
 static inline struct dpv_cq *
 to_dcq(struct ibv_cq *cq)
