@@ -839,6 +839,17 @@ case_destroy_cleans_cq(void)
 	return TEST_SUCCESS;
 }
 
+/* A new CQ of cqe entries, and *ia for an RC QP with it on both sides. */
+static struct ibv_cq *
+rc_attr_new_cq(struct ibv_qp_init_attr_ex *ia, int cqe)
+{
+	struct ibv_cq *c = ibv_create_cq(ctx, cqe, NULL, NULL, 0);
+
+	init_attr(ia, IBV_QPT_RC);
+	ia->send_cq = ia->recv_cq = c;
+	return c;
+}
+
 /* Drain c (want completions); each completion's wr_id names the QP it
  * must carry: 1xx A, 2xx B, 3xx C, with x0-x4 sends and x5-x9 receives,
  * each queue's in the order posted. */
@@ -889,10 +900,8 @@ case_cq_owners(void)
 
 	if (gid_index < 0)
 		return TEST_SKIPPED;
-	c = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	c = rc_attr_new_cq(&ia, 32);
 	TEST_ASSERT_NOT_NULL(c, "");
-	init_attr(&ia, IBV_QPT_RC);
-	ia.send_cq = ia.recv_cq = c;
 	TEST_ASSERT_EQUAL(create_ex(&ia, &qa), 0, "");
 	TEST_ASSERT_EQUAL(create_ex(&ia, &qb), 0, "");
 	qps[0] = qa;
@@ -1378,10 +1387,8 @@ case_engine_err(void)
 
 	if (gid_index < 0 || to_dctx(ctx)->dev->engine == NULL)
 		return TEST_SKIPPED;
-	c = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	c = rc_attr_new_cq(&ia, 16);
 	TEST_ASSERT_NOT_NULL(c, "");
-	init_attr(&ia, IBV_QPT_RC);
-	ia.send_cq = ia.recv_cq = c;
 	TEST_ASSERT_EQUAL(create_ex(&ia, &qp), 0, "");
 	TEST_ASSERT_EQUAL(to_init(qp), 0, "");
 	TEST_ASSERT_EQUAL(to_rtr(qp, 0xabcde), 0, "");
