@@ -356,22 +356,41 @@ cqe_fill(struct mlx5_cqe64 *restrict c, const struct dpv_cqe_info *ci,
 			 owner);
 }
 
-/* Write c with op_own oo (owner bit added) at the producer index. */
-static __rte_always_inline void
-cqe_store(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *c, uint8_t oo,
-	  unsigned int sz)
+/* The CQE at the producer index (a 128-byte entry's pad cleared). A
+ * consumer reads nothing of it before its owner bit says it is
+ * software's: cqe_publish() writes that byte last. */
+static __rte_always_inline struct mlx5_cqe64 *
+cqe_slot(struct dpv_mlx5_cq *cq, unsigned int sz)
 {
 	struct mlx5_cqe64 *dst =
 		cqe_at(cq->buf, cq->cqe_cnt, cq->prod_index, sz);
 
 	if (sz == 128 && cq->cqe_pad)
 		memset(dst - 1, 0, sizeof(*dst));
-	memcpy(dst, c, offsetof(struct mlx5_cqe64, op_own));
+	return dst;
+}
+
+/* Hand the CQE at dst (cqe_slot()) to the consumer: op_own oo, owner bit
+ * added. */
+static __rte_always_inline void
+cqe_publish(struct dpv_mlx5_cq *cq, struct mlx5_cqe64 *dst, uint8_t oo)
+{
 	dpv_barrier_before_cqe_owner();
 	__atomic_store_n(&dst->op_own,
 			 (uint8_t)(oo | !!(cq->prod_index & cq->cqe_cnt)),
 			 __ATOMIC_RELAXED);
 	cq->prod_index++;
+}
+
+/* Write c with op_own oo (owner bit added) at the producer index. */
+static __rte_always_inline void
+cqe_store(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *c, uint8_t oo,
+	  unsigned int sz)
+{
+	struct mlx5_cqe64 *dst = cqe_slot(cq, sz);
+
+	memcpy(dst, c, offsetof(struct mlx5_cqe64, op_own));
+	cqe_publish(cq, dst, oo);
 }
 
 static __rte_always_inline int
@@ -383,17 +402,10 @@ cq_write(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci, int wqe_opcode,
 
 	if (cq_used(cq) >= cq->cqe_cnt)
 		return ENOSPC;
-	/* in place: a consumer reads nothing of a CQE before its owner bit
-	 * says it is software's, and that byte is written last */
-	dst = cqe_at(cq->buf, cq->cqe_cnt, cq->prod_index, sz);
-	if (sz == 128 && cq->cqe_pad)
-		memset(dst - 1, 0, sizeof(*dst));
+	/* in place, the owner byte last */
+	dst = cqe_slot(cq, sz);
 	oo = cqe_fill(dst, ci, wqe_opcode, true);
-	dpv_barrier_before_cqe_owner();
-	__atomic_store_n(&dst->op_own,
-			 (uint8_t)(oo | !!(cq->prod_index & cq->cqe_cnt)),
-			 __ATOMIC_RELAXED);
-	cq->prod_index++;
+	cqe_publish(cq, dst, oo);
 	return 0;
 }
 
