@@ -47,26 +47,14 @@ check_indirect(const struct dpv_engine_key *k, uint32_t pdn, uint64_t va,
 	return DPV_KEY_OK;
 }
 
-enum dpv_key_status
-dpv_key_check_one(const struct dpv_engine_key *k, uint32_t key, uint32_t pdn,
-		  uint32_t qpn, uint64_t va, uint64_t len, uint32_t need,
-		  void **host)
+/* The checks of a region or a bound window k (valid, its key, bound):
+ * PD, the window's QP, bounds, access. */
+static __rte_always_inline enum dpv_key_status
+check_direct(const struct dpv_engine_key *k, uint32_t pdn, uint32_t qpn,
+	     uint64_t va, uint64_t len, uint32_t need, void **host)
 {
 	uint64_t off;
 
-	if (len == 0) {
-		if (host)
-			*host = (void *)(uintptr_t)va;
-		return DPV_KEY_OK;
-	}
-	if (k == NULL || !k->valid || k->key != key)
-		return DPV_KEY_BAD_KEY;
-	if (k->type != DPV_ENGINE_KEY_MR) {
-		if (!k->bound)
-			return DPV_KEY_BAD_KEY;
-		if (k->type == DPV_ENGINE_KEY_INDIRECT)
-			return check_indirect(k, pdn, va, len, need, host);
-	}
 	if (k->pdn != pdn)
 		return DPV_KEY_BAD_PD;
 	if (k->type == DPV_ENGINE_KEY_MW2 && k->qpn != qpn)
@@ -81,6 +69,27 @@ dpv_key_check_one(const struct dpv_engine_key *k, uint32_t key, uint32_t pdn,
 	if (host)
 		*host = (void *)(uintptr_t)(k->addr + off);
 	return DPV_KEY_OK;
+}
+
+enum dpv_key_status
+dpv_key_check_one(const struct dpv_engine_key *k, uint32_t key, uint32_t pdn,
+		  uint32_t qpn, uint64_t va, uint64_t len, uint32_t need,
+		  void **host)
+{
+	if (len == 0) {
+		if (host)
+			*host = (void *)(uintptr_t)va;
+		return DPV_KEY_OK;
+	}
+	if (k == NULL || !k->valid || k->key != key)
+		return DPV_KEY_BAD_KEY;
+	if (k->type != DPV_ENGINE_KEY_MR) {
+		if (!k->bound)
+			return DPV_KEY_BAD_KEY;
+		if (k->type == DPV_ENGINE_KEY_INDIRECT)
+			return check_indirect(k, pdn, va, len, need, host);
+	}
+	return check_direct(k, pdn, qpn, va, len, need, host);
 }
 
 #define MW_REMOTE                                                              \
@@ -390,10 +399,10 @@ dpv_engine_key_access_ind(struct dpv_engine *e, struct dpv_eqp *qp,
 			  uint32_t key, uint64_t va, uint64_t len,
 			  uint32_t need, void **host)
 {
-	/* the common case in a few compares: a memory region of the QP's
-	 * PD, in the engine's own table or a lookup the cache holds (the
-	 * checks of dpv_key_check_one() for it); anything else takes the
-	 * general path, which answers the same for this case */
+	/* the common case in a few compares: a memory region in the
+	 * engine's own table or a lookup the cache holds, allowed by
+	 * dpv_key_check_one()'s checks of a region; anything else, and a
+	 * refusal (counted and logged there), takes the general path */
 	const struct dpv_engine_key *k = NULL;
 
 	if (e->conf.key_lookup == NULL) {
@@ -412,13 +421,10 @@ dpv_engine_key_access_ind(struct dpv_engine *e, struct dpv_eqp *qp,
 			k = &c->k;
 	}
 	if (likely(k != NULL && len != 0 && k->type == DPV_ENGINE_KEY_MR &&
-		   k->valid && k->key == key && k->pdn == qp->pdn &&
-		   va >= k->iova && va - k->iova <= k->length &&
-		   len <= k->length - (va - k->iova) &&
-		   (k->access & need) == need)) {
-		*host = (void *)(uintptr_t)(k->addr + (va - k->iova));
+		   k->valid && k->key == key) &&
+	    check_direct(k, qp->pdn, qp->qpn, va, len, need, host) ==
+		    DPV_KEY_OK)
 		return DPV_KEY_OK;
-	}
 	return key_any(e, qp, key, va, len, need, host, NULL, 0);
 }
 
