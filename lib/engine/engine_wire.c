@@ -441,6 +441,27 @@ write_bth_ext(uint8_t *h, const struct dpv_roce_opcode_info *info,
 			      hd->dc_key, hd->dc_dci, hd->dc_cpsn);
 }
 
+/* A frame of len bytes (*d its first) with l2 bytes of L2 header; NULL,
+ * counted as tx_drop_nombuf, without an mbuf or room. */
+static struct rte_mbuf *
+frame_alloc(struct dpv_engine *e, uint32_t len, uint32_t l2, uint8_t **d)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(e->mp);
+
+	if (m == NULL) {
+		e->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	*d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (*d == NULL || len > UINT16_MAX) {
+		rte_pktmbuf_free(m);
+		e->st.tx_drop_nombuf++;
+		return NULL;
+	}
+	m->l2_len = l2;
+	return m;
+}
+
 struct rte_mbuf *
 dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 		 const struct dpv_etmpl *t, const struct dpv_ehdr *hd,
@@ -458,18 +479,9 @@ dpv_engine_build(struct dpv_engine *e, const struct dpv_engine_path *path,
 	struct rte_mbuf *m;
 	uint8_t *d, *h;
 
-	m = rte_pktmbuf_alloc(e->mp);
-	if (m == NULL) {
-		e->st.tx_drop_nombuf++;
+	m = frame_alloc(e, l2 + l3h + ulen, l2, &d);
+	if (m == NULL)
 		return NULL;
-	}
-	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l2 + l3h + ulen));
-	if (d == NULL || l2 + l3h + ulen > UINT16_MAX) {
-		rte_pktmbuf_free(m);
-		e->st.tx_drop_nombuf++;
-		return NULL;
-	}
-	m->l2_len = l2;
 	/* a template copies whole: the buffer must hold its bytes */
 	if (tmpl &&
 	    (size_t)(d - (uint8_t *)m->buf_addr) + sizeof(t->b) <= m->buf_len)
@@ -495,21 +507,12 @@ dpv_engine_build_req(struct dpv_engine *e, const struct dpv_etmpl *t,
 	uint8_t *d, *h;
 	struct rte_mbuf *m;
 
-	m = rte_pktmbuf_alloc(e->mp);
-	if (m == NULL) {
-		e->st.tx_drop_nombuf++;
-		return NULL;
-	}
 	/* room: the path MTU is at most mbuf_room - 104, so the whole
 	 * copies below (64 + 32 bytes) stay inside the buffer */
-	d = (uint8_t *)rte_pktmbuf_append(
-		m, (uint16_t)(t->len - sizeof(struct rte_udp_hdr) + ulen));
-	if (d == NULL) {
-		rte_pktmbuf_free(m);
-		e->st.tx_drop_nombuf++;
+	m = frame_alloc(e, t->len - (uint32_t)sizeof(struct rte_udp_hdr) + ulen,
+			t->l2, &d);
+	if (m == NULL)
 		return NULL;
-	}
-	m->l2_len = t->l2;
 	write_l2_l4_tmpl(t, d, ulen, e->ip_id++);
 	h = d + t->len;
 	memcpy(h, hdr, DPV_ENGINE_REQ_HDR);
