@@ -443,7 +443,7 @@ write_bth_ext(uint8_t *h, const struct dpv_roce_opcode_info *info,
 
 /* A frame of len bytes (*d its first) with l2 bytes of L2 header; NULL,
  * counted as tx_drop_nombuf, without an mbuf or room. */
-static struct rte_mbuf *
+static __rte_always_inline struct rte_mbuf *
 frame_alloc(struct dpv_engine *e, uint32_t len, uint32_t l2, uint8_t **d)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(e->mp);
