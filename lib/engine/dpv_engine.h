@@ -359,7 +359,10 @@ unsigned dpv_engine_progress_post(struct dpv_engine *e);
  * leaves after that poll's new requests (dpv_engine_progress_post() holds
  * the same way). Whoever else drives the engine must then poll it when
  * the application stops calling: dpv_engine_acks_held_at() says since
- * when an ACK waits.
+ * when an ACK waits. A thread that polls while the application is
+ * between two calls (the verbs library's progress thread) may poll this
+ * way too, so that an ACK for what it lands leaves after the
+ * application's next request.
  *
  * @param e
  *   The engine (not NULL).

@@ -64,7 +64,9 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
  *     core a context switch);
  *   - as soon as the application stops calling, it polls; while the
  *     application called within PROG_APP_RECENT_MS it polls once per
- *     nap, the naps still growing, and never spins hot beside it;
+ *     nap, the naps still growing, and never spins hot beside it. These
+ *     polls hold ACKs for the application's next call as its own polls
+ *     do (looking again PROG_ACK_HOLD_US later if one is held);
  *   - an application that left the engine alone longer (it sleeps in
  *     ibv_get_cq_event, talks TCP) gets a thread that polls hot as long as
  *     there was work in the last PROG_HOT_US, then backs off exponentially
@@ -90,8 +92,8 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_APP_NAP_MIN_CAP_US 1000 /* an ACK timeout never caps below */
 #define PROG_APP_RECENT_MS 10	 /* the application drove this recently:
 				    poll between naps, never spin hot */
-#define PROG_ACK_HOLD_US 20 /* an ACK held by the application's last poll
-				 waits this long for its next call */
+#define PROG_ACK_HOLD_US 20 /* an ACK held by a poll waits this long for
+				 the application's next call */
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
@@ -187,6 +189,21 @@ prog_poll(struct dpv_progress_thr *t)
 	for (unsigned s = 0; s < dev->nshards; s++)
 		work += dpv_engine_progress(dev->engines[s]);
 	return work;
+}
+
+/* One poll of every shard as the application's own would be: an ACK that
+ * arises is held for the application's next call. True if one is held. */
+static bool
+prog_poll_hold(struct dpv_progress_thr *t)
+{
+	struct dpv_device *dev = t->dev;
+	bool held = false;
+
+	for (unsigned s = 0; s < dev->nshards; s++) {
+		dpv_engine_progress_app(dev->engines[s]);
+		held |= dpv_engine_acks_held_at(dev->engines[s]) != 0;
+	}
+	return held;
 }
 
 /* A shard has frames a burst of posts left queued, or an ACK the
@@ -311,11 +328,26 @@ progress_main(void *arg)
 		/* it drove the engine a moment ago: it may just be
 		 * preempted (by this thread: on a busy 2-core machine short
 		 * naps here kept the application off its core) or between two
-		 * calls. Poll once per nap, the naps still growing */
+		 * calls. Poll once per nap, the naps still growing.
+		 *
+		 * The poll holds the ACKs that arise in it, as the
+		 * application's own would: an application that waits on
+		 * memory between its calls (ib_write_lat, spinning until the
+		 * peer's WRITE lands) posts its next WRITE as soon as this
+		 * poll lands the peer's, and the ACK then leaves after that
+		 * WRITE. Sent at once, it completed the peer's WRITE before
+		 * ours arrived: the peer went back to waiting on memory and
+		 * our WRITE waited for its progress thread's nap (up to
+		 * 10 ms), every round trip from then on. A held ACK the
+		 * application does not take is sent after a short nap. */
 		if (now - app_seen < recent) {
-			prog_poll(t);
 			last_work = 0;
-			nap_us = prog_nap_grow(t, nap_us);
+			if (prog_poll_hold(t)) {
+				prog_nap(t, PROG_ACK_HOLD_US);
+				nap_us = PROG_APP_NAP_US;
+			} else {
+				nap_us = prog_nap_grow(t, nap_us);
+			}
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
