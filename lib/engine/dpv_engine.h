@@ -397,6 +397,19 @@ void dpv_engine_set_ack_hold(struct dpv_engine *e, bool on);
 uint64_t dpv_engine_acks_held_at(const struct dpv_engine *e);
 
 /**
+ * When the engine last looked for frames (a relaxed read, for a progress
+ * thread deciding whether to poll: an application whose calls only post
+ * leaves the receive side to it).
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   The TSC of the last dpv_engine_poll() (the posts' send-only passes
+ *   do not count); 0 before the first.
+ */
+uint64_t dpv_engine_rx_at(const struct dpv_engine *e);
+
+/**
  * Whether built frames wait in the engine's TX buffer, or WQEs of a burst
  * of posts wait to be built (a racy read, for a progress thread deciding
  * whether to poll).

@@ -717,6 +717,7 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 		budget = DPV_ENGINE_DEF_BUDGET;
 	e->work = 0;
 	e->now = dpv_engine_now(); /* the clock of this whole poll */
+	__atomic_store_n(&e->rx_at, e->now, __ATOMIC_RELAXED);
 	e->posts_unpolled = 0;
 	e->posts_unbuilt = 0;
 	next_poll_seq(e);
@@ -861,6 +862,12 @@ uint64_t
 dpv_engine_acks_held_at(const struct dpv_engine *e)
 {
 	return __atomic_load_n(&e->acks_held_at, __ATOMIC_RELAXED);
+}
+
+uint64_t
+dpv_engine_rx_at(const struct dpv_engine *e)
+{
+	return __atomic_load_n(&e->rx_at, __ATOMIC_RELAXED);
 }
 
 static void *

@@ -525,6 +525,7 @@ struct dpv_engine {
 	bool ack_hold_on;	 /* application polls hold back new ACKs */
 	bool polled;		 /* a poll ran since the last post */
 	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
+	uint64_t rx_at;		 /* TSC of the last poll's receive pass */
 
 	struct rte_mbuf *tx[DPV_ENGINE_TX_BURST];
 	uint16_t ntx;

@@ -94,6 +94,8 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 				    poll between naps, never spin hot */
 #define PROG_ACK_HOLD_US 20 /* an ACK held by a poll waits this long for
 				 the application's next call */
+#define PROG_APP_NAP_BUSY_US 100 /* longest nap while the thread lands
+				    what the application leaves to it */
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
@@ -192,18 +194,34 @@ prog_poll(struct dpv_progress_thr *t)
 }
 
 /* One poll of every shard as the application's own would be: an ACK that
- * arises is held for the application's next call. True if one is held. */
-static bool
-prog_poll_hold(struct dpv_progress_thr *t)
+ * arises is held for the application's next call (*held: one is). The
+ * work done. */
+static unsigned
+prog_poll_hold(struct dpv_progress_thr *t, bool *held)
 {
 	struct dpv_device *dev = t->dev;
-	bool held = false;
+	unsigned work = 0;
 
+	*held = false;
 	for (unsigned s = 0; s < dev->nshards; s++) {
-		dpv_engine_progress_app(dev->engines[s]);
-		held |= dpv_engine_acks_held_at(dev->engines[s]) != 0;
+		work += dpv_engine_progress_app(dev->engines[s]);
+		*held |= dpv_engine_acks_held_at(dev->engines[s]) != 0;
 	}
-	return held;
+	return work;
+}
+
+/* No poll looked for frames on some shard for `limit` TSC cycles: the
+ * application calls, but only to post (it waits on memory in between). */
+static bool
+prog_rx_stale(struct dpv_progress_thr *t, uint64_t now, uint64_t limit)
+{
+	struct dpv_device *dev = t->dev;
+
+	for (unsigned s = 0; s < dev->nshards; s++)
+		if ((int64_t)(now - dpv_engine_rx_at(dev->engines[s])) >
+		    (int64_t)limit)
+			return true;
+	return false;
 }
 
 /* A shard has frames a burst of posts left queued, or an ACK the
@@ -244,6 +262,23 @@ prog_nap_grow(struct dpv_progress_thr *t, unsigned int nap_us)
 	prog_nap(t, nap_us);
 	return RTE_MIN(nap_us * 2, atomic_load_explicit(&t->nap_max_us,
 							memory_order_relaxed));
+}
+
+/* After a poll beside the application: a short nap if it found work or
+ * held an ACK (more is likely to come, or the ACK is owed soon), else
+ * the next of the growing naps, no longer than PROG_APP_NAP_BUSY_US while
+ * the thread's polls found work in the last PROG_APP_RECENT_MS (the
+ * application leaves the receive side to it). The nap to take after the
+ * next poll. */
+static unsigned int
+prog_nap_after(struct dpv_progress_thr *t, unsigned work, bool held,
+	       unsigned int nap_us, bool busy)
+{
+	if (work == 0 && !held)
+		return RTE_MIN(prog_nap_grow(t, nap_us),
+			       busy ? PROG_APP_NAP_BUSY_US : UINT_MAX);
+	prog_nap(t, held ? PROG_ACK_HOLD_US : PROG_APP_NAP_US);
+	return PROG_APP_NAP_US;
 }
 
 void
@@ -287,6 +322,7 @@ progress_main(void *arg)
 	uint64_t deep = hz / 1000 * PROG_DEEP_AFTER_MS;
 	uint64_t hold = hz / 1000000 * PROG_ACK_HOLD_US;
 	uint64_t idle_since = 0, last_work = 0, app_seen = 0, calls = 0;
+	uint64_t thr_work = 0; /* a poll beside the application found work */
 	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
 
 	bool lcore;
@@ -314,15 +350,26 @@ progress_main(void *arg)
 		}
 		/* the application called since the last look: it drives;
 		 * frames a burst of posts left queued still go out, and so
-		 * does an ACK its last poll held back if it stopped calling */
-		if (c != calls && prog_owed(t, now, hold))
-			prog_poll(t);
+		 * does an ACK its last poll held back if it stopped calling.
+		 * If its calls only post (it waits on memory in between, as
+		 * RPCs over RDMA WRITE do), what arrives is the thread's to
+		 * land: it polls, and naps short while it finds work. */
 		if (c != calls) {
+			unsigned work = 0;
+			bool held = false;
+
+			if (prog_rx_stale(t, now, hold))
+				work = prog_poll_hold(t, &held);
+			else if (prog_owed(t, now, hold))
+				prog_poll(t);
 			calls = c;
 			app_seen = now;
 			sleep_us = 0;
 			last_work = 0;
-			nap_us = prog_nap_grow(t, nap_us);
+			if (work != 0)
+				thr_work = now;
+			nap_us = prog_nap_after(t, work, held, nap_us,
+						now - thr_work < recent);
 			continue;
 		}
 		/* it drove the engine a moment ago: it may just be
@@ -339,15 +386,17 @@ progress_main(void *arg)
 		 * ours arrived: the peer went back to waiting on memory and
 		 * our WRITE waited for its progress thread's nap (up to
 		 * 10 ms), every round trip from then on. A held ACK the
-		 * application does not take is sent after a short nap. */
+		 * application does not take is sent after a short nap; a
+		 * poll that found work is followed by a short one too. */
 		if (now - app_seen < recent) {
+			bool held;
+			unsigned work = prog_poll_hold(t, &held);
+
 			last_work = 0;
-			if (prog_poll_hold(t)) {
-				prog_nap(t, PROG_ACK_HOLD_US);
-				nap_us = PROG_APP_NAP_US;
-			} else {
-				nap_us = prog_nap_grow(t, nap_us);
-			}
+			if (work != 0)
+				thr_work = now;
+			nap_us = prog_nap_after(t, work, held, nap_us,
+						now - thr_work < recent);
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
