@@ -244,6 +244,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 
 	if (c == NULL)
 		return ERR(EINVAL);
+	cm_sync_event_drop(id);
 	pthread_mutex_lock(&cm.lock);
 	memset(&m, 0, sizeof(m));
 	switch (c->state) {
@@ -271,9 +272,20 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	cm_mc_leave_all(c);
 	if (c->listener != NULL && c->listener->pending > 0)
 		c->listener->pending--;
-	for (struct cm_id *o = cm.ids; o != NULL; o = o->next)
+	for (struct cm_id *o = cm.ids; o != NULL; o = o->next) {
+		struct cm_event *r = (struct cm_event *)o->id.event;
+
 		if (o->listener == c)
 			o->listener = NULL;
+		/* a request a synchronous child still holds (rdma_get_request
+		 * without rdma_accept yet) is counted on the child from now
+		 * on: the listener goes without waiting for it */
+		if (r != NULL && r->ev.listen_id == &c->id) {
+			r->ev.listen_id = NULL;
+			c->events--;
+			o->events++;
+		}
+	}
 	drop_queued(c);
 	c->destroying = true;
 	while (c->events > 0)
@@ -292,8 +304,24 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	return 0;
 }
 
-/* A synchronous ID (no channel given): wait for the event of the
- * operation just started. 0, or -1 with errno. */
+/* The event a synchronous ID kept from its last operation is acked. */
+void
+cm_sync_event_drop(struct rdma_cm_id *id)
+{
+	if (id->event != NULL) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
+}
+
+/*
+ * A synchronous ID (no channel given): wait for the event of the
+ * operation just started. As rdma-core's librdmacm, the event stays in
+ * id->event until the ID's next synchronous operation or its destruction
+ * (programs read the peer's private data from it: the connect request's
+ * after rdma_get_request(), the reply's after rdma_connect(), a reject's
+ * after a failed rdma_connect()). 0, or -1 with errno.
+ */
 int
 cm_wait_sync(struct cm_id *c, enum rdma_cm_event_type want)
 {
@@ -303,11 +331,12 @@ cm_wait_sync(struct cm_id *c, enum rdma_cm_event_type want)
 
 	if (c->chan == NULL || !c->chan->internal)
 		return 0;
+	cm_sync_event_drop(&c->id);
 	if (rdma_get_cm_event(&c->chan->ch, &e) != 0)
 		return -1;
 	got = e->event;
 	status = e->status;
-	rdma_ack_cm_event(e);
+	c->id.event = e;
 	if (got == want)
 		return 0;
 	return ERR(status < 0 ? -status : (status ? ECONNREFUSED : EIO));

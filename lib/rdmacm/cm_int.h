@@ -193,6 +193,7 @@ int cm_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask);
 int cm_qp_to(struct cm_id *c, enum ibv_qp_state s);
 void cm_qp_err(struct cm_id *c);
 uint16_t cm_port_of(const struct sockaddr *a);
+void cm_sync_event_drop(struct rdma_cm_id *id);
 int cm_wait_sync(struct cm_id *c, enum rdma_cm_event_type want);
 
 /* cm_mcast.c (under cm.lock) */

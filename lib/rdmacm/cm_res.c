@@ -413,6 +413,7 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 
 	if (listen == NULL || id == NULL || listen->channel == NULL)
 		return ERR(EINVAL);
+	cm_sync_event_drop(listen);
 	for (;;) {
 		if (rdma_get_cm_event(listen->channel, &e) != 0)
 			return -1;
@@ -421,10 +422,15 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 		rdma_ack_cm_event(e); /* not a request: not for us */
 	}
 	child = e->id;
-	rdma_ack_cm_event(e);
 	rc = rdma_migrate_id(child, NULL); /* its own synchronous channel */
-	if (rc)
+	if (rc) {
+		rdma_ack_cm_event(e);
 		return -1;
+	}
+	/* the request (its private data) stays readable in child->event
+	 * until the child's next synchronous operation (rdma_accept), as
+	 * with rdma-core's librdmacm */
+	child->event = e;
 	if (to_c(listen)->ep_pd)
 		child->pd = to_c(listen)->ep_pd;
 	if (to_c(listen)->ep_qp_attr != NULL) {

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# An RDMA WRITE ping-pong whose two ends wait on memory between their
+# verbs calls (as RPC systems over RDMA WRITE do), two processes joined by
+# memif: dpv-wrpc-peer (test/wrpc_peer.c) over librdmacm's synchronous
+# API, which also checks that a synchronous ID keeps its event in
+# id->event (the slot address and rkey travel as the connection's private
+# data: the server reads them after rdma_get_request(), the client after
+# rdma_connect()). The WRITEs that land while the target spins on memory
+# are the progress thread's to land: the median round trip must stay
+# below 1 ms (it was ~5 ms, a thread nap a side, before the thread polled
+# for what an application that only posts leaves it; ~40 us after).
+# Arguments: <build>/lib, source root, build root.
+set -u
+LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
+SRC=${2:-$(dirname "$0")/../..}
+BUILD=${3:-$SRC/build}
+. "$SRC/test/scripts/interop-common.sh"
+ic_init
+ic_env_memif
+PEER=$BUILD/test/dpv-wrpc-peer
+[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
+[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+IC_TIMEOUT=40
+PORT=$((20000 + $$ % 20000))
+N=2000
+s=$IC_TMP/wrpc.server
+c=$IC_TMP/wrpc.client
+rm -f "$IC_SOCK"
+env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
+	DPV_EAL="$IC_SEAL" timeout "$IC_TIMEOUT" \
+	"$PEER" server 192.0.2.1 $PORT $N >"$s" 2>&1 &
+spid=$!
+IC_PIDS="$IC_PIDS $spid"
+for _ in $(seq 100); do
+	[ -S "$IC_SOCK" ] && break
+	kill -0 "$spid" 2>/dev/null || break
+	sleep 0.1
+done
+sleep 0.5
+env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
+	DPV_EAL="$IC_CEAL" timeout "$IC_TIMEOUT" \
+	"$PEER" client 192.0.2.1 $PORT $N >"$c" 2>&1
+crc=$?
+wait "$spid"
+src=$?
+IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
+line=$(grep -E "^round trips $N median [0-9.]+ us" "$c")
+if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
+	echo "FAIL wrpc (client exit $crc, server exit $src)"
+	echo "  --- server:"; grep -v avx512 "$s" | tail -8 | sed 's/^/  /'
+	echo "  --- client:"; grep -v avx512 "$c" | tail -8 | sed 's/^/  /'
+	exit 1
+fi
+echo "$line"
+med=$(echo "$line" | awk '{print $5}')
+if awk -v m="$med" 'BEGIN { exit !(m >= 1000) }'; then
+	echo "FAIL wrpc: median round trip $med us: the WRITEs wait for the" \
+		"progress thread's naps"
+	exit 1
+fi
+echo "PASS wrpc: median $med us"
