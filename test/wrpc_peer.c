@@ -15,6 +15,9 @@
  *   dpv-wrpc-peer server ADDR PORT ITERS
  *   dpv-wrpc-peer client ADDR PORT ITERS
  *
+ * The server destroys its listener between rdma_get_request() and
+ * rdma_accept(), reading the client's slot from the request event after.
+ *
  * The client prints "round trips N median X us p99 Y us max Z us". Both
  * exit 0 when every round trip completed, 1 on an error or when a round
  * trip took longer than 5 s.
@@ -166,6 +169,11 @@ main(int argc, char **argv)
 			return fail("rdma_listen");
 		if (rdma_get_request(listen_id, &p.id) != 0)
 			return fail("rdma_get_request");
+		/* one connection: the listener goes now, while the child
+		 * still holds its request event (which must not make the
+		 * destruction wait) */
+		rdma_destroy_ep(listen_id);
+		listen_id = NULL;
 	} else if (rdma_create_ep(&p.id, res, NULL, &qa) != 0) {
 		return fail("rdma_create_ep");
 	}
