@@ -32,40 +32,27 @@ PORT=$((20000 + $$ % 20000))
 # server mode), then the peer in client mode; both must exit 0 (a server
 # given as a command is killed at the end).
 scen() {
-	local name=$1 s=$IC_TMP/$1.server c=$IC_TMP/$1.client spid crc src
+	local name=$1 crc src
 	shift
 	local cmd=("$@")
 	[ ${#cmd[@]} = 0 ] && cmd=("$PEER" server "$name" 192.0.2.1 "$PORT")
-	rm -f "$IC_SOCK"
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
-		DPV_EAL="$IC_SEAL" timeout "$IC_TIMEOUT" "${cmd[@]}" \
-		>"$s" 2>&1 &
-	spid=$!
-	IC_PIDS="$IC_PIDS $spid"
-	for _ in $(seq 100); do
-		[ -S "$IC_SOCK" ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	sleep 0.5
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" timeout "$IC_TIMEOUT" \
-		"$PEER" client "$name" 192.0.2.1 "$PORT" >"$c" 2>&1
+	ic_server_start "$name" "${cmd[@]}"
+	ic_client_run "$name" "$PEER" client "$name" 192.0.2.1 "$PORT"
 	crc=$?
-	[ $# -gt 0 ] && kill "$spid" 2>/dev/null
-	wait "$spid"
-	src=$?
-	[ $# -gt 0 ] && src=0
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
+	if [ $# -gt 0 ]; then
+		ic_server_wait kill
+		src=0
+	else
+		ic_server_wait
+		src=$?
+	fi
 	if [ $crc = 0 ] && [ $src = 0 ]; then
 		IC_PASSES=$((IC_PASSES + 1))
-		echo "PASS $name: $(grep '^event' "$c" | tail -1)"
+		echo "PASS $name: $(grep '^event' "$IC_TMP/$name.client" |
+			tail -1)"
 		return 0
 	fi
-	IC_FAILS=$((IC_FAILS + 1))
-	echo "FAIL $name (client exit $crc, server exit $src)"
-	echo "  --- server:"; grep -v avx512 "$s" | tail -8 | sed 's/^/  /'
-	echo "  --- client:"; grep -v avx512 "$c" | tail -8 | sed 's/^/  /'
+	ic_fail "$name" $crc $src
 	return 1
 }
 

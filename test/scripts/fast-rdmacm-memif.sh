@@ -28,41 +28,26 @@ PORT=$((20000 + $$ % 20000))
 # client's output must match CLIENT_PATTERN.
 run() {
 	local name=$1 sargs=$2 cargs=$3 cpat=$4 spat=${5:-}
-	local s=$IC_TMP/$name.server c=$IC_TMP/$name.client spid crc src
-	rm -f "$IC_SOCK"
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
-		DPV_EAL="$IC_SEAL" ${XENV:-} timeout "$IC_TIMEOUT" stdbuf -oL $TOOL \
-		$sargs >"$s" 2>&1 &
-	spid=$!
-	IC_PIDS="$IC_PIDS $spid"
-	for _ in $(seq 100); do
-		[ -S "$IC_SOCK" ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	sleep 0.5
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" ${XENV:-} ${CXENV:-} ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng} timeout "$IC_TIMEOUT" stdbuf -oL ${CTOOL:-$TOOL} \
-		$cargs >"$c" 2>&1
+	local s=$IC_TMP/$name.server c=$IC_TMP/$name.client crc src
+	IC_XENV=${XENV:-} ic_server_start "$name" stdbuf -oL $TOOL $sargs
+	IC_XENV=${XENV:-} IC_CXENV="${CXENV:-} ${CAP:+DPV_PCAP=$IC_TMP/$name.pcapng}" \
+		ic_client_run "$name" stdbuf -oL ${CTOOL:-$TOOL} $cargs
 	crc=$?
 	if [ -n "${NOSERVER_RC:-}" ]; then
-		kill "$spid" 2>/dev/null
+		ic_server_wait kill
 		crc=0
+		src=0
+	else
+		ic_server_wait
+		src=$?
 	fi
-	wait "$spid"
-	src=$?
-	[ -n "${NOSERVER_RC:-}" ] && src=0
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
 	if [ $crc = 0 ] && [ $src = 0 ] && grep -Eq "$cpat" "$c" &&
 		{ [ -z "$spat" ] || grep -Eq "$spat" "$s"; }; then
 		IC_PASSES=$((IC_PASSES + 1))
 		echo "PASS $name: $(grep -E "$cpat" "$c" | tail -1)"
 		return 0
 	fi
-	IC_FAILS=$((IC_FAILS + 1))
-	echo "FAIL $name (client exit $crc, server exit $src)"
-	echo "  --- server:"; grep -v avx512 "$s" | tail -8 | sed 's/^/  /'
-	echo "  --- client:"; grep -v avx512 "$c" | tail -8 | sed 's/^/  /'
+	ic_fail "$name" $crc $src
 	return 1
 }
 

@@ -25,37 +25,21 @@ PORT=$((20000 + $$ % 20000))
 
 # run NAME "server command" "client command" CLIENT_PATTERN SERVER_PATTERN
 run() {
-	local name=$1 scmd=$2 ccmd=$3 cpat=$4 spat=$5
-	local s=$IC_TMP/$name.server c=$IC_TMP/$name.client spid crc src
-	rm -f "$IC_SOCK"
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
-		DPV_EAL="$IC_SEAL" timeout "$IC_TIMEOUT" stdbuf -oL $scmd \
-		>"$s" 2>&1 &
-	spid=$!
-	IC_PIDS="$IC_PIDS $spid"
-	for _ in $(seq 100); do
-		[ -S "$IC_SOCK" ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	sleep 0.5
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" timeout "$IC_TIMEOUT" stdbuf -oL $ccmd \
-		>"$c" 2>&1
+	local name=$1 scmd=$2 ccmd=$3 cpat=$4 spat=$5 crc src
+	ic_server_start "$name" stdbuf -oL $scmd
+	ic_client_run "$name" stdbuf -oL $ccmd
 	crc=$?
-	wait "$spid"
+	ic_server_wait
 	src=$?
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
-	if [ $crc = 0 ] && [ $src = 0 ] && grep -Eq "$cpat" "$c" &&
-		grep -Eq "$spat" "$s"; then
+	if [ $crc = 0 ] && [ $src = 0 ] &&
+		grep -Eq "$cpat" "$IC_TMP/$name.client" &&
+		grep -Eq "$spat" "$IC_TMP/$name.server"; then
 		IC_PASSES=$((IC_PASSES + 1))
-		echo "PASS $name: $(grep -E "$cpat" "$c" | tail -1)"
+		echo "PASS $name: $(grep -E "$cpat" "$IC_TMP/$name.client" |
+			tail -1)"
 		return 0
 	fi
-	IC_FAILS=$((IC_FAILS + 1))
-	echo "FAIL $name (client exit $crc, server exit $src)"
-	echo "  --- server:"; grep -v avx512 "$s" | tail -8 | sed 's/^/  /'
-	echo "  --- client:"; grep -v avx512 "$c" | tail -8 | sed 's/^/  /'
+	ic_fail "$name" $crc $src
 	return 1
 }
 

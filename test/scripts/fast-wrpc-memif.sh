@@ -26,32 +26,15 @@ PEER=$BUILD/test/dpv-wrpc-peer
 IC_TIMEOUT=40
 PORT=$((20000 + $$ % 20000))
 N=2000
-s=$IC_TMP/wrpc.server
-c=$IC_TMP/wrpc.client
-rm -f "$IC_SOCK"
-env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.1/24 \
-	DPV_EAL="$IC_SEAL" timeout "$IC_TIMEOUT" \
-	"$PEER" server 192.0.2.1 $PORT $N >"$s" 2>&1 &
-spid=$!
-IC_PIDS="$IC_PIDS $spid"
-for _ in $(seq 100); do
-	[ -S "$IC_SOCK" ] && break
-	kill -0 "$spid" 2>/dev/null || break
-	sleep 0.1
-done
-sleep 0.5
-env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF=/dev/null DPV_IP=192.0.2.2/24 \
-	DPV_EAL="$IC_CEAL" timeout "$IC_TIMEOUT" \
-	"$PEER" client 192.0.2.1 $PORT $N >"$c" 2>&1
+ic_server_start wrpc "$PEER" server 192.0.2.1 $PORT $N
+ic_client_run wrpc "$PEER" client 192.0.2.1 $PORT $N
 crc=$?
-wait "$spid"
+ic_server_wait
 src=$?
-IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
+c=$IC_TMP/wrpc.client
 line=$(grep -E "^round trips $N median [0-9.]+ us" "$c")
 if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
-	echo "FAIL wrpc (client exit $crc, server exit $src)"
-	echo "  --- server:"; grep -v avx512 "$s" | tail -8 | sed 's/^/  /'
-	echo "  --- client:"; grep -v avx512 "$c" | tail -8 | sed 's/^/  /'
+	ic_fail wrpc $crc $src
 	exit 1
 fi
 echo "$line"

@@ -177,6 +177,60 @@ ic_pair() {
 	return 1
 }
 
+# ic_server_start NAME CMD...: CMD as the server end (192.0.2.1, DPV_EAL
+# $IC_SEAL, the words of $IC_XENV added to its environment), output in
+# $IC_TMP/NAME.server. Returns once the memif socket is there (or the
+# server died), half a second later; its pid in IC_SPID.
+ic_server_start() {
+	local name=$1
+	shift
+	[ -n "$IC_SOCK" ] && rm -f "$IC_SOCK"
+	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" DPV_IP=192.0.2.1/24 \
+		DPV_EAL="$IC_SEAL" ${IC_XENV:-} timeout "$IC_TIMEOUT" "$@" \
+		>"$IC_TMP/$name.server" 2>&1 &
+	IC_SPID=$!
+	IC_PIDS="$IC_PIDS $IC_SPID"
+	for _ in $(seq 100); do
+		{ [ -z "$IC_SOCK" ] || [ -S "$IC_SOCK" ]; } && break
+		kill -0 "$IC_SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 0.5
+}
+
+# ic_client_run NAME CMD...: CMD as the client end (192.0.2.2, $IC_CEAL,
+# the words of $IC_XENV and $IC_CXENV), output in $IC_TMP/NAME.client;
+# returns its exit code.
+ic_client_run() {
+	local name=$1
+	shift
+	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" DPV_IP=192.0.2.2/24 \
+		DPV_EAL="$IC_CEAL" ${IC_XENV:-} ${IC_CXENV:-} \
+		timeout "$IC_TIMEOUT" "$@" >"$IC_TMP/$name.client" 2>&1
+}
+
+# ic_server_wait [kill]: waits for the server ic_server_start started
+# (killed first with "kill") and returns its exit code.
+ic_server_wait() {
+	local rc
+	[ "${1:-}" = kill ] && kill "$IC_SPID" 2>/dev/null
+	wait "$IC_SPID"
+	rc=$?
+	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $IC_SPID\b//")
+	return $rc
+}
+
+# ic_fail NAME CLIENT_RC SERVER_RC: counts a failure and shows the ends
+# of both outputs.
+ic_fail() {
+	IC_FAILS=$((IC_FAILS + 1))
+	echo "FAIL $1 (client exit $2, server exit $3)"
+	echo "  --- server:"; grep -v avx512 "$IC_TMP/$1.server" | tail -8 |
+		sed 's/^/  /'
+	echo "  --- client:"; grep -v avx512 "$IC_TMP/$1.client" | tail -8 |
+		sed 's/^/  /'
+}
+
 ic_summary() {
 	echo "$IC_PASSES passed, $IC_FAILS failed"
 	[ $IC_FAILS = 0 ] && [ $IC_PASSES -gt 0 ]
