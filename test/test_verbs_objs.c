@@ -18,6 +18,7 @@
 #include "test_verbs_util.h"
 #include "dpv_wr.h"
 #include "verbs_int.h"
+#include "engine_int.h"
 #include "qp.h"
 
 static struct ibv_device **devs;
@@ -659,6 +660,33 @@ test_cq(void)
 	}
 	ibv_ack_cq_events(cq, 2);
 	TEST_ASSERT_EQUAL(cq->comp_events_completed, 2, "acked");
+	/* the engine reads the arm state after its CQEs only on CQs an event
+	 * can reach (a channel): a CQE it writes fires an armed one */
+	ecq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	TEST_ASSERT_NOT_NULL(ecq, "cq without channel");
+	TEST_ASSERT(!to_dcq(ecq)->ring.eng_events && to_dcq(cq)->ring.eng_events,
+		    "events wanted only with a channel");
+	TEST_ASSERT_EQUAL(ibv_destroy_cq(ecq), 0, "destroy");
+	if (dctx_dev(ctx)->engine != NULL) {
+		struct ibv_cq *c2 = ibv_create_cq(ctx, 16, &a, ch, 0);
+		struct dpv_cqe_info ci = {.status = IBV_WC_SUCCESS,
+					  .opcode = IBV_WC_RECV,
+					  .is_recv = true,
+					  .qpn = 0x11};
+
+		TEST_ASSERT_NOT_NULL(c2, "second cq on channel");
+		TEST_ASSERT_EQUAL(ibv_req_notify_cq(c2, 0), 0, "arm");
+		TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), -1,
+				  "armed, no CQE: no event");
+		TEST_ASSERT_EQUAL(dpv_engine_cq_write(dctx_dev(ctx)->engine,
+						      &to_dcq(c2)->ring, &ci),
+				  0, "engine CQE");
+		TEST_ASSERT_EQUAL(ibv_get_cq_event(ch, &ecq, &cctx), 0,
+				  "the engine's CQE fires the arm");
+		TEST_ASSERT(ecq == c2, "on that CQ");
+		ibv_ack_cq_events(c2, 1);
+		TEST_ASSERT_EQUAL(ibv_destroy_cq(c2), 0, "destroy");
+	}
 	/* a CQ used by a QP (or SRQ) cannot go */
 	dpv_ref_get(&to_dcq(cq)->refcnt);
 	TEST_ASSERT_EQUAL(ibv_destroy_cq(cq), EBUSY, "CQ in use");

@@ -174,7 +174,9 @@ struct dpv_engine_conf {
 	 * Optional completion-event hook: called (under the engine lock, from
 	 * the polling thread) when a CQ armed with ibv_req_notify_cq got a
 	 * completion that fires the arm (dpv_ring_cq_should_notify()). The
-	 * verbs layer signals the CQ's completion channel here.
+	 * verbs layer signals the CQ's completion channel here. Only for CQs
+	 * whose eng_events is set (the verbs layer sets it for CQs with a
+	 * completion channel): the arm state of the others is not read.
 	 */
 	void (*cq_event)(void *arg, struct dpv_mlx5_cq *cq);
 	/** First argument of cq_event. */

@@ -231,9 +231,8 @@ dpv_engine_unlock(struct dpv_engine *e)
 static void
 held_write(struct dpv_engine *e, struct dpv_mlx5_cq *cq)
 {
-	if (dpv_mlx5_cq_comp_commit(cq) && e->conf.cq_event != NULL &&
-	    dpv_ring_cq_should_notify(cq))
-		e->conf.cq_event(e->conf.cq_event_arg, cq);
+	if (dpv_mlx5_cq_comp_commit(cq))
+		dpv_engine_cq_notify(e, cq);
 }
 
 void
@@ -1525,6 +1524,15 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 	return dpv_engine_cq_write(qp->e, cq, &ci);
 }
 
+void
+dpv_engine_cq_notify(struct dpv_engine *e, struct dpv_mlx5_cq *cq)
+{
+	/* the arm check is a full barrier: only where an event can go */
+	if (e->conf.cq_event != NULL && cq->eng_events &&
+	    dpv_ring_cq_should_notify(cq))
+		e->conf.cq_event(e->conf.cq_event_arg, cq);
+}
+
 int
 dpv_engine_cq_write(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
 		    const struct dpv_cqe_info *ci)
@@ -1546,8 +1554,7 @@ dpv_engine_cq_write(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
 		else
 			dpv_engine_held_note(e, cq);
 	}
-	if (e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
-		e->conf.cq_event(e->conf.cq_event_arg, cq);
+	dpv_engine_cq_notify(e, cq);
 	dpv_ring_cq_unlock(cq, shared);
 	return 0;
 }

@@ -550,9 +550,8 @@ flush_ring(struct dpv_eqp *qp, struct dpv_mlx5_wq *wq, struct dpv_mlx5_cq *cq)
 {
 	bool shared = dpv_ring_cq_lock(cq);
 
-	if (dpv_ring_flush(wq, cq, qp->qpn) > 0 &&
-	    qp->e->conf.cq_event != NULL && dpv_ring_cq_should_notify(cq))
-		qp->e->conf.cq_event(qp->e->conf.cq_event_arg, cq);
+	if (dpv_ring_flush(wq, cq, qp->qpn) > 0)
+		dpv_engine_cq_notify(qp->e, cq);
 	dpv_ring_cq_unlock(cq, shared);
 }
 

@@ -566,6 +566,9 @@ cq_create(struct ibv_context *context, int cqe, void *cq_context,
 
 	c->context = context;
 	c->channel = channel;
+	/* without a channel no event can be delivered: the engine skips
+	 * the arm check (and its full barrier) after every CQE */
+	cq->ring.eng_events = channel != NULL;
 	c->cq_context = cq_context;
 	pthread_mutex_init(&c->mutex, NULL);
 	pthread_cond_init(&c->cond, NULL);

@@ -254,6 +254,11 @@ struct dpv_mlx5_cq {
 	uint16_t cur_vlan;
 	/* engine side */
 	uint32_t prod_index;
+	/** completion events can reach someone (the verbs CQ has a
+	 *  completion channel; set before any QP uses the CQ): only then
+	 *  does the engine check the arm state (a full barrier) after the
+	 *  CQEs it writes */
+	bool eng_events;
 	uint32_t eng_arm_seen;
 	bool eng_armed;
 	bool eng_arm_sol;
