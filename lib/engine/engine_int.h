@@ -749,12 +749,12 @@ dpv_engine_ack_cycles_of(const struct dpv_engine *e, uint8_t timeout)
 	return ns * e->hz / 1000000000ull;
 }
 
-/* the QP's, as its timeout was set */
 /* A CQE just written into cq fires an armed completion event: the verbs
  * layer's hook is called. Not for a CQ no event can reach (no completion
  * channel), whose arm state is not even read. */
 void dpv_engine_cq_notify(struct dpv_engine *e, struct dpv_mlx5_cq *cq);
 
+/* the QP's, as its timeout was set */
 static inline uint64_t
 dpv_engine_ack_cycles(const struct dpv_eqp *qp)
 {
