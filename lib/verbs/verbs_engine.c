@@ -181,31 +181,26 @@ ack_held_long(const struct dpv_engine *e, uint64_t now, uint64_t limit)
 	return at != 0 && now - at > limit;
 }
 
-/* One poll of every shard of the device (each under its try-lock). */
+/* One poll of every shard of the device (each under its try-lock). With
+ * held set, as the application's own poll would be: an ACK that arises is
+ * held for the application's next call (*held: one is). The work done. */
 static unsigned
-prog_poll(struct dpv_progress_thr *t)
+prog_poll(struct dpv_progress_thr *t, bool *held)
 {
 	struct dpv_device *dev = t->dev;
 	unsigned work = 0;
 
-	for (unsigned s = 0; s < dev->nshards; s++)
-		work += dpv_engine_progress(dev->engines[s]);
-	return work;
-}
-
-/* One poll of every shard as the application's own would be: an ACK that
- * arises is held for the application's next call (*held: one is). The
- * work done. */
-static unsigned
-prog_poll_hold(struct dpv_progress_thr *t, bool *held)
-{
-	struct dpv_device *dev = t->dev;
-	unsigned work = 0;
-
-	*held = false;
+	if (held != NULL)
+		*held = false;
 	for (unsigned s = 0; s < dev->nshards; s++) {
-		work += dpv_engine_progress_app(dev->engines[s]);
-		*held |= dpv_engine_acks_held_at(dev->engines[s]) != 0;
+		struct dpv_engine *e = dev->engines[s];
+
+		if (held == NULL) {
+			work += dpv_engine_progress(e);
+		} else {
+			work += dpv_engine_progress_app(e);
+			*held |= dpv_engine_acks_held_at(e) != 0;
+		}
 	}
 	return work;
 }
@@ -348,36 +343,19 @@ progress_main(void *arg)
 			last_work = now;
 			nap_us = PROG_APP_NAP_US;
 		}
-		/* the application called since the last look: it drives;
-		 * frames a burst of posts left queued still go out, and so
+		/* The application called since the last look: it drives.
+		 * Frames a burst of posts left queued still go out, and so
 		 * does an ACK its last poll held back if it stopped calling.
 		 * If its calls only post (it waits on memory in between, as
 		 * RPCs over RDMA WRITE do), what arrives is the thread's to
-		 * land: it polls, and naps short while it finds work. */
-		if (c != calls) {
-			unsigned work = 0;
-			bool held = false;
-
-			if (prog_rx_stale(t, now, hold))
-				work = prog_poll_hold(t, &held);
-			else if (prog_owed(t, now, hold))
-				prog_poll(t);
-			calls = c;
-			app_seen = now;
-			sleep_us = 0;
-			last_work = 0;
-			if (work != 0)
-				thr_work = now;
-			nap_us = prog_nap_after(t, work, held, nap_us,
-						now - thr_work < recent);
-			continue;
-		}
-		/* it drove the engine a moment ago: it may just be
+		 * land: it polls.
+		 *
+		 * Or it drove the engine a moment ago: it may just be
 		 * preempted (by this thread: on a busy 2-core machine short
 		 * naps here kept the application off its core) or between two
 		 * calls. Poll once per nap, the naps still growing.
 		 *
-		 * The poll holds the ACKs that arise in it, as the
+		 * These polls hold the ACKs that arise in them, as the
 		 * application's own would: an application that waits on
 		 * memory between its calls (ib_write_lat, spinning until the
 		 * peer's WRITE lands) posts its next WRITE as soon as this
@@ -388,10 +366,19 @@ progress_main(void *arg)
 		 * 10 ms), every round trip from then on. A held ACK the
 		 * application does not take is sent after a short nap; a
 		 * poll that found work is followed by a short one too. */
-		if (now - app_seen < recent) {
-			bool held;
-			unsigned work = prog_poll_hold(t, &held);
+		if (c != calls || now - app_seen < recent) {
+			unsigned work = 0;
+			bool held = false;
 
+			if (c == calls || prog_rx_stale(t, now, hold))
+				work = prog_poll(t, &held);
+			else if (prog_owed(t, now, hold))
+				prog_poll(t, NULL);
+			if (c != calls) {
+				calls = c;
+				app_seen = now;
+				sleep_us = 0;
+			}
 			last_work = 0;
 			if (work != 0)
 				thr_work = now;
@@ -400,7 +387,7 @@ progress_main(void *arg)
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
-		if (prog_poll(t) != 0) {
+		if (prog_poll(t, NULL) != 0) {
 			last_work = now;
 			sleep_us = 0;
 			continue;
@@ -575,7 +562,7 @@ progress_fini(void)
 			unsigned int work = 0;
 
 			for (i = 0; i < prog_nthreads; i++)
-				work += prog_poll(prog_threads[i]);
+				work += prog_poll(prog_threads[i], NULL);
 			if (work != 0)
 				quiet = rte_rdtsc();
 			else
