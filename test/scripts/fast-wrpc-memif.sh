@@ -8,10 +8,10 @@
 # data: the server reads them after rdma_get_request(), the client after
 # rdma_connect()), and that a listener destroyed while its child still
 # holds the request goes at once. The WRITEs that land while the target
-# spins on memory
-# are the progress thread's to land: the median round trip must stay
-# below 1 ms (it was ~5 ms, a thread nap a side, before the thread polled
-# for what an application that only posts leaves it; ~40 us after).
+# spins on memory are the progress thread's to land: the median round
+# trip must stay below 1 ms (it was ~5 ms, a thread nap a side, before
+# the thread polled for what an application that only posts leaves it;
+# ~40 us after).
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}

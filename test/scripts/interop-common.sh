@@ -131,82 +131,67 @@ ic_env_veth() {
 # PATTERN (and the server's too when SPATTERN is set in the environment).
 # Output: $IC_TMP/NAME.server / .client.
 ic_pair() {
-	local name=$1 pat=$2 extra=$3 s c spid crc src try
+	local name=$1 pat=$2 extra=$3 s c crc src try
 	shift 4
 	s=$IC_TMP/$name.server
 	c=$IC_TMP/$name.client
-	[ -n "$IC_SOCK" ] && rm -f "$IC_SOCK"
-	$IC_SPRE env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" \
-		DPV_IP=192.0.2.1/24 DPV_EAL="$IC_SEAL" $extra \
-		timeout "$IC_TIMEOUT" "$@" >"$s" 2>&1 &
-	spid=$!
-	IC_PIDS="$IC_PIDS $spid"
-	# the memif client can only start once the server made the socket
-	for _ in $(seq 100); do
-		[ -z "$IC_SOCK" ] || [ -S "$IC_SOCK" ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	sleep 0.3
-	[ -z "$IC_SOCK" ] && sleep 0.5
+	IC_XENV=$extra ic_server_start "$name" "$@"
 	for try in 1 2 3; do
-		$IC_CPRE env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" \
-			DPV_IP=192.0.2.2/24 DPV_EAL="$IC_CEAL" $extra \
-			timeout "$IC_TIMEOUT" "$@" "$IC_PEER" >"$c" 2>&1
+		IC_XENV=$extra ic_client_run "$name" "$@" "$IC_PEER"
 		crc=$?
 		# the server does not listen yet (TCP, or memif between its
 		# bind() and listen())
 		grep -Eq "Couldn't connect to|Failed to connect socket" "$c" ||
 			break
-		kill -0 "$spid" 2>/dev/null || break
+		kill -0 "$IC_SPID" 2>/dev/null || break
 		sleep 0.5
 	done
-	wait "$spid"
+	ic_server_wait
 	src=$?
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
 	if [ $crc = 0 ] && [ $src = 0 ] && grep -Eq "$pat" "$c" &&
 		{ [ -z "${SPATTERN:-}" ] || grep -Eq "$SPATTERN" "$s"; }; then
 		IC_PASSES=$((IC_PASSES + 1))
 		echo "PASS $name: $(grep -E "$pat" "$c" | tail -1 | tr -s ' \t' ' ')"
 		return 0
 	fi
-	IC_FAILS=$((IC_FAILS + 1))
-	echo "FAIL $name (client exit $crc, server exit $src)"
-	echo "  --- server:"; grep -v avx512 "$s" | tail -80 | sed 's/^/  /'
-	echo "  --- client:"; grep -v avx512 "$c" | tail -80 | sed 's/^/  /'
+	ic_fail "$name" $crc $src 80
 	return 1
 }
 
 # ic_server_start NAME CMD...: CMD as the server end (192.0.2.1, DPV_EAL
-# $IC_SEAL, the words of $IC_XENV added to its environment), output in
-# $IC_TMP/NAME.server. Returns once the memif socket is there (or the
-# server died), half a second later; its pid in IC_SPID.
+# $IC_SEAL, behind the command prefix $IC_SPRE, the words of $IC_XENV
+# added to its environment), output in $IC_TMP/NAME.server. Returns once
+# the memif socket is there (or the server died) and half a second more
+# (0.8 s without a socket to wait for); its pid in IC_SPID.
 ic_server_start() {
 	local name=$1
 	shift
 	[ -n "$IC_SOCK" ] && rm -f "$IC_SOCK"
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" DPV_IP=192.0.2.1/24 \
-		DPV_EAL="$IC_SEAL" ${IC_XENV:-} timeout "$IC_TIMEOUT" "$@" \
-		>"$IC_TMP/$name.server" 2>&1 &
+	${IC_SPRE:-} env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" \
+		DPV_IP=192.0.2.1/24 DPV_EAL="$IC_SEAL" ${IC_XENV:-} \
+		timeout "$IC_TIMEOUT" "$@" >"$IC_TMP/$name.server" 2>&1 &
 	IC_SPID=$!
 	IC_PIDS="$IC_PIDS $IC_SPID"
+	# the memif client can only start once the server made the socket
 	for _ in $(seq 100); do
 		{ [ -z "$IC_SOCK" ] || [ -S "$IC_SOCK" ]; } && break
 		kill -0 "$IC_SPID" 2>/dev/null || break
 		sleep 0.1
 	done
 	sleep 0.5
+	[ -z "$IC_SOCK" ] && sleep 0.3
 }
 
 # ic_client_run NAME CMD...: CMD as the client end (192.0.2.2, $IC_CEAL,
-# the words of $IC_XENV and $IC_CXENV), output in $IC_TMP/NAME.client;
-# returns its exit code.
+# behind $IC_CPRE, the words of $IC_XENV and $IC_CXENV), output in
+# $IC_TMP/NAME.client; returns its exit code.
 ic_client_run() {
 	local name=$1
 	shift
-	env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" DPV_IP=192.0.2.2/24 \
-		DPV_EAL="$IC_CEAL" ${IC_XENV:-} ${IC_CXENV:-} \
-		timeout "$IC_TIMEOUT" "$@" >"$IC_TMP/$name.client" 2>&1
+	${IC_CPRE:-} env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" \
+		DPV_IP=192.0.2.2/24 DPV_EAL="$IC_CEAL" ${IC_XENV:-} \
+		${IC_CXENV:-} timeout "$IC_TIMEOUT" "$@" \
+		>"$IC_TMP/$name.client" 2>&1
 }
 
 # ic_server_wait [kill]: waits for the server ic_server_start started
@@ -220,15 +205,15 @@ ic_server_wait() {
 	return $rc
 }
 
-# ic_fail NAME CLIENT_RC SERVER_RC: counts a failure and shows the ends
-# of both outputs.
+# ic_fail NAME CLIENT_RC SERVER_RC [LINES]: counts a failure and shows the
+# last LINES (8) lines of both outputs.
 ic_fail() {
 	IC_FAILS=$((IC_FAILS + 1))
 	echo "FAIL $1 (client exit $2, server exit $3)"
-	echo "  --- server:"; grep -v avx512 "$IC_TMP/$1.server" | tail -8 |
-		sed 's/^/  /'
-	echo "  --- client:"; grep -v avx512 "$IC_TMP/$1.client" | tail -8 |
-		sed 's/^/  /'
+	echo "  --- server:"; grep -v avx512 "$IC_TMP/$1.server" |
+		tail -"${4:-8}" | sed 's/^/  /'
+	echo "  --- client:"; grep -v avx512 "$IC_TMP/$1.client" |
+		tail -"${4:-8}" | sed 's/^/  /'
 }
 
 ic_summary() {
