@@ -374,6 +374,27 @@ unsigned dpv_engine_progress_post(struct dpv_engine *e);
 unsigned dpv_engine_progress_app(struct dpv_engine *e);
 
 /**
+ * Progress from a background thread that backs an application which
+ * drives the engine itself (the verbs library's progress thread): like
+ * dpv_engine_progress() (or dpv_engine_progress_app() with @p hold),
+ * and it notices a burst of posts left waiting (dpv_engine_progress_post()
+ * holds a post that follows another within 5 us for the next call): if
+ * the burst's posts waited more than 20 us (counter bursts_late), two
+ * such bursts in a row show an application that goes on without a verbs
+ * call (it waits on memory), so bursts are not held back for the next
+ * 100 ms.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @param hold
+ *   true: ACKs arising in this poll may be held as an application poll's
+ *   are (dpv_engine_progress_app()).
+ * @return
+ *   The dpv_engine_poll() result, or 0 if the lock was busy.
+ */
+unsigned dpv_engine_progress_bg(struct dpv_engine *e, bool hold);
+
+/**
  * Turn the ACK hold of application polls on or off (off by default; the
  * verbs library turns it on when a progress thread backs the
  * application). Takes effect at the next application poll.
@@ -969,7 +990,10 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(dc_evictions, 1,                                                     \
 	  "DCT initiator states evicted (least recently used) for new ones")  \
 	X(key_errors, 0, "remote accesses refused by the key check")           \
-	X(cqes, 0, "completions written")
+	X(cqes, 0, "completions written")                                     \
+	X(bursts_late, 0,                                                      \
+	  "bursts of posts held back that a background thread found waiting " \
+	  "over 20 us (two in a row: holding back stops for 100 ms)")
 
 /** Prefix of the per-reason parse counters: "rx_drop_parse_" followed by
  * dpv_roce_rx_status_name() ("rx_drop_parse_tver"). */

@@ -517,13 +517,16 @@ struct dpv_engine {
 	 * kernel sends); UINT64_MAX: the device has none */
 	uint64_t netdev_next;
 	bool netdev; /* the device has a kernel interface */
-	uint64_t last_post;	 /* TSC of the last dpv_engine_progress_post */
+	uint64_t last_post;	 /* TSC of the last timed post */
+	uint64_t burst_off_until; /* TSC: posts are not held back before */
 	uint32_t posts_unpolled; /* posts since the last poll */
 	uint32_t posts_unbuilt;	 /* posts of a burst not built yet */
 	uint32_t poll_seq;	 /* polls so far (never 0 in a poll) */
 	bool ack_hold;		 /* this poll holds back new ACKs */
 	bool ack_hold_on;	 /* application polls hold back new ACKs */
 	bool polled;		 /* a poll ran since the last post */
+	bool poll_bg;		 /* this poll is a background thread's */
+	uint8_t bursts_late_run; /* bursts found late in a row */
 	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
 	uint64_t rx_at;		 /* TSC of the last poll's receive pass */
 

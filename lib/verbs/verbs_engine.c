@@ -195,12 +195,9 @@ prog_poll(struct dpv_progress_thr *t, bool *held)
 	for (unsigned s = 0; s < dev->nshards; s++) {
 		struct dpv_engine *e = dev->engines[s];
 
-		if (held == NULL) {
-			work += dpv_engine_progress(e);
-		} else {
-			work += dpv_engine_progress_app(e);
+		work += dpv_engine_progress_bg(e, held != NULL);
+		if (held != NULL)
 			*held |= dpv_engine_acks_held_at(e) != 0;
-		}
 	}
 	return work;
 }
