@@ -12,8 +12,13 @@
  * own progress. librdmacm's synchronous API (it runs on any
  * librdmacm.so.1).
  *
- *   dpv-wrpc-peer server ADDR PORT ITERS
- *   dpv-wrpc-peer client ADDR PORT ITERS
+ * With "pair", each side first WRITEs a data word and then the sequence
+ * number, back to back (data, then a flag: the pattern of most RPCs over
+ * RDMA WRITE); the side that sees the flag checks that the data landed
+ * before it.
+ *
+ *   dpv-wrpc-peer server ADDR PORT ITERS [pair]
+ *   dpv-wrpc-peer client ADDR PORT ITERS [pair]
  *
  * The server destroys its listener between rdma_get_request() and
  * rdma_accept(), reading the client's slot from the request event after.
@@ -44,9 +49,11 @@ struct slot_info {
 struct peer {
 	struct rdma_cm_id *id;
 	struct ibv_mr *mr;
-	volatile uint64_t *slots; /* [0]: written by the peer, [1]: ours */
+	/* [0]: the peer's flag, [1]: ours; [2]: the peer's data, [3]: ours */
+	volatile uint64_t *slots;
 	struct slot_info remote;
-	uint64_t posted;
+	uint64_t rounds;
+	bool pair; /* a data WRITE before each flag WRITE */
 };
 
 static uint64_t
@@ -65,8 +72,16 @@ fail(const char *what)
 	return 1;
 }
 
-/* WRITE seq from slot 1 into the peer's slot 0; one in SIGNAL_EVERY
- * (and the last) signaled, its completion polled (within WAIT_NS). */
+/* The data word of round seq (pair mode). */
+static uint64_t
+data_of(uint64_t seq)
+{
+	return ~seq;
+}
+
+/* WRITE seq from slot 1 into the peer's slot 0 (in pair mode after
+ * data_of(seq) from slot 3 into its slot 2); one WQE in SIGNAL_EVERY (and
+ * the last) signaled, its completion polled (within WAIT_NS). */
 static int
 write_seq(struct peer *p, uint64_t seq, bool last)
 {
@@ -77,11 +92,27 @@ write_seq(struct peer *p, uint64_t seq, bool last)
 				 .opcode = IBV_WR_RDMA_WRITE,
 				 .send_flags = IBV_SEND_INLINE};
 	struct ibv_send_wr *bad;
-	bool sig = ++p->posted % SIGNAL_EVERY == 0 || last;
+	bool sig = ++p->rounds % (p->pair ? SIGNAL_EVERY / 2 : SIGNAL_EVERY) ==
+			   0 ||
+		   last;
 	struct ibv_wc wc;
 	uint64_t t0;
 	int n;
 
+	if (p->pair) {
+		struct ibv_sge dsge = {.addr = (uintptr_t)&p->slots[3],
+				       .length = sizeof(uint64_t),
+				       .lkey = p->mr->lkey};
+		struct ibv_send_wr dwr = {.sg_list = &dsge, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_INLINE};
+
+		p->slots[3] = data_of(seq);
+		dwr.wr.rdma.remote_addr = p->remote.addr + 2 * sizeof(uint64_t);
+		dwr.wr.rdma.rkey = p->remote.rkey;
+		if (ibv_post_send(p->id->qp, &dwr, &bad) != 0)
+			return fail("ibv_post_send (data)");
+	}
 	p->slots[1] = seq;
 	wr.wr.rdma.remote_addr = p->remote.addr;
 	wr.wr.rdma.rkey = p->remote.rkey;
@@ -118,6 +149,12 @@ wait_seq(struct peer *p, uint64_t seq)
 				"land in 5 s\n", (unsigned long long)seq);
 			return 1;
 		}
+	if (p->pair && p->slots[2] != data_of(seq)) {
+		fprintf(stderr, "dpv-wrpc-peer: round %llu: the flag landed "
+			"before the data WRITE posted ahead of it\n",
+			(unsigned long long)seq);
+		return 1;
+	}
 	return 0;
 }
 
@@ -142,13 +179,16 @@ main(int argc, char **argv)
 	bool server;
 	void *buf;
 
-	if (argc != 5 || (strcmp(argv[1], "server") != 0 &&
-			  strcmp(argv[1], "client") != 0)) {
-		fprintf(stderr, "usage: %s server|client ADDR PORT ITERS\n",
+	if ((argc != 5 && (argc != 6 || strcmp(argv[5], "pair") != 0)) ||
+	    (strcmp(argv[1], "server") != 0 &&
+	     strcmp(argv[1], "client") != 0)) {
+		fprintf(stderr,
+			"usage: %s server|client ADDR PORT ITERS [pair]\n",
 			argv[0]);
 		return 2;
 	}
 	server = strcmp(argv[1], "server") == 0;
+	p.pair = argc == 6;
 	iters = strtoull(argv[4], NULL, 0);
 	if (iters == 0 || iters > 10000000)
 		return 2;
