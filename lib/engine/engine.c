@@ -42,6 +42,8 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 #define POST_LATE_DIV 50000
 #define POST_LATE_RUN 2
 #define POST_HOLD_OFF_DIV 10
+/* polls in a row that found nothing to do: the mbuf stash goes back */
+#define STASH_IDLE_POLLS 64
 
 bool dpv_engine_debug;
 
@@ -49,6 +51,15 @@ uint64_t
 dpv_engine_now(void)
 {
 	return rte_get_timer_cycles();
+}
+
+/* The mbufs taken for frames not built yet go back to the pool (an idle
+ * engine keeps none). */
+static void
+stash_return(struct dpv_engine *e)
+{
+	rte_pktmbuf_free_bulk(e->stash, e->nstash);
+	e->nstash = 0;
 }
 
 struct dpv_engine *
@@ -183,6 +194,7 @@ dpv_engine_destroy(struct dpv_engine *e)
 		qp_free(e->qps[i]);
 	for (uint16_t i = 0; i < e->ntx; i++)
 		rte_pktmbuf_free(e->tx[i]);
+	stash_return(e);
 	if (e->loop != NULL) {
 		while (rte_ring_dequeue(e->loop, &m) == 0)
 			rte_pktmbuf_free(m);
@@ -776,6 +788,10 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	dpv_engine_tx_flush(e);
 	if (unlikely(e->nheld != 0))
 		dpv_engine_held_commit(e);
+	if (e->work != 0)
+		e->idle_polls = 0;
+	else if (unlikely(++e->idle_polls == STASH_IDLE_POLLS))
+		stash_return(e);
 	return e->work;
 }
 

@@ -446,7 +446,7 @@ write_bth_ext(uint8_t *h, const struct dpv_roce_opcode_info *info,
 static __rte_always_inline struct rte_mbuf *
 frame_alloc(struct dpv_engine *e, uint32_t len, uint32_t l2, uint8_t **d)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(e->mp);
+	struct rte_mbuf *m = dpv_engine_mbuf(e);
 
 	if (m == NULL) {
 		e->st.tx_drop_nombuf++;
@@ -589,7 +589,7 @@ dpv_engine_build_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn,
 		*no_tmpl = true;
 		return NULL;
 	}
-	m = rte_pktmbuf_alloc(e->mp);
+	m = dpv_engine_mbuf(e);
 	if (m == NULL) {
 		e->st.tx_drop_nombuf++;
 		return NULL;
