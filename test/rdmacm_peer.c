@@ -17,7 +17,9 @@
  * also checks the request's ECE (the client's vendor ID) and that both
  * ends see RDMA_CM_EVENT_TIMEWAIT_EXIT after DISCONNECTED; local mcast
  * (no peer: the multicast join / leave API on the device that owns ADDR,
- * its errors and the join event's UD parameters).
+ * its errors and the join event's UD parameters). Every server first checks
+ * that rdma_get_request() refuses its listener (EINVAL: it has an event
+ * channel of the application's, not a synchronous one).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -146,6 +148,13 @@ server(const char *sc, struct sockaddr_in *sin)
 	    rdma_bind_addr(l, (struct sockaddr *)sin) != 0 ||
 	    rdma_listen(l, 4) != 0) {
 		perror("listen");
+		return 1;
+	}
+	/* rdma_get_request() takes a synchronous listener only: this one has
+	 * the application's channel (whose next event may be another ID's) */
+	if (rdma_get_request(l, &c) == 0 || errno != EINVAL) {
+		fprintf(stderr, "rdma_get_request on an asynchronous listener: "
+			"%s, want EINVAL\n", strerror(errno));
 		return 1;
 	}
 	printf("listening\n");

@@ -411,15 +411,24 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
 	struct rdma_cm_id *child;
 	int rc;
 
-	if (listen == NULL || id == NULL || listen->channel == NULL)
+	/* a synchronous listener only (its events are its own), as with
+	 * rdma-core's librdmacm: on an application's channel the next event
+	 * may be another ID's */
+	if (listen == NULL || id == NULL || to_c(listen)->chan == NULL ||
+	    !to_c(listen)->chan->internal)
 		return ERR(EINVAL);
 	cm_sync_event_drop(listen);
-	for (;;) {
-		if (rdma_get_cm_event(listen->channel, &e) != 0)
-			return -1;
-		if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			break;
-		rdma_ack_cm_event(e); /* not a request: not for us */
+	if (rdma_get_cm_event(listen->channel, &e) != 0)
+		return -1;
+	if (e->event != RDMA_CM_EVENT_CONNECT_REQUEST || e->status != 0) {
+		/* kept for the caller in listen->event, as rdma-core does */
+		int err = e->event == RDMA_CM_EVENT_REJECTED ? ECONNREFUSED
+			  : e->status < 0			   ? -e->status
+			  : e->status > 0			   ? e->status
+								   : EINVAL;
+
+		listen->event = e;
+		return ERR(err);
 	}
 	child = e->id;
 	rc = rdma_migrate_id(child, NULL); /* its own synchronous channel */
