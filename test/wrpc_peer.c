@@ -79,19 +79,32 @@ data_of(uint64_t seq)
 	return ~seq;
 }
 
+/* WRITE our slot `mine` into the peer's slot `theirs` (inline); 0 or 1. */
+static int
+post_write(struct peer *p, unsigned int mine, unsigned int theirs,
+	   uint64_t wr_id, unsigned int flags)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)&p->slots[mine],
+			      .length = sizeof(uint64_t),
+			      .lkey = p->mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_INLINE | flags};
+	struct ibv_send_wr *bad;
+
+	wr.wr.rdma.remote_addr = p->remote.addr + theirs * sizeof(uint64_t);
+	wr.wr.rdma.rkey = p->remote.rkey;
+	if (ibv_post_send(p->id->qp, &wr, &bad) != 0)
+		return fail("ibv_post_send");
+	return 0;
+}
+
 /* WRITE seq from slot 1 into the peer's slot 0 (in pair mode after
  * data_of(seq) from slot 3 into its slot 2); one WQE in SIGNAL_EVERY (and
  * the last) signaled, its completion polled (within WAIT_NS). */
 static int
 write_seq(struct peer *p, uint64_t seq, bool last)
 {
-	struct ibv_sge sge = {.addr = (uintptr_t)&p->slots[1],
-			      .length = sizeof(uint64_t),
-			      .lkey = p->mr->lkey};
-	struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1,
-				 .opcode = IBV_WR_RDMA_WRITE,
-				 .send_flags = IBV_SEND_INLINE};
-	struct ibv_send_wr *bad;
 	bool sig = ++p->rounds % (p->pair ? SIGNAL_EVERY / 2 : SIGNAL_EVERY) ==
 			   0 ||
 		   last;
@@ -100,27 +113,13 @@ write_seq(struct peer *p, uint64_t seq, bool last)
 	int n;
 
 	if (p->pair) {
-		struct ibv_sge dsge = {.addr = (uintptr_t)&p->slots[3],
-				       .length = sizeof(uint64_t),
-				       .lkey = p->mr->lkey};
-		struct ibv_send_wr dwr = {.sg_list = &dsge, .num_sge = 1,
-					  .opcode = IBV_WR_RDMA_WRITE,
-					  .send_flags = IBV_SEND_INLINE};
-
 		p->slots[3] = data_of(seq);
-		dwr.wr.rdma.remote_addr = p->remote.addr + 2 * sizeof(uint64_t);
-		dwr.wr.rdma.rkey = p->remote.rkey;
-		if (ibv_post_send(p->id->qp, &dwr, &bad) != 0)
-			return fail("ibv_post_send (data)");
+		if (post_write(p, 3, 2, seq, 0) != 0)
+			return 1;
 	}
 	p->slots[1] = seq;
-	wr.wr.rdma.remote_addr = p->remote.addr;
-	wr.wr.rdma.rkey = p->remote.rkey;
-	wr.wr_id = seq;
-	if (sig)
-		wr.send_flags |= IBV_SEND_SIGNALED;
-	if (ibv_post_send(p->id->qp, &wr, &bad) != 0)
-		return fail("ibv_post_send");
+	if (post_write(p, 1, 0, seq, sig ? IBV_SEND_SIGNALED : 0) != 0)
+		return 1;
 	if (!sig)
 		return 0;
 	t0 = now_ns();
