@@ -536,7 +536,7 @@ struct dpv_engine {
 	/* mbufs taken from the pool in bulk for the frames built next
 	 * (dpv_engine_mbuf()): one pool call per DPV_ENGINE_MBUF_STASH */
 	uint16_t nstash;
-	uint16_t idle_polls; /* polls in a row that found nothing to do */
+	uint64_t busy_at; /* TSC of the last poll that found work */
 	struct rte_mbuf *stash[DPV_ENGINE_MBUF_STASH];
 	unsigned work;		   /* work done in this iteration */
 	uint32_t loss_n, loss_cnt; /* fault injection */
