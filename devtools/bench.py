@@ -12,7 +12,12 @@ Contenders, each run as two processes on this machine:
 Every case runs once per round and rounds repeat (A B C A B C ...), so slow
 phases of a shared machine hit every contender alike. Medians with min-max,
 the ratios the data-path issue asks for, results.json and PNG plots (when
-gnuplot is installed) go to --out. Called by devtools/bench.sh.
+gnuplot is installed) go to --out. With --against DIR (another build, say
+of the commit before a change), every dpv and perf case also runs on that
+build's libraries next to its own (A A' B B' ..., the pair's order
+swapped every other round), and a comparison says by how much and in how
+many rounds this build won. Called by
+devtools/bench.sh.
 """
 import argparse
 import json
@@ -183,7 +188,7 @@ LAT_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
 BW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
 
 
-def perftest_case(pair, tool, size, quick):
+def perftest_case(pair, tool, size, quick, build=None):
     vs, vc, sock = pair.ports(tool)
     lat = tool.endswith("_lat")
     if lat:
@@ -199,8 +204,8 @@ def perftest_case(pair, tool, size, quick):
             "-n", str(n)]
     if not lat:
         args.append("--report_gbits")
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(pair.args.build,
-                                                          "lib"),
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
+        build or pair.args.build, "lib"),
                DPV_LINK_WAIT_MS="15000", DPV_CONF=pair.conf)
     if pair.args.progress:
         env["DPV_PROGRESS"] = pair.args.progress
@@ -246,10 +251,10 @@ def qperf_case(pair, test, size, quick):
     return {"gbps": v}, out
 
 
-def engine_perf_case(pair, qps, quick, shards=0):
+def engine_perf_case(pair, qps, quick, shards=0, build=None):
     """qps QP pairs on one engine; with shards, instead one device served
     by `shards` lcores (16 QP pairs each): the rate of all of them."""
-    exe = os.path.join(pair.args.build, "test/dpv-test")
+    exe = os.path.join(build or pair.args.build, "test/dpv-test")
     env = dict(os.environ, DPV_PERF_QPS=str(qps),
                # the SIMD width the library gives EAL when it starts it
                DPV_TEST_EAL="--no-huge --no-pci --no-shconf -m 2048 "
@@ -304,20 +309,80 @@ def plan(args):
             cases.append(("perf", "engine_shards", n))
     if args.only:
         cases = [c for c in cases if re.search(args.only, "%s/%s/%d" % c)]
+    if args.against:
+        # the other build's run right after this one's, in every round
+        twins = []
+        for c in cases:
+            twins.append(c)
+            if c[0] in ("dpv", "perf"):
+                twins.append((c[0] + BASE, c[1], c[2]))
+        cases = twins
     return cases
+
+
+# the kind of a case run on the --against build
+BASE = "@base"
 
 
 def run_case(pair, case, quick):
     kind, what, size = case
+    build = None
+    if kind.endswith(BASE):
+        kind, build = kind[:-len(BASE)], pair.args.against
     if kind == "floor":
         return floor_case(pair, what, size, quick)
     if kind == "dpv":
-        return perftest_case(pair, what, size, quick)
+        return perftest_case(pair, what, size, quick, build)
     if kind == "tcp":
         return qperf_case(pair, what, size, quick)
     if what == "engine_shards":
-        return engine_perf_case(pair, 1, quick, shards=size)
-    return engine_perf_case(pair, size, quick)
+        return engine_perf_case(pair, 1, quick, shards=size, build=build)
+    return engine_perf_case(pair, size, quick, build=build)
+
+
+def round_order(cases, rnd):
+    """The cases of round rnd: with --against, a case and its twin on the
+    other build swap places every other round (whichever runs second in a
+    pair tends to win on this VM)."""
+    if rnd % 2 == 0:
+        return cases
+    out = list(cases)
+    for i in range(len(out) - 1):
+        if out[i + 1][0] == out[i][0] + BASE:
+            out[i], out[i + 1] = out[i + 1], out[i]
+    return out
+
+
+def compare(raw, rounds):
+    """Every case that ran on both builds: per metric, this build's median
+    over the other's, and the rounds this build won (the two runs of one
+    round compared; a round where either failed is left out)."""
+    out = []
+    for key in sorted(raw):
+        kind, rest = key.split("/", 1)
+        bkey = kind + BASE + "/" + rest
+        base = raw.get(bkey)
+        if kind.endswith(BASE) or base is None:
+            continue
+        for m, vals in sorted(raw[key].items()):
+            bvals = base.get(m)
+            if not bvals or statistics.median(bvals) == 0:
+                continue
+            # a time or a size: lower is better
+            lower = m.endswith("_us") or m == "bytes_per_qp"
+            mine = rounds.get(key, {}).get(m, {})
+            theirs = rounds.get(bkey, {}).get(m, {})
+            pairs = [(mine[r], theirs[r]) for r in sorted(mine)
+                     if r in theirs]
+            wins = sum(1 for a, b in pairs if (a < b if lower else a > b))
+            out.append({"case": key, "metric": m,
+                        "median": statistics.median(vals),
+                        "base_median": statistics.median(bvals),
+                        "ratio": statistics.median(vals) /
+                        statistics.median(bvals),
+                        "better": "lower" if lower else "higher",
+                        "wins": wins, "rounds": len(pairs)})
+    return out
 
 
 def summary(vals):
@@ -375,7 +440,7 @@ def fmt_metric(m, s):
     return "%.3g [%.3g-%.3g]" % (s["median"], s["min"], s["max"])
 
 
-def table(res, rat):
+def table(res, rat, cmp):
     lines = ["%-32s %-8s %s" % ("case", "metric", "median [min-max]")]
     for key in sorted(res):
         for m, s in sorted(res[key].items()):
@@ -386,6 +451,15 @@ def table(res, rat):
         lines.append("%-42s %8.3f %s%-6g %s" % (
             r["ratio"], r["value"], r["sense"], r["goal"],
             "yes" if r["goal_met"] else "no"))
+    if cmp:
+        lines.append("")
+        lines.append("%-32s %-8s %9s %9s %7s %s" % (
+            "against --against build", "metric", "this", "base",
+            "ratio", "won (better: lower/higher)"))
+        for c in cmp:
+            lines.append("%-32s %-8s %9.4g %9.4g %7.3f %d of %d (%s)" % (
+                c["case"], c["metric"], c["median"], c["base_median"],
+                c["ratio"], c["wins"], c["rounds"], c["better"]))
     return "\n".join(lines)
 
 
@@ -458,28 +532,36 @@ def main():
     ap.add_argument("--progress", default="",
                     help="DPV_PROGRESS for the dpverbs processes")
     ap.add_argument("--only", help="regex over kind/what/size")
+    ap.add_argument("--against", metavar="DIR",
+                    help="another build directory (e.g. of the commit "
+                    "before a change): its dpv and perf cases run right "
+                    "after this build's, compared at the end")
     args = ap.parse_args()
+    if args.against and not os.path.isdir(os.path.join(args.against,
+                                                       "lib")):
+        ap.error("--against %s: no lib/ in it (a build directory)" %
+                 args.against)
     os.makedirs(args.out, exist_ok=True)
     cases = plan(args)
-    raw = {}
+    raw, rounds = {}, {}
     fails, retried = [], []
     with tempfile.TemporaryDirectory(prefix="dpv-bench.") as tmp:
         pair = Pair(args, tmp)
         try:
-            run_all(pair, cases, args, raw, fails, retried)
+            run_all(pair, cases, args, raw, rounds, fails, retried)
         finally:
             pair.veth_down()
-    return finish(args, raw, fails, retried)
+    return finish(args, raw, rounds, fails, retried)
 
 
-def run_all(pair, cases, args, raw, fails, retried):
+def run_all(pair, cases, args, raw, rounds, fails, retried):
     """Every case once per round, rounds repeated: A B C A B C ... A run
     that fails is tried once more (a shared machine's hiccup, e.g. a memif
     peer starved for seconds, should not end a long benchmark); its log is
     kept and the case is listed as retried, or as failed if the second try
     fails too."""
     for rnd in range(args.runs):
-        for case in cases:
+        for case in round_order(cases, rnd):
             key = "%s/%s/%d" % case
             for attempt in (1, 2):
                 t0 = time.time()
@@ -506,12 +588,14 @@ def run_all(pair, cases, args, raw, fails, retried):
                                        r.items()), dt), flush=True)
             for m, v in r.items():
                 raw.setdefault(key, {}).setdefault(m, []).append(v)
+                rounds.setdefault(key, {}).setdefault(m, {})[rnd] = v
 
 
-def finish(args, raw, fails, retried):
+def finish(args, raw, rounds, fails, retried):
     res = {k: {m: summary(v) for m, v in ms.items()} for k, ms in raw.items()}
     rat = ratios(res)
-    txt = table(res, rat)
+    cmp = compare(raw, rounds)
+    txt = table(res, rat, cmp)
     print()
     print(txt)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -519,10 +603,12 @@ def finish(args, raw, fails, retried):
             "cpus": os.cpu_count(), "kernel": platform.release(),
             "runs": args.runs, "quick": args.quick, "port": args.port,
             "commit": sh(["git", "-C", ROOT, "rev-parse", "--short",
-                          "HEAD"])[1].strip()}
+                          "HEAD"])[1].strip(),
+            "against": args.against}
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": res, "ratios": rat,
-                   "failed": fails, "retried": retried}, f, indent=1)
+                   "compare": cmp, "failed": fails, "retried": retried},
+                  f, indent=1)
     with open(os.path.join(args.out, "table.txt"), "w") as f:
         f.write(txt + "\n")
     print("wrote", os.path.join(args.out, "results.json"))

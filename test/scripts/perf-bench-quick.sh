@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The benchmark of doc/guides/performance.rst, seconds long: proves that
 # devtools/bench.py runs every kind of contender (floor, perftest on
-# dpverbs, qperf, engine_perf) and writes its table and JSON. Timing
-# goals are the benchmark's business, not this test's.
+# dpverbs, qperf, engine_perf), compares against a second build
+# (--against) and writes its table and JSON. Timing goals are the
+# benchmark's business, not this test's.
 # Arguments: <build>/lib, source root, build root.
 set -u
 SRC=${2:?usage: $0 <lib dir> <source root> <build root>}
@@ -13,15 +14,32 @@ command -v ib_send_lat >/dev/null || { echo "SKIP: no perftest"; exit 77; }
 [ -x "$BUILD/app/dpv-floor/dpv-floor" ] || { echo "SKIP: no dpv-floor"; exit 77; }
 OUT=$(mktemp -d /tmp/dpv-bench-quick.XXXXXX) || exit 1
 trap 'rm -rf "$OUT"' EXIT
-timeout 300 python3 "$SRC/devtools/bench.py" --quick --runs 1 \
-	--build "$BUILD" --out "$OUT" \
+# two rounds against a second build (the same one here): the dpv and perf
+# cases also run on it, their order in a pair swapped in the second round
+timeout 300 python3 "$SRC/devtools/bench.py" --quick --runs 2 \
+	--build "$BUILD" --against "$BUILD" --out "$OUT" \
 	--only 'floor/(lat|stream)/64$|ib_send_lat/64$|ib_write_bw/64$|tcp/tcp_lat|perf/engine_perf/1$'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: bench exited $rc"; exit 1; }
 for k in floor/lat/64 floor/stream/64 dpv/ib_send_lat/64 \
-	dpv/ib_write_bw/64 perf/engine_perf/1; do
+	dpv/ib_write_bw/64 perf/engine_perf/1 dpv@base/ib_send_lat/64 \
+	dpv@base/ib_write_bw/64 perf@base/engine_perf/1; do
 	grep -q "\"$k\"" "$OUT/results.json" ||
 		{ echo "FAIL: $k missing from results.json"; exit 1; }
 done
 grep -q '^ratio' "$OUT/table.txt" || { echo "FAIL: no ratio table"; exit 1; }
+# the comparison: each of the three cases, both rounds paired
+for k in dpv/ib_send_lat/64 dpv/ib_write_bw/64 perf/engine_perf/1; do
+	grep -qE "^$k +(p50_us|mpps|mmsgs) .* [0-2] of 2 " "$OUT/table.txt" ||
+		{ echo "FAIL: no comparison of $k over 2 rounds"; exit 1; }
+done
+python3 - "$OUT/results.json" <<'PY' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["compare"]
+keys = {(x["case"], x["metric"]) for x in c}
+for k in [("dpv/ib_send_lat/64", "p50_us"), ("dpv/ib_write_bw/64", "mpps"),
+          ("perf/engine_perf/1", "mmsgs")]:
+    if k not in keys:
+        sys.exit("FAIL: %s %s not compared in results.json" % k)
+PY
 echo "PASS: bench quick run"
