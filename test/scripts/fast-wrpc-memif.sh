@@ -26,7 +26,6 @@ PEER=$BUILD/test/dpv-wrpc-peer
 [ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
 IC_TIMEOUT=40
 N=2000
-fails=0
 # run NAME [pair]: one ping-pong of N round trips; its median must stay
 # below 1 ms. With "pair" (a data WRITE, then the flag, back to back)
 # each side's engine must also have found a burst of posts waiting for
@@ -50,7 +49,6 @@ run() {
 	line=$(grep -E "^round trips $N median [0-9.]+ us" "$c")
 	if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
 		ic_fail "$name" $crc $src
-		fails=$((fails + 1))
 		return
 	fi
 	echo "$name: $line"
@@ -58,7 +56,7 @@ run() {
 	if awk -v m="$med" 'BEGIN { exit !(m >= 1000) }'; then
 		echo "FAIL $name: median round trip $med us: the WRITEs wait" \
 			"for the progress thread's naps"
-		fails=$((fails + 1))
+		IC_FAILS=$((IC_FAILS + 1))
 		return
 	fi
 	if [ "$mode" = pair ]; then
@@ -71,13 +69,14 @@ run() {
 				echo "FAIL $name: the $side's second WRITEs" \
 					"waited for the progress thread" \
 					"$late times in $N round trips"
-				fails=$((fails + 1))
+				IC_FAILS=$((IC_FAILS + 1))
 				return
 			fi
 		done
 	fi
+	IC_PASSES=$((IC_PASSES + 1))
 	echo "PASS $name: median $med us"
 }
 run wrpc
 run wrpc-pair pair
-[ $fails = 0 ]
+ic_summary
