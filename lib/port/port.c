@@ -47,6 +47,12 @@ struct dpv_port {
 	 * waiting for bursts in progress: bursts only on a link that is up,
 	 * counted for the munmap() of port_memif_guard.c */
 	bool link_gated;
+	/* link_gated: port_unmap_epoch when a burst last saw the link up
+	 * (0: not since the last change; see port_memif_guard.c) */
+	uint32_t link_up_epoch;
+	/* link_gated: port_unmap_epoch moves on every unmap of the driver's
+	 * (else each burst looks at the link) */
+	bool link_epoch_ok;
 	bool created; /* vdev made here: rte_vdev_uninit on release */
 	bool started; /* started here: stopped on release */
 	/* memif client: connects (again) when its server is there */
@@ -584,6 +590,10 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		goto fail;
 	p->link_gated = di.driver_name != NULL &&
 			strcmp(di.driver_name, "net_memif") == 0;
+	p->link_epoch_ok = p->link_gated && port_unmap_guarded();
+	if (p->link_gated)
+		PORT_LOG(DEBUG, "%s: memif unmaps through %s munmap()", p->name,
+			 p->link_epoch_ok ? "the library's" : "libc's");
 	p->socket_id = rte_eth_dev_socket_id(p->ethdev);
 	if (p->socket_id < 0)
 		p->socket_id = 0;
@@ -966,14 +976,25 @@ gated_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 {
 	struct rte_eth_link l;
 	struct port_burst_slot *s;
+	uint32_t epoch;
 	uint16_t r = 0;
 
 	s = port_burst_begin();
-	if (rte_eth_link_get_nowait(p->ethdev, &l) == 0 &&
-	    l.link_status == RTE_ETH_LINK_UP)
-		r = tx ? rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n)
-		       : rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts,
-					  n);
+	/* read after the flag is raised (see port_burst_begin) */
+	epoch = __atomic_load_n(&port_unmap_epoch, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&p->link_up_epoch, __ATOMIC_RELAXED) != epoch) {
+		/* an unmap since the link was last seen up (or never seen
+		 * up): look at it */
+		if (rte_eth_link_get_nowait(p->ethdev, &l) != 0 ||
+		    l.link_status != RTE_ETH_LINK_UP)
+			goto out;
+		if (p->link_epoch_ok)
+			__atomic_store_n(&p->link_up_epoch, epoch,
+					 __ATOMIC_RELAXED);
+	}
+	r = tx ? rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n)
+	       : rte_eth_rx_burst(p->ethdev, p->qbase + queue, pkts, n);
+out:
 	port_burst_end(s);
 	return r;
 }

@@ -63,6 +63,12 @@ struct port_burst_slot {
 extern __thread struct port_burst_slot *port_burst_self
 	__attribute__((tls_model("initial-exec")));
 extern struct port_burst_slot port_burst_shared;
+/* munmap() calls so far (port_memif_guard.c), bumped before the guard's
+ * barrier: a burst that sees the count its port's link was last seen up
+ * at needs no new look at the link (no ring has been unmapped since) */
+extern uint32_t port_unmap_epoch;
+/* Does the memif driver's munmap() come here (not to libc's)? */
+bool port_unmap_guarded(void);
 /* This thread's slot (the shared counter if none), assigned once. */
 struct port_burst_slot *port_burst_slot_get(void);
 
