@@ -1287,6 +1287,52 @@ test_rc_post_burst(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A post that finds the engine locked (here by this thread, standing for
+ * another thread's poll) sends nothing and says so (post_missed); the
+ * background poll after the holder lets go takes the flag (posts_busy)
+ * and sends the WQE.
+ */
+static int
+test_rc_post_busy(void)
+{
+	struct dpv_engine_stats s0, s1;
+	struct ibv_wc wc;
+
+	dpv_engine_stats_get(eng, &s0);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 90, 0, 64,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	dpv_engine_lock(eng);
+	TEST_ASSERT_EQUAL(dpv_engine_progress_post(eng), 0, "");
+	TEST_ASSERT_EQUAL(__atomic_load_n(&eng->post_missed, __ATOMIC_RELAXED),
+			  1, "a post that found the lock taken says so");
+	dpv_engine_unlock(eng);
+	dpv_engine_stats_get(eng, &s1);
+	TEST_ASSERT_EQUAL(s1.tx_pkts, s0.tx_pkts, "nothing sent under the lock");
+	dpv_engine_progress_bg(eng, false);
+	dpv_engine_stats_get(eng, &s1);
+	TEST_ASSERT_EQUAL(__atomic_load_n(&eng->post_missed, __ATOMIC_RELAXED),
+			  0, "the poll took the flag");
+	TEST_ASSERT_EQUAL(s1.posts_busy - s0.posts_busy, 1, "");
+	TEST_ASSERT(s1.tx_pkts > s0.tx_pkts, "the poll sent the WRITE");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 90, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	/* a post with the lock free raises nothing */
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 91, 0, 64,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT_EQUAL(__atomic_load_n(&eng->post_missed, __ATOMIC_RELAXED),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 91, "");
+	dpv_engine_stats_get(eng, &s0);
+	TEST_ASSERT_EQUAL(s0.posts_busy, s1.posts_busy, "");
+	return TEST_SUCCESS;
+}
+
 /* modify to ERR flushes posted receives, and receives posted later. */
 static int
 test_qp_err_flush(void)
@@ -1727,6 +1773,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_burst),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_post_busy),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),
 			TEST_CASE_ST(setup_rc, teardown,
 				     test_rc_retry_exceeded),

@@ -382,7 +382,10 @@ unsigned dpv_engine_progress_app(struct dpv_engine *e);
  * the burst's posts waited more than 20 us (counter bursts_late), two
  * such bursts in a row show an application that goes on without a verbs
  * call (it waits on memory), so bursts are not held back for the next
- * 100 ms.
+ * 100 ms. A post that found the engine locked by this poll may have rung
+ * its doorbell after the poll looked (counter posts_busy): the call then
+ * polls again, a few times at most, so that such a WQE does not wait for
+ * the thread's next wake-up.
  *
  * @param e
  *   The engine (not NULL).
@@ -993,7 +996,10 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(cqes, 0, "completions written")                                     \
 	X(bursts_late, 0,                                                      \
 	  "bursts of posts held back that a background thread found waiting " \
-	  "over 20 us (two in a row: holding back stops for 100 ms)")
+	  "over 20 us (two in a row: holding back stops for 100 ms)")          \
+	X(posts_busy, 0,                                                       \
+	  "posts that found the engine in another thread's poll, taken up by " \
+	  "a poll after it (a background thread's polls again at once)")
 
 /** Prefix of the per-reason parse counters: "rx_drop_parse_" followed by
  * dpv_roce_rx_status_name() ("rx_drop_parse_tver"). */

@@ -740,6 +740,18 @@ burst_check(struct dpv_engine *e)
 	}
 }
 
+/* A post that found the lock taken may have rung its doorbell after the
+ * holder's scan (engine lock held, before this pass scans): the flag is
+ * taken back with a full barrier, so the scan that follows sees the
+ * doorbell of any post that set it before. */
+static inline void
+post_missed_take(struct dpv_engine *e)
+{
+	if (unlikely(__atomic_load_n(&e->post_missed, __ATOMIC_RELAXED) != 0) &&
+	    __atomic_exchange_n(&e->post_missed, 0, __ATOMIC_SEQ_CST) != 0)
+		e->st.posts_busy++;
+}
+
 /* a new poll number (never 0: 0 marks an ACK not held) */
 static inline void
 next_poll_seq(struct dpv_engine *e)
@@ -762,6 +774,7 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 		burst_check(e);
 	e->posts_unpolled = 0;
 	e->posts_unbuilt = 0;
+	post_missed_take(e);
 	next_poll_seq(e);
 	e->acks_held_at = 0;
 	/* frames that posts of a burst queued leave before the receive side
@@ -803,6 +816,7 @@ static void
 send_pass(struct dpv_engine *e, uint64_t now)
 {
 	e->now = now;
+	post_missed_take(e);
 	next_poll_seq(e);
 	take_kicks(e);
 	scan_doorbells(e, SCAN_SLICE);
@@ -829,8 +843,15 @@ dpv_engine_progress_post(struct dpv_engine *e)
 	unsigned r;
 	bool burst;
 
-	if (!dpv_engine_trylock(e))
-		return 0;
+	if (!dpv_engine_trylock(e)) {
+		/* the holder's poll may have looked before this post's
+		 * doorbell: say so (a background poller polls again), then
+		 * try once more, so that either the holder, once it has let
+		 * go, sees the flag or this thread gets the lock */
+		__atomic_exchange_n(&e->post_missed, 1, __ATOMIC_SEQ_CST);
+		if (!dpv_engine_trylock(e))
+			return 0;
+	}
 	if (e->posts_unbuilt != 0 && !e->polled &&
 	    e->posts_unpolled + 1 < POST_POLL_EVERY) {
 		/* the next of a burst whose first post was timed: no clock
@@ -912,10 +933,23 @@ dpv_engine_progress_app(struct dpv_engine *e)
 	return progress_locked(e, true, false);
 }
 
+/* polls again for posts that found the lock taken (POST_MISSED_POLLS at
+ * most) */
+#define POST_MISSED_POLLS 4
+
 unsigned
 dpv_engine_progress_bg(struct dpv_engine *e, bool hold)
 {
-	return progress_locked(e, hold, true);
+	unsigned r = progress_locked(e, hold, true);
+
+	for (int i = 0; i < POST_MISSED_POLLS; i++) {
+		/* the unlock before the look (see dpv_engine_progress_post) */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&e->post_missed, __ATOMIC_RELAXED) == 0)
+			break;
+		r += progress_locked(e, hold, true);
+	}
+	return r;
 }
 
 void

@@ -465,6 +465,12 @@ extern const uint32_t dpv_ekcache_never; /* snp of an empty entry */
 
 struct dpv_engine {
 	rte_spinlock_t lock;
+	/* a post found the lock taken (dpv_engine_progress_post): the poll
+	 * that held it may have scanned before the post's doorbell. Set by
+	 * the poster, cleared by the next poll that scans; a background
+	 * poller that sees it after its poll polls again. Beside the lock:
+	 * both sides have the line already */
+	uint32_t post_missed;
 	/* compressed CQs (dpv_mlx5_cq_compress) that hold CQEs not written
 	 * yet; dpv_engine_held_commit() writes them */
 	struct dpv_mlx5_cq *held[DPV_ENGINE_HELD_MAX];
