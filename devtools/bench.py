@@ -227,6 +227,54 @@ def perftest_case(pair, tool, size, quick, build=None):
     return None, cout + sout
 
 
+def idle_case(pair, quick, build=None):
+    """CPU an idle dpverbs process takes: a perftest server with its device
+    open (the engine and its progress thread running) that waits for a
+    client that never comes, measured over a few seconds after a second
+    of start-up. Percent of one core, all its threads."""
+    vs, _, sock = pair.ports("idle")
+    port = 20000 + (os.getpid() + pair.seq) % 20000
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
+        build or pair.args.build, "lib"), DPV_CONF=pair.conf,
+               DPV_LINK_WAIT_MS="0", DPV_EAL=EAL + " " + vs,
+               DPV_IP="192.0.2.1/24")
+    if pair.args.progress:
+        env["DPV_PROGRESS"] = pair.args.progress
+    secs = 1.0 if quick else 3.0
+    # a session of its own: killed as a group (ip netns exec execs the
+    # command, so srv.pid is perftest's)
+    srv = subprocess.Popen(pair.prefix(0) + ["ib_write_bw", "-d", "dpv0",
+                                             "-x", "1", "-p", str(port)],
+                           env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True,
+                           errors="replace", start_new_session=True)
+
+    def ticks():
+        try:
+            with open("/proc/%d/stat" % srv.pid) as f:
+                st = f.read().rsplit(")", 1)[1].split()
+            return int(st[11]) + int(st[12])  # utime + stime, all threads
+        except (OSError, ValueError, IndexError):
+            return None
+
+    time.sleep(1.0)
+    t0, c0 = time.monotonic(), ticks()
+    time.sleep(secs)
+    t1, c1 = time.monotonic(), ticks()
+    alive = srv.poll() is None
+    try:
+        os.killpg(srv.pid, 9)
+    except OSError:
+        pass
+    out, _ = srv.communicate()
+    if sock and os.path.exists(sock):
+        os.unlink(sock)
+    if not alive or c0 is None or c1 is None:
+        return None, out + "\n[idle: the server did not stay up]"
+    hz = os.sysconf("SC_CLK_TCK")
+    return {"cpu_pct": 100.0 * (c1 - c0) / hz / (t1 - t0)}, out
+
+
 UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "sec": 1e6,
          "bytes/sec": 8e-9, "KB/sec": 8e-6, "MB/sec": 8e-3, "GB/sec": 8.0,
          "Kb/sec": 1e-6, "Mb/sec": 1e-3, "Gb/sec": 1.0}
@@ -297,6 +345,8 @@ def plan(args):
     for t in ["ib_write_bw", "ib_read_bw", "ib_send_bw"]:
         for s in sizes_bw:
             cases.append(("dpv", t, s))
+    # an idle process (device open, nothing to do): its CPU
+    cases.append(("dpv", "idle", 0))
     if shutil.which("qperf"):
         for s in ([64] if args.quick else [64, 4096, 65536]):
             cases.append(("tcp", "tcp_lat", s))
@@ -331,6 +381,8 @@ def run_case(pair, case, quick):
         kind, build = kind[:-len(BASE)], pair.args.against
     if kind == "floor":
         return floor_case(pair, what, size, quick)
+    if kind == "dpv" and what == "idle":
+        return idle_case(pair, quick, build)
     if kind == "dpv":
         return perftest_case(pair, what, size, quick, build)
     if kind == "tcp":
@@ -369,7 +421,7 @@ def compare(raw, rounds):
             if not bvals or statistics.median(bvals) == 0:
                 continue
             # a time or a size: lower is better
-            lower = m.endswith("_us") or m == "bytes_per_qp"
+            lower = m.endswith("_us") or m in ("bytes_per_qp", "cpu_pct")
             mine = rounds.get(key, {}).get(m, {})
             theirs = rounds.get(bkey, {}).get(m, {})
             pairs = [(mine[r], theirs[r]) for r in sorted(mine)
@@ -433,6 +485,9 @@ def ratios(res):
     add("device on 2 lcores / on 1 (shards)",
         med(res, "perf", "engine_shards", 2, "mmsgs"),
         med(res, "perf", "engine_shards", 1, "mmsgs"), 1.8, True)
+    # not a ratio: an idle device should cost near nothing
+    add("idle process CPU, % of one core",
+        med(res, "dpv", "idle", 0, "cpu_pct"), 1.0, 1.0, False)
     return out
 
 
