@@ -470,10 +470,24 @@ rs_send_chunk(struct rs *rs, const uint8_t *buf, uint32_t xfer)
 {
 	volatile struct rs_sge *t = &rs->tsgl[rs->tsge];
 	uint64_t raddr = t->addr;
-	uint32_t rkey = t->key;
+	uint32_t rkey = t->key, rlen = t->length;
+	int tsge = rs->tsge;
 	struct ibv_sge sg[2];
 	int nsge = 1, ret;
 	unsigned int fl = 0;
+
+	/* The target entry moves on before the WRITE is posted: once this
+	 * chunk fills it, the peer may write that entry again as soon as it
+	 * has read the chunk, which can be before ibv_post_send() returns
+	 * here (this thread preempted, the progress thread landing the
+	 * peer's update). Moved after the post, the old position overwrote
+	 * the new entry, and the next WRITE went past the end of the peer's
+	 * ring: a remote access error that reset the connection (rstream's
+	 * series beside a busy test, a few runs in 25). */
+	t->addr = raddr + xfer;
+	t->length = rlen - xfer;
+	if (rlen == xfer)
+		rs->tsge = (rs->tsge + 1) % RS_SGL_N;
 
 	if (xfer <= rs->sq_inline) {
 		sg[0] = (struct ibv_sge){.addr = (uintptr_t)buf, .length = xfer};
@@ -498,12 +512,13 @@ rs_send_chunk(struct rs *rs, const uint8_t *buf, uint32_t xfer)
 	}
 	ret = post_write(rs, sg, nsge, RS_IMM(RS_OP_DATA, xfer), raddr, rkey,
 			 xfer, fl);
-	if (ret)
+	if (ret) {
+		/* nothing left: the entry is still ours */
+		t->addr = raddr;
+		t->length = rlen;
+		rs->tsge = tsge;
 		return ret;
-	t->addr = raddr + xfer;
-	t->length -= xfer;
-	if (t->length == 0)
-		rs->tsge = (rs->tsge + 1) % RS_SGL_N;
+	}
 	rs->sseq_no++;
 	rs->sqe_avail--;
 	rs->s_avail -= xfer;
