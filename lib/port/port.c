@@ -50,9 +50,6 @@ struct dpv_port {
 	/* link_gated: port_unmap_epoch when a burst last saw the link up
 	 * (0: not since the last change; see port_memif_guard.c) */
 	uint32_t link_up_epoch;
-	/* link_gated: port_unmap_epoch moves on every unmap of the driver's
-	 * (else each burst looks at the link) */
-	bool link_epoch_ok;
 	bool created; /* vdev made here: rte_vdev_uninit on release */
 	bool started; /* started here: stopped on release */
 	/* memif client: connects (again) when its server is there */
@@ -590,10 +587,9 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		goto fail;
 	p->link_gated = di.driver_name != NULL &&
 			strcmp(di.driver_name, "net_memif") == 0;
-	p->link_epoch_ok = p->link_gated && port_unmap_guarded();
 	if (p->link_gated)
 		PORT_LOG(DEBUG, "%s: memif unmaps through %s munmap()", p->name,
-			 p->link_epoch_ok ? "the library's" : "libc's");
+			 port_unmap_guarded() ? "the library's" : "libc's");
 	p->socket_id = rte_eth_dev_socket_id(p->ethdev);
 	if (p->socket_id < 0)
 		p->socket_id = 0;
@@ -988,7 +984,9 @@ gated_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 		if (rte_eth_link_get_nowait(p->ethdev, &l) != 0 ||
 		    l.link_status != RTE_ETH_LINK_UP)
 			goto out;
-		if (p->link_epoch_ok)
+		/* remembered only if unmaps move the epoch (else every
+		 * burst looks at the link) */
+		if (port_unmap_guarded())
 			__atomic_store_n(&p->link_up_epoch, epoch,
 					 __ATOMIC_RELAXED);
 	}
