@@ -188,6 +188,22 @@ LAT_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
 BW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
 
 
+def dpv_env(pair, build, link_wait_ms):
+    """The environment of a dpverbs process on build's libraries (this
+    build's by default), without its port (DPV_EAL) and address."""
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
+        build or pair.args.build, "lib"),
+               DPV_LINK_WAIT_MS=str(link_wait_ms), DPV_CONF=pair.conf)
+    if pair.args.progress:
+        env["DPV_PROGRESS"] = pair.args.progress
+    return env
+
+
+def perftest_port(pair):
+    """perftest's TCP port for the current case (pair.ports() moved seq)."""
+    return 20000 + (os.getpid() + pair.seq) % 20000
+
+
 def perftest_case(pair, tool, size, quick, build=None):
     vs, vc, sock = pair.ports(tool)
     lat = tool.endswith("_lat")
@@ -199,16 +215,11 @@ def perftest_case(pair, tool, size, quick, build=None):
         n = {64: 1000000, 4096: 200000, 65536: 20000}.get(size, 1200)
     if quick:
         n = max(100, n // 50)
-    port = 20000 + (os.getpid() + pair.seq) % 20000
-    args = [tool, "-d", "dpv0", "-x", "1", "-p", str(port), "-s", str(size),
-            "-n", str(n)]
+    args = [tool, "-d", "dpv0", "-x", "1", "-p", str(perftest_port(pair)),
+            "-s", str(size), "-n", str(n)]
     if not lat:
         args.append("--report_gbits")
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
-        build or pair.args.build, "lib"),
-               DPV_LINK_WAIT_MS="15000", DPV_CONF=pair.conf)
-    if pair.args.progress:
-        env["DPV_PROGRESS"] = pair.args.progress
+    env = dpv_env(pair, build, 15000)
     es = dict(env, DPV_EAL=EAL + " " + vs, DPV_IP="192.0.2.1/24")
     ec = dict(env, DPV_EAL=EAL + " " + vc, DPV_IP="192.0.2.2/24")
     c = ["timeout", "60"] + args + [pair.peer()]
@@ -233,18 +244,14 @@ def idle_case(pair, quick, build=None):
     client that never comes, measured over a few seconds after a second
     of start-up. Percent of one core, all its threads."""
     vs, _, sock = pair.ports("idle")
-    port = 20000 + (os.getpid() + pair.seq) % 20000
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
-        build or pair.args.build, "lib"), DPV_CONF=pair.conf,
-               DPV_LINK_WAIT_MS="0", DPV_EAL=EAL + " " + vs,
+    env = dict(dpv_env(pair, build, 0), DPV_EAL=EAL + " " + vs,
                DPV_IP="192.0.2.1/24")
-    if pair.args.progress:
-        env["DPV_PROGRESS"] = pair.args.progress
     secs = 1.0 if quick else 3.0
     # a session of its own: killed as a group (ip netns exec execs the
     # command, so srv.pid is perftest's)
     srv = subprocess.Popen(pair.prefix(0) + ["ib_write_bw", "-d", "dpv0",
-                                             "-x", "1", "-p", str(port)],
+                                             "-x", "1", "-p",
+                                             str(perftest_port(pair))],
                            env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True,
                            errors="replace", start_new_session=True)
@@ -420,7 +427,7 @@ def compare(raw, rounds):
             bvals = base.get(m)
             if not bvals or statistics.median(bvals) == 0:
                 continue
-            # a time or a size: lower is better
+            # a time, a size or a CPU share: lower is better
             lower = m.endswith("_us") or m in ("bytes_per_qp", "cpu_pct")
             mine = rounds.get(key, {}).get(m, {})
             theirs = rounds.get(bkey, {}).get(m, {})
