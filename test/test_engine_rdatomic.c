@@ -81,9 +81,10 @@ rqp_init(struct test_engine_qp *t, uint32_t qpn, uint32_t key)
 	return dpv_engine_qp_create(eng, &init);
 }
 
-/* Connect A <-> B, then set A's max_rd_atomic and B's max_dest_rd_atomic. */
+/* Connect A <-> B (local ACK timeout to), then set A's max_rd_atomic and
+ * B's max_dest_rd_atomic. */
 static int
-setup_credits(uint8_t rd, uint8_t dest)
+setup_credits_to(uint8_t rd, uint8_t dest, uint8_t to)
 {
 	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 256};
 	struct dpv_engine_path path;
@@ -91,7 +92,7 @@ setup_credits(uint8_t rd, uint8_t dest)
 		.path = &path,
 		.mtu = IBV_MTU_1024,
 		.psn = 0xfffff8, /* PSNs wrap during the tests */
-		.timeout = 4,	 /* 65 us */
+		.timeout = to,
 		.rnr_retry = 7,
 	};
 	struct ibv_qp_attr a = {0};
@@ -118,6 +119,20 @@ setup_credits(uint8_t rd, uint8_t dest)
 				 NULL))
 		return -1;
 	return 0;
+}
+
+static int
+setup_credits(uint8_t rd, uint8_t dest)
+{
+	return setup_credits_to(rd, dest, 4); /* 65 us */
+}
+
+/* 8 READ/atomic credits, a 1 s ACK timeout: a test that counts
+ * retransmissions sees none that a slow machine caused */
+static int
+setup_8_8_slow(void)
+{
+	return setup_credits_to(8, 8, 18);
 }
 
 static int
@@ -918,6 +933,66 @@ test_req_tmpl(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * READ responses the port has no room for wait and leave in order: six
+ * 15 KiB READs (90 response frames at a 1 KiB MTU, more than the engine's
+ * 64-frame transmit buffer) arrive while the port takes nothing, then a
+ * FETCH_ADD on the first word they read. Nothing is dropped or sent again,
+ * every READ returns the word as it was before the atomic, and the atomic
+ * runs once, after them.
+ */
+static int
+test_read_port_full(void)
+{
+	const uint32_t len = 15 * 1024;
+	struct dpv_engine_qp_stats qs;
+	struct dpv_engine_stats st;
+	uint64_t v0 = 0x1111, v;
+	uint8_t want[15 * 1024];
+	struct ibv_wc wc;
+
+	for (uint32_t i = 0; i < BUF_SIZE; i++)
+		qb.buf[i] = (uint8_t)(i * 13 + 5);
+	memcpy(qb.buf, &v0, 8);
+	memcpy(want, qb.buf, len);
+	memset(qa.buf, 0, BUF_SIZE);
+	for (int m = 0; m < 6; m++)
+		TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_READ, m, 0, len,
+				       (uintptr_t)qb.buf, 0),
+				  0, "");
+	TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, 6, len, 8,
+			       (uintptr_t)qb.buf, 1),
+			  0, "");
+	dpv_engine_poll(eng, 32); /* the requests leave */
+	dpv_engine_inject_tx_stall(eng, true);
+	dpv_engine_poll(eng, 32); /* and are answered: the port is full */
+	dpv_engine_poll(eng, 32);
+	dpv_engine_inject_tx_stall(eng, false);
+	for (int m = 0; m < 7; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "op %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "op %d status %d",
+				  m, wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)m, "in order");
+	}
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf, want, len,
+				  "the READs ran before the atomic");
+	memcpy(&v, qa.buf + len, 8);
+	TEST_ASSERT_EQUAL(v, v0, "the atomic's original");
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, v0 + 1, "the atomic ran once");
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &qs), 0, "");
+	DPV_TEST_LOG("responses waited %" PRIu64 " times, dropped %" PRIu64
+		     "; frames dropped %" PRIu64 ", retransmits %" PRIu64,
+		     qs.rd_resp_waits, qs.rd_resp_dropped, st.tx_drop_full,
+		     st.retransmits);
+	TEST_ASSERT(qs.rd_resp_waits >= 2, "a READ and the atomic waited");
+	TEST_ASSERT_EQUAL(qs.rd_resp_dropped, 0, "");
+	TEST_ASSERT_EQUAL(st.tx_drop_full, 0, "no frame dropped");
+	TEST_ASSERT_EQUAL(st.retransmits, 0, "nothing sent again");
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -935,6 +1010,8 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_tmpl),
 			TEST_CASE_ST(setup_2_2, teardown, test_req_tmpl),
+			TEST_CASE_ST(setup_8_8_slow, teardown,
+				     test_read_port_full),
 			TEST_CASES_END(),
 		},
 };

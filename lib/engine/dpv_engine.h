@@ -976,6 +976,12 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	  "duplicate READ/atomic whose response is no longer held")            \
 	X(rd_atomic_recycled, 1,                                               \
 	  "saved READ/atomic responses overwritten by newer ones")             \
+	X(rd_resp_waits, 1,                                                    \
+	  "READ responses / atomics held for room in the port (sent later, "  \
+	  "in order)")                                                         \
+	X(rd_resp_dropped, 1,                                                  \
+	  "READ responses not sent: the region went, or the entry was "       \
+	  "reused before they left")                                           \
 	X(credit_stalls, 1,                                                    \
 	  "SEND / WRITE with immediate held back for end-to-end credits "      \
 	  "(once per credit limit)")                                           \

@@ -512,8 +512,8 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 static inline bool
 qp_has_work(const struct dpv_eqp *qp)
 {
-	if (dpv_engine_ack_owed(qp) || qp->sqd_notify ||
-	    qp->s_cur != qp->s_head)
+	if (dpv_engine_ack_owed(qp) || dpv_engine_resp_owed(qp) ||
+	    qp->sqd_notify || qp->s_cur != qp->s_head)
 		return true;
 	if (qp->s_tail != qp->s_head &&
 	    ((qp->comp.deadline == 0 && qp->comp.rnr_until == 0) ||
@@ -667,6 +667,10 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 
 		if (full_at == UINT32_MAX && !dpv_engine_tx_room(e))
 			full_at = i;
+		/* READ responses the port had no room for go first */
+		if (unlikely(dpv_engine_resp_owed(qp)) &&
+		    qp->state != IBV_QPS_ERR)
+			dpv_engine_resp_output(qp);
 		if (!qp->resp_seen) {
 			/* no ACK owed, none held */
 		} else if (qp->resp.ack_hold_seq == 0 ||
@@ -1376,6 +1380,9 @@ qp_ack_drain(struct dpv_eqp *qp)
 	struct dpv_engine *e = qp->e;
 	uint64_t end;
 
+	/* READ responses still owed are not sent (the requester's retry
+	 * finds the QP changed or gone) */
+	dpv_engine_resp_drop_owed(qp);
 	if (!qp->resp.ack.pending)
 		return;
 	dpv_engine_tx_flush(e); /* room for it */

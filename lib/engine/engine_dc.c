@@ -96,6 +96,9 @@ dct_unload(struct dpv_eqp *qp, struct dpv_edct *d)
 	if (d->cur < 0)
 		return;
 	s = &d->ini[d->cur];
+	/* responses the port had no room for are not kept for an
+	 * initiator not loaded: its DCI retries */
+	dpv_engine_resp_drop_owed(qp);
 	dpv_engine_ack_flush(qp);
 	s->resp = qp->resp;
 	s->path = qp->path;

@@ -213,8 +213,20 @@ dpv_esge_copy(struct dpv_eqp *qp, const struct dpv_sge *sge,
 /* One executed READ or atomic, kept to answer its duplicates. */
 struct dpv_eres {
 	uint8_t kind;	      /* 0 free, 1 READ, 2 atomic */
+	uint8_t op;	      /* atomic: its opcode (low 5 bits) */
+	bool todo;	      /* responses owed: READ frames from next on;
+				 an atomic not executed yet */
 	uint32_t first, last; /* PSN range of the request's responses */
-	uint64_t orig;	      /* atomic: the original value returned */
+	uint32_t next;	      /* READ: PSN of the next response to send */
+	uint32_t msn;	      /* the MSN its responses carry */
+	uint32_t rkey;
+	uint64_t va;   /* READ: address of first's payload; atomic: target */
+	uint64_t orig; /* atomic: the original value returned (not executed:
+			  the compare operand) */
+	union {
+		uint64_t swap; /* atomic not executed: swap / add operand */
+		uint32_t len;  /* READ: DMA length */
+	};
 };
 
 /* A QP's Ethernet, IP and UDP headers, built once per path: a frame
@@ -367,6 +379,13 @@ struct dpv_eqp {
 		uint8_t res_n;	  /* res ring size in use (0: not built) */
 		uint8_t res_head; /* next res entry to (re)use */
 		uint8_t scat_len;
+		/* responses owed (READ frames the port had no room for, and
+		 * what came after them): res entries from out_i on with
+		 * todo set, then the NAK held behind them (dnak_syn != 0) */
+		bool out_pend;
+		uint8_t out_i;
+		uint8_t dnak_syn;
+		uint32_t dnak_psn;
 		/* the poll (e->poll_seq) of an application call in which the
 		 * owed ACK arose and was held back (0: not held) */
 		uint32_t ack_hold_seq;
@@ -403,6 +422,13 @@ static inline bool
 dpv_engine_ack_owed(const struct dpv_eqp *qp)
 {
 	return qp->resp_seen && qp->resp.ack.pending;
+}
+
+/* Whether the QP's responder owes responses the port had no room for. */
+static inline bool
+dpv_engine_resp_owed(const struct dpv_eqp *qp)
+{
+	return qp->resp_seen && qp->resp.out_pend;
 }
 
 /* Scatter to CQE, responder: a whole SEND of 1..32 bytes (opcode flags
@@ -751,6 +777,10 @@ uint8_t dpv_engine_credit_adv(const struct dpv_eqp *qp);
 /* engine_resp.c */
 void dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_ack_flush(struct dpv_eqp *qp);
+/* engine_resp.c: send the responses a QP owes while the port has room;
+ * forget them (the QP leaves RTS, a DCT unloads the initiator) */
+void dpv_engine_resp_output(struct dpv_eqp *qp);
+void dpv_engine_resp_drop_owed(struct dpv_eqp *qp);
 void dpv_engine_resp_reset(struct dpv_eqp *qp);
 
 /* engine_mcast.c */

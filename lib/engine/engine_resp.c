@@ -102,7 +102,8 @@ dpv_engine_ack_flush(struct dpv_eqp *qp)
 	uint32_t psn, msn;
 
 	/* no room: the ACK stays owed (and cumulative) for the next poll */
-	if (!dpv_engine_ack_owed(qp) || !dpv_engine_tx_room(qp->e))
+	if (!dpv_engine_ack_owed(qp) || qp->resp.out_pend ||
+	    !dpv_engine_tx_room(qp->e))
 		return;
 	if (!dpv_ack_take(&qp->resp.ack, &psn, &msn))
 		return;
@@ -218,65 +219,91 @@ complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
 	qp->resp.rcv_off = 0;
 }
 
-/* READ: send the responses for [va, va+len) starting at PSN psn. */
-static void
-read_responses(struct dpv_eqp *qp, const uint8_t *src,
-	       const struct dpv_epkt *req, uint32_t psn)
+/*
+ * READ r's responses from r->next on, while the port has room: false when
+ * it ran out (or the pool did) with some left. host: the region's memory
+ * as the request's check found it, or NULL to look the key up again (the
+ * region may have gone since: the rest is not sent, and the requester's
+ * retry meets the key check).
+ */
+static bool
+read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 {
-	uint32_t len = req->dmalen;
-	uint32_t n = dpv_pkt_count(len, qp->mtu);
+	struct dpv_engine *e = qp->e;
+	uint32_t n = dpv_pkt_count(r->len, qp->mtu);
+	uint32_t k = (r->next - r->first) & DPV_ROCE_PSN_MASK;
+	uint64_t off = (uint64_t)k * qp->mtu;
 	uint8_t credit = dpv_engine_credit_adv(qp);
+	void *h = NULL;
 
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t pl = RTE_MIN(qp->mtu, len - k * qp->mtu);
-		struct dpv_ehdr h = {
+	if (host == NULL && r->len != 0 && k < n) {
+		if (dpv_engine_key_access_ind(e, qp, r->rkey, r->va + off,
+					      r->len - off,
+					      IBV_ACCESS_REMOTE_READ,
+					      &h) != DPV_KEY_OK) {
+			DPV_EQP_COUNT(qp, rd_resp_dropped);
+			r->todo = false;
+			return true;
+		}
+		host = h;
+	} else if (host != NULL && host != DPV_KEY_HOST_INDIRECT) {
+		host += off; /* resumed mid-way (a duplicate) */
+	}
+	for (; k < n; k++, off += qp->mtu) {
+		uint32_t pl = (uint32_t)RTE_MIN((uint64_t)qp->mtu, r->len - off);
+		struct dpv_ehdr hd = {
 			.dqpn = qp->dest_qpn,
-			.psn = dpv_psn_add(psn, k),
+			.psn = r->next,
 			.syndrome = AETH_ACK | credit,
-			.msn = qp->resp.msn,
+			.msn = r->msn,
 		};
 		struct rte_mbuf *m;
 		uint8_t *p;
 
 		if (n == 1)
-			h.opcode = DPV_ROCE_OP_READ_RESP_ONLY;
+			hd.opcode = DPV_ROCE_OP_READ_RESP_ONLY;
 		else if (k == 0)
-			h.opcode = DPV_ROCE_OP_READ_RESP_FIRST;
+			hd.opcode = DPV_ROCE_OP_READ_RESP_FIRST;
 		else if (k + 1 == n)
-			h.opcode = DPV_ROCE_OP_READ_RESP_LAST;
+			hd.opcode = DPV_ROCE_OP_READ_RESP_LAST;
 		else
-			h.opcode = DPV_ROCE_OP_READ_RESP_MIDDLE;
-		h.opcode |= eqp_tr(qp);
-		m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h,
-				     pl, &p);
+			hd.opcode = DPV_ROCE_OP_READ_RESP_MIDDLE;
+		hd.opcode |= eqp_tr(qp);
+		if (!dpv_engine_tx_room(e))
+			return false;
+		m = dpv_engine_build(e, &qp->path, &qp->tmpl, &hd, pl, &p);
 		if (m == NULL)
-			return; /* the requester times out and asks again */
+			return false; /* no mbuf: the next poll goes on */
 		/* a zero-length READ has no address; through an indirect
-		 * key, a region gone since the check fails the copy (the
-		 * requester times out) */
-		if (pl != 0 && src != DPV_KEY_HOST_INDIRECT) {
-			memcpy(p, src + (uint64_t)k * qp->mtu, pl);
+		 * key, a region gone since the check fails the copy */
+		if (pl != 0 && host != DPV_KEY_HOST_INDIRECT) {
+			memcpy(p, host, pl);
+			host += pl;
 		} else if (pl != 0 &&
-			   dpv_engine_key_copy(qp, req->rkey,
-					       req->va + (uint64_t)k * qp->mtu,
-					       p, pl, IBV_ACCESS_REMOTE_READ,
+			   dpv_engine_key_copy(qp, r->rkey, r->va + off, p, pl,
+					       IBV_ACCESS_REMOTE_READ,
 					       false) != DPV_KEY_OK) {
 			rte_pktmbuf_free(m);
-			return;
+			DPV_EQP_COUNT(qp, rd_resp_dropped);
+			r->todo = false;
+			return true;
 		}
-		dpv_engine_tx(qp->e, m);
+		dpv_engine_tx(e, m);
+		r->next = dpv_psn_add(r->next, 1);
 	}
+	r->todo = false;
+	return true;
 }
 
 static void
-atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint64_t orig)
+atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint32_t msn, uint64_t orig)
 {
 	struct dpv_ehdr h = {
 		.opcode = DPV_ROCE_OP_ATOMIC_ACK | eqp_tr(qp),
 		.dqpn = qp->dest_qpn,
 		.psn = psn,
 		.syndrome = AETH_ACK | dpv_engine_credit_adv(qp),
-		.msn = qp->resp.msn,
+		.msn = msn,
 		.orig = orig,
 	};
 	struct rte_mbuf *m;
@@ -285,6 +312,149 @@ atomic_ack(struct dpv_eqp *qp, uint32_t psn, uint64_t orig)
 	m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &p);
 	if (m != NULL)
 		dpv_engine_tx(qp->e, m);
+}
+
+/* Execute atomic r on the 8 bytes at p: r->orig becomes the original
+ * value. */
+static void
+atomic_exec(struct dpv_eres *r, uint64_t *p)
+{
+	uint64_t orig;
+
+	if (r->op == DPV_ROCE_OP_CMP_SWAP) {
+		orig = r->orig;
+		__atomic_compare_exchange_n(p, &orig, r->swap, false,
+					    __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, r->swap, __ATOMIC_SEQ_CST);
+	}
+	r->orig = orig;
+}
+
+void
+dpv_engine_resp_drop_owed(struct dpv_eqp *qp)
+{
+	if (!qp->resp.out_pend)
+		return;
+	for (uint8_t i = 0; i < qp->resp.res_n; i++) {
+		if (qp->resp.res[i].todo)
+			DPV_EQP_COUNT(qp, rd_resp_dropped);
+		qp->resp.res[i].todo = false;
+	}
+	qp->resp.out_pend = false;
+	qp->resp.dnak_syn = 0;
+}
+
+/* A NAK that ends the connection (IBA class C/D responder errors): the
+ * QP goes to ERR (a DCT: only that initiator's connection ends). */
+static void
+fatal_nak(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
+{
+	dpv_engine_resp_drop_owed(qp); /* nothing more is answered */
+	ack_now(qp);
+	send_ack(qp, syndrome, psn);
+	if (qp->dc == DPV_ENGINE_DC_DCT)
+		dpv_engine_dct_forget(qp);
+	else
+		dpv_engine_qp_to_err(qp);
+}
+
+/* An atomic held behind owed READ responses, now in its turn: executed
+ * (its key looked up again) and answered. false: no room yet. */
+static bool
+atomic_emit(struct dpv_eqp *qp, struct dpv_eres *r)
+{
+	void *host = NULL;
+	uint64_t *p;
+
+	if (!dpv_engine_tx_room(qp->e))
+		return false;
+	r->todo = false;
+	if (dpv_engine_key_access_ind(qp->e, qp, r->rkey, r->va, 8,
+				      IBV_ACCESS_REMOTE_ATOMIC,
+				      &host) != DPV_KEY_OK ||
+	    (p = dpv_engine_key_atomic(qp, r->rkey, r->va, host)) == NULL) {
+		fatal_nak(qp, AETH_NAK | AETH_NAK_REM_ACCESS, r->first);
+		return true;
+	}
+	atomic_exec(r, p);
+	atomic_ack(qp, r->first, r->msn, r->orig);
+	return true;
+}
+
+/* Age of res entry i: 0 for the oldest (the next one to be reused). */
+static inline uint8_t
+res_age(const struct dpv_eqp *qp, uint8_t i)
+{
+	uint8_t n = qp->resp.res_n;
+
+	return (uint8_t)((i + n - qp->resp.res_head) % n);
+}
+
+/* Entry r owes responses: output starts with it unless an older one
+ * owes some too. */
+static void
+res_owe(struct dpv_eqp *qp, struct dpv_eres *r)
+{
+	uint8_t i = (uint8_t)(r - qp->resp.res);
+
+	r->todo = true;
+	if (!qp->resp.out_pend || res_age(qp, i) < res_age(qp, qp->resp.out_i))
+		qp->resp.out_i = i;
+	qp->resp.out_pend = true;
+}
+
+/*
+ * The responses a QP owes, oldest first, while the port takes them: READ
+ * response frames the port had no room for when the READ arrived (a
+ * requester may have max_dest_rd_atomic READs of any length outstanding,
+ * far more than any port's ring holds; dropping them cost a retry each),
+ * then the atomics and the ACK or NAK that arrived behind them, which
+ * may not overtake them.
+ */
+void
+dpv_engine_resp_output(struct dpv_eqp *qp)
+{
+	uint8_t n = qp->resp.res_n, i = qp->resp.out_i;
+
+	if (n != 0) {
+		for (uint8_t c = n - res_age(qp, i); c > 0;
+		     c--, i = i + 1 == n ? 0 : i + 1) {
+			struct dpv_eres *r = &qp->resp.res[i];
+
+			if (!r->todo)
+				continue;
+			if (!(r->kind == 1 ? read_emit(qp, r, NULL)
+					   : atomic_emit(qp, r))) {
+				qp->resp.out_i = i;
+				return;
+			}
+			if (!qp->resp.out_pend)
+				return; /* a fatal NAK ended it */
+		}
+	}
+	qp->resp.out_pend = false;
+	if (qp->resp.dnak_syn != 0) {
+		uint8_t syn = qp->resp.dnak_syn;
+
+		qp->resp.dnak_syn = 0;
+		ack_now(qp);
+		send_ack(qp, syn, qp->resp.dnak_psn);
+	}
+}
+
+/* A sequence or RNR NAK: now, or behind the responses owed. */
+static void
+nak_send(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
+{
+	if (qp->resp.out_pend) {
+		qp->resp.dnak_syn = syndrome;
+		qp->resp.dnak_psn = psn;
+		return;
+	}
+	ack_now(qp);
+	send_ack(qp, syndrome, psn);
 }
 
 /*
@@ -303,6 +473,7 @@ res_size(struct dpv_eqp *qp)
 		memset(qp->resp.res, 0, sizeof(qp->resp.res));
 		qp->resp.res_n = n;
 		qp->resp.res_head = 0;
+		qp->resp.out_pend = false;
 	}
 	return n;
 }
@@ -314,7 +485,15 @@ res_new(struct dpv_eqp *qp)
 
 	if (r->kind != 0)
 		DPV_EQP_COUNT(qp, rd_atomic_recycled);
+	if (r->todo) {
+		/* a requester past its limit: what the entry owed is not
+		 * sent (it retries) */
+		r->todo = false;
+		DPV_EQP_COUNT(qp, rd_resp_dropped);
+	}
 	qp->resp.res_head = (qp->resp.res_head + 1) % res_size(qp);
+	if (qp->resp.out_pend && qp->resp.out_i == (uint8_t)(r - qp->resp.res))
+		qp->resp.out_i = qp->resp.res_head; /* the oldest now */
 	return r;
 }
 
@@ -577,53 +756,62 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				}
 				qp->resp.wr_left -= pkt->paylen;
 			} else if (fl & DPV_OPF_READ) {
+				uint32_t np =
+					dpv_pkt_count(pkt->dmalen, qp->mtu);
 				struct dpv_eres *rs = res_new(qp);
 
 				rs->kind = 1;
-				rs->first = pkt->psn;
-				rs->last = dpv_psn_add(
-					pkt->psn,
-					dpv_pkt_count(pkt->dmalen, qp->mtu) -
-						1);
-				qp->resp.msn++;
+				rs->first = rs->next = pkt->psn;
+				rs->last = dpv_psn_add(pkt->psn, np - 1);
+				rs->rkey = pkt->rkey;
+				rs->va = pkt->va;
+				rs->len = pkt->dmalen;
+				rs->msn = ++qp->resp.msn;
 				qp->resp.ack.pending = false;
-				read_responses(qp, host, pkt, pkt->psn);
-				qp->resp.epsn = dpv_psn_add(
-					pkt->psn,
-					dpv_pkt_count(pkt->dmalen, qp->mtu));
+				qp->resp.epsn = dpv_psn_add(pkt->psn, np);
+				/* behind owed responses, or what the port has
+				 * no room for now: sent in order later */
+				if (qp->resp.out_pend ||
+				    !read_emit(qp, rs, host)) {
+					DPV_EQP_COUNT(qp, rd_resp_waits);
+					res_owe(qp, rs);
+				}
 				state = RESP_DONE;
 				break;
 			} else if (fl & DPV_OPF_ATOMIC) {
-				uint64_t *p = dpv_engine_key_atomic(
-						 qp, pkt->rkey, pkt->va, host),
-					 orig;
+				uint64_t *p = NULL;
 				struct dpv_eres *rs;
 
-				if (p == NULL) {
+				/* held behind owed READ responses, it runs
+				 * in its turn: a READ before it never
+				 * returns what it wrote */
+				if (!qp->resp.out_pend &&
+				    (p = dpv_engine_key_atomic(
+					     qp, pkt->rkey, pkt->va, host)) ==
+					    NULL) {
 					state = RESP_NAK_ACCESS;
 					break;
 				}
 				rs = res_new(qp);
-
-				if ((pkt->opcode & 0x1f) ==
-				    DPV_ROCE_OP_CMP_SWAP) {
-					orig = pkt->compare;
-					__atomic_compare_exchange_n(
-						p, &orig, pkt->swap_add, false,
-						__ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST);
-				} else {
-					orig = __atomic_fetch_add(
-						p, pkt->swap_add,
-						__ATOMIC_SEQ_CST);
-				}
 				rs->kind = 2;
+				rs->op = pkt->opcode & 0x1f;
 				rs->first = rs->last = pkt->psn;
-				rs->orig = orig;
-				qp->resp.msn++;
+				rs->rkey = pkt->rkey;
+				rs->va = pkt->va;
+				rs->orig = pkt->compare;
+				rs->swap = pkt->swap_add;
+				rs->msn = ++qp->resp.msn;
 				qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
 				qp->resp.ack.pending = false;
-				atomic_ack(qp, pkt->psn, orig);
+				if (p == NULL) {
+					DPV_EQP_COUNT(qp, rd_resp_waits);
+					res_owe(qp, rs);
+				} else {
+					rs->todo = false;
+					atomic_exec(rs, p);
+					atomic_ack(qp, pkt->psn, rs->msn,
+						   rs->orig);
+				}
 				state = RESP_DONE;
 				break;
 			}
@@ -683,29 +871,47 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case RESP_DUPLICATE:
 			DPV_EQP_COUNT(qp, dup_requests);
 			if (fl & DPV_OPF_READ) {
-				/* a READ still held: re-execute it with the
-				 * duplicate's RETH (it may resume mid-way) */
-				if (res_find(qp, 1, pkt->psn) == NULL) {
+				/* a READ still held: its responses again from
+				 * the duplicate's PSN (it may resume mid-way),
+				 * in their turn if responses are owed */
+				struct dpv_eres *rs = res_find(qp, 1, pkt->psn);
+
+				if (rs == NULL) {
 					DPV_EQP_COUNT(qp, dup_rd_atomic_dropped);
 				} else if (dpv_engine_key_access_ind(
 						   qp->e, qp, pkt->rkey,
 						   pkt->va, pkt->dmalen,
 						   IBV_ACCESS_REMOTE_READ,
 						   &host) == DPV_KEY_OK) {
-					ack_now(qp);
-					read_responses(qp, host, pkt,
-						       pkt->psn);
+					if (!rs->todo ||
+					    dpv_psn_cmp(pkt->psn, rs->next) < 0)
+						rs->next = pkt->psn;
+					rs->msn = qp->resp.msn;
+					if (qp->resp.out_pend) {
+						res_owe(qp, rs);
+					} else {
+						ack_now(qp);
+						rs->todo = true;
+						if (!read_emit(qp, rs, NULL)) {
+							DPV_EQP_COUNT(
+								qp,
+								rd_resp_waits);
+							res_owe(qp, rs);
+						}
+					}
 				}
 			} else if (fl & DPV_OPF_ATOMIC) {
 				/* never re-executed: the saved result or
-				 * nothing (older than the ring) */
+				 * nothing (older than the ring); one still
+				 * owed is answered in its turn */
 				struct dpv_eres *rs = res_find(qp, 2, pkt->psn);
 
 				if (rs == NULL) {
 					DPV_EQP_COUNT(qp, dup_rd_atomic_dropped);
-				} else {
+				} else if (!qp->resp.out_pend) {
 					ack_now(qp);
-					atomic_ack(qp, pkt->psn, rs->orig);
+					atomic_ack(qp, pkt->psn, qp->resp.msn,
+						   rs->orig);
 				}
 			} else if (pkt->ackreq) {
 				/* re-acknowledge everything received */
@@ -720,8 +926,7 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			if (!qp->resp.nak_sent) {
 				qp->resp.nak_sent = true;
 				DPV_EQP_COUNT(qp, seq_naks_sent);
-				ack_now(qp);
-				send_ack(qp, AETH_NAK | AETH_NAK_PSN_SEQ,
+				nak_send(qp, AETH_NAK | AETH_NAK_PSN_SEQ,
 					 qp->resp.epsn);
 			}
 			state = RESP_DONE;
@@ -731,28 +936,21 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			/* the rest of the message is dropped without more NAKs
 			 * until the requester starts again at this PSN */
 			qp->resp.nak_sent = true;
-			ack_now(qp);
-			send_ack(qp, AETH_RNR | (qp->min_rnr_timer & 0x1f),
+			nak_send(qp, AETH_RNR | (qp->min_rnr_timer & 0x1f),
 				 pkt->psn);
 			state = RESP_DONE;
 			break;
 		case RESP_NAK_INV:
 		case RESP_NAK_ACCESS:
 		case RESP_NAK_OP:
-			ack_now(qp);
-			send_ack(qp,
-				 AETH_NAK | (state == RESP_NAK_INV
-						     ? AETH_NAK_INV_REQ
-					     : state == RESP_NAK_ACCESS
-						     ? AETH_NAK_REM_ACCESS
-						     : AETH_NAK_REM_OP),
-				 pkt->psn);
-			/* IBA class C/D responder errors: the QP goes to ERR
-			 * (a DCT: only that initiator's connection ends) */
-			if (qp->dc == DPV_ENGINE_DC_DCT)
-				dpv_engine_dct_forget(qp);
-			else
-				dpv_engine_qp_to_err(qp);
+			/* what was owed is not sent: the connection ends */
+			fatal_nak(qp,
+				  AETH_NAK | (state == RESP_NAK_INV
+						      ? AETH_NAK_INV_REQ
+					      : state == RESP_NAK_ACCESS
+						      ? AETH_NAK_REM_ACCESS
+						      : AETH_NAK_REM_OP),
+				  pkt->psn);
 			state = RESP_DONE;
 			break;
 		case RESP_DROP:
