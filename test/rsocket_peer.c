@@ -3,8 +3,8 @@
  * dpv-rsocket-peer: one end of an rsocket stream test
  * (test/scripts/fast-rsocket-memif.sh). rsocket API only.
  *
- *   dpv-rsocket-peer server ADDR PORT MB [dead]
- *   dpv-rsocket-peer client ADDR PORT MB [dead]
+ *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait]
+ *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait]
  *
  * The client connects non-blocking (EINPROGRESS, rpoll POLLOUT,
  * SO_ERROR), waits for the server's "G", streams MB MiB of a position
@@ -16,8 +16,11 @@
  * random chunk sizes under rpoll, checks every byte and the EOF at
  * exactly MB MiB, then answers 1 MiB through the half-closed connection.
  * "dead": the server exits without closing after one byte; the client's
- * sends must then fail with EPIPE or ECONNRESET. Every wait is bounded;
- * exit 0 on success.
+ * sends must then fail with EPIPE or ECONNRESET. "deadwait": the same
+ * server; the client sends its byte and then waits in a blocking rrecv
+ * with nothing of its own in flight, which must fail with ECONNRESET (the
+ * library probes a silent peer) instead of waiting forever. Every wait is
+ * bounded; exit 0 on success.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +227,19 @@ client(struct sockaddr_in *sa, size_t total, int dead)
 	rfcntl(s, F_SETFL, 0);
 	printf("connected\n");
 	fflush(stdout);
+	if (dead == 2) {
+		time_t t0 = time(NULL);
+
+		write_pattern(s, 0, 1);
+		if (rrecv(s, &c, 1, 0) >= 0)
+			FAIL("a dead peer sent something");
+		if (errno != ECONNRESET && errno != EPIPE)
+			FAIL("waiting on a dead peer gave errno %d", errno);
+		printf("dead peer while receiving: %s after %lld s\n",
+		       strerror(errno), (long long)(time(NULL) - t0));
+		rclose(s);
+		return 0;
+	}
 	if (dead) {
 		uint8_t buf[4096] = {0};
 		time_t end = time(NULL) + 60;
@@ -274,7 +290,9 @@ main(int argc, char **argv)
 	inet_pton(AF_INET, argv[2], &sa.sin_addr);
 	sa.sin_port = htons((uint16_t)atoi(argv[3]));
 	total = (size_t)atoi(argv[4]) << 20;
-	dead = argc > 5 && !strcmp(argv[5], "dead");
+	dead = argc > 5 && !strcmp(argv[5], "dead")	  ? 1
+	       : argc > 5 && !strcmp(argv[5], "deadwait") ? 2
+							  : 0;
 	rng ^= (uint64_t)getpid() << 20;
 	alarm(120); /* nothing here may hang the suite */
 	return strcmp(argv[1], "server") ? client(&sa, total, dead)

@@ -19,6 +19,8 @@
 
 #define WR_RECV (1ull << 63)
 #define WR_CTRL (1ull << 62)
+#define WR_PROBE (1ull << 61) /* with WR_CTRL: a liveness probe */
+#define RS_PROBE_MS 1000 /* a peer silent this long while we wait: probe */
 #define RS_SPIN_US 50 /* poll the CQ this long before sleeping */
 #define RS_SLICE_MS 1 /* sleeps are this short: the engine may need us */
 
@@ -194,11 +196,16 @@ rs_progress_cq(struct rs *rs)
 			if (wc[i].wr_id & WR_RECV) {
 				if (wc[i].status != IBV_WC_SUCCESS)
 					continue;
+				rs->heard++;
 				rcnt++;
 				if (wc[i].wc_flags & IBV_WC_WITH_IMM)
 					rs_recv_imm(rs, be32toh(wc[i].imm_data));
 				continue;
 			}
+			if (wc[i].status == IBV_WC_SUCCESS)
+				rs->heard++;
+			if (wc[i].wr_id & WR_PROBE)
+				rs->probing = false;
 			if (wc[i].wr_id & WR_CTRL) {
 				rs->ctrl_max++;
 			} else {
@@ -233,6 +240,46 @@ rs_progress(struct rs *rs)
 	if (rs->state != RS_INIT && rs->state != RS_BOUND &&
 	    rs->state != RS_FAILED)
 		rs_cm_step(rs);
+}
+
+/*
+ * Liveness, called where a caller waits on rs (rs_wait(), rpoll()): a
+ * connected peer that has completed nothing of ours and sent nothing for
+ * RS_PROBE_MS gets a zero-length RDMA WRITE (no immediate: its rsockets
+ * never sees it, its transport acknowledges it). Over a kernel RDMA stack
+ * a peer process that dies makes its kernel disconnect; here nothing
+ * speaks for a dead process, so a survivor waiting for credits or data
+ * would wait forever. The probe's retries run out instead, and the socket
+ * resets (ECONNRESET) within the QP's retry time. One probe at a time,
+ * through a control slot (none free: a control message is in flight and
+ * tells the same).
+ */
+void
+rs_probe(struct rs *rs)
+{
+	struct ibv_send_wr wr, *bad;
+	uint64_t now;
+
+	if (rs->state != RS_CONNECTED || rs->probing || rs->id->qp == NULL)
+		return;
+	now = rs_now_ms();
+	if (rs->heard != rs->heard_seen || rs->heard_ms == 0) {
+		rs->heard_seen = rs->heard;
+		rs->heard_ms = now;
+		return;
+	}
+	if (now - rs->heard_ms < RS_PROBE_MS || rs->ctrl_seq == rs->ctrl_max)
+		return;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WR_CTRL | WR_PROBE;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = rs->rsgl_addr;
+	wr.wr.rdma.rkey = rs->rsgl_key;
+	if (ibv_post_send(rs->id->qp, &wr, &bad) != 0)
+		return;
+	rs->ctrl_seq++;
+	rs->probing = true;
+	rs->heard_ms = now;
 }
 
 void
@@ -280,14 +327,17 @@ rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock, int max_ms)
 		rs_progress(rs);
 		if (test(rs))
 			return 0;
-		if (nonblock)
+		if (nonblock) {
+			rs_probe(rs); /* a caller that loops on EAGAIN */
 			return RS_ERR(EAGAIN);
+		}
 		if (max_ms >= 0 && rs_now_ms() - start >= (uint64_t)max_ms)
 			return RS_ERR(ETIMEDOUT);
 		if (now_us() < spin_end || !rs_arm(rs))
 			continue; /* after arming, look once more */
 		int n = rs_fds(rs, p);
 
+		rs_probe(rs);
 		pthread_mutex_unlock(&rs->lk);
 		poll(p, (nfds_t)n, RS_SLICE_MS);
 		pthread_mutex_lock(&rs->lk);
@@ -756,6 +806,7 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 				continue;
 			}
 			m += (nfds_t)rs_fds(rs, &tmp[m]);
+			rs_probe(rs);
 			any = true;
 			rs_put(rs);
 		}

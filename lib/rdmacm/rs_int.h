@@ -136,6 +136,12 @@ struct rs {
 	int rsge;
 	bool swap; /* the peer has the other byte order */
 
+	/* liveness (rs_probe()): completions seen, the count and time of
+	 * the last look, a probe in flight */
+	uint32_t heard, heard_seen;
+	uint64_t heard_ms;
+	bool probing;
+
 	/* receive side */
 	uint8_t *rbuf;
 	struct ibv_mr *rmr;
@@ -155,6 +161,7 @@ int rs_disconnect(struct rs *rs, int how);
 void rs_bufs_init(struct rs *rs);
 int rs_post_recvs(struct rs *rs, int n);
 void rs_progress(struct rs *rs);
+void rs_probe(struct rs *rs);
 void rs_progress_cq(struct rs *rs);
 short rs_revents(struct rs *rs, short events);
 int rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock,

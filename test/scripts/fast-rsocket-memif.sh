@@ -4,7 +4,8 @@
 # joined by memif (192.0.2.1 / 192.0.2.2): dpv-rsocket-peer streams
 # 8 MiB in random chunk sizes checking every byte, half-close, EOF,
 # rpoll readiness over rsockets and a pipe, non-blocking connect; a peer
-# that dies must give EPIPE / ECONNRESET; then unmodified rstream
+# that dies must give EPIPE / ECONNRESET, to a sender and to a receiver
+# waiting with nothing in flight; then unmodified rstream
 # (rdmacm-utils) server and client for a few sizes, with verification.
 # Arguments: <build>/lib, source root, build root.
 set -u
@@ -47,6 +48,11 @@ run stream "$PEER server 192.0.2.1 $PORT 8" "$PEER client 192.0.2.1 $PORT 8" \
 	"got the 1 MiB answer and EOF" "all correct, then EOF"
 run dead "$PEER server 192.0.2.1 $PORT 0 dead" \
 	"$PEER client 192.0.2.1 $PORT 0 dead" "dead peer: " "dying"
+# a survivor blocked in rrecv with nothing in flight: the library's probe
+# of a silent peer ends it (ACK timeout 18 and 7 retries: ~10 s)
+run deadwait "$PEER server 192.0.2.1 $PORT 0 dead" \
+	"$PEER client 192.0.2.1 $PORT 0 deadwait" \
+	"dead peer while receiving: " "dying"
 if command -v rstream >/dev/null; then
 	# custom size and count: the client checks each transfer (-T v)
 	for sz in 1 4096 65536 1000000; do
