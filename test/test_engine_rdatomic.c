@@ -993,6 +993,78 @@ test_read_port_full(void)
 	return TEST_SUCCESS;
 }
 
+/* ops 5, 7, ... 15 of test_loss_port_full are atomics, the others READs */
+#define ATOMIC_OP(m) ((m) >= 5 && ((m) & 1))
+
+/*
+ * Owed READ responses through a lossy wire: ten 15 KiB READs (the first
+ * five 75 response frames, more than one poll's transmit buffer) and six
+ * FETCH_ADDs among them, pipelined with 8 credits, answered first while
+ * the port takes nothing and then while every 5th frame is lost. Duplicates of owed READs rewind them, atomics wait for their
+ * turn: the data arrive whole, each atomic runs once and in order.
+ */
+static int
+test_loss_port_full(void)
+{
+	const uint32_t len = 15 * 1024, w = 15 * 1024;
+	struct dpv_engine_qp_stats qs;
+	struct dpv_engine_stats st;
+	uint64_t sum = 0, v = 0;
+	struct ibv_wc wc;
+
+	for (uint32_t i = 0; i < len; i++)
+		qb.buf[i] = (uint8_t)(i * 11 + 1);
+	memcpy(qb.buf + w, &v, 8);
+	memset(qa.buf, 0, BUF_SIZE);
+	for (int m = 0; m < 16; m++) {
+		if (ATOMIC_OP(m))
+			TEST_ASSERT_EQUAL(post(IBV_WR_ATOMIC_FETCH_AND_ADD, m,
+					       w + (m - 5) / 2 * 8, 8,
+					       (uintptr_t)qb.buf + w, 1ull << m),
+					  0, "");
+		else
+			TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_READ, m, 0, len,
+					       (uintptr_t)qb.buf, 0),
+					  0, "");
+	}
+	/* the first requests are answered while the port takes nothing:
+	 * responses owed from the start; then the wire loses frames */
+	dpv_engine_poll(eng, 32);
+	dpv_engine_inject_tx_stall(eng, true);
+	dpv_engine_poll(eng, 32);
+	dpv_engine_inject_tx_stall(eng, false);
+	dpv_engine_inject_tx_loss(eng, 5);
+	for (int m = 0; m < 16; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "op %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "op %d status %d",
+				  m, wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)m, "in order");
+	}
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf, qb.buf, len, "reads");
+	for (int m = 5; m < 16; m += 2) {
+		memcpy(&v, qa.buf + w + (m - 5) / 2 * 8, 8);
+		TEST_ASSERT_EQUAL(v, sum, "atomic %d original", m);
+		sum += 1ull << m;
+	}
+	memcpy(&v, qb.buf + w, 8);
+	TEST_ASSERT_EQUAL(v, sum, "each atomic executed once");
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &qs), 0, "");
+	DPV_TEST_LOG("lost %" PRIu64 ", retransmits %" PRIu64 ", dup %" PRIu64
+		     ", responses waited %" PRIu64 ", dropped %" PRIu64,
+		     st.tx_drop_injected, st.retransmits, st.dup_requests,
+		     qs.rd_resp_waits, qs.rd_resp_dropped);
+	TEST_ASSERT(st.tx_drop_injected > 0, "the wire lost frames");
+	TEST_ASSERT(qs.rd_resp_waits > 0, "responses were owed");
+	return TEST_SUCCESS;
+}
+
+static int
+setup_8_8(void)
+{
+	return setup_credits(8, 8);
+}
+
 static const struct dpv_test_suite engine_rdatomic_suite = {
 	.name = "engine_rdatomic",
 	.setup = suite_setup,
@@ -1012,6 +1084,7 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_2_2, teardown, test_req_tmpl),
 			TEST_CASE_ST(setup_8_8_slow, teardown,
 				     test_read_port_full),
+			TEST_CASE_ST(setup_8_8, teardown, test_loss_port_full),
 			TEST_CASES_END(),
 		},
 };
