@@ -33,6 +33,7 @@
 #define WARMUP 1000
 #define LINK_WAIT_S 20
 #define FLOOR_MIN_ROOM (4480 + RTE_PKTMBUF_HEADROOM)
+#define AF_XDP_MAX_ROOM 3840
 #define IDLE_EXIT_S 10 /* the server gives up after this long with nothing */
 
 struct hdr {
@@ -123,6 +124,7 @@ port_setup(void)
 {
 	struct rte_eth_conf conf = {0};
 	uint32_t room = RTE_ALIGN_CEIL(opt.size + RTE_PKTMBUF_HEADROOM, 64);
+	struct rte_eth_dev_info di;
 	struct rte_eth_link link;
 	uint64_t end;
 
@@ -135,6 +137,20 @@ port_setup(void)
 	}
 	RTE_ETH_FOREACH_DEV(port)
 		break;
+	/* af_xdp: an mbuf must fit one 4 KiB UMEM chunk (as dpverbs caps
+	 * it), so frames of up to 3,456 bytes */
+	if (rte_eth_dev_info_get(port, &di) == 0 && di.driver_name != NULL &&
+	    strstr(di.driver_name, "af_xdp") != NULL &&
+	    room > AF_XDP_MAX_ROOM) {
+		room = AF_XDP_MAX_ROOM;
+		if (opt.size + RTE_PKTMBUF_HEADROOM > room) {
+			fprintf(stderr,
+				"%u-byte frames do not fit an af_xdp port "
+				"(at most %u)\n",
+				opt.size, AF_XDP_MAX_ROOM - RTE_PKTMBUF_HEADROOM);
+			return -1;
+		}
+	}
 	mp = rte_pktmbuf_pool_create("floor", 8191, 256, 0, (uint16_t)room,
 				     rte_socket_id());
 	if (mp == NULL) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
@@ -136,12 +138,45 @@ dpv_port_gid_table(const uint8_t mac[6], const struct dpv_ip_addr *addrs,
  */
 #define MEMIF_MAX_MTU 4200
 #define MEMIF_DEF_BSIZE 2048
+/* af_xdp: frames of up to 3,456 bytes (AF_XDP_MAX_DATAROOM) */
+#define AF_XDP_MAX_MTU 3400
 
 static bool
 is_memif(const struct rte_eth_dev_info *di)
 {
 	return di->driver_name != NULL &&
 	       strstr(di->driver_name, "memif") != NULL;
+}
+
+/*
+ * af_xdp: DPDK 22.11's PMD starts at a 1,500-byte MTU whatever its
+ * interface carries, which gave a 1024 path MTU on a veth of MTU 3400
+ * (half the bandwidth of a 2048 one). The MTU of a port with no mtu of its
+ * own is its interface's (iface= devarg, in the process's network
+ * namespace), at most AF_XDP_MAX_MTU; 0: not af_xdp, or not found.
+ */
+static uint32_t
+af_xdp_mtu(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da;
+	struct ifreq ifr = {0};
+	const char *i;
+	size_t n;
+
+	if (di->driver_name == NULL || strstr(di->driver_name, "af_xdp") == NULL)
+		return 0;
+	da = di->device ? rte_dev_devargs(di->device) : NULL;
+	i = da && da->args ? strstr(da->args, "iface=") : NULL;
+	if (i == NULL)
+		return 0;
+	i += 6;
+	n = strcspn(i, ",");
+	if (n == 0 || n >= sizeof(ifr.ifr_name))
+		return 0;
+	memcpy(ifr.ifr_name, i, n);
+	if (port_if_ioctl(SIOCGIFMTU, &ifr) != 0 || ifr.ifr_mtu < RTE_ETHER_MTU)
+		return 0;
+	return RTE_MIN((uint32_t)ifr.ifr_mtu, (uint32_t)AF_XDP_MAX_MTU);
 }
 
 static uint32_t
@@ -616,6 +651,8 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	p->mtu = pc->mtu;
 	if (p->mtu == 0 && is_memif(&di))
 		p->mtu = memif_mtu(&di);
+	if (p->mtu == 0)
+		p->mtu = af_xdp_mtu(&di);
 	if (p->mtu == 0)
 		p->mtu = rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16
 				 ? mtu16

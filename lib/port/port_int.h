@@ -138,6 +138,9 @@ void port_netdev_init(struct port_netdev *nd);
 int port_netdev_open(struct port_netdev *nd, const char *dev_name,
 		     const struct dpv_port_conf *pc, const uint8_t mac[6],
 		     uint32_t mtu);
+/* An interface ioctl (SIOCGIF...) on a throwaway socket: 0 or -errno. */
+struct ifreq;
+int port_if_ioctl(unsigned long req, struct ifreq *ifr);
 /* Close it: the kernel removes the interface. */
 void port_netdev_close(struct port_netdev *nd);
 /* Hand a frame to the kernel (a copy): 0 or -errno. */

@@ -96,8 +96,8 @@ out:
 }
 
 /* An interface ioctl on a throwaway socket; 0 or -errno. */
-static int
-if_ioctl(unsigned long req, struct ifreq *ifr)
+int
+port_if_ioctl(unsigned long req, struct ifreq *ifr)
 {
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
 
@@ -161,14 +161,14 @@ tap_setup(struct port_netdev *nd, const uint8_t mac[6], uint32_t mtu,
 	strlcpy(ifr.ifr_name, nd->name, sizeof(ifr.ifr_name));
 	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
 	memcpy(ifr.ifr_hwaddr.sa_data, mac, 6);
-	rc = if_ioctl(SIOCSIFHWADDR, &ifr);
+	rc = port_if_ioctl(SIOCSIFHWADDR, &ifr);
 	if (rc != 0)
 		return rc;
 	ifr.ifr_mtu = (int)mtu;
-	rc = if_ioctl(SIOCSIFMTU, &ifr);
+	rc = port_if_ioctl(SIOCSIFMTU, &ifr);
 	if (rc != 0)
 		return rc;
-	rc = if_ioctl(SIOCGIFINDEX, &ifr);
+	rc = port_if_ioctl(SIOCGIFINDEX, &ifr);
 	if (rc != 0)
 		return rc;
 	nd->ifindex = ifr.ifr_ifindex;
@@ -196,11 +196,11 @@ tap_setup(struct port_netdev *nd, const uint8_t mac[6], uint32_t mtu,
 				 strerror(-rc));
 		}
 	}
-	rc = if_ioctl(SIOCGIFFLAGS, &ifr);
+	rc = port_if_ioctl(SIOCGIFFLAGS, &ifr);
 	if (rc != 0)
 		return rc;
 	ifr.ifr_flags |= IFF_UP;
-	return if_ioctl(SIOCSIFFLAGS, &ifr);
+	return port_if_ioctl(SIOCSIFFLAGS, &ifr);
 }
 
 void

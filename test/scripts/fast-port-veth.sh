@@ -3,7 +3,8 @@
 # Two processes in two network namespaces joined by a veth pair, each with
 # a dpverbs device on af_packet, then on af_xdp, configured only through
 # DPV_EAL / DPV_IP (automatic file prefixes): a ping frame goes one way,
-# a pong the other. Roles are dpv-test's port child modes.
+# a pong the other. Roles are dpv-test's port child modes. Then the path
+# MTU an af_xdp port gives on veths of three MTUs (ibv_devinfo).
 # Arguments: <build>/lib, source root, build root. Needs root and iproute2.
 set -u
 build=$3
@@ -56,6 +57,20 @@ if ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so* >/dev/null 2>&1; then
 	export ASAN_OPTIONS="${asan:+$asan:}detect_leaks=0"
 	pair af_xdp "net_af_xdp0,iface=$if1,start_queue=0,queue_count=1" \
 		"net_af_xdp0,iface=$if2,start_queue=0,queue_count=1"
+	# an af_xdp port takes its interface's MTU (at most 3400): a veth of
+	# MTU 3400 gives a 2048 path MTU, of 1500 (above) a 1024 one
+	if command -v ibv_devinfo >/dev/null 2>&1; then
+		for m in 1500:1024 3400:2048 9000:2048; do
+			ip -n "$ns1" link set "$if1" mtu "${m%%:*}"
+			got=$(ip netns exec "$ns1" env LD_LIBRARY_PATH="$1" \
+				DPV_CONF=/dev/null DPV_LINK_WAIT_MS=0 \
+				DPV_EAL="$eal --vdev=net_af_xdp0,iface=$if1,start_queue=0,queue_count=1" \
+				timeout 40 ibv_devinfo -d dpv0 2>/dev/null |
+				sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+			echo "af_xdp on a veth of MTU ${m%%:*}: active_mtu ${got:-none}"
+			[ "$got" = "${m#*:}" ] || fail=1
+		done
+	fi
 else
 	echo "af_xdp PMD not installed: skipped"
 fi
