@@ -804,6 +804,12 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	scan_doorbells(e, e->nrun == 0 && n == 0 ? 8 * SCAN_SLICE : SCAN_SLICE);
 	run_pass(e, budget, e->now);
 	dpv_engine_tx_flush(e);
+	/* af_xdp sends what its ring holds when kicked: kick while there
+	 * was work in the last 10 ms (the rest of the time, no system call
+	 * per poll) */
+	if (e->port != NULL &&
+	    (e->work != 0 || e->now - e->busy_at < e->hz / 100))
+		dpv_port_tx_kick(e->port, e->txq);
 	if (unlikely(e->nheld != 0))
 		dpv_engine_held_commit(e);
 	if (e->work != 0)

@@ -371,6 +371,21 @@ uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 		     uint16_t n);
 
 /**
+ * Make the port send what earlier bursts left in its transmit ring.
+ * DPDK 22.11's af_xdp (copy mode) hands frames to the kernel only when a
+ * burst kicks it, and the kernel sends a batch per kick: frames a burst
+ * queued behind the batch waited for the next burst, which a requester
+ * waiting for ACKs never made (its retransmissions queued behind them
+ * until its retries ran out). An empty burst kicks. Other ports: nothing.
+ *
+ * @param p
+ *   The port.
+ * @param queue
+ *   Its queue, as for dpv_port_tx().
+ */
+void dpv_port_tx_kick(struct dpv_port *p, uint16_t queue);
+
+/**
  * Hand a frame received on the wire to the device's kernel interface
  * (the exception path: frames that are not RoCE). The frame is copied;
  * the caller keeps m. Never blocks (a full interface queue drops it).

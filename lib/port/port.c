@@ -56,6 +56,7 @@ struct dpv_port {
 	bool started; /* started here: stopped on release */
 	/* memif client: connects (again) when its server is there */
 	bool memif_client;
+	bool tx_kick; /* af_xdp: dpv_port_tx_kick() calls an empty burst */
 	unsigned down_ticks; /* retry periods with the link down */
 	char vdev_name[RTE_DEV_NAME_MAX_LEN];
 	struct rte_ring *lo_rings[RTE_PMD_RING_MAX_RX_RINGS];
@@ -674,6 +675,8 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		rc = pool_create(p, pc, &di, DEFAULT_DESC, DEFAULT_DESC);
 	} else {
 		p->memif_client = memif_is_client(&di);
+		p->tx_kick = di.driver_name != NULL &&
+			     strstr(di.driver_name, "af_xdp") != NULL;
 		rc = port_configure(p, pc, &di);
 	}
 	if (rc != 0)
@@ -1103,6 +1106,13 @@ dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	if (unlikely(__atomic_load_n(&p->fault_on, __ATOMIC_ACQUIRE)))
 		return port_fault_tx(p->fault, p, queue, pkts, n);
 	return tx_burst(p, queue, pkts, n);
+}
+
+void
+dpv_port_tx_kick(struct dpv_port *p, uint16_t queue)
+{
+	if (unlikely(p->tx_kick) && queue < p->nb_q)
+		tx_burst(p, queue, NULL, 0);
 }
 
 int
