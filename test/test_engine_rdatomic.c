@@ -252,6 +252,41 @@ test_dest0_atomic(void)
 	return check_dest0(IBV_WR_ATOMIC_FETCH_AND_ADD);
 }
 
+/* Log what a lossy run did (and two counters of its own); the wire must
+ * have lost frames. */
+static int
+loss_report(const struct dpv_engine_stats *st, const char *n1, uint64_t v1,
+	    const char *n2, uint64_t v2)
+{
+	DPV_TEST_LOG("lost %" PRIu64 ", retransmits %" PRIu64 ", dup %" PRIu64
+		     ", %s %" PRIu64 ", %s %" PRIu64,
+		     st->tx_drop_injected, st->retransmits, st->dup_requests,
+		     n1, v1, n2, v2);
+	TEST_ASSERT(st->tx_drop_injected > 0, "the wire lost frames");
+	return TEST_SUCCESS;
+}
+
+/*
+ * The FETCH_ADDs of ops first, first + 2, ... 15, op m adding 1 << m to
+ * word: each returned the sum of those before it (into orig, stride bytes
+ * apart) and word holds them all, each added once.
+ */
+static int
+check_fetch_adds(int first, const uint8_t *orig, size_t stride,
+		 const uint8_t *word)
+{
+	uint64_t sum = 0, v;
+
+	for (int m = first; m < 16; m += 2, orig += stride) {
+		memcpy(&v, orig, 8);
+		TEST_ASSERT_EQUAL(v, sum, "atomic %d original", m);
+		sum += 1ull << m;
+	}
+	memcpy(&v, word, 8);
+	TEST_ASSERT_EQUAL(v, sum, "each atomic executed once");
+	return TEST_SUCCESS;
+}
+
 /*
  * 16 READs and atomics pipelined with 2 credits through a wire losing every
  * 5th frame: each atomic adds its own bit, so a second execution would show
@@ -262,7 +297,6 @@ test_loss_pipeline(void)
 {
 	struct dpv_engine_stats st;
 	struct ibv_wc wc;
-	uint64_t sum = 0, v;
 
 	for (uint32_t i = 0; i < 8 * 1500; i++)
 		qb.buf[4096 + i] = (uint8_t)(i * 7 + 3);
@@ -285,21 +319,14 @@ test_loss_pipeline(void)
 				  m, wc.status);
 		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)m, "in order");
 	}
-	for (int m = 1; m < 16; m += 2) {
-		memcpy(&v, qa.buf + m * 8, 8);
-		TEST_ASSERT_EQUAL(v, sum, "atomic %d original", m);
-		sum += 1ull << m;
-	}
-	memcpy(&v, qb.buf, 8);
-	TEST_ASSERT_EQUAL(v, sum, "each atomic executed once");
+	TEST_ASSERT_EQUAL(check_fetch_adds(1, qa.buf + 8, 16, qb.buf),
+			  TEST_SUCCESS, "");
 	TEST_ASSERT_BUFFERS_EQUAL(qa.buf + 4096, qb.buf + 4096, 16 * 750,
 				  "reads");
 	dpv_engine_stats_get(eng, &st);
-	DPV_TEST_LOG("lost %" PRIu64 ", retransmits %" PRIu64 ", dup %" PRIu64
-		     ", recycled %" PRIu64 ", dup dropped %" PRIu64,
-		     st.tx_drop_injected, st.retransmits, st.dup_requests,
-		     st.rd_atomic_recycled, st.dup_rd_atomic_dropped);
-	TEST_ASSERT(st.tx_drop_injected > 0, "the wire lost frames");
+	TEST_ASSERT_EQUAL(loss_report(&st, "recycled", st.rd_atomic_recycled,
+				      "dup dropped", st.dup_rd_atomic_dropped),
+			  TEST_SUCCESS, "");
 	TEST_ASSERT(st.rd_atomic_recycled > 0, "the ring was recycled");
 	return TEST_SUCCESS;
 }
@@ -1009,7 +1036,7 @@ test_loss_port_full(void)
 	const uint32_t len = 15 * 1024, w = 15 * 1024;
 	struct dpv_engine_qp_stats qs;
 	struct dpv_engine_stats st;
-	uint64_t sum = 0, v = 0;
+	uint64_t v = 0;
 	struct ibv_wc wc;
 
 	for (uint32_t i = 0; i < len; i++)
@@ -1041,20 +1068,13 @@ test_loss_port_full(void)
 		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)m, "in order");
 	}
 	TEST_ASSERT_BUFFERS_EQUAL(qa.buf, qb.buf, len, "reads");
-	for (int m = 5; m < 16; m += 2) {
-		memcpy(&v, qa.buf + w + (m - 5) / 2 * 8, 8);
-		TEST_ASSERT_EQUAL(v, sum, "atomic %d original", m);
-		sum += 1ull << m;
-	}
-	memcpy(&v, qb.buf + w, 8);
-	TEST_ASSERT_EQUAL(v, sum, "each atomic executed once");
+	TEST_ASSERT_EQUAL(check_fetch_adds(5, qa.buf + w, 8, qb.buf + w),
+			  TEST_SUCCESS, "");
 	dpv_engine_stats_get(eng, &st);
 	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &qs), 0, "");
-	DPV_TEST_LOG("lost %" PRIu64 ", retransmits %" PRIu64 ", dup %" PRIu64
-		     ", responses waited %" PRIu64 ", dropped %" PRIu64,
-		     st.tx_drop_injected, st.retransmits, st.dup_requests,
-		     qs.rd_resp_waits, qs.rd_resp_dropped);
-	TEST_ASSERT(st.tx_drop_injected > 0, "the wire lost frames");
+	TEST_ASSERT_EQUAL(loss_report(&st, "responses waited", qs.rd_resp_waits,
+				      "dropped", qs.rd_resp_dropped),
+			  TEST_SUCCESS, "");
 	TEST_ASSERT(qs.rd_resp_waits > 0, "responses were owed");
 	return TEST_SUCCESS;
 }
