@@ -175,7 +175,7 @@ af_xdp_mtu(const struct rte_eth_dev_info *di)
 	if (n == 0 || n >= sizeof(ifr.ifr_name))
 		return 0;
 	memcpy(ifr.ifr_name, i, n);
-	if (port_if_ioctl(SIOCGIFMTU, &ifr) != 0 || ifr.ifr_mtu < RTE_ETHER_MTU)
+	if (port_if_ioctl(SIOCGIFMTU, &ifr) != 0 || ifr.ifr_mtu < RTE_ETHER_MIN_MTU)
 		return 0;
 	return RTE_MIN((uint32_t)ifr.ifr_mtu, (uint32_t)AF_XDP_MAX_MTU);
 }
