@@ -99,7 +99,9 @@ class Pair:
         if self.args.port == "af_packet":
             self.conf = os.path.join(self.tmp, "af_packet.conf")
             with open(self.conf, "w") as f:
-                f.write("[dpv0]\nmbuf_size = 4480\n")
+                # a 4096 path MTU: af_packet's frame slots hold the
+                # kernel's header too (drivers/af_packet)
+                f.write("[dpv0]\nmbuf_size = 4608\nmtu = 4200\n")
 
     def veth_down(self):
         if self.ns:
@@ -122,8 +124,8 @@ class Pair:
             return ("--vdev=net_memif0,role=server," + common,
                     "--vdev=net_memif0,role=client," + common, sock)
         if self.args.port == "af_packet":
-            v = ("--vdev=net_af_packet0,iface=%s,blocksz=135168,"
-                 "framesz=4224,framecnt=2048")
+            v = ("--vdev=net_af_packet0,iface=%s,blocksz=139264,"
+                 "framesz=4352,framecnt=2048")
         else:
             v = "--vdev=net_af_xdp0,iface=%s,start_queue=0,queue_count=1"
         return v % self.ifs[0], v % self.ifs[1], None

@@ -64,7 +64,8 @@ struct dpv_port {
 	struct rte_mempool *mp;
 	uint8_t mac[6];
 	uint32_t mtu;
-	bool mtu_beyond_dev; /* memif: carries more than it reports */
+	bool mtu_beyond_dev; /* carries more than it reports (memif,
+			      * af_packet) */
 	int socket_id;
 	struct dpv_port_conf conf; /* addresses and neighbours */
 	uint8_t gids[DPV_PORT_GID_TBL_LEN][16];
@@ -178,6 +179,32 @@ af_xdp_mtu(const struct rte_eth_dev_info *di)
 	if (port_if_ioctl(SIOCGIFMTU, &ifr) != 0 || ifr.ifr_mtu < RTE_ETHER_MIN_MTU)
 		return 0;
 	return RTE_MIN((uint32_t)ifr.ifr_mtu, (uint32_t)AF_XDP_MAX_MTU);
+}
+
+/*
+ * af_packet: a frame's slot in the ring (framesz= devarg, 2,048 bytes by
+ * default) also holds the kernel's packet header and address, and the
+ * kernel cuts a longer frame short (at a 4096 path MTU, framesz=4224 cut
+ * every full frame; 4352 carried them). A frame needs
+ * AF_PACKET_FRAME_OVERHEAD bytes of its slot besides its own.
+ */
+#define AF_PACKET_FRAME_OVERHEAD 128
+
+static bool
+is_af_packet(const struct rte_eth_dev_info *di)
+{
+	return di->driver_name != NULL &&
+	       strstr(di->driver_name, "af_packet") != NULL;
+}
+
+static uint32_t
+af_packet_framesz(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
+	const char *f = da && da->args ? strstr(da->args, "framesz=") : NULL;
+	uint32_t v = f ? (uint32_t)strtoul(f + 8, NULL, 0) : 0;
+
+	return v != 0 ? v : 2048;
 }
 
 static uint32_t
@@ -371,6 +398,11 @@ pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
 		    strstr(di->driver_name, "af_xdp") != NULL &&
 		    room > AF_XDP_MAX_DATAROOM)
 			room = AF_XDP_MAX_DATAROOM;
+		/* af_packet copies a whole frame slot's data into one mbuf
+		 * (and refuses a queue whose mbufs are smaller) */
+		if (is_af_packet(di) &&
+		    room < RTE_PKTMBUF_HEADROOM + af_packet_framesz(di))
+			room = RTE_PKTMBUF_HEADROOM + af_packet_framesz(di);
 	}
 	if (room > UINT16_MAX)
 		room = UINT16_MAX;
@@ -658,8 +690,25 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		p->mtu = rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16
 				 ? mtu16
 				 : RTE_ETHER_MTU;
-	p->mtu_beyond_dev = is_memif(&di) && p->mtu > RTE_ETHER_MTU &&
+	/* memif, and af_packet given an mtu: DPDK 22.11 reports (and
+	 * configures) at most a 1,518-byte frame, yet carries what fits its
+	 * buffers (memif: bsize; af_packet: its framesz devarg, which the
+	 * user sizes with the mtu, drivers/af_packet) */
+	p->mtu_beyond_dev = (is_memif(&di) ||
+			     (pc->mtu != 0 && is_af_packet(&di))) &&
+			    p->mtu > RTE_ETHER_MTU &&
 			    di.max_rx_pktlen <= RTE_ETHER_MAX_LEN;
+	if (p->mtu_beyond_dev && is_af_packet(&di) &&
+	    p->mtu + RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD >
+		    af_packet_framesz(&di)) {
+		PORT_LOG(ERR,
+			 "%s: mtu %u does not fit af_packet's %u-byte frames "
+			 "(framesz= of the vdev: at least %u)",
+			 p->name, p->mtu, af_packet_framesz(&di),
+			 p->mtu + RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD);
+		rc = -EINVAL;
+		goto fail;
+	}
 	if (pc->app_configured) {
 		if (pc->queue_base >= di.nb_rx_queues ||
 		    pc->queue_base >= di.nb_tx_queues) {

@@ -4,7 +4,8 @@
 # a dpverbs device on af_packet, then on af_xdp, configured only through
 # DPV_EAL / DPV_IP (automatic file prefixes): a ping frame goes one way,
 # a pong the other. Roles are dpv-test's port child modes. Then the path
-# MTU an af_xdp port gives on veths of three MTUs (ibv_devinfo).
+# MTU an af_packet port with mtu 4200 gives for two frame sizes, and an
+# af_xdp port on veths of three MTUs (ibv_devinfo).
 # Arguments: <build>/lib, source root, build root. Needs root and iproute2.
 set -u
 build=$3
@@ -50,6 +51,26 @@ pair() {
 }
 
 pair af_packet "net_af_packet0,iface=$if1" "net_af_packet0,iface=$if2"
+# af_packet with an mtu of 4200: a 4096 path MTU when its frame slots
+# (framesz) hold such a frame and the kernel's header, a clear refusal
+# when they do not (the kernel would cut every full frame short)
+if command -v ibv_devinfo >/dev/null 2>&1; then
+	conf=$(mktemp)
+	printf '[dpv0]\nmtu = 4200\n' >"$conf"
+	for f in 4352:4096 4224:refused; do
+		out=$(ip netns exec "$ns1" env LD_LIBRARY_PATH="$1" \
+			DPV_CONF="$conf" DPV_LINK_WAIT_MS=0 \
+			DPV_EAL="$eal --vdev=net_af_packet0,iface=$if1,blocksz=139264,framesz=${f%%:*},framecnt=64" \
+			timeout 40 ibv_devinfo -d dpv0 2>&1)
+		got=$(printf '%s\n' "$out" |
+			sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+		printf '%s\n' "$out" | grep -q "does not fit af_packet" &&
+			got=refused
+		echo "af_packet, mtu 4200, framesz=${f%%:*}: ${got:-none}"
+		[ "$got" = "${f#*:}" ] || fail=1
+	done
+	rm -f "$conf"
+fi
 if ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so* >/dev/null 2>&1; then
 	# DPDK 22.11's af_xdp PMD leaks libxdp's 80-byte umem handle (from
 	# xsk_umem__create) even after rte_eth_dev_close(): not ours, so the
