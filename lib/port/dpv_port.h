@@ -373,10 +373,10 @@ uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 /**
  * Make the port send what earlier bursts left in its transmit ring.
  * DPDK 22.11's af_xdp (copy mode) hands frames to the kernel only when a
- * burst kicks it, and the kernel sends a batch per kick: frames a burst
- * queued behind the batch waited for the next burst, which a requester
- * waiting for ACKs never made (its retransmissions queued behind them
- * until its retries ran out). An empty burst kicks. Other ports: nothing.
+ * burst kicks its socket: frames a burst left in the ring may wait for
+ * the next burst, which a requester waiting for ACKs does not make. An
+ * empty burst kicks (drivers/af_xdp: it helps, but some streams of small
+ * messages still lose frames there). Other ports: nothing.
  *
  * @param p
  *   The port.
