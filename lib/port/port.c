@@ -143,11 +143,28 @@ dpv_port_gid_table(const uint8_t mac[6], const struct dpv_ip_addr *addrs,
 /* af_xdp: frames of up to 3,456 bytes (AF_XDP_MAX_DATAROOM) */
 #define AF_XDP_MAX_MTU 3400
 
+/* Whether the port's driver is the one named (memif, af_xdp, af_packet). */
+static bool
+is_driver(const struct rte_eth_dev_info *di, const char *name)
+{
+	return di->driver_name != NULL && strstr(di->driver_name, name) != NULL;
+}
+
 static bool
 is_memif(const struct rte_eth_dev_info *di)
 {
-	return di->driver_name != NULL &&
-	       strstr(di->driver_name, "memif") != NULL;
+	return is_driver(di, "memif");
+}
+
+/* The value of devarg key ("bsize=", ...) of the port's device, or NULL. */
+static const char *
+devarg(const struct rte_eth_dev_info *di, const char *key)
+{
+	const struct rte_devargs *da =
+		di->device ? rte_dev_devargs(di->device) : NULL;
+	const char *v = da && da->args ? strstr(da->args, key) : NULL;
+
+	return v ? v + strlen(key) : NULL;
 }
 
 /*
@@ -160,18 +177,12 @@ is_memif(const struct rte_eth_dev_info *di)
 static uint32_t
 af_xdp_mtu(const struct rte_eth_dev_info *di)
 {
-	const struct rte_devargs *da;
+	const char *i = is_driver(di, "af_xdp") ? devarg(di, "iface=") : NULL;
 	struct ifreq ifr = {0};
-	const char *i;
 	size_t n;
 
-	if (di->driver_name == NULL || strstr(di->driver_name, "af_xdp") == NULL)
-		return 0;
-	da = di->device ? rte_dev_devargs(di->device) : NULL;
-	i = da && da->args ? strstr(da->args, "iface=") : NULL;
 	if (i == NULL)
 		return 0;
-	i += 6;
 	n = strcspn(i, ",");
 	if (n == 0 || n >= sizeof(ifr.ifr_name))
 		return 0;
@@ -193,16 +204,14 @@ af_xdp_mtu(const struct rte_eth_dev_info *di)
 static bool
 is_af_packet(const struct rte_eth_dev_info *di)
 {
-	return di->driver_name != NULL &&
-	       strstr(di->driver_name, "af_packet") != NULL;
+	return is_driver(di, "af_packet");
 }
 
 static uint32_t
 af_packet_framesz(const struct rte_eth_dev_info *di)
 {
-	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
-	const char *f = da && da->args ? strstr(da->args, "framesz=") : NULL;
-	uint32_t v = f ? (uint32_t)strtoul(f + 8, NULL, 0) : 0;
+	const char *f = devarg(di, "framesz=");
+	uint32_t v = f ? (uint32_t)strtoul(f, NULL, 0) : 0;
 
 	return v != 0 ? v : 2048;
 }
@@ -210,9 +219,8 @@ af_packet_framesz(const struct rte_eth_dev_info *di)
 static uint32_t
 memif_mtu(const struct rte_eth_dev_info *di)
 {
-	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
-	const char *b = da && da->args ? strstr(da->args, "bsize=") : NULL;
-	uint32_t bsize = b ? (uint32_t)strtoul(b + 6, NULL, 0) : 0;
+	const char *b = devarg(di, "bsize=");
+	uint32_t bsize = b ? (uint32_t)strtoul(b, NULL, 0) : 0;
 	uint32_t l2 = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + RTE_VLAN_HLEN;
 
 	if (bsize == 0)
@@ -394,9 +402,7 @@ pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
 		       RTE_ALIGN_CEIL(frame_len(p->mtu), 64);
 		if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
 			room = RTE_MBUF_DEFAULT_BUF_SIZE;
-		if (di->driver_name != NULL &&
-		    strstr(di->driver_name, "af_xdp") != NULL &&
-		    room > AF_XDP_MAX_DATAROOM)
+		if (is_driver(di, "af_xdp") && room > AF_XDP_MAX_DATAROOM)
 			room = AF_XDP_MAX_DATAROOM;
 		/* af_packet copies a whole frame slot's data into one mbuf
 		 * (and refuses a queue whose mbufs are smaller) */
@@ -724,8 +730,7 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		rc = pool_create(p, pc, &di, DEFAULT_DESC, DEFAULT_DESC);
 	} else {
 		p->memif_client = memif_is_client(&di);
-		p->tx_kick = di.driver_name != NULL &&
-			     strstr(di.driver_name, "af_xdp") != NULL;
+		p->tx_kick = is_driver(&di, "af_xdp");
 		rc = port_configure(p, pc, &di);
 	}
 	if (rc != 0)
