@@ -222,7 +222,8 @@ complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
 /*
  * READ r's responses from r->next on, while the port has room: false when
  * it ran out (or the pool did) with some left. host: the region's memory
- * as the request's check found it, or NULL to look the key up again (the
+ * as the request's check found it, for a READ whose responses have not
+ * started (r->next == r->first); else NULL, to look the key up again (the
  * region may have gone since: the rest is not sent, and the requester's
  * retry meets the key check).
  */
@@ -246,8 +247,6 @@ read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 			return true;
 		}
 		host = h;
-	} else if (host != NULL && host != DPV_KEY_HOST_INDIRECT) {
-		host += off; /* resumed mid-way (a duplicate) */
 	}
 	for (; k < n; k++, off += qp->mtu) {
 		uint32_t pl = (uint32_t)RTE_MIN((uint64_t)qp->mtu, r->len - off);
@@ -260,6 +259,8 @@ read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 		struct rte_mbuf *m;
 		uint8_t *p;
 
+		if (!dpv_engine_tx_room(e))
+			return false;
 		if (n == 1)
 			hd.opcode = DPV_ROCE_OP_READ_RESP_ONLY;
 		else if (k == 0)
@@ -269,8 +270,6 @@ read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 		else
 			hd.opcode = DPV_ROCE_OP_READ_RESP_MIDDLE;
 		hd.opcode |= eqp_tr(qp);
-		if (!dpv_engine_tx_room(e))
-			return false;
 		m = dpv_engine_build(e, &qp->path, &qp->tmpl, &hd, pl, &p);
 		if (m == NULL)
 			return false; /* no mbuf: the next poll goes on */
@@ -807,7 +806,6 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 					DPV_EQP_COUNT(qp, rd_resp_waits);
 					res_owe(qp, rs);
 				} else {
-					rs->todo = false;
 					atomic_exec(rs, p);
 					atomic_ack(qp, pkt->psn, rs->msn,
 						   rs->orig);
@@ -891,7 +889,6 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 						res_owe(qp, rs);
 					} else {
 						ack_now(qp);
-						rs->todo = true;
 						if (!read_emit(qp, rs, NULL)) {
 							DPV_EQP_COUNT(
 								qp,
