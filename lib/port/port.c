@@ -704,17 +704,21 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 			     (pc->mtu != 0 && is_af_packet(&di))) &&
 			    p->mtu > RTE_ETHER_MTU &&
 			    di.max_rx_pktlen <= RTE_ETHER_MAX_LEN;
-	if (p->mtu_beyond_dev && is_af_packet(&di) &&
-	    p->mtu + RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD >
-		    af_packet_framesz(&di)) {
-		PORT_LOG(ERR,
-			 "%s: mtu %u does not fit af_packet's %u-byte frames "
-			 "(framesz= of the vdev: at least %u)",
-			 p->name, p->mtu, af_packet_framesz(&di),
-			 p->mtu + RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD);
-		rc = -EINVAL;
-		goto fail;
+	if (p->mtu_beyond_dev && is_af_packet(&di)) {
+		uint32_t need = p->mtu + RTE_ETHER_HDR_LEN +
+				AF_PACKET_FRAME_OVERHEAD,
+			 have = af_packet_framesz(&di);
+
+		if (need > have) {
+			PORT_LOG(ERR,
+				 "%s: mtu %u does not fit af_packet's %u-byte "
+				 "frames (framesz= of the vdev: at least %u)",
+				 p->name, p->mtu, have, need);
+			rc = -EINVAL;
+			goto fail;
+		}
 	}
+	p->tx_kick = is_driver(&di, "af_xdp");
 	if (pc->app_configured) {
 		if (pc->queue_base >= di.nb_rx_queues ||
 		    pc->queue_base >= di.nb_tx_queues) {
@@ -730,7 +734,6 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		rc = pool_create(p, pc, &di, DEFAULT_DESC, DEFAULT_DESC);
 	} else {
 		p->memif_client = memif_is_client(&di);
-		p->tx_kick = is_driver(&di, "af_xdp");
 		rc = port_configure(p, pc, &di);
 	}
 	if (rc != 0)
