@@ -167,17 +167,12 @@ devarg(const struct rte_eth_dev_info *di, const char *key)
 	return v ? v + strlen(key) : NULL;
 }
 
-/*
- * af_xdp: DPDK 22.11's PMD starts at a 1,500-byte MTU whatever its
- * interface carries, which gave a 1024 path MTU on a veth of MTU 3400
- * (half the bandwidth of a 2048 one). The MTU of a port with no mtu of its
- * own is its interface's (iface= devarg, in the process's network
- * namespace), at most AF_XDP_MAX_MTU; 0: not af_xdp, or not found.
- */
+/* The MTU of the kernel interface a vdev sits on (iface= devarg, in the
+ * process's network namespace); 0: none, or not found. */
 static uint32_t
-af_xdp_mtu(const struct rte_eth_dev_info *di)
+iface_mtu(const struct rte_eth_dev_info *di)
 {
-	const char *i = is_driver(di, "af_xdp") ? devarg(di, "iface=") : NULL;
+	const char *i = devarg(di, "iface=");
 	struct ifreq ifr = {0};
 	size_t n;
 
@@ -189,7 +184,22 @@ af_xdp_mtu(const struct rte_eth_dev_info *di)
 	memcpy(ifr.ifr_name, i, n);
 	if (port_if_ioctl(SIOCGIFMTU, &ifr) != 0 || ifr.ifr_mtu < RTE_ETHER_MIN_MTU)
 		return 0;
-	return RTE_MIN((uint32_t)ifr.ifr_mtu, (uint32_t)AF_XDP_MAX_MTU);
+	return (uint32_t)ifr.ifr_mtu;
+}
+
+/*
+ * af_xdp: DPDK 22.11's PMD starts at a 1,500-byte MTU whatever its
+ * interface carries, which gave a 1024 path MTU on a veth of MTU 3400
+ * (half the bandwidth of a 2048 one). The MTU of a port with no mtu of its
+ * own is its interface's, at most AF_XDP_MAX_MTU; 0: not af_xdp, or not
+ * found.
+ */
+static uint32_t
+af_xdp_mtu(const struct rte_eth_dev_info *di)
+{
+	return is_driver(di, "af_xdp")
+		       ? RTE_MIN(iface_mtu(di), (uint32_t)AF_XDP_MAX_MTU)
+		       : 0;
 }
 
 /*
@@ -214,6 +224,27 @@ af_packet_framesz(const struct rte_eth_dev_info *di)
 	uint32_t v = f ? (uint32_t)strtoul(f, NULL, 0) : 0;
 
 	return v != 0 ? v : 2048;
+}
+
+/*
+ * af_packet with no mtu of its own: its interface's MTU where that is
+ * above 1,500 bytes, as far as its frame slots hold such frames (framesz=,
+ * see above); 0 otherwise (the PMD's 1,500 then).
+ */
+static uint32_t
+af_packet_mtu(const struct rte_eth_dev_info *di)
+{
+	uint32_t m, fit;
+
+	if (!is_af_packet(di))
+		return 0;
+	m = iface_mtu(di);
+	fit = af_packet_framesz(di);
+	fit = fit > RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD
+		      ? fit - RTE_ETHER_HDR_LEN - AF_PACKET_FRAME_OVERHEAD
+		      : 0;
+	m = RTE_MIN(m, fit);
+	return m > RTE_ETHER_MTU ? m : 0;
 }
 
 static uint32_t
@@ -693,15 +724,16 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	if (p->mtu == 0)
 		p->mtu = af_xdp_mtu(&di);
 	if (p->mtu == 0)
+		p->mtu = af_packet_mtu(&di);
+	if (p->mtu == 0)
 		p->mtu = rte_eth_dev_get_mtu(p->ethdev, &mtu16) == 0 && mtu16
 				 ? mtu16
 				 : RTE_ETHER_MTU;
-	/* memif, and af_packet given an mtu: DPDK 22.11 reports (and
-	 * configures) at most a 1,518-byte frame, yet carries what fits its
-	 * buffers (memif: bsize; af_packet: its framesz devarg, which the
-	 * user sizes with the mtu, drivers/af_packet) */
-	p->mtu_beyond_dev = (is_memif(&di) ||
-			     (pc->mtu != 0 && is_af_packet(&di))) &&
+	/* memif and af_packet: DPDK 22.11 reports (and configures) at most a
+	 * 1,518-byte frame, yet carries what fits its buffers (memif: bsize;
+	 * af_packet: its framesz devarg, which the user sizes with the mtu
+	 * or the interface's MTU, drivers/af_packet) */
+	p->mtu_beyond_dev = (is_memif(&di) || is_af_packet(&di)) &&
 			    p->mtu > RTE_ETHER_MTU &&
 			    di.max_rx_pktlen <= RTE_ETHER_MAX_LEN;
 	if (p->mtu_beyond_dev && is_af_packet(&di)) {

@@ -4,8 +4,9 @@
 # a dpverbs device on af_packet, then on af_xdp, configured only through
 # DPV_EAL / DPV_IP (automatic file prefixes): a ping frame goes one way,
 # a pong the other. Roles are dpv-test's port child modes. Then the path
-# MTU an af_packet port with mtu 4200 gives for two frame sizes, and an
-# af_xdp port on veths of three MTUs (ibv_devinfo).
+# MTU an af_packet port with mtu 4200 gives for two frame sizes, and one
+# without on a veth of MTU 4200, and an af_xdp port on veths of three
+# MTUs (ibv_devinfo).
 # Arguments: <build>/lib, source root, build root. Needs root and iproute2.
 set -u
 build=$3
@@ -70,6 +71,23 @@ if command -v ibv_devinfo >/dev/null 2>&1; then
 		[ "$got" = "${f#*:}" ] || fail=1
 	done
 	rm -f "$conf"
+	# no mtu of its own: the interface's MTU (4200 here) as far as the
+	# frame slots hold it (the default 2,048-byte ones: 1906, a 1024
+	# path MTU)
+	ip -n "$ns1" link set "$if1" mtu 4200
+	for f in 4352:4096 default:1024; do
+		v="net_af_packet0,iface=$if1"
+		[ "${f%%:*}" = default ] ||
+			v="$v,blocksz=139264,framesz=${f%%:*},framecnt=64"
+		got=$(ip netns exec "$ns1" env LD_LIBRARY_PATH="$1" \
+			DPV_CONF=/dev/null DPV_LINK_WAIT_MS=0 \
+			DPV_EAL="$eal --vdev=$v" \
+			timeout 40 ibv_devinfo -d dpv0 2>/dev/null |
+			sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+		echo "af_packet on a veth of MTU 4200, framesz ${f%%:*}: active_mtu ${got:-none}"
+		[ "$got" = "${f#*:}" ] || fail=1
+	done
+	ip -n "$ns1" link set "$if1" mtu 1500
 fi
 if ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so* >/dev/null 2>&1; then
 	# DPDK 22.11's af_xdp PMD leaks libxdp's 80-byte umem handle (from
