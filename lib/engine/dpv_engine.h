@@ -436,6 +436,18 @@ uint64_t dpv_engine_acks_held_at(const struct dpv_engine *e);
 uint64_t dpv_engine_rx_at(const struct dpv_engine *e);
 
 /**
+ * dpv_engine_rx_at() counting only the polls that are not a background
+ * thread's (dpv_engine_progress_bg()): when the application itself last
+ * looked for frames.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   The TSC of the last such poll; 0 before the first.
+ */
+uint64_t dpv_engine_app_rx_at(const struct dpv_engine *e);
+
+/**
  * Whether built frames wait in the engine's TX buffer, or WQEs of a burst
  * of posts wait to be built (a racy read, for a progress thread deciding
  * whether to poll).

@@ -774,6 +774,8 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	e->work = 0;
 	e->now = dpv_engine_now(); /* the clock of this whole poll */
 	__atomic_store_n(&e->rx_at, e->now, __ATOMIC_RELAXED);
+	if (!e->poll_bg)
+		__atomic_store_n(&e->app_rx_at, e->now, __ATOMIC_RELAXED);
 	if (unlikely(e->posts_unbuilt != 0))
 		burst_check(e);
 	e->posts_unpolled = 0;
@@ -978,6 +980,12 @@ uint64_t
 dpv_engine_rx_at(const struct dpv_engine *e)
 {
 	return __atomic_load_n(&e->rx_at, __ATOMIC_RELAXED);
+}
+
+uint64_t
+dpv_engine_app_rx_at(const struct dpv_engine *e)
+{
+	return __atomic_load_n(&e->app_rx_at, __ATOMIC_RELAXED);
 }
 
 static void *

@@ -562,6 +562,7 @@ struct dpv_engine {
 	uint8_t bursts_late_run; /* bursts found late in a row */
 	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
 	uint64_t rx_at;		 /* TSC of the last poll's receive pass */
+	uint64_t app_rx_at;	 /* the same, not a background thread's */
 
 	struct rte_mbuf *tx[DPV_ENGINE_TX_BURST];
 	uint16_t ntx;

@@ -29,11 +29,14 @@ N=2000
 # run NAME [pair]: one ping-pong of N round trips; its median must stay
 # below 1 ms. With "pair" (a data WRITE, then the flag, back to back)
 # each side's engine must also have found a burst of posts waiting for
-# the progress thread (bursts_late, DPV_STATS) at most N/100 times: the
+# the progress thread (bursts_late, DPV_STATS) at most N/20 times: the
 # second post of a pair followed the first within 5 us, so it was held
 # back for the application's next call, which never came (it spins on
 # memory); the thread's nap sent it, ~100 us a round trip, until a late
-# burst turned holding back off for a while.
+# burst turned holding back off for a while (1,316 times in 2,000 round
+# trips with holding back never turned off; 1-20 on a host whose timers
+# wake a 4 us nap after ~5 us, 32-42 on one where it takes ~50 us and
+# the applications are preempted more often).
 run() {
 	local name=$1 mode=${2:-} crc src c line med late
 	local port=$((20000 + ($$ + ${#name} * 7) % 20000))
@@ -65,7 +68,7 @@ run() {
 				"$IC_TMP/$name.$side" | cut -d= -f2)
 			late=${late:-0}
 			echo "$name: $side bursts_late=$late"
-			if [ "$late" -gt $((N / 100)) ]; then
+			if [ "$late" -gt $((N / 20)) ]; then
 				echo "FAIL $name: the $side's second WRITEs" \
 					"waited for the progress thread" \
 					"$late times in $N round trips"
