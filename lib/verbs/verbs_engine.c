@@ -329,6 +329,8 @@ progress_main(void *arg)
 	uint64_t idle_since = 0, last_work = 0, app_seen = 0, calls = 0;
 	uint64_t thr_work = 0; /* a poll beside the application found work */
 	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
+	/* the nap a working poll of the thread cut short (see below) */
+	unsigned int nap_keep = 0;
 
 	bool lcore;
 
@@ -353,6 +355,7 @@ progress_main(void *arg)
 			app_seen = 0;
 			last_work = now;
 			nap_us = PROG_APP_NAP_US;
+			nap_keep = 0;
 		}
 		/* The application called since the last look: it drives.
 		 * Frames a burst of posts left queued still go out, and so
@@ -379,7 +382,7 @@ progress_main(void *arg)
 		 * poll that found work is followed by a short one too. */
 		if (c != calls || now - app_seen < recent) {
 			unsigned work = 0;
-			bool held = false;
+			bool held = false, own;
 
 			if (c == calls || prog_rx_stale(t, now, hold))
 				work = prog_poll(t, &held);
@@ -398,14 +401,23 @@ progress_main(void *arg)
 			 * frames again (it was only preempted, or between
 			 * two calls: waking beside a spinning application
 			 * every 100 us preempted it, ~1 % of ib_send_lat
-			 * round trips took 30-100 us on a 2-vCPU VM) */
-			nap_us = prog_nap_after(
-				t, work, held, nap_us,
-				now - thr_work < recent &&
-					!prog_app_rx_since(t, thr_work));
+			 * round trips took 30-100 us on a 2-vCPU VM), and
+			 * then the naps go on from where the thread's work
+			 * cut them short, not from 4 us again */
+			own = prog_app_rx_since(t, thr_work);
+			if (work != 0 || held) {
+				nap_keep = RTE_MAX(nap_keep, nap_us);
+			} else if (own && nap_keep != 0) {
+				nap_us = RTE_MAX(nap_us, nap_keep);
+				nap_keep = 0;
+			}
+			nap_us = prog_nap_after(t, work, held, nap_us,
+						now - thr_work < recent &&
+							!own);
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
+		nap_keep = 0;
 		if (prog_poll(t, NULL) != 0) {
 			last_work = now;
 			sleep_us = 0;
