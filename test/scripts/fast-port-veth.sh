@@ -9,6 +9,7 @@
 # MTUs (ibv_devinfo).
 # Arguments: <build>/lib, source root, build root. Needs root and iproute2.
 set -u
+lib=$1
 build=$3
 T=$build/test/dpv-test
 [ -x "$T" ] || { echo "no $T"; exit 77; }
@@ -51,6 +52,18 @@ pair() {
 	[ $crc = 0 ] && [ $src = 0 ] || fail=1
 }
 
+# $1: DPV_CONF, $2: vdev: what ibv_devinfo prints for a device on it in
+# the first namespace (its refusal too)
+devinfo() {
+	ip netns exec "$ns1" env LD_LIBRARY_PATH="$lib" DPV_CONF="$1" \
+		DPV_LINK_WAIT_MS=0 DPV_EAL="$eal --vdev=$2" \
+		timeout 40 ibv_devinfo -d dpv0 2>&1
+}
+# the active_mtu of devinfo's output on stdin
+active_mtu() {
+	sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
+}
+
 pair af_packet "net_af_packet0,iface=$if1" "net_af_packet0,iface=$if2"
 # af_packet with an mtu of 4200: a 4096 path MTU when its frame slots
 # (framesz) hold such a frame and the kernel's header, a clear refusal
@@ -59,12 +72,8 @@ if command -v ibv_devinfo >/dev/null 2>&1; then
 	conf=$(mktemp)
 	printf '[dpv0]\nmtu = 4200\n' >"$conf"
 	for f in 4352:4096 4224:refused; do
-		out=$(ip netns exec "$ns1" env LD_LIBRARY_PATH="$1" \
-			DPV_CONF="$conf" DPV_LINK_WAIT_MS=0 \
-			DPV_EAL="$eal --vdev=net_af_packet0,iface=$if1,blocksz=139264,framesz=${f%%:*},framecnt=64" \
-			timeout 40 ibv_devinfo -d dpv0 2>&1)
-		got=$(printf '%s\n' "$out" |
-			sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+		out=$(devinfo "$conf" "net_af_packet0,iface=$if1,blocksz=139264,framesz=${f%%:*},framecnt=64")
+		got=$(printf '%s\n' "$out" | active_mtu)
 		printf '%s\n' "$out" | grep -q "does not fit af_packet" &&
 			got=refused
 		echo "af_packet, mtu 4200, framesz=${f%%:*}: ${got:-none}"
@@ -79,11 +88,7 @@ if command -v ibv_devinfo >/dev/null 2>&1; then
 		v="net_af_packet0,iface=$if1"
 		[ "${f%%:*}" = default ] ||
 			v="$v,blocksz=139264,framesz=${f%%:*},framecnt=64"
-		got=$(ip netns exec "$ns1" env LD_LIBRARY_PATH="$1" \
-			DPV_CONF=/dev/null DPV_LINK_WAIT_MS=0 \
-			DPV_EAL="$eal --vdev=$v" \
-			timeout 40 ibv_devinfo -d dpv0 2>/dev/null |
-			sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+		got=$(devinfo /dev/null "$v" | active_mtu)
 		echo "af_packet on a veth of MTU 4200, framesz ${f%%:*}: active_mtu ${got:-none}"
 		[ "$got" = "${f#*:}" ] || fail=1
 	done
@@ -101,11 +106,8 @@ if ls /usr/lib/*/dpdk/pmds-*/librte_net_af_xdp.so* >/dev/null 2>&1; then
 	if command -v ibv_devinfo >/dev/null 2>&1; then
 		for m in 1500:1024 3400:2048 9000:2048; do
 			ip -n "$ns1" link set "$if1" mtu "${m%%:*}"
-			got=$(ip netns exec "$ns1" env LD_LIBRARY_PATH="$1" \
-				DPV_CONF=/dev/null DPV_LINK_WAIT_MS=0 \
-				DPV_EAL="$eal --vdev=net_af_xdp0,iface=$if1,start_queue=0,queue_count=1" \
-				timeout 40 ibv_devinfo -d dpv0 2>/dev/null |
-				sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+			got=$(devinfo /dev/null "net_af_xdp0,iface=$if1,start_queue=0,queue_count=1" |
+				active_mtu)
 			echo "af_xdp on a veth of MTU ${m%%:*}: active_mtu ${got:-none}"
 			[ "$got" = "${m#*:}" ] || fail=1
 		done
