@@ -272,9 +272,9 @@ prog_nap_grow(struct dpv_progress_thr *t, unsigned int nap_us)
 /* After a poll beside the application: a short nap if it found work or
  * held an ACK (more is likely to come, or the ACK is owed soon), else
  * the next of the growing naps, no longer than PROG_APP_NAP_BUSY_US while
- * the thread's polls found work in the last PROG_APP_RECENT_MS (the
- * application leaves the receive side to it). The nap to take after the
- * next poll. */
+ * busy: the thread's polls found work in the last PROG_APP_RECENT_MS and
+ * the application's own did not look for frames since (it leaves the
+ * receive side to the thread). The nap to take after the next poll. */
 static unsigned int
 prog_nap_after(struct dpv_progress_thr *t, unsigned work, bool held,
 	       unsigned int nap_us, bool busy)
