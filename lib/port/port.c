@@ -226,24 +226,30 @@ af_packet_framesz(const struct rte_eth_dev_info *di)
 	return v != 0 ? v : 2048;
 }
 
+/* The largest MTU af_packet's frame slots hold (see above). */
+static uint32_t
+af_packet_mtu_max(const struct rte_eth_dev_info *di)
+{
+	uint32_t f = af_packet_framesz(di);
+
+	return f > RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD
+		       ? f - RTE_ETHER_HDR_LEN - AF_PACKET_FRAME_OVERHEAD
+		       : 0;
+}
+
 /*
  * af_packet with no mtu of its own: its interface's MTU where that is
- * above 1,500 bytes, as far as its frame slots hold such frames (framesz=,
- * see above); 0 otherwise (the PMD's 1,500 then).
+ * above 1,500 bytes, as far as its frame slots hold such frames; 0
+ * otherwise (the PMD's 1,500 then).
  */
 static uint32_t
 af_packet_mtu(const struct rte_eth_dev_info *di)
 {
-	uint32_t m, fit;
+	uint32_t m;
 
 	if (!is_af_packet(di))
 		return 0;
-	m = iface_mtu(di);
-	fit = af_packet_framesz(di);
-	fit = fit > RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD
-		      ? fit - RTE_ETHER_HDR_LEN - AF_PACKET_FRAME_OVERHEAD
-		      : 0;
-	m = RTE_MIN(m, fit);
+	m = RTE_MIN(iface_mtu(di), af_packet_mtu_max(di));
 	return m > RTE_ETHER_MTU ? m : 0;
 }
 
@@ -437,9 +443,9 @@ pool_create(struct dpv_port *p, const struct dpv_port_conf *pc,
 			room = AF_XDP_MAX_DATAROOM;
 		/* af_packet copies a whole frame slot's data into one mbuf
 		 * (and refuses a queue whose mbufs are smaller) */
-		if (is_af_packet(di) &&
-		    room < RTE_PKTMBUF_HEADROOM + af_packet_framesz(di))
-			room = RTE_PKTMBUF_HEADROOM + af_packet_framesz(di);
+		if (is_af_packet(di))
+			room = RTE_MAX(room, RTE_PKTMBUF_HEADROOM +
+						     af_packet_framesz(di));
 	}
 	if (room > UINT16_MAX)
 		room = UINT16_MAX;
@@ -736,19 +742,15 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	p->mtu_beyond_dev = (is_memif(&di) || is_af_packet(&di)) &&
 			    p->mtu > RTE_ETHER_MTU &&
 			    di.max_rx_pktlen <= RTE_ETHER_MAX_LEN;
-	if (p->mtu_beyond_dev && is_af_packet(&di)) {
-		uint32_t need = p->mtu + RTE_ETHER_HDR_LEN +
-				AF_PACKET_FRAME_OVERHEAD,
-			 have = af_packet_framesz(&di);
-
-		if (need > have) {
-			PORT_LOG(ERR,
-				 "%s: mtu %u does not fit af_packet's %u-byte "
-				 "frames (framesz= of the vdev: at least %u)",
-				 p->name, p->mtu, have, need);
-			rc = -EINVAL;
-			goto fail;
-		}
+	if (p->mtu_beyond_dev && is_af_packet(&di) &&
+	    p->mtu > af_packet_mtu_max(&di)) {
+		PORT_LOG(ERR,
+			 "%s: mtu %u does not fit af_packet's %u-byte frames "
+			 "(framesz= of the vdev: at least %u)",
+			 p->name, p->mtu, af_packet_framesz(&di),
+			 p->mtu + RTE_ETHER_HDR_LEN + AF_PACKET_FRAME_OVERHEAD);
+		rc = -EINVAL;
+		goto fail;
 	}
 	p->tx_kick = is_driver(&di, "af_xdp");
 	if (pc->app_configured) {
