@@ -329,6 +329,12 @@ def qperf_case(pair, test, size, quick):
     return {"gbps": v}, out
 
 
+# the lcores of the shards cases: one shard runs on each of them in turn
+# (the mean is "one lcore": a VM's vCPUs need not be equally fast), then
+# one device on all of them
+SHARD_LCORES = 2
+
+
 def engine_perf_case(pair, qps, quick, shards=0, build=None):
     """qps QP pairs on one engine; with shards, instead one device served
     by `shards` lcores (16 QP pairs each): the rate of all of them."""
@@ -338,7 +344,7 @@ def engine_perf_case(pair, qps, quick, shards=0, build=None):
                DPV_TEST_EAL="--no-huge --no-pci --no-shconf -m 2048 "
                "--force-max-simd-bitwidth=512 -l 0-%d "
                "--log-level=lib.eal:error --file-prefix=dpvb%d" %
-               (max(shards, 1) - 1, os.getpid()))
+               (SHARD_LCORES - 1 if shards else 0, os.getpid()))
     if quick:
         env["DPV_PERF_QUICK"] = "1"
     if shards:
@@ -388,7 +394,7 @@ def plan(args):
         for q in ([1, 256] if args.quick else [1, 16, 256, 4096]):
             cases.append(("perf", "engine_perf", q))
         # one device on one lcore, then on two (engine shards)
-        for n in ([] if args.quick else [1, 2]):
+        for n in ([] if args.quick else [1, SHARD_LCORES]):
             cases.append(("perf", "engine_shards", n))
     if args.only:
         cases = [c for c in cases if re.search(args.only, "%s/%s/%d" % c)]
