@@ -394,6 +394,7 @@ shards_case(unsigned int n, unsigned int solo, unsigned int nqp, uint32_t key,
 	struct shard_job job[MAX_SHARDS];
 	unsigned int made[MAX_SHARDS] = {0}, lcore, s;
 	double total = 0, alone[MAX_SHARDS];
+	int rc;
 	int ret = -1;
 
 	if (n > MAX_SHARDS || rte_lcore_count() < n) {
@@ -413,9 +414,16 @@ shards_case(unsigned int n, unsigned int solo, unsigned int nqp, uint32_t key,
 		if (mp[s] == NULL || buf[s] == NULL)
 			goto out;
 		memset(buf[s], 1, 2 * SZ);
-		if (pset_init(&shards[s], mp[s], s ? shards[0].e : NULL, true,
-			      QBASE + s * SHARD_QPNS, buf[s], key) ||
-		    mkpairs(&shards[s], nqp, &made[s]))
+		/* each shard's rings and QP state in an arena of its own, as
+		 * the library places them (two shards' blocks in one page
+		 * made 1.2x one lcore's rate, 1.7x in arenas of their own) */
+		dpv_mlx5_mem_arena_set(s);
+		rc = pset_init(&shards[s], mp[s], s ? shards[0].e : NULL, true,
+			       QBASE + s * SHARD_QPNS, buf[s], key);
+		if (rc == 0)
+			rc = mkpairs(&shards[s], nqp, &made[s]);
+		dpv_mlx5_mem_arena_set(0);
+		if (rc)
 			goto out;
 		job[s] = (struct shard_job){&shards[s], nqp, buf[s], key, secs};
 	}

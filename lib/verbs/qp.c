@@ -488,20 +488,29 @@ dpv_shard_use_cq(struct dpv_device *dev, struct dpv_mlx5_cq *cq,
  * The shard a new QP goes to. RC and UC QPs are spread round robin; the
  * others need what the home shard keeps for the device (multicast
  * groups, raw-packet flows and RSS, source-QPN steering, XRC SRQ lookup,
- * DC targets) and stay there.
+ * DC targets) and stay there. Picked before its rings are made: they and
+ * the engine's state of the QP come from that shard's memory arena
+ * (dpv_mlx5_mem_arena_set), so that no page holds lines that two
+ * shards' lcores write.
  */
+static unsigned int
+shard_pick(struct dpv_device *dev, enum ibv_qp_type t)
+{
+	if (dev->nshards <= 1 || (t != IBV_QPT_RC && t != IBV_QPT_UC))
+		return 0;
+	return __atomic_fetch_add(&dev->shard_next, 1, __ATOMIC_RELAXED) %
+	       dev->nshards;
+}
+
+/* Its CQs and SRQ take note of the QP's shard: the shard it runs on. */
 static unsigned int
 shard_place(struct dpv_qp *qp)
 {
 	struct dpv_device *dev = qp->dev;
-	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
-	unsigned int s = 0;
+	unsigned int s = qp->shard;
 
 	if (dev->nshards <= 1)
 		return 0;
-	if (t == IBV_QPT_RC || t == IBV_QPT_UC)
-		s = __atomic_fetch_add(&dev->shard_next, 1, __ATOMIC_RELAXED) %
-		    dev->nshards;
 	dpv_shard_use_cq(dev, qp->scq ? &qp->scq->ring : NULL, s);
 	dpv_shard_use_cq(dev, qp->rcq ? &qp->rcq->ring : NULL, s);
 	if (qp->srq != NULL)
@@ -544,7 +553,7 @@ static int
 eng_create(struct dpv_qp *qp)
 {
 	struct dpv_engine *e = qp->dev->engine;
-	unsigned int shard;
+	unsigned int shard, arena;
 	struct dpv_engine_qp_init in;
 	enum ibv_qp_type t = qp->qpex.qp_base.qp_type;
 	int rc;
@@ -588,7 +597,9 @@ eng_create(struct dpv_qp *qp)
 	e = qp->dev->engines[shard];
 	/* frames for it that another shard receives find it from now on */
 	shard_owner_set(qp, shard, true);
+	arena = dpv_mlx5_mem_arena_set(shard);
 	rc = dpv_engine_qp_create(e, &in);
+	dpv_mlx5_mem_arena_set(arena);
 	if (rc < 0) {
 		shard_owner_set(qp, shard, false);
 		return -rc == EEXIST || -rc == ENOSPC ? ENOMEM : -rc;
@@ -1012,6 +1023,7 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 	struct dpv_context *dctx;
 	struct qp_table *t;
 	struct ibv_qp_cap req;
+	unsigned int arena;
 	struct dpv_qp *qp;
 	struct ibv_qp *ibqp;
 	bool rss;
@@ -1085,7 +1097,10 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		req.max_recv_wr = a->cap.max_recv_wr;
 		req.max_recv_sge = a->cap.max_recv_sge;
 	}
+	qp->shard = shard_pick(qp->dev, a->qp_type);
+	arena = dpv_mlx5_mem_arena_set(qp->shard);
 	rc = ring_init(qp, &req);
+	dpv_mlx5_mem_arena_set(arena);
 	if (rc)
 		goto err_free;
 	if (qp->is_ex) {

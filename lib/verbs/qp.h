@@ -59,6 +59,8 @@ struct dpv_qp {
 	struct dpv_xrcd *xrcd; /**< XRC_RECV only */
 	bool has_sq, has_rq;   /**< own rings (rq: false with an SRQ) */
 	bool is_ex;	       /**< created with SEND_OPS_FLAGS */
+	unsigned int shard;    /**< the engine shard it goes to (its rings
+				    and state: that shard's memory arena) */
 	void *engine;	       /**< struct dpv_engine * running this QP
 				    (RC, UC, UD with a device engine),
 				    else NULL */

@@ -935,6 +935,21 @@ void dpv_mlx5_mem_extern_set(void *(*alloc)(size_t size, void *data),
 			     void (*free_fn)(void *ptr, void *data),
 			     void *data);
 
+/** Arenas of dpv_mlx5_mem_zalloc() (dpv_mlx5_mem_arena_set()). */
+#define DPV_MLX5_MEM_ARENAS 16
+
+/**
+ * The calling thread's next dpv_mlx5_mem_zalloc() blocks below 64 KiB
+ * come from arena (modulo DPV_MLX5_MEM_ARENAS; 0 until set): chunks of
+ * its own, so that they share no page with another arena's blocks. The
+ * state that one engine shard's lcore writes goes in an arena of its
+ * own: hot lines of two cores in one page slow both.
+ *
+ * @param arena the arena (the engine shard)
+ * @return the arena this thread used before
+ */
+unsigned int dpv_mlx5_mem_arena_set(unsigned int arena);
+
 /** Free a block of dpv_mlx5_mem_zalloc() (NULL: nothing). */
 void dpv_mlx5_mem_free(void *ptr);
 
