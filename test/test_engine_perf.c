@@ -376,6 +376,21 @@ solo_round(struct shard_job *job, unsigned int l, double secs)
 	return 0;
 }
 
+/* The line of a shards case (RESULT, or FAILED if ret): the rate of all,
+ * then each part's (label: per_shard or per_lcore), in M msg/s. */
+static void
+print_shards(int ret, unsigned int n, unsigned int qps, double total,
+	     const char *label, const double *part, unsigned int nparts)
+{
+	printf("%s engine_perf op=send size=64 shards=%u qps=%u msg_mps=%.4f "
+	       "%s=",
+	       ret == 0 ? "RESULT" : "FAILED", n, qps, total / 1e6, label);
+	for (unsigned int i = 0; i < nparts; i++)
+		printf("%s%.4f", i ? "," : "", part[i] / 1e6);
+	printf("\n");
+	fflush(stdout);
+}
+
 /*
  * One device served by n shards, each run by its own lcore (the main one
  * and n - 1 EAL workers), each with nqp QP pairs of its own and its own
@@ -393,7 +408,7 @@ shards_case(unsigned int n, unsigned int solo, unsigned int nqp, uint32_t key,
 	uint8_t *buf[MAX_SHARDS] = {0};
 	struct shard_job job[MAX_SHARDS];
 	unsigned int made[MAX_SHARDS] = {0}, lcore, s;
-	double total = 0, alone[MAX_SHARDS];
+	double total = 0, alone[MAX_SHARDS]; /* each shard's or lcore's */
 	int rc;
 	int ret = -1;
 
@@ -437,16 +452,8 @@ shards_case(unsigned int n, unsigned int solo, unsigned int nqp, uint32_t key,
 			alone[s] = shards[0].ops_s;
 			total += alone[s];
 		}
-		shards[0].ops_s = total / s;
-		total = shards[0].ops_s;
 		ret = shards[0].ret;
-		printf("%s engine_perf op=send size=64 shards=1 qps=%u "
-		       "msg_mps=%.4f per_lcore=",
-		       ret == 0 ? "RESULT" : "FAILED", nqp, total / 1e6);
-		for (unsigned int l = 0; l < s; l++)
-			printf("%s%.4f", l ? "," : "", alone[l] / 1e6);
-		printf("\n");
-		fflush(stdout);
+		print_shards(ret, 1, nqp, total / s, "per_lcore", alone, s);
 		goto out;
 	}
 	/* a warm-up round first: on a VM an lcore that was idle runs at
@@ -469,15 +476,10 @@ shards_case(unsigned int n, unsigned int solo, unsigned int nqp, uint32_t key,
 	ret = 0;
 	for (s = 0; s < n; s++) {
 		ret |= shards[s].ret;
-		total += shards[s].ops_s;
+		alone[s] = shards[s].ops_s;
+		total += alone[s];
 	}
-	printf("%s engine_perf op=send size=64 shards=%u qps=%u msg_mps=%.4f "
-	       "per_shard=",
-	       ret == 0 ? "RESULT" : "FAILED", n, n * nqp, total / 1e6);
-	for (s = 0; s < n; s++)
-		printf("%s%.4f", s ? "," : "", shards[s].ops_s / 1e6);
-	printf("\n");
-	fflush(stdout);
+	print_shards(ret, n, n * nqp, total, "per_shard", alone, n);
 out:
 	for (s = 0; s < n; s++) {
 		if (shards[s].e != NULL) {

@@ -33,6 +33,19 @@ span_of(const void *p, size_t len)
 	return s;
 }
 
+/* The first page a span of a[0..na) shares with one of b[0..nb), + 1;
+ * 0 if none. */
+static uintptr_t
+spans_meet(const struct span *a, unsigned int na, const struct span *b,
+	   unsigned int nb)
+{
+	for (unsigned int k = 0; k < na; k++)
+		for (unsigned int l = 0; l < nb; l++)
+			if (a[k].lo <= b[l].hi && b[l].lo <= a[k].hi)
+				return RTE_MAX(a[k].lo, b[l].lo) + 1;
+	return 0;
+}
+
 /* the blocks of a QP's rings (with the allocator's header line) */
 static unsigned int
 qp_spans(const struct dpv_qp *q, struct span *out)
@@ -105,25 +118,20 @@ test_qp_shard_mem(void)
 		}
 	for (int i = 0; i < NQP; i++)
 		for (int j = 0; j < NQP; j++) {
-			if (to_dqp(qp[i])->shard == to_dqp(qp[j])->shard)
+			unsigned int si = to_dqp(qp[i])->shard,
+				     sj = to_dqp(qp[j])->shard;
+			uintptr_t pg;
+
+			if (si == sj)
 				continue;
-			for (unsigned int k = 0; k < nsp[i]; k++)
-				for (unsigned int l = 0; l < nsp[j]; l++)
-					if (sp[i][k].lo <= sp[j][l].hi &&
-					    sp[j][l].lo <= sp[i][k].hi) {
-						DPV_TEST_LOG(
-							"QPs %d and %d (shards "
-							"%u, %u) share the "
-							"page at %#lx",
-							i, j,
-							to_dqp(qp[i])->shard,
-							to_dqp(qp[j])->shard,
-							(unsigned long)RTE_MAX(
-								sp[i][k].lo,
-								sp[j][l].lo) *
-								PAGE);
-						goto out;
-					}
+			pg = spans_meet(sp[i], nsp[i], sp[j], nsp[j]);
+			if (pg != 0) {
+				DPV_TEST_LOG("QPs %d and %d (shards %u, %u) "
+					     "share the page at %#lx",
+					     i, j, si, sj,
+					     (unsigned long)(pg - 1) * PAGE);
+				goto out;
+			}
 		}
 	ret = TEST_SUCCESS;
 out:
