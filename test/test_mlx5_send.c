@@ -634,10 +634,12 @@ sq_same(const struct dpv_mlx5_sq *a, const struct dpv_mlx5_sq *b,
 		TEST_ASSERT_BUFFERS_EQUAL(wa, wb, RTE_MIN(ds * 16, 64u),
 					  "WQE %u (%u)", i, n);
 		TEST_ASSERT_EQUAL(a->wq.wrid[i], b->wq.wrid[i], "wrid %u", i);
-		TEST_ASSERT_EQUAL(a->wqe_head[i], b->wqe_head[i], "head %u", i);
-		TEST_ASSERT_EQUAL(a->wqe_bbend[i], b->wqe_bbend[i], "bbend %u",
+		TEST_ASSERT_EQUAL(a->slot[i].head, b->slot[i].head, "head %u",
 				  i);
-		TEST_ASSERT_EQUAL(a->wr_data[i], b->wr_data[i], "data %u", i);
+		TEST_ASSERT_EQUAL(a->slot[i].bbend, b->slot[i].bbend,
+				  "bbend %u", i);
+		TEST_ASSERT_EQUAL(a->slot[i].data, b->slot[i].data, "data %u",
+				  i);
 	}
 	return TEST_SUCCESS;
 }

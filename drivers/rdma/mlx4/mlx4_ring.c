@@ -60,11 +60,9 @@ dpv_mlx4_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	sq->wq.buf = dpv_mlx5_mem_zalloc((size_t)cnt * BB);
 	sq->wq.wrid = dpv_mlx5_mem_zalloc(sizeof(uint64_t) * cnt);
 	sq->wq.dbrec_own = dpv_mlx5_mem_zalloc(RTE_CACHE_LINE_SIZE);
-	sq->wqe_head = dpv_mlx5_mem_zalloc(sizeof(uint32_t) * cnt);
-	sq->wqe_bbend = dpv_mlx5_mem_zalloc(sizeof(uint32_t) * cnt);
-	sq->wr_data = dpv_mlx5_mem_zalloc(sizeof(uint32_t) * cnt);
+	sq->slot = dpv_mlx5_mem_zalloc(sizeof(*sq->slot) * cnt);
 	if (!sq->wq.buf || !sq->wq.wrid || !sq->wq.dbrec_own ||
-	    !sq->wqe_head || !sq->wqe_bbend || !sq->wr_data) {
+	    sq->slot == NULL) {
 		dpv_mlx5_sq_fini(sq);
 		return ENOMEM;
 	}
@@ -356,9 +354,10 @@ post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 	c->srcrb_flags = htobe32(flags);
 	bi = sq->cur_post & (sq->wq.wqe_cnt - 1);
 	sq->wq.wrid[bi] = wr->wr_id;
-	sq->wqe_head[bi] = sq->wq.head;
-	sq->wqe_bbend[bi] = sq->cur_post + (1u << sq->wq.bb_shift);
-	sq->wr_data[bi] = 0;
+	sq->slot[bi] = (struct dpv_mlx5_sq_slot){
+		.head = sq->wq.head,
+		.bbend = sq->cur_post + (1u << sq->wq.bb_shift),
+	};
 	dpv_barrier_before_doorbell();
 	__atomic_store_n(&c->owner_opcode,
 			 htobe32(op | owner_of(&sq->wq, sq->cur_post)),

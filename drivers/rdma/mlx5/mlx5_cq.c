@@ -715,17 +715,19 @@ mlx5r_req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc,
 	 uint8_t op)
 {
 	struct dpv_mlx5_sq *sq = (struct dpv_mlx5_sq *)wq;
+	const struct dpv_mlx5_sq_slot *s;
 	uint32_t idx;
 
 	if (wq == NULL || wq->kind != DPV_MLX5_WQ_SQ)
 		return EIO;
 	idx = wqe_ctr & (wq->wqe_cnt - 1);
+	s = &sq->slot[idx];
 	wc->wr_id = wq->wrid[idx];
-	req_opcode(wc, op, sq->wr_data[idx]);
-	if (sq->wr_data[idx] == IBV_WC_DRIVER2) /* mlx5dv_wr_raw_wqe */
+	req_opcode(wc, op, s->data);
+	if (s->data == IBV_WC_DRIVER2) /* mlx5dv_wr_raw_wqe */
 		wc->opcode = IBV_WC_DRIVER2;
-	__atomic_store_n(&sq->bb_tail, sq->wqe_bbend[idx], __ATOMIC_RELEASE);
-	__atomic_store_n(&wq->tail, sq->wqe_head[idx] + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&sq->bb_tail, s->bbend, __ATOMIC_RELEASE);
+	__atomic_store_n(&wq->tail, s->head + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

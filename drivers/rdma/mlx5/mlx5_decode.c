@@ -109,12 +109,12 @@ decode_umr(const struct dpv_mlx5_sq *sq, uint32_t base, uint32_t off,
 		return false;
 	mlx5r_copy_out(&sq->wq, base + off, &u, sizeof(u));
 	mlx5r_copy_out(&sq->wq, base + off + UMR_CTRL_SZ, &m, sizeof(m));
-	if (sq->wr_data[idx] == IBV_WC_DRIVER2)
+	if (sq->slot[idx].data == IBV_WC_DRIVER2)
 		return false; /* a raw UMR WQE: not a layout we know */
-	if (sq->wr_data[idx] == MLX5DV_WC_UMR)
+	if (sq->slot[idx].data == MLX5DV_WC_UMR)
 		return decode_mkey(sq, base, off + UMR_CTRL_SZ + MKEY_SZ, end,
 				   &u, &m, out);
-	if (sq->wr_data[idx] == IBV_WC_LOCAL_INV) {
+	if (sq->slot[idx].data == IBV_WC_LOCAL_INV) {
 		out->opcode = IBV_WR_LOCAL_INV;
 		out->invalidate_rkey = be32toh(out->imm_data);
 		out->imm_data = 0;

@@ -316,9 +316,11 @@ wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
 	uint32_t idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
 
 	sq->wq.wrid[idx] = wr_id;
-	sq->wqe_head[idx] = sq->wq.head + sq->bld.nreq;
-	sq->wqe_bbend[idx] = sq->cur_post + nbb;
-	sq->wr_data[idx] = wr_data;
+	sq->slot[idx] = (struct dpv_mlx5_sq_slot){
+		.head = sq->wq.head + sq->bld.nreq,
+		.bbend = sq->cur_post + nbb,
+		.data = wr_data,
+	};
 	sq->cur_post += nbb;
 	sq->fm_next = umr ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
 	sq->bld.nreq++;

@@ -107,10 +107,8 @@ dpv_mlx5_sq_init_tso(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	rc = wq_alloc(&sq->wq, cnt, MLX5_SEND_WQE_SHIFT, MLX5_SND_DBR, socket);
 	if (rc)
 		return rc;
-	sq->wqe_head = zalloc(sizeof(uint32_t) * cnt, socket);
-	sq->wqe_bbend = zalloc(sizeof(uint32_t) * cnt, socket);
-	sq->wr_data = zalloc(sizeof(uint32_t) * cnt, socket);
-	if (!sq->wqe_head || !sq->wqe_bbend || !sq->wr_data) {
+	sq->slot = zalloc(sizeof(*sq->slot) * cnt, socket);
+	if (sq->slot == NULL) {
 		dpv_mlx5_sq_fini(sq);
 		return ENOMEM;
 	}
@@ -137,10 +135,8 @@ void
 dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq)
 {
 	wq_free(&sq->wq);
-	dpv_mlx5_mem_free(sq->wqe_head);
-	dpv_mlx5_mem_free(sq->wqe_bbend);
-	dpv_mlx5_mem_free(sq->wr_data);
-	sq->wqe_head = sq->wqe_bbend = sq->wr_data = NULL;
+	dpv_mlx5_mem_free(sq->slot);
+	sq->slot = NULL;
 }
 
 void
