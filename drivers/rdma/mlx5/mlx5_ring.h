@@ -160,12 +160,16 @@ struct dpv_mlx5_wq {
 };
 
 /** What the poll side keeps of a posted send WQE, per slot: one entry
- *  instead of three arrays, so that a WQE's bookkeeping is one cache line
- *  when it is posted and one when it completes. */
+ *  instead of three arrays, so that these values of a WQE share a cache
+ *  line (most of the time: 12-byte entries) when it is posted and when it
+ *  completes; its wr_id stays in wq.wrid[], which receive queues share. */
 struct dpv_mlx5_sq_slot {
 	uint32_t head;	/**< value of head for that WR */
 	uint32_t bbend; /**< cur_post after that WQE */
-	uint32_t data;	/**< IBV_WC_BIND_MW/LOCAL_INV for UMR WQEs, else 0 */
+	/** the completion's opcode where the WQE does not say it:
+	 *  IBV_WC_BIND_MW / IBV_WC_LOCAL_INV / MLX5DV_WC_UMR for UMR WQEs,
+	 *  IBV_WC_DRIVER2 for mlx5dv_wr_raw_wqe, else 0 */
+	uint32_t data;
 };
 
 /** Send queue. */
