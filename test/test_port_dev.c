@@ -487,7 +487,7 @@ child_ping(bool server)
 		return 32;
 	if (!server) {
 		/* resend until the pong comes (the first may race the link) */
-		for (tries = 0, r = NULL; r == NULL && tries < 20; tries++) {
+		for (tries = 0, r = NULL; r == NULL && tries < 30; tries++) {
 			m = make_frame(p, 0x51, 300);
 			if (m == NULL)
 				return 33;
@@ -502,26 +502,26 @@ child_ping(bool server)
 		rte_pktmbuf_free(r);
 		return 0;
 	}
-	r = wait_frame(p, 0, 0x51, 12, true);
+	r = wait_frame(p, 0, 0x51, 20, true);
 	if (r == NULL)
 		return 36;
 	if (check_frame(r, 300) != 0)
 		return 37;
-	rte_pktmbuf_free(r);
-	/* answer every ping for a while (retries), then leave */
-	end = now_s() + 1.0;
-	for (tries = 0; now_s() < end; tries++) {
+	/* Answer every ping until none has come for 2 s: the client resends
+	 * every 0.5 s until a pong reaches it, so a lost pong is answered
+	 * by the next ping's. Bounded at 20 s in all. */
+	end = now_s() + 20;
+	while (r != NULL && now_s() < end) {
+		rte_pktmbuf_free(r);
 		m = make_frame(p, 0x52, 300);
-		if (m == NULL || dpv_port_tx(p, 0, &m, 1) != 1) {
+		if (m == NULL)
+			return 38;
+		if (dpv_port_tx(p, 0, &m, 1) != 1)
 			rte_pktmbuf_free(m);
-			break;
-		}
-		r = wait_frame(p, 0, 0x51, 0.2, true);
-		if (r != NULL)
-			rte_pktmbuf_free(r);
-		else
-			break;
+		r = wait_frame(p, 0, 0x51, 2.0, true);
 	}
+	if (r != NULL)
+		rte_pktmbuf_free(r);
 	return 0;
 }
 
