@@ -359,8 +359,9 @@ def engine_perf_case(pair, qps, quick, shards=0, build=None):
     if r is None:
         return None, out
     d = {"mmsgs": float(r["msg_mps"])}
-    if "bytes_per_qp" in r:
-        d["bytes_per_qp"] = float(r["bytes_per_qp"])
+    for k in ("bytes_per_qp", "idle_poll_ns"):
+        if k in r:
+            d[k] = float(r[k])
     return d, out
 
 
@@ -460,7 +461,8 @@ def compare(raw, rounds):
             if not bvals or statistics.median(bvals) == 0:
                 continue
             # a time, a size or a CPU share: lower is better
-            lower = m.endswith("_us") or m in ("bytes_per_qp", "cpu_pct")
+            lower = m.endswith("_us") or m.endswith("_ns") or \
+                m in ("bytes_per_qp", "cpu_pct")
             mine = rounds.get(key, {}).get(m, {})
             theirs = rounds.get(bkey, {}).get(m, {})
             pairs = [(mine[r], theirs[r]) for r in sorted(mine)
