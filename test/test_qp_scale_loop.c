@@ -9,6 +9,11 @@
  *
  * DPV_SCALE_QPS=N sets the number of QPs (even, default 10,000, at most
  * the device's max_qp less those already there).
+ *
+ * qp_scale_loss: the same with 2,000 QPs and 1 % of the frames lost each
+ * way (DPV_FAULT): the QPs whose request or ACK was lost wait off the
+ * engine's run list, and only its timer sweep finds them due (a QP whose
+ * retransmission timer is missed never completes: the case fails).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +40,7 @@ static struct ibv_qp **qps;
 static uint8_t *mem; /* per QP: WRITE source, SEND source, WRITE target,
 		      * receive buffer (MSG bytes each) */
 static int nqp;
+static int nqp_default = 10000;
 
 enum { SL_WSRC, SL_SSRC, SL_WDST, SL_RECV, SL_NUM };
 
@@ -61,7 +67,7 @@ suite_setup(void)
 {
 	const char *env = getenv("DPV_SCALE_QPS");
 
-	nqp = env != NULL && atoi(env) > 1 ? atoi(env) & ~1 : 10000;
+	nqp = env != NULL && atoi(env) > 1 ? atoi(env) & ~1 : nqp_default;
 	if (test_verbs_open_first(&devs, &ctx) != TEST_SUCCESS)
 		return TEST_SKIPPED;
 	pd = ibv_alloc_pd(ctx);
@@ -294,3 +300,14 @@ qp_scale_loop(void)
 }
 
 DPV_TEST_REGISTER_FAST(qp_scale_10k, qp_scale_loop);
+
+static int
+qp_scale_loss(void)
+{
+	/* read when the device list is made (suite_setup) */
+	setenv("DPV_FAULT", "all:drop=1%", 1);
+	nqp_default = 2000;
+	return dpv_test_run_suite(&qp_scale_loop_suite);
+}
+
+DPV_TEST_REGISTER_FAST(qp_scale_loss, qp_scale_loss);

@@ -324,12 +324,41 @@ unsigned dpv_engine_progress(struct dpv_engine *e);
 bool dpv_engine_kick_wanted(const struct dpv_engine *e);
 
 /**
+ * Ask the next poll to check the doorbells and timers of all the engine's
+ * QPs (in slices): something changed that neither a kick nor a timer tells
+ * it, e.g. receive WQEs posted to a QP in the error state (to be flushed).
+ * Any thread, no lock.
+ *
+ * @param e
+ *   The engine (not NULL).
+ */
+void dpv_engine_rescan(struct dpv_engine *e);
+
+/**
+ * Mark QP @p qpn as one whose rings the application holds (mlx5dv_init_obj,
+ * mlx4dv_init_obj): it may write WQEs and ring the doorbell without
+ * dpv_engine_qp_kick(), so the engine's doorbell scan visits a slice of
+ * its QPs on every poll while it lives. Without such QPs and with more QPs
+ * than one slice (64), the scan runs only when a timer of a QP may be due
+ * (posts kick their QP). Takes the engine lock.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @param qpn
+ *   The QP's number.
+ * @return
+ *   0, or -ENOENT if the engine has no such QP.
+ */
+int dpv_engine_qp_expose(struct dpv_engine *e, uint32_t qpn);
+
+/**
  * Tell the engine that the SQ @p sq (of one of its QPs, sq->qpn) has new
  * WQEs, after the doorbell record was written: the next poll runs that QP
  * instead of finding the doorbell in its round-robin scan of all QPs
- * (which checks 64 per poll). Any thread, no lock; a QP already told and
- * not yet polled costs one atomic exchange. If the engine's kick ring is
- * full the QP is left to the scan (nothing is lost).
+ * (which checks 64 per poll, and with kicks runs only when a timer may be
+ * due). Any thread, no lock; a QP already told and not yet polled costs
+ * one atomic exchange. If the engine's kick ring is full the QP is left to
+ * a scan that the next poll starts (nothing is lost).
  *
  * @param e
  *   The engine that runs the QP (not NULL).

@@ -29,6 +29,9 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 #define FWD_RING_SIZE 2048 /* frames from other shards, waiting */
 /* QPs off the run list whose doorbells one poll checks */
 #define SCAN_SLICE 64
+/* with kicks, a sweep of all QPs for timers at least every 1/SWEEP_DIV s
+ * (those found due earlier are swept for when due) */
+#define SWEEP_DIV 10
 /* dpv_engine_progress_post(): posts less than 1/POST_BURST_DIV s apart
  * (5 us) are a burst; every POST_POLL_EVERY-th post of a burst polls.
  * Posts of a burst wait for the next call: a background thread's poll
@@ -538,23 +541,110 @@ qp_timer_due(const struct dpv_eqp *qp, uint64_t now)
 	       (qp->comp.rnr_until != 0 && now >= qp->comp.rnr_until);
 }
 
+/* The earliest timer of a QP (UINT64_MAX: none). */
+static inline uint64_t
+qp_timer_next(const struct dpv_eqp *qp)
+{
+	uint64_t t = qp->comp.deadline != 0 ? qp->comp.deadline : UINT64_MAX;
+
+	if (qp->comp.rnr_until != 0 && qp->comp.rnr_until < t)
+		t = qp->comp.rnr_until;
+	return t;
+}
+
+/* A QP leaves the run list: its timer bounds the next sweep. */
+static inline void
+qp_deactivate_timer(struct dpv_engine *e, const struct dpv_eqp *qp)
+{
+	uint64_t t = qp_timer_next(qp);
+
+	if (t < e->sweep_at)
+		e->sweep_at = t;
+	if (t < e->sweep_min)
+		e->sweep_min = t;
+}
+
+/* Whether every poll scans a slice: doorbells only the scan finds (few QPs,
+ * whose posts do not kick, or QPs whose rings the application holds). */
+static inline bool
+scan_always(const struct dpv_engine *e)
+{
+	return e->nqps <= SCAN_SLICE || e->nexposed != 0;
+}
+
 /* Check the doorbells and timers of up to max QPs off the run list, round
- * robin. */
+ * robin: every poll while scan_always(), else in sweeps when a timer may be
+ * due (see struct dpv_engine's sweep_at). */
 static void
 scan_doorbells(struct dpv_engine *e, uint32_t max)
 {
 	uint32_t n = RTE_MIN(max, e->nqps);
 
-	for (uint32_t k = 0; k < n; k++) {
+	if (scan_always(e)) {
+		for (uint32_t k = 0; k < n; k++) {
+			struct dpv_eqp *qp;
+
+			if (e->scan_pos >= e->nqps)
+				e->scan_pos = 0;
+			qp = e->qps[e->scan_pos++];
+			if (!qp->active &&
+			    (qp_has_work(qp) || qp_timer_due(qp, e->now)))
+				dpv_engine_qp_activate(qp);
+		}
+		return;
+	}
+	if (e->sweep_left == 0) {
+		bool rescan =
+			unlikely(__atomic_load_n(&e->rescan,
+						 __ATOMIC_RELAXED) != 0) &&
+			__atomic_exchange_n(&e->rescan, 0, __ATOMIC_SEQ_CST);
+
+		if (!rescan && e->now < e->sweep_at)
+			return;
+		e->sweep_left = e->nqps;
+		e->sweep_min = UINT64_MAX;
+	}
+	for (uint32_t k = 0; k < n && e->sweep_left != 0; k++) {
 		struct dpv_eqp *qp;
 
 		if (e->scan_pos >= e->nqps)
 			e->scan_pos = 0;
 		qp = e->qps[e->scan_pos++];
-		if (!qp->active &&
-		    (qp_has_work(qp) || qp_timer_due(qp, e->now)))
-			dpv_engine_qp_activate(qp);
+		if (!qp->active) {
+			if (qp_has_work(qp) || qp_timer_due(qp, e->now))
+				dpv_engine_qp_activate(qp);
+			else
+				qp_deactivate_timer(e, qp);
+		}
+		if (--e->sweep_left == 0)
+			e->sweep_at = RTE_MIN(e->sweep_min,
+					      e->now + e->hz / SWEEP_DIV);
 	}
+}
+
+void
+dpv_engine_rescan(struct dpv_engine *e)
+{
+	__atomic_store_n(&e->rescan, 1, __ATOMIC_SEQ_CST);
+}
+
+int
+dpv_engine_qp_expose(struct dpv_engine *e, uint32_t qpn)
+{
+	struct dpv_eqp *qp;
+
+	rte_spinlock_lock(&e->lock);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp == NULL) {
+		rte_spinlock_unlock(&e->lock);
+		return -ENOENT;
+	}
+	if (!qp->exposed) {
+		qp->exposed = true;
+		e->nexposed++;
+	}
+	rte_spinlock_unlock(&e->lock);
+	return 0;
 }
 
 bool
@@ -572,8 +662,10 @@ dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
 	 * that takes the flag back reads the doorbell after it */
 	if (__atomic_exchange_n(&sq->kicked, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	if (rte_ring_mp_enqueue_elem(e->kick, &qpn, sizeof(qpn)) != 0)
-		__atomic_store_n(&sq->kicked, 0, __ATOMIC_RELEASE); /* scan */
+	if (rte_ring_mp_enqueue_elem(e->kick, &qpn, sizeof(qpn)) != 0) {
+		__atomic_store_n(&sq->kicked, 0, __ATOMIC_RELEASE);
+		dpv_engine_rescan(e); /* the scan finds it */
+	}
 }
 
 /* The QPs kicked since the last poll go on the run list. */
@@ -721,6 +813,8 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			continue;
 		}
 		qp->active = false;
+		if (!scan_always(e))
+			qp_deactivate_timer(e, qp);
 		e->run[i] = e->run[--e->nrun];
 	}
 }
@@ -1360,8 +1454,10 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		ret = -ENOSPC;
 	else if (qpn_insert(e, qp) != 0)
 		ret = -ENOSPC;
-	else
+	else {
 		e->qps[e->nqps++] = qp;
+		e->sweep_at = 0; /* scans may turn to sweeps: one now */
+	}
 	if (ret == 0 && qp->srcqpn)
 		e->n_srcqpn++;
 	rte_spinlock_unlock(&e->lock);
@@ -1601,6 +1697,11 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 			break;
 		}
 	}
+	/* a sweep under way may miss the QP moved into its place */
+	e->sweep_min = 0;
+	e->sweep_at = 0;
+	if (qp->exposed)
+		e->nexposed--;
 	for (uint32_t i = 0; qp->active && i < e->nrun; i++) {
 		if (e->run[i] == qp) {
 			e->run[i] = e->run[--e->nrun];

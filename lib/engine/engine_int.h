@@ -342,6 +342,9 @@ struct dpv_eqp {
 	/* ---- each frame: its headers, the peer's address ---- */
 	struct dpv_etmpl tmpl __attribute__((aligned(64))); /* path's frames */
 	struct dpv_engine_path path;
+	/* the application holds this QP's rings (mlx5dv/mlx4dv_init_obj):
+	 * it may ring their doorbells without dpv_engine_qp_kick() */
+	bool exposed;
 	struct dpv_eack ack_tmpl __attribute__((aligned(64)));
 
 	/* per-QP counters: the ones of every message (rx_pkts, acks_sent,
@@ -521,6 +524,9 @@ struct dpv_engine {
 
 	struct dpv_engine_key *keys;
 	uint32_t max_keys;
+	/* any thread: a kick was lost (ring full) or a receive WQE was
+	 * posted in ERR: the next poll starts a sweep (scan_doorbells) */
+	uint32_t rescan;
 
 	/* QPN -> QP: a direct-mapped table on the QPN's low bits (the verbs
 	 * layer numbers QPs so that live ones never share them), and a hash
@@ -530,16 +536,19 @@ struct dpv_engine {
 	uint32_t n_over; /* QPs in qp_hash */
 	uint32_t n_srcqpn; /* UD QPs with a source QPN (engine_raw.c steers
 			      the frames for their numbers) */
+	uint32_t nexposed; /* QPs with exposed set: scanned every poll */
 	struct rte_hash *qp_hash;
 	struct dpv_eqp **qps; /* owned QPs */
 	uint32_t nqps, max_qps;
 	/* run list: the QPs that have work (a packet arrived, a timer or an
 	 * ACK is pending, WQEs are outstanding); the others are found by a
-	 * doorbell scan of a slice of qps[] per poll */
+	 * kick or by the doorbell scan of a slice of qps[] per poll (with
+	 * kicks, only in sweeps when a timer may be due: sweep_at) */
 	struct dpv_eqp **run;
 	uint32_t nrun;
 	uint32_t run_pos; /* where the run list's next pass starts */
 	uint32_t scan_pos;
+	uint32_t sweep_left; /* QPs the current sweep still visits (0: none) */
 	/* QPNs whose SQ was posted to (dpv_engine_qp_kick(), any thread),
 	 * put on the run list by the next poll: with more QPs than a scan
 	 * slice, the doorbell scan alone would find them late */
@@ -588,6 +597,15 @@ struct dpv_engine {
 	uint64_t neigh_next_query; /* UD: rate limit of ARP/ND queries */
 
 	struct dpv_engine_stats st;
+
+	/* scan_doorbells(): with more QPs than one slice and none exposed,
+	 * posts kick their QP and the scan is wanted only for the timers of
+	 * QPs off the run list. It then runs as sweeps (all QPs once, a
+	 * slice per poll), the next at sweep_at: the earliest timer a QP had
+	 * when it left the run list or the last sweep saw (a lower bound),
+	 * and 1/SWEEP_DIV s after the last at the latest. */
+	uint64_t sweep_at;
+	uint64_t sweep_min; /* the earliest timer the current sweep saw */
 
 	/* raw-packet flows installed: the other shards read it for every
 	 * frame, so it has a line of its own (it changes with flows only) */

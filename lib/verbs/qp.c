@@ -774,6 +774,15 @@ dpv_qp_after_post(struct dpv_qp *qp)
 }
 
 void
+dpv_qp_rings_exposed(struct dpv_qp *qp)
+{
+	/* its doorbells may be rung with no call of ours: the engine's
+	 * scan watches them */
+	if (qp->engine != NULL && qp->has_sq)
+		dpv_engine_qp_expose(qp->engine, qp->qpex.qp_base.qp_num);
+}
+
+void
 dpv_qp_after_post_send(struct dpv_qp *qp)
 {
 	/* with many QPs, the engine is told which SQ has new WQEs */
@@ -1580,6 +1589,9 @@ dpv_qp_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	 * in one burst, and a ping-pong's post_recv costs no engine pass */
 	if (qp->engine == NULL)
 		dpv_qp_after_post(qp);
+	else if (dpv_qp_state(qp) == IBV_QPS_ERR &&
+		 dpv_engine_kick_wanted(qp->engine))
+		dpv_engine_rescan(qp->engine); /* to flush: no kick finds RQs */
 	return rc;
 }
 

@@ -252,6 +252,9 @@ void dpv_qp_after_post(struct dpv_qp *qp);
 /** dpv_qp_after_post() after a send post: tells the engine which SQ has
  *  new WQEs when it has many QPs (dpv_engine_qp_kick()). */
 void dpv_qp_after_post_send(struct dpv_qp *qp);
+/* The application was given the QP's rings (mlx5dv/mlx4dv_init_obj): it may
+ * post without calling us, so the engine scans its doorbell every poll. */
+void dpv_qp_rings_exposed(struct dpv_qp *qp);
 
 /**
  * Current state of a QP.

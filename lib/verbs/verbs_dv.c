@@ -25,6 +25,7 @@ dv_qp(struct ibv_qp *ibqp, struct mlx5dv_qp *out)
 		return EOPNOTSUPP; /* "rings = mlx4": mlx4dv_init_obj */
 	dpv_mlx5_qp_to_dv(qp->has_sq ? &qp->sq : NULL,
 			  qp->has_rq ? &qp->rq : NULL, out);
+	dpv_qp_rings_exposed(qp);
 	/* none of the optional fields exists here */
 	out->comp_mask = 0;
 	return 0;

@@ -66,6 +66,7 @@ dv_qp(struct ibv_qp *ibqp, struct mlx4dv_qp *out)
 			       qp->has_rq ? &qp->rq : NULL, ibqp->qp_num, out);
 	if (rc)
 		return rc;
+	dpv_qp_rings_exposed(qp);
 	/* MLX4DV_QP_MASK_UAR_MMAP_OFFSET: no UAR page to mmap here */
 	RTE_SET_USED(want);
 	out->comp_mask = 0;
