@@ -488,48 +488,72 @@ def med(results, kind, what, size, metric):
     return r["median"] if r else None
 
 
-def ratios(res):
-    """The figures of the data-path issue, as ratios of medians."""
+def ratios(res, rounds):
+    """The figures of the data-path issue, as ratios of medians; each also
+    as the median of its per-round ratios ("paired": both sides from the
+    same round, steadier when the host changes speed between rounds)."""
     out = []
 
+    def key(kind, what, size):
+        return "%s/%s/%d" % (kind, what, size)
+
+    def val(k, m):
+        r = res.get(k, {}).get(m)
+        return r["median"] if r else None
+
+    def paired(a, b):
+        ra = rounds.get(a[0], {}).get(a[1], {})
+        rb = rounds.get(b[0], {}).get(b[1], {})
+        v = [ra[r] / rb[r] for r in sorted(ra) if r in rb and rb[r]]
+        return statistics.median(v) if v else None
+
     def add(name, a, b, goal, higher_better):
-        if a is None or b is None or b == 0:
+        """a, b: (case key, metric); b may be a constant instead"""
+        va = val(*a)
+        if isinstance(b, tuple):
+            vb, pr = val(*b), paired(a, b)
+        else:
+            vb, pr = b, (va / b if va is not None and b else None)
+        if va is None or vb is None or vb == 0:
             return
-        r = a / b
+        r = va / vb
         ok = r >= goal if higher_better else r <= goal
-        out.append({"ratio": name, "value": r, "goal": goal,
+        out.append({"ratio": name, "value": r, "paired": pr, "goal": goal,
                     "goal_met": ok,
                     "sense": ">=" if higher_better else "<="})
 
     add("send_lat 64B / floor one-way 64B",
-        med(res, "dpv", "ib_send_lat", 64, "p50_us"),
-        med(res, "floor", "lat", 64, "p50_us"), 1.5, False)
+        (key("dpv", "ib_send_lat", 64), "p50_us"),
+        (key("floor", "lat", 64), "p50_us"), 1.5, False)
     add("send_lat p99 / its median",
-        med(res, "dpv", "ib_send_lat", 64, "p99_us"),
-        med(res, "dpv", "ib_send_lat", 64, "p50_us"), 3.0, False)
-    fl = med(res, "floor", "stream", 4096, "gbps") or \
-        med(res, "floor", "stream", 3400, "gbps") or \
-        med(res, "floor", "stream", 1100, "gbps")
-    tcp = max([v for v in (med(res, "tcp", "tcp_bw", s, "gbps")
-                           for s in (64, 4096, 65536)) if v] or [0]) or None
+        (key("dpv", "ib_send_lat", 64), "p99_us"),
+        (key("dpv", "ib_send_lat", 64), "p50_us"), 3.0, False)
+    fl = next((k for k in (key("floor", "stream", s)
+                           for s in (4096, 3400, 1100))
+               if val(k, "gbps")), None)
+    tcps = [k for k in (key("tcp", "tcp_bw", s) for s in (64, 4096, 65536))
+            if val(k, "gbps")]
+    tcp = max(tcps, key=lambda k: val(k, "gbps")) if tcps else None
     for t in ("ib_write_bw", "ib_read_bw"):
-        add("%s 64KiB / floor stream" % t,
-            med(res, "dpv", t, 65536, "gbps"), fl, 0.5, True)
-        add("%s 64KiB / best tcp_bw" % t,
-            med(res, "dpv", t, 65536, "gbps"), tcp, 3.0, True)
+        if fl:
+            add("%s 64KiB / floor stream" % t,
+                (key("dpv", t, 65536), "gbps"), (fl, "gbps"), 0.5, True)
+        if tcp:
+            add("%s 64KiB / best tcp_bw" % t,
+                (key("dpv", t, 65536), "gbps"), (tcp, "gbps"), 3.0, True)
     for t in ("ib_write_bw", "ib_send_bw"):
         add("%s 64B rate / floor 64B rate" % t,
-            med(res, "dpv", t, 64, "mpps"),
-            med(res, "floor", "stream", 64, "mpps"), 0.5, True)
+            (key("dpv", t, 64), "mpps"),
+            (key("floor", "stream", 64), "mpps"), 0.5, True)
     add("engine 4096 QPs / 1 QP",
-        med(res, "perf", "engine_perf", 4096, "mmsgs"),
-        med(res, "perf", "engine_perf", 1, "mmsgs"), 0.7, True)
+        (key("perf", "engine_perf", 4096), "mmsgs"),
+        (key("perf", "engine_perf", 1), "mmsgs"), 0.7, True)
     add("device on 2 lcores / on 1 (shards)",
-        med(res, "perf", "engine_shards", 2, "mmsgs"),
-        med(res, "perf", "engine_shards", 1, "mmsgs"), 1.8, True)
+        (key("perf", "engine_shards", 2), "mmsgs"),
+        (key("perf", "engine_shards", 1), "mmsgs"), 1.8, True)
     # not a ratio: an idle device should cost near nothing
     add("idle process CPU, % of one core",
-        med(res, "dpv", "idle", 0, "cpu_pct"), 1.0, 1.0, False)
+        (key("dpv", "idle", 0), "cpu_pct"), 1.0, 1.0, False)
     return out
 
 
@@ -543,11 +567,13 @@ def table(res, rat, cmp):
         for m, s in sorted(res[key].items()):
             lines.append("%-32s %-8s %s" % (key, m, fmt_metric(m, s)))
     lines.append("")
-    lines.append("%-42s %8s %8s %s" % ("ratio", "value", "goal", "met"))
+    lines.append("%-42s %8s %8s %8s %s" % ("ratio", "value", "paired",
+                                           "goal", "met"))
     for r in rat:
-        lines.append("%-42s %8.3f %s%-6g %s" % (
-            r["ratio"], r["value"], r["sense"], r["goal"],
-            "yes" if r["goal_met"] else "no"))
+        lines.append("%-42s %8.3f %8s %s%-6g %s" % (
+            r["ratio"], r["value"],
+            "-" if r["paired"] is None else "%.3f" % r["paired"],
+            r["sense"], r["goal"], "yes" if r["goal_met"] else "no"))
     if cmp:
         lines.append("")
         lines.append("%-32s %-8s %9s %9s %7s %s" % (
@@ -690,7 +716,7 @@ def run_all(pair, cases, args, raw, rounds, fails, retried):
 
 def finish(args, raw, rounds, fails, retried):
     res = {k: {m: summary(v) for m, v in ms.items()} for k, ms in raw.items()}
-    rat = ratios(res)
+    rat = ratios(res, rounds)
     cmp = compare(raw, rounds)
     txt = table(res, rat, cmp)
     print()
