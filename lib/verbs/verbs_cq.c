@@ -272,8 +272,16 @@ dpv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	 * the last poll held back leaves after the application's reply
 	 * (ib_send_lat polls its send CQ, then its receive CQ, then posts).
 	 * A poll for no entries only drives the engine. */
-	if (num_entries == 0 || !dpv_ring_cq_ready(&cq->ring))
+	if (num_entries == 0 || !dpv_ring_cq_ready(&cq->ring)) {
 		progress(ibcq->context);
+		/* still none: no poll lock taken for nothing (an application
+		 * that spins on an empty CQ took it on every call). Without
+		 * the lock (a single-threaded CQ) the poll runs, so that its
+		 * check catches a second caller. */
+		if (num_entries != 0 && cq->poll_lock.on &&
+		    dpv_ring_cq_known_empty(&cq->ring))
+			return 0;
+	}
 	return poll_ring(cq, num_entries, wc);
 }
 

@@ -1260,6 +1260,20 @@ dpv_ring_cq_ready(const struct dpv_mlx5_cq *cq)
 	return dpv_mlx5_cqe_sw_owned(oo, cq->cons_index, cq->cqe_cnt);
 }
 
+/**
+ * Application side: no completion waits at the consumer index, known for
+ * certain (the 64-byte mlx5 format without CQE compression; false where
+ * it cannot tell). Needs no poll lock: a thread that polls the same CQ
+ * meanwhile leaves the index on an entry it already took (which reads as
+ * waiting) or on the next one (which reads as it is).
+ */
+static inline bool
+dpv_ring_cq_known_empty(const struct dpv_mlx5_cq *cq)
+{
+	return cq->ops == &dpv_mlx5_ring_ops && cq->comp == NULL &&
+	       !dpv_ring_cq_ready(cq);
+}
+
 /** ibv_cq_ex start_poll / next_poll on a CQ of any format. */
 static inline int
 dpv_ring_cq_ex_next(struct dpv_mlx5_cq *cq, dpv_mlx5_wq_lookup_t lookup,
