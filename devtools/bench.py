@@ -483,11 +483,6 @@ def summary(vals):
             "max": max(vals), "runs": vals}
 
 
-def med(results, kind, what, size, metric):
-    r = results.get("%s/%s/%d" % (kind, what, size), {}).get(metric)
-    return r["median"] if r else None
-
-
 def ratios(res, rounds):
     """The figures of the data-path issue, as ratios of medians; each also
     as the median of its per-round ratios ("paired": both sides from the
@@ -534,13 +529,12 @@ def ratios(res, rounds):
     tcps = [k for k in (key("tcp", "tcp_bw", s) for s in (64, 4096, 65536))
             if val(k, "gbps")]
     tcp = max(tcps, key=lambda k: val(k, "gbps")) if tcps else None
+    # fl / tcp None: no such case ran, and add() leaves the ratio out
     for t in ("ib_write_bw", "ib_read_bw"):
-        if fl:
-            add("%s 64KiB / floor stream" % t,
-                (key("dpv", t, 65536), "gbps"), (fl, "gbps"), 0.5, True)
-        if tcp:
-            add("%s 64KiB / best tcp_bw" % t,
-                (key("dpv", t, 65536), "gbps"), (tcp, "gbps"), 3.0, True)
+        add("%s 64KiB / floor stream" % t,
+            (key("dpv", t, 65536), "gbps"), (fl, "gbps"), 0.5, True)
+        add("%s 64KiB / best tcp_bw" % t,
+            (key("dpv", t, 65536), "gbps"), (tcp, "gbps"), 3.0, True)
     for t in ("ib_write_bw", "ib_send_bw"):
         add("%s 64B rate / floor 64B rate" % t,
             (key("dpv", t, 64), "mpps"),

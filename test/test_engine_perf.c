@@ -247,7 +247,6 @@ rmpairs(struct pset *ps, unsigned int made)
 	ps->pqs = NULL;
 }
 
-/* Builds nqp requester/responder pairs; runs op; tears them down. */
 /*
  * The cost of one poll of the engine once its QPs are idle (what a
  * progress thread or worker pays per poll beside an idle application):
@@ -271,6 +270,8 @@ idle_poll_ns(struct dpv_engine *e)
 	return (double)(t1 - t0) * 1e9 / (double)hz / (double)n;
 }
 
+/* Builds nqp requester/responder pairs; runs op; with idle_ns, measures an
+ * idle poll (idle_poll_ns()); tears them down. */
 static int
 run_qps(struct pset *ps, unsigned int nqp, enum ibv_wr_opcode op,
 	uint32_t len, uint8_t *buf, uint32_t key, double secs,

@@ -552,9 +552,10 @@ qp_timer_next(const struct dpv_eqp *qp)
 	return t;
 }
 
-/* A QP leaves the run list: its timer bounds the next sweep. */
+/* A QP off the run list (leaving it, or seen by a sweep): its timer
+ * bounds the next sweep. */
 static inline void
-qp_deactivate_timer(struct dpv_engine *e, const struct dpv_eqp *qp)
+idle_timer_note(struct dpv_engine *e, const struct dpv_eqp *qp)
 {
 	uint64_t t = qp_timer_next(qp);
 
@@ -579,21 +580,9 @@ static void
 scan_doorbells(struct dpv_engine *e, uint32_t max)
 {
 	uint32_t n = RTE_MIN(max, e->nqps);
+	bool always = scan_always(e);
 
-	if (scan_always(e)) {
-		for (uint32_t k = 0; k < n; k++) {
-			struct dpv_eqp *qp;
-
-			if (e->scan_pos >= e->nqps)
-				e->scan_pos = 0;
-			qp = e->qps[e->scan_pos++];
-			if (!qp->active &&
-			    (qp_has_work(qp) || qp_timer_due(qp, e->now)))
-				dpv_engine_qp_activate(qp);
-		}
-		return;
-	}
-	if (e->sweep_left == 0) {
+	if (!always && e->sweep_left == 0) {
 		bool rescan =
 			unlikely(__atomic_load_n(&e->rescan,
 						 __ATOMIC_RELAXED) != 0) &&
@@ -604,7 +593,7 @@ scan_doorbells(struct dpv_engine *e, uint32_t max)
 		e->sweep_left = e->nqps;
 		e->sweep_min = UINT64_MAX;
 	}
-	for (uint32_t k = 0; k < n && e->sweep_left != 0; k++) {
+	for (uint32_t k = 0; k < n && (always || e->sweep_left != 0); k++) {
 		struct dpv_eqp *qp;
 
 		if (e->scan_pos >= e->nqps)
@@ -613,10 +602,10 @@ scan_doorbells(struct dpv_engine *e, uint32_t max)
 		if (!qp->active) {
 			if (qp_has_work(qp) || qp_timer_due(qp, e->now))
 				dpv_engine_qp_activate(qp);
-			else
-				qp_deactivate_timer(e, qp);
+			else if (!always)
+				idle_timer_note(e, qp);
 		}
-		if (--e->sweep_left == 0)
+		if (!always && --e->sweep_left == 0)
 			e->sweep_at = RTE_MIN(e->sweep_min,
 					      e->now + e->hz / SWEEP_DIV);
 	}
@@ -814,7 +803,7 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 		}
 		qp->active = false;
 		if (!scan_always(e))
-			qp_deactivate_timer(e, qp);
+			idle_timer_note(e, qp);
 		e->run[i] = e->run[--e->nrun];
 	}
 }
