@@ -115,7 +115,13 @@ struct dpv_wr_umr {
 	uint32_t pos;	     /**< byte offset of entry 0 in the ring */
 };
 
-/** One decoded send WQE. */
+/**
+ * One decoded send WQE. The fields every WQE has come first, up to inl[]
+ * (what a decoder clears: offsetof(struct dpv_wr, inl)); the fields of
+ * some operations follow, set by the WQEs that carry them; then the SGEs.
+ * With thousands of QPs each decoded WQE lands on lines no cache holds:
+ * a one-SGE SEND or WRITE writes two lines and its SGE.
+ */
 struct dpv_wr {
 	enum ibv_wr_opcode opcode;
 	uint32_t flags;		  /**< enum dpv_wr_flag bits */
@@ -129,36 +135,39 @@ struct dpv_wr {
 	uint32_t invalidate_rkey; /**< SEND_WITH_INV, LOCAL_INV */
 	uint64_t remote_addr;	  /**< RDMA and atomics */
 	uint32_t rkey;
+	/** RAW_PACKET: the frame starts with raw_hdr_len bytes of raw_hdr[],
+	 *  followed by the inline data or the SGEs (IBV_WR_TSO: raw_hdr_len
+	 *  is the header template's length and its bytes are in
+	 *  tso_hdr[]). */
+	uint16_t raw_hdr_len;
+	/** IBV_WR_TSO: maximum segment size (payload bytes per frame). */
+	uint16_t tso_mss;
+	uint32_t inline_len; /**< inline payload bytes (in inl[]) */
+	uint32_t num_sge;
+	uint64_t total_len; /**< payload bytes (inline or SGEs) */
+	/** Inline payload: up to two pieces pointing into the ring (the
+	 *  second one when the data wraps). Valid until the WQE is retired;
+	 *  read only up to inline_len. */
+	struct {
+		const void *addr;
+		uint32_t len;
+	} inl[2];
+	/* ---- set only by the WQEs that carry them ---- */
 	uint64_t compare_add; /**< CMP_AND_SWP compare / FETCH_AND_ADD add */
-	uint64_t swap;
+	uint64_t swap;	      /**< CMP_AND_SWP */
 	uint32_t xrc_remote_srqn; /**< XRC_SEND */
 	struct dpv_wr_ud ud;	  /**< UD only */
 	union {
 		struct dpv_wr_bind bind; /**< BIND_MW only */
 		struct dpv_wr_umr umr;	 /**< IBV_WR_DRIVER1 only */
 	};
-	/** RAW_PACKET: the frame starts with these header bytes, followed
-	 *  by the inline data or the SGEs (IBV_WR_TSO: raw_hdr_len is the
-	 *  header template's length and its bytes are in tso_hdr[]). */
-	uint16_t raw_hdr_len;
-	uint8_t raw_hdr[DPV_WR_MAX_RAW_HDR];
-	/** IBV_WR_TSO: maximum segment size (payload bytes per frame). */
-	uint16_t tso_mss;
+	uint8_t raw_hdr[DPV_WR_MAX_RAW_HDR]; /**< RAW_PACKET, raw_hdr_len */
 	/** IBV_WR_TSO: the header template, up to two pieces pointing into
 	 *  the ring (the second when it wraps). Valid until retired. */
 	struct {
 		const void *addr;
 		uint32_t len;
 	} tso_hdr[2];
-	/** Inline payload: up to two pieces pointing into the ring (the
-	 *  second one when the data wraps). Valid until the WQE is retired. */
-	uint32_t inline_len;
-	struct {
-		const void *addr;
-		uint32_t len;
-	} inl[2];
-	uint64_t total_len; /**< payload bytes (inline or SGEs) */
-	uint32_t num_sge;
 	struct dpv_sge sg_list[DPV_WR_MAX_SGE];
 };
 

@@ -525,11 +525,7 @@ dpv_mlx4_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 
 	if ((oo & OWNER_BIT) != owner_of(&sq->wq, sq->wq.eng_pi))
 		return false;
-	memset(out, 0, offsetof(struct dpv_wr, ud));
-	out->raw_hdr_len = 0;
-	out->inline_len = 0;
-	out->total_len = 0;
-	out->num_sge = 0;
+	memset(out, 0, offsetof(struct dpv_wr, inl)); /* struct dpv_wr */
 	out->wqe_index = (uint16_t)(sq->wq.eng_pi >> sq->wq.bb_shift);
 	out->qpn = sq->qpn;
 	out->imm_data = c->imm;

@@ -421,14 +421,8 @@ dpv_mlx5_sq_fetch(struct dpv_mlx5_sq *sq, struct dpv_wr *out)
 		return false;
 	w = mlx5r_at(&sq->wq, sq->wq.eng_pi << MLX5_SEND_WQE_SHIFT);
 	memcpy(&c, w, sizeof(c));
-	/* the fields every WQE has; ud and bind are cleared by the WQEs
-	 * that carry them, raw_hdr[] and inl[] are read only up to their
-	 * lengths */
-	memset(out, 0, offsetof(struct dpv_wr, ud));
-	out->raw_hdr_len = 0;
-	out->inline_len = 0;
-	out->total_len = 0;
-	out->num_sge = 0;
+	/* the fields every WQE has (struct dpv_wr) */
+	memset(out, 0, offsetof(struct dpv_wr, inl));
 	ds = be32toh(c.qpn_ds) & 0x3f;
 	nbb = (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
 	out->wqe_index = (uint16_t)sq->wq.eng_pi;
