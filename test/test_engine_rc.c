@@ -642,6 +642,51 @@ test_rc_send(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * The per-message counters keep their low 32 bits on the QP's hot lines
+ * (hot_*) and carry into the QP's counters: one message across the wrap
+ * reads 2^32 more than before it, on both sides.
+ */
+static int
+test_rc_counter_carry(void)
+{
+	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
+	struct dpv_eqp *b = dpv_engine_qp_lookup(eng, QPN_B);
+	struct dpv_engine_qp_stats sa0, sb0, sa, sb;
+	struct ibv_wc wc;
+
+	TEST_ASSERT(a != NULL && b != NULL, "");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 0xb0, 0, 256), 0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 0xa0, 0, 64, 0, 0), 0,
+			  "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "send completion");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "recv completion");
+	/* now just below the wrap, as if 2^32 - 1 more had been counted */
+	a->hot_rx_pkts = a->hot_acks_rcvd = UINT32_MAX;
+	b->hot_rx_pkts = b->hot_acks_sent = UINT32_MAX;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &sa0), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &sb0), 0, "");
+	TEST_ASSERT(sa0.acks_rcvd >= UINT32_MAX && sb0.acks_sent >= UINT32_MAX,
+		    "the low words are read");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 0xb1, 0, 256), 0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 0xa1, 0, 64, 0, 0), 0,
+			  "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "send completion");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "recv completion");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &sa), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &sb), 0, "");
+	TEST_ASSERT_EQUAL(sa.acks_rcvd, sa0.acks_rcvd + 1, "%" PRIu64,
+			  sa.acks_rcvd);
+	TEST_ASSERT_EQUAL(sa.rx_pkts, sa0.rx_pkts + 1, "%" PRIu64, sa.rx_pkts);
+	TEST_ASSERT_EQUAL(sb.acks_sent, sb0.acks_sent + 1, "%" PRIu64,
+			  sb.acks_sent);
+	TEST_ASSERT_EQUAL(sb.rx_pkts, sb0.rx_pkts + 1, "%" PRIu64, sb.rx_pkts);
+	TEST_ASSERT_EQUAL(a->hot_acks_rcvd, 0u, "wrapped");
+	TEST_ASSERT_EQUAL(b->hot_rx_pkts, 0u, "wrapped");
+	return TEST_SUCCESS;
+}
+
 /* 3000 bytes at MTU 1024: FIRST/MIDDLE/LAST, several messages, PSN wrap. */
 static int
 test_rc_send_seg(void)
@@ -1755,6 +1800,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 		{
 			TEST_CASE_ST(setup_rc, teardown, test_key_cmds),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_counter_carry),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send_seg),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_write),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_read),

@@ -473,7 +473,8 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 		DPV_EQP_COUNT(qp, rx_srcqpn);
 	}
 	/* a connected QP only takes packets from its peer's address */
-	qp->st.rx_pkts++;
+	if (unlikely(++qp->hot_rx_pkts == 0))
+		qp->st.rx_pkts += UINT64_C(1) << 32;
 	if (unlikely(qp->dct != NULL)) {
 		dpv_engine_dct_rx(qp, &pkt); /* from any DCI (engine_dc.c) */
 		return false;
@@ -1199,6 +1200,9 @@ dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
 	qp = dpv_engine_qp_lookup(e, qpn);
 	if (qp != NULL) {
 		*out = qp->st;
+		out->rx_pkts += qp->hot_rx_pkts;
+		out->acks_sent += qp->hot_acks_sent;
+		out->acks_rcvd += qp->hot_acks_rcvd;
 		rc = 0;
 	}
 	dpv_engine_unlock(e);

@@ -252,7 +252,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	if (qp->sq == NULL || !eqp_reliable(qp) ||
 	    !(pkt->flags & DPV_OPF_RESP) || (pkt->opcode & 0xe0) != eqp_tr(qp))
 		return;
-	DPV_EQP_COUNT(qp, acks_rcvd);
+	DPV_EQP_COUNT_HOT(qp, acks_rcvd);
 	if ((pkt->flags & DPV_OPF_AETH) && type == AETH_ACK)
 		dpv_engine_credit_update(qp, pkt);
 	from = qp->s_tail;

@@ -80,7 +80,7 @@ send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 		dpv_engine_tx(qp->e, m);
 	else
 		return; /* no mbuf */
-	DPV_EQP_COUNT(qp, acks_sent);
+	DPV_EQP_COUNT_HOT(qp, acks_sent);
 	if ((syndrome & AETH_TYPE_MASK) != AETH_NAK)
 		return;
 	switch (syndrome & 0x1f) {
