@@ -573,8 +573,8 @@ test_builder(void)
 	TEST_ASSERT_EQUAL(out.remote_addr, 0x9000, "");
 	TEST_ASSERT_EQUAL(out.imm_data, htobe32(5), "");
 	TEST_ASSERT_EQUAL(out.sg_list[0].addr, 0x5000, "");
-	TEST_ASSERT_EQUAL(sq.wq.wrid[out.wqe_index & (sq.wq.wqe_cnt - 1)], 11,
-			  "");
+	TEST_ASSERT_EQUAL(sq.slot[out.wqe_index & (sq.wq.wqe_cnt - 1)].wr_id,
+			  11, "");
 	TEST_ASSERT(dpv_mlx5_sq_fetch(&sq, &out), "");
 	TEST_ASSERT_EQUAL(out.opcode, IBV_WR_SEND, "");
 	TEST_ASSERT_EQUAL(out.inline_len, 8, "");
@@ -633,7 +633,8 @@ sq_same(const struct dpv_mlx5_sq *a, const struct dpv_mlx5_sq *b,
 
 		TEST_ASSERT_BUFFERS_EQUAL(wa, wb, RTE_MIN(ds * 16, 64u),
 					  "WQE %u (%u)", i, n);
-		TEST_ASSERT_EQUAL(a->wq.wrid[i], b->wq.wrid[i], "wrid %u", i);
+		TEST_ASSERT_EQUAL(a->slot[i].wr_id, b->slot[i].wr_id,
+				  "wr_id %u", i);
 		TEST_ASSERT_EQUAL(a->slot[i].head, b->slot[i].head, "head %u",
 				  i);
 		TEST_ASSERT_EQUAL(a->slot[i].bbend, b->slot[i].bbend,

@@ -57,9 +57,14 @@ qp_spans(const struct dpv_qp *q, struct span *out)
 		size_t len = (size_t)w[i]->wqe_cnt << w[i]->wqe_shift;
 
 		out[n++] = span_of((const uint8_t *)w[i]->buf - 64, len + 64);
-		out[n++] = span_of((const uint8_t *)w[i]->wrid - 64,
-				   w[i]->wqe_cnt * sizeof(uint64_t) + 64);
+		if (i == 1)
+			out[n++] = span_of((const uint8_t *)w[i]->wrid - 64,
+					   w[i]->wqe_cnt * sizeof(uint64_t) +
+						   64);
 	}
+	/* the send queue's wr_ids are in its slots */
+	out[n++] = span_of((const uint8_t *)q->sq.slot - 64,
+			   q->sq.wq.wqe_cnt * sizeof(*q->sq.slot) + 64);
 	out[n++] = span_of((const uint8_t *)q->rq.wq.dbrec_own - 64, 128);
 	return n;
 }

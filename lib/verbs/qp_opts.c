@@ -123,9 +123,9 @@ static bool
 cancel_match(void *arg, uint16_t wqe_index)
 {
 	const struct cancel_arg *a = arg;
-	const struct dpv_mlx5_wq *wq = &a->qp->sq.wq;
+	const struct dpv_mlx5_sq *sq = &a->qp->sq;
 
-	return wq->wrid[wqe_index & (wq->wqe_cnt - 1)] == a->wr_id;
+	return sq->slot[wqe_index & (sq->wq.wqe_cnt - 1)].wr_id == a->wr_id;
 }
 
 int

@@ -58,10 +58,9 @@ dpv_mlx4_sq_init(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	if (cnt > DPV_MLX5_MAX_SQ_BB)
 		return EINVAL;
 	sq->wq.buf = dpv_mlx5_mem_zalloc((size_t)cnt * BB);
-	sq->wq.wrid = dpv_mlx5_mem_zalloc(sizeof(uint64_t) * cnt);
 	sq->wq.dbrec_own = dpv_mlx5_mem_zalloc(RTE_CACHE_LINE_SIZE);
 	sq->slot = dpv_mlx5_mem_zalloc(sizeof(*sq->slot) * cnt);
-	if (!sq->wq.buf || !sq->wq.wrid || !sq->wq.dbrec_own ||
+	if (!sq->wq.buf || !sq->wq.dbrec_own ||
 	    sq->slot == NULL) {
 		dpv_mlx5_sq_fini(sq);
 		return ENOMEM;
@@ -353,8 +352,8 @@ post_one(struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 		return EINVAL;
 	c->srcrb_flags = htobe32(flags);
 	bi = sq->cur_post & (sq->wq.wqe_cnt - 1);
-	sq->wq.wrid[bi] = wr->wr_id;
 	sq->slot[bi] = (struct dpv_mlx5_sq_slot){
+		.wr_id = wr->wr_id,
 		.head = sq->wq.head,
 		.bbend = sq->cur_post + (1u << sq->wq.bb_shift),
 	};

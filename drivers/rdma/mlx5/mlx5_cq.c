@@ -722,7 +722,7 @@ mlx5r_req_done(struct dpv_mlx5_wq *wq, uint16_t wqe_ctr, struct ibv_wc *wc,
 		return EIO;
 	idx = wqe_ctr & (wq->wqe_cnt - 1);
 	s = &sq->slot[idx];
-	wc->wr_id = wq->wrid[idx];
+	wc->wr_id = s->wr_id;
 	req_opcode(wc, op, s->data);
 	if (s->data == IBV_WC_DRIVER2) /* mlx5dv_wr_raw_wqe */
 		wc->opcode = IBV_WC_DRIVER2;

@@ -149,7 +149,7 @@ struct dpv_mlx5_wq {
 	__be32 *dbrec;	     /**< the 2-word record block (QP: shared by
 				  SQ and RQ after dpv_mlx5_qp_link_dbrec) */
 	__be32 *dbrec_own;   /**< the block this queue allocated */
-	uint64_t *wrid;	     /**< wr_id per slot */
+	uint64_t *wrid;	     /**< wr_id per slot (RQ, SRQ; an SQ: NULL) */
 	/* application side */
 	uint32_t head; /**< WRs posted */
 	uint32_t tail; /**< WRs completed (seen by poll) */
@@ -160,10 +160,11 @@ struct dpv_mlx5_wq {
 };
 
 /** What the poll side keeps of a posted send WQE, per slot: one entry
- *  instead of three arrays, so that these values of a WQE share a cache
- *  line (most of the time: 12-byte entries) when it is posted and when it
- *  completes; its wr_id stays in wq.wrid[], which receive queues share. */
+ *  instead of four arrays, so that these values of a WQE share a cache
+ *  line (most of the time: 24-byte entries) when it is posted and when it
+ *  completes. A send queue has no wq.wrid[] (NULL): its wr_ids are here. */
 struct dpv_mlx5_sq_slot {
+	uint64_t wr_id; /**< of the WR */
 	uint32_t head;	/**< value of head for that WR */
 	uint32_t bbend; /**< cur_post after that WQE */
 	/** the completion's opcode where the WQE does not say it:

@@ -315,8 +315,8 @@ wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
 {
 	uint32_t idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
 
-	sq->wq.wrid[idx] = wr_id;
 	sq->slot[idx] = (struct dpv_mlx5_sq_slot){
+		.wr_id = wr_id,
 		.head = sq->wq.head + sq->bld.nreq,
 		.bbend = sq->cur_post + nbb,
 		.data = wr_data,

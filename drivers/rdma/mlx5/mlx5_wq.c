@@ -44,18 +44,21 @@ wq_free(struct dpv_mlx5_wq *wq)
 	wq->db = NULL;
 }
 
-/* Allocate ring, wrid[] and a doorbell-record block; db word is dbidx. */
+/* Allocate ring, wrid[] (but for a send queue, whose slots hold its
+ * wr_ids) and a doorbell-record block; db word is dbidx. */
 static int
 wq_alloc(struct dpv_mlx5_wq *wq, uint32_t cnt, uint32_t shift, int dbidx,
-	 int socket)
+	 bool sq, int socket)
 {
+
 	wq->wqe_cnt = cnt;
 	wq->wqe_shift = shift;
 	wq->socket = socket;
 	wq->buf = zalloc((size_t)cnt << shift, socket);
-	wq->wrid = zalloc(sizeof(*wq->wrid) * cnt, socket);
+	wq->wrid = sq ? NULL : zalloc(sizeof(*wq->wrid) * cnt, socket);
 	wq->dbrec_own = zalloc(RTE_CACHE_LINE_SIZE, socket);
-	if (wq->buf == NULL || wq->wrid == NULL || wq->dbrec_own == NULL) {
+	if (wq->buf == NULL || (!sq && wq->wrid == NULL) ||
+	    wq->dbrec_own == NULL) {
 		wq_free(wq);
 		return ENOMEM;
 	}
@@ -104,7 +107,8 @@ dpv_mlx5_sq_init_tso(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 	if (total > DPV_MLX5_MAX_SQ_BB)
 		return EINVAL;
 	cnt = rte_align32pow2((uint32_t)total);
-	rc = wq_alloc(&sq->wq, cnt, MLX5_SEND_WQE_SHIFT, MLX5_SND_DBR, socket);
+	rc = wq_alloc(&sq->wq, cnt, MLX5_SEND_WQE_SHIFT, MLX5_SND_DBR, true,
+		      socket);
 	if (rc)
 		return rc;
 	sq->slot = zalloc(sizeof(*sq->slot) * cnt, socket);
@@ -159,7 +163,8 @@ dpv_mlx5_rq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 		return EINVAL;
 	stride = rte_align32pow2(RTE_MAX(16u, max_sge * 16u));
 	cnt = rte_align32pow2(max_wr);
-	rc = wq_alloc(&rq->wq, cnt, log2_u32(stride), MLX5_RCV_DBR, socket);
+	rc = wq_alloc(&rq->wq, cnt, log2_u32(stride), MLX5_RCV_DBR, false,
+		      socket);
 	if (rc)
 		return rc;
 	rq->wq.kind = DPV_MLX5_WQ_RQ;
@@ -183,7 +188,7 @@ dpv_mlx5_srq_init(struct dpv_mlx5_rq *rq, unsigned int max_wr,
 	 * max_wr 0 gives a one-WQE list that takes no post (max_post 0) */
 	stride = rte_align32pow2(16u + RTE_MAX(max_sge, 1u) * 16u);
 	cnt = rte_align32pow2(max_wr + 1);
-	rc = wq_alloc(&rq->wq, cnt, log2_u32(stride), 0, socket);
+	rc = wq_alloc(&rq->wq, cnt, log2_u32(stride), 0, false, socket);
 	if (rc)
 		return rc;
 	rq->wq.kind = DPV_MLX5_WQ_SRQ;
