@@ -784,8 +784,6 @@ test_ack_tmpl(void)
 
 	TEST_ASSERT(qp != NULL, "");
 	for (int v = 0; v < 4; v++) {
-		uint32_t gen;
-
 		path_variant(&path, v);
 		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
 						       IBV_QP_AV, &path),
@@ -805,15 +803,16 @@ test_ack_tmpl(void)
 					ack_same(qp, syns[j], psns[i],
 						 psns[(i + j) % RTE_DIM(psns)]),
 					0, "path %d", v);
-		gen = qp->ack_tmpl.gen;
-		TEST_ASSERT_EQUAL(gen, qp->tmpl.gen, "");
+		TEST_ASSERT(qp->ack_tmpl.len != 0, "");
 		TEST_ASSERT_EQUAL(dpv_engine_qp_udp_sport_set(eng, QPN_A,
 							      (uint16_t)(50000 + v)),
 				  0, "");
-		TEST_ASSERT(qp->tmpl.gen != gen, "a new frame template");
+		TEST_ASSERT_EQUAL(qp->ack_tmpl.len, 0,
+				  "a new frame template drops the ACK's");
+		/* the ACK made anew carries the new port (ack_same() checks
+		 * it against the general builder's frame byte for byte) */
 		TEST_ASSERT_EQUAL(ack_same(qp, 0x1f, 0x345, 7), 0, "");
-		TEST_ASSERT_EQUAL(qp->ack_tmpl.gen, qp->tmpl.gen,
-				  "and a new ACK template");
+		TEST_ASSERT(qp->ack_tmpl.len != 0, "and a new ACK template");
 	}
 	return TEST_SUCCESS;
 }

@@ -1590,7 +1590,7 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 		qp->path = *path;
 		if (qp->path.udp_sport == 0)
 			qp->path.udp_sport = dpv_roce_udp_sport_rxe(qp->qpn);
-		dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
+		dpv_engine_qp_tmpl_set(qp);
 	}
 	/* a packet must fit one mbuf: worst case VLAN + IPv6 + RETH */
 	if (qp->mtu > e->mbuf_room - 104) {

@@ -267,7 +267,7 @@ dpv_engine_dci_target(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 	if (dpv_engine_ud_path(qp, t, &p) != 0)
 		return false; /* neighbour not known yet */
 	qp->path = p;
-	dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
+	dpv_engine_qp_tmpl_set(qp);
 	qp->dest_qpn = t->remote_qpn;
 	qp->dc_key = t->dc_key;
 	qp->dc_cpsn = qp->req.psn;

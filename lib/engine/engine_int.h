@@ -236,21 +236,20 @@ struct dpv_etmpl {
 	uint8_t l2;   /* Ethernet (+ VLAN) header bytes */
 	bool ipv4;
 	uint16_t csum; /* IPv4: one's complement sum of the constant words */
-	uint32_t gen;  /* which dpv_engine_tmpl_set() made it (never 0) */
 	uint8_t b[64]; /* the headers (copied whole), lengths zero */
 };
 
 /* A QP's ACK frame, whole: its PSN and AETH words zero, its ICRC for
  * that (dpv_engine_build_ack() writes the words and XORs their ICRC
- * deltas in). Valid while made from the QP's template (gen), for its
- * destination QP and transport. */
+ * deltas in). Made from the QP's frame template, which
+ * dpv_engine_qp_tmpl_set() drops it with (so that an ACK reads no line of
+ * the frame template); valid for its destination QP and transport. */
 struct dpv_eack {
 	uint8_t len;	  /* frame bytes, ICRC in; 0: none yet */
 	uint8_t l2;	  /* Ethernet (+ VLAN) header bytes */
 	uint8_t psn_off;  /* BTH bytes 8..11: AckReq, reserved, PSN */
 	uint8_t aeth_off; /* syndrome, MSN */
 	uint8_t opcode;
-	uint32_t gen;
 	uint32_t dqpn;
 	uint32_t icrc;		/* with both words zero */
 	uint32_t k_psn, k_aeth; /* dpv_roce_icrc_factor() of each word */
@@ -757,6 +756,9 @@ struct rte_mbuf *dpv_engine_build_req(struct dpv_engine *e,
 				      uint8_t **payload);
 void dpv_engine_tmpl_set(struct dpv_etmpl *t,
 			 const struct dpv_engine_path *path);
+/* The QP's frame template from its path, and its ACK template dropped
+ * (remade at the next ACK): how a QP's templates change. */
+void dpv_engine_qp_tmpl_set(struct dpv_eqp *qp);
 void dpv_engine_finish(struct rte_mbuf *m);
 /* An ACK of qp from its ACK template (made or remade here); NULL without
  * an mbuf, or *no_tmpl set when the QP cannot have one (dpv_engine_build

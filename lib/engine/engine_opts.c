@@ -46,7 +46,7 @@ dpv_engine_qp_udp_sport_set(struct dpv_engine *e, uint32_t qpn,
 	} else {
 		/* the next frame built takes it (template and full path) */
 		qp->path.udp_sport = sport;
-		dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
+		dpv_engine_qp_tmpl_set(qp);
 	}
 	rte_spinlock_unlock(&e->lock);
 	return ret;

@@ -319,18 +319,12 @@ write_l2_l4(const struct dpv_engine_path *path, uint8_t *d, uint32_t ulen,
 	udp->dgram_cksum = 0;
 }
 
-/* the templates made so far (struct dpv_etmpl.gen; a copy keeps it) */
-static uint32_t tmpl_gens;
-
 void
 dpv_engine_tmpl_set(struct dpv_etmpl *t, const struct dpv_engine_path *path)
 {
 	uint32_t l2 = l2_len(path), l3h = l3_hdr_len(path);
 
 	memset(t, 0, sizeof(*t));
-	do
-		t->gen = __atomic_add_fetch(&tmpl_gens, 1, __ATOMIC_RELAXED);
-	while (t->gen == 0);
 	/* VLAN + IPv6 (66 bytes) is built in full */
 	if (l2 + l3h + sizeof(struct rte_udp_hdr) > sizeof(t->b))
 		return;
@@ -565,10 +559,16 @@ ack_tmpl_set(struct dpv_eqp *qp)
 	a->k_aeth = dpv_roce_icrc_factor(len - DPV_ROCE_ICRC_LEN -
 					 (a->aeth_off + 4u));
 	a->opcode = h.opcode;
-	a->gen = t->gen;
 	a->dqpn = qp->dest_qpn;
 	a->len = (uint8_t)len;
 	return true;
+}
+
+void
+dpv_engine_qp_tmpl_set(struct dpv_eqp *qp)
+{
+	dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
+	qp->ack_tmpl.len = 0;
 }
 
 struct rte_mbuf *
@@ -582,8 +582,7 @@ dpv_engine_build_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn,
 	uint8_t *d;
 
 	*no_tmpl = false;
-	if (unlikely(a->len == 0 || a->gen != qp->tmpl.gen ||
-		     a->dqpn != qp->dest_qpn ||
+	if (unlikely(a->len == 0 || a->dqpn != qp->dest_qpn ||
 		     a->opcode != (DPV_ROCE_OP_ACK | eqp_tr(qp))) &&
 	    !ack_tmpl_set(qp)) {
 		*no_tmpl = true;
