@@ -645,7 +645,8 @@ test_rc_send(void)
 /*
  * The per-message counters keep their low 32 bits on the QP's hot lines
  * (hot_*) and carry into the QP's counters: one message across the wrap
- * reads 2^32 more than before it, on both sides.
+ * reads 2^32 more than before it, on both sides (and the credit probe it
+ * is).
  */
 static int
 test_rc_counter_carry(void)
@@ -662,7 +663,7 @@ test_rc_counter_carry(void)
 	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "send completion");
 	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "recv completion");
 	/* now just below the wrap, as if 2^32 - 1 more had been counted */
-	a->hot_rx_pkts = a->hot_acks_rcvd = UINT32_MAX;
+	a->hot_rx_pkts = a->hot_acks_rcvd = a->hot_credit_probes = UINT32_MAX;
 	b->hot_rx_pkts = b->hot_acks_sent = UINT32_MAX;
 	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &sa0), 0, "");
 	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &sb0), 0, "");
@@ -679,6 +680,10 @@ test_rc_counter_carry(void)
 	TEST_ASSERT_EQUAL(sa.acks_rcvd, sa0.acks_rcvd + 1, "%" PRIu64,
 			  sa.acks_rcvd);
 	TEST_ASSERT_EQUAL(sa.rx_pkts, sa0.rx_pkts + 1, "%" PRIu64, sa.rx_pkts);
+	/* B's ACK of the first SEND said its receive queue was empty: the
+	 * second goes as the credit probe */
+	TEST_ASSERT_EQUAL(sa.credit_probes, sa0.credit_probes + 1, "%" PRIu64,
+			  sa.credit_probes);
 	TEST_ASSERT_EQUAL(sb.acks_sent, sb0.acks_sent + 1, "%" PRIu64,
 			  sb.acks_sent);
 	TEST_ASSERT_EQUAL(sb.rx_pkts, sb0.rx_pkts + 1, "%" PRIu64, sb.rx_pkts);

@@ -1203,6 +1203,7 @@ dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
 		out->rx_pkts += qp->hot_rx_pkts;
 		out->acks_sent += qp->hot_acks_sent;
 		out->acks_rcvd += qp->hot_acks_rcvd;
+		out->credit_probes += qp->hot_credit_probes;
 		rc = 0;
 	}
 	dpv_engine_unlock(e);

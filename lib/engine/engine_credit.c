@@ -70,7 +70,7 @@ dpv_engine_credit_wait(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 	if (dpv_psn_cmp(start, qp->req.climit) <= 1) {
 		if (qp->req.probe_cseq != w->cseq) {
 			qp->req.probe_cseq = w->cseq;
-			DPV_EQP_COUNT(qp, credit_probes);
+			DPV_EQP_COUNT_HOT(qp, credit_probes);
 		}
 		return false;
 	}

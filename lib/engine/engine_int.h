@@ -341,6 +341,9 @@ struct dpv_eqp {
 	/* dpv_engine_ack_cycles() of timeout, set with it (no 64-bit
 	 * division each time the timer is armed) */
 	uint64_t ack_cycles;
+	/* credit_probes' low 32 bits (DPV_EQP_COUNT_HOT()): a SEND that
+	 * goes as the probe arms the ACK timer too, whose line this is */
+	uint32_t hot_credit_probes;
 
 	/* ---- each frame: its headers, the peer's address ---- */
 	struct dpv_etmpl tmpl __attribute__((aligned(64))); /* path's frames */
