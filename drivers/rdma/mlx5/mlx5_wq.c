@@ -50,7 +50,6 @@ static int
 wq_alloc(struct dpv_mlx5_wq *wq, uint32_t cnt, uint32_t shift, int dbidx,
 	 bool sq, int socket)
 {
-
 	wq->wqe_cnt = cnt;
 	wq->wqe_shift = shift;
 	wq->socket = socket;
