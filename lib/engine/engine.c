@@ -1391,7 +1391,8 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		DPV_WR_MAX_SGE;
 	qp->swqe_size = RTE_ALIGN_CEIL(
 		offsetof(struct dpv_eswqe, wr.sg_list) +
-			qp->max_sge * (sizeof(struct dpv_sge) + sizeof(void *)),
+			qp->max_sge * (sizeof(struct dpv_sge) + sizeof(void *)) +
+			DPV_CQE_SCAT_MAX,
 		8);
 	qp->nswqe = init->sq ? n : 1;
 	qp->swqe = dpv_mlx5_mem_zalloc((size_t)qp->swqe_size * qp->nswqe);

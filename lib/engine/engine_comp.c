@@ -205,8 +205,8 @@ scatter(struct dpv_eqp *qp, struct dpv_eswqe *w, uint64_t off,
 	const uint8_t *src, uint32_t len)
 {
 	if (dpv_scat_req(qp, &w->wr)) { /* into the CQE */
-		if (off + len <= sizeof(w->scat))
-			memcpy(w->scat + off, src, len);
+		if (off + len <= DPV_CQE_SCAT_MAX)
+			memcpy(swqe_scat(qp, w) + off, src, len);
 		return;
 	}
 	dpv_esge_copy(qp, w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
@@ -373,7 +373,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				break;
 			}
 			if (dpv_scat_req(qp, &w->wr))
-				memcpy(w->scat, &v,
+				memcpy(swqe_scat(qp, w), &v,
 				       sizeof(v)); /* into the CQE */
 			else /* the local SGE may be an indirect key's */
 				dpv_esge_copy(qp, w->wr.sg_list,
@@ -518,7 +518,7 @@ dpv_engine_comp_drain(struct dpv_eqp *qp)
 			    w->wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
 				len = 8;
 			if (!err && dpv_scat_req(qp, &w->wr)) {
-				qp->cqe_scat = w->scat;
+				qp->cqe_scat = swqe_scat(qp, w);
 				qp->cqe_scat_len = (uint8_t)len;
 			}
 			dpv_engine_cqe(qp, false, w->wr.wqe_index,

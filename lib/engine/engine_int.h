@@ -154,10 +154,12 @@ struct dpv_eswqe {
 	uint32_t rd_skip; /* READ asked again: responses already here */
 	uint32_t status;  /* enum ibv_wc_status when SWQE_ERROR */
 	uint64_t orig;	  /* atomic: value returned */
-	uint8_t scat[DPV_CQE_SCAT_MAX]; /* READ/atomic result for the CQE */
 	/* decoded by the ring (kept for retire); last: a QP's slots hold
 	 * only the SGEs its send queue can carry (qp->max_sge), followed by
-	 * as many checked process addresses (swqe_host()) */
+	 * as many checked process addresses (swqe_host()), then the READ or
+	 * atomic result for the CQE (swqe_scat(): off the lines every WQE
+	 * writes, which are this header, the first 64 bytes of wr and its
+	 * SGEs) */
 	struct dpv_wr wr;
 };
 
@@ -949,6 +951,14 @@ static inline uint8_t **
 swqe_host(const struct dpv_eqp *qp, const struct dpv_eswqe *w)
 {
 	return (uint8_t **)(uintptr_t)&w->wr.sg_list[qp->max_sge];
+}
+
+/* The READ or atomic result of w for its CQE (scatter to CQE),
+ * DPV_CQE_SCAT_MAX bytes after its SGEs' process addresses. */
+static inline uint8_t *
+swqe_scat(const struct dpv_eqp *qp, const struct dpv_eswqe *w)
+{
+	return (uint8_t *)(uintptr_t)(swqe_host(qp, w) + qp->max_sge);
 }
 
 /* A compressed CQ was pushed to: note it for dpv_engine_held_commit()
