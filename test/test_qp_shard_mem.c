@@ -57,7 +57,7 @@ qp_spans(const struct dpv_qp *q, struct span *out)
 		size_t len = (size_t)w[i]->wqe_cnt << w[i]->wqe_shift;
 
 		out[n++] = span_of((const uint8_t *)w[i]->buf - 64, len + 64);
-		if (i == 1)
+		if (w[i]->wrid != NULL) /* NULL for a send queue */
 			out[n++] = span_of((const uint8_t *)w[i]->wrid - 64,
 					   w[i]->wqe_cnt * sizeof(uint64_t) +
 						   64);

@@ -473,8 +473,7 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 		DPV_EQP_COUNT(qp, rx_srcqpn);
 	}
 	/* a connected QP only takes packets from its peer's address */
-	if (unlikely(++qp->hot_rx_pkts == 0))
-		qp->st.rx_pkts += UINT64_C(1) << 32;
+	DPV_EQP_INC_HOT(qp, rx_pkts); /* the engine's: one add a burst */
 	if (unlikely(qp->dct != NULL)) {
 		dpv_engine_dct_rx(qp, &pkt); /* from any DCI (engine_dc.c) */
 		return false;

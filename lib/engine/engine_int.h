@@ -423,6 +423,9 @@ _Static_assert(offsetof(struct dpv_eqp, pdn) < 3 * 64,
 	       "a QP's hot fields outgrew three cache lines");
 _Static_assert(offsetof(struct dpv_eqp, hot_acks_rcvd) < 3 * 64,
 	       "the counters of every message left the hot lines");
+_Static_assert(offsetof(struct dpv_eqp, hot_credit_probes) / 64 ==
+		       offsetof(struct dpv_eqp, ack_cycles) / 64,
+	       "credit_probes left the ACK timer's line");
 _Static_assert(offsetof(struct dpv_eresp, rwqe) <= 2 * 64 &&
 		       offsetof(struct dpv_eqp, resp) % 64 == 0,
 	       "the responder's scalars outgrew two cache lines");
@@ -473,14 +476,20 @@ dpv_scat_req(const struct dpv_eqp *qp, const struct dpv_wr *w)
 		(qp)->st.n++;                                                  \
 	} while (0)
 
-/* The same for a counter whose low 32 bits are kept on the QP's hot lines
+/* A per-QP counter whose low 32 bits are kept on the QP's hot lines
  * (hot_NAME): st.NAME holds the carries; dpv_engine_qp_stats_get() adds
  * the two. */
+#define DPV_EQP_INC_HOT(qp, n)                                                 \
+	do {                                                                   \
+		if (unlikely(++(qp)->hot_##n == 0))                            \
+			(qp)->st.n += UINT64_C(1) << 32;                       \
+	} while (0)
+
+/* DPV_EQP_COUNT() of such a counter. */
 #define DPV_EQP_COUNT_HOT(qp, n)                                               \
 	do {                                                                   \
 		(qp)->e->st.n++;                                               \
-		if (unlikely(++(qp)->hot_##n == 0))                            \
-			(qp)->st.n += UINT64_C(1) << 32;                       \
+		DPV_EQP_INC_HOT(qp, n);                                        \
 	} while (0)
 
 /* --------------------------------------------------------------- engine */
