@@ -499,6 +499,27 @@ case_rss(void)
 					    be32toh(ds->lkey) == rt_mr->lkey &&
 					    be32toh(ds->byte_count) == SLOT,
 				    "WQE 3 is the 4th receive posted");
+			/* RDY -> RESET empties the ring where it is (the
+			 * view stays valid); posting again refills it */
+			struct ibv_wq_attr r = {.attr_mask = IBV_WQ_ATTR_STATE,
+						.wq_state = IBV_WQS_RDY};
+
+			TEST_ASSERT_EQUAL(ibv_modify_wq(wq[i], &r), 0, "");
+			r.wq_state = IBV_WQS_RESET;
+			TEST_ASSERT_EQUAL(ibv_modify_wq(wq[i], &r), 0, "");
+			struct mlx5dv_rwq rv2;
+
+			o.rwq.out = &rv2;
+			TEST_ASSERT_EQUAL(
+				dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_RWQ), 0, "");
+			TEST_ASSERT(rv2.buf == rv.buf && rv2.dbrec == rv.dbrec,
+				    "ring kept");
+			TEST_ASSERT_EQUAL(be32toh(rv.dbrec[0]), 0, "emptied");
+			TEST_ASSERT_EQUAL(rt_post_recvs(NULL, wq[i], 16 * i,
+							16),
+					  0, "");
+			TEST_ASSERT_EQUAL(be32toh(rv.dbrec[0]) & 0xffff, 16,
+					  "16 posted again");
 		}
 		struct ibv_wq_attr m = {.attr_mask = IBV_WQ_ATTR_STATE,
 					.wq_state = IBV_WQS_RDY};

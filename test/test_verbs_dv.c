@@ -185,6 +185,62 @@ test_qp_view(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * RESET empties a QP's rings but keeps them where they are, as mlx5 does:
+ * an application that took the mlx5dv view before goes on using it
+ * (the indices start again at 0, the records read 0).
+ */
+static int
+test_qp_view_reset(void)
+{
+	struct ibv_sge sg = {(uintptr_t)buf, 100, mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = 1, .sg_list = &sg, .num_sge = 1};
+	struct ibv_recv_wr *bad = NULL;
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
+	struct mlx5dv_qp d1, d2;
+	struct mlx5dv_obj o;
+	uint8_t want[16];
+	struct ibv_qp *qp = make_qp(NULL);
+
+	TEST_ASSERT_NOT_NULL(qp, "qp: %s", strerror(errno));
+	memset(&o, 0, sizeof(o));
+	memset(&d1, 0, sizeof(d1));
+	o.qp.in = qp;
+	o.qp.out = &d1;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), 0, "qp");
+	TEST_ASSERT_EQUAL(ibv_post_recv(qp, &wr, &bad), 0, "post_recv");
+	TEST_ASSERT_EQUAL(be32toh(d1.dbrec[MLX5_RCV_DBR]), 1, "rq counter");
+
+	TEST_ASSERT_EQUAL(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0, "reset");
+	memset(&d2, 0, sizeof(d2));
+	o.qp.out = &d2;
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), 0, "qp");
+	TEST_ASSERT(d2.dbrec == d1.dbrec, "record block kept");
+	TEST_ASSERT(d2.rq.buf == d1.rq.buf && d2.sq.buf == d1.sq.buf,
+		    "rings kept");
+	TEST_ASSERT(d2.bf.reg == d1.bf.reg, "bf.reg kept");
+	TEST_ASSERT_EQUAL(d2.rq.wqe_cnt, d1.rq.wqe_cnt, "");
+	TEST_ASSERT_EQUAL(d2.sq.wqe_cnt, d1.sq.wqe_cnt, "");
+	TEST_ASSERT_EQUAL(be32toh(d1.dbrec[MLX5_RCV_DBR]), 0, "rq emptied");
+	TEST_ASSERT_EQUAL(be32toh(d1.dbrec[MLX5_SND_DBR]), 0, "sq emptied");
+	/* back in INIT, the next receive is WQE 0 again, seen through the
+	 * old view */
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	TEST_ASSERT_EQUAL(ibv_modify_qp(qp, &a,
+					IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						IBV_QP_PORT |
+						IBV_QP_ACCESS_FLAGS),
+			  0, "init");
+	sg.length = 9;
+	TEST_ASSERT_EQUAL(ibv_post_recv(qp, &wr, &bad), 0, "post_recv");
+	TEST_ASSERT_EQUAL(be32toh(d1.dbrec[MLX5_RCV_DBR]), 1, "rq counter");
+	dseg(want, 9, mr->lkey, buf);
+	TEST_ASSERT_BUFFERS_EQUAL((uint8_t *)d1.rq.buf, want, 16, "wqe 0");
+	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "destroy");
+	return TEST_SUCCESS;
+}
+
 static int
 test_srq_view(void)
 {
@@ -515,6 +571,7 @@ static struct dpv_test_suite verbs_dv_suite = {
 		{
 			TEST_CASE(test_cq_view),
 			TEST_CASE(test_qp_view),
+			TEST_CASE(test_qp_view_reset),
 			TEST_CASE(test_srq_view),
 			TEST_CASE(test_pd_ah_errors),
 			TEST_CASE(test_qp_ex_view),

@@ -324,9 +324,25 @@ ring_fini(struct dpv_qp *qp)
 	dpv_mlx5_rq_fini(&qp->rq);
 }
 
+/* The fresh rings' content and state onto the QP's own memory (false:
+ * they cannot go there, nothing changed). */
+static bool
+ring_refill(struct dpv_qp *qp, struct dpv_mlx5_sq *sq, struct dpv_mlx5_rq *rq)
+{
+	if ((qp->has_sq && !dpv_mlx5_sq_refill_fits(&qp->sq, sq)) ||
+	    (qp->has_rq && !dpv_mlx5_wq_refill_fits(&qp->rq.wq, &rq->wq)))
+		return false;
+	if (qp->has_sq)
+		(void)dpv_mlx5_sq_refill(&qp->sq, sq);
+	if (qp->has_rq)
+		(void)dpv_mlx5_rq_refill(&qp->rq, rq);
+	return true;
+}
+
 /*
- * RESET empties the queues: fresh rings of the same size replace the old
- * ones (allocated first, so a failure leaves the QP as it was).
+ * RESET empties the queues: fresh rings of the same size are set up
+ * (first, so a failure leaves the QP as it was) and their content goes
+ * onto the QP's rings, which stay where they are (ring_refill).
  */
 static int
 ring_reset(struct dpv_qp *qp)
@@ -344,9 +360,17 @@ ring_reset(struct dpv_qp *qp)
 	dpv_vlock_lock(&qp->rq_lock);
 	eng_lock(qp);
 	ring_cq_clean(qp);
-	ring_fini(qp);
-	qp->sq = sq;
-	qp->rq = rq;
+	if (ring_refill(qp, &sq, &rq)) {
+		/* the rings stay where they are, as mlx5 keeps a QP's buffers
+		 * across RESET (an application may hold them: mlx5dv_qp);
+		 * their content and indices are the fresh ones' */
+		dpv_mlx5_sq_fini(&sq);
+		dpv_mlx5_rq_fini(&rq);
+	} else {
+		ring_fini(qp);
+		qp->sq = sq;
+		qp->rq = rq;
+	}
 	if (qp->has_sq)
 		dpv_mlx5_sq_bind(&qp->sq, qp->qpex.qp_base.qp_type,
 				 qp->qpex.qp_base.qp_num);

@@ -276,7 +276,9 @@ wq_modify(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 	if (next == IBV_WQS_RESET && cur != IBV_WQS_RESET) {
 		struct dpv_mlx5_rq fresh;
 
-		/* empty the ring: a fresh one of the same size */
+		/* empty the ring: a fresh one of the same size, whose content
+		 * and indices go onto the WQ's ring, which stays where it is
+		 * (an application may hold it: mlx5dv_rwq) */
 		dpv_ring_alloc_begin(to_dctx(ibwq->context));
 		rc = wq->ring.wq.ops->rq_init(&fresh, wq->max_wr, wq->max_sge,
 					      SOCKET_ID_ANY);
@@ -284,8 +286,12 @@ wq_modify(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 		if (rc == 0) {
 			dpv_mlx5_rq_clamp(&fresh, wq->max_wr, wq->max_sge);
 			dpv_ring_cq_clean(&wq->cq->ring, ibwq->wq_num, NULL);
-			dpv_mlx5_rq_fini(&wq->ring);
-			wq->ring = fresh;
+			if (dpv_mlx5_rq_refill(&wq->ring, &fresh) == 0) {
+				dpv_mlx5_rq_fini(&fresh);
+			} else {
+				dpv_mlx5_rq_fini(&wq->ring);
+				wq->ring = fresh;
+			}
 		}
 	} else if (next == IBV_WQS_ERR) {
 		dpv_ring_flush(&wq->ring.wq, &wq->cq->ring, ibwq->wq_num);

@@ -432,6 +432,24 @@ int dpv_mlx5_sq_init_tso(struct dpv_mlx5_sq *sq, unsigned int max_wr,
 void dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq);
 
 /**
+ * RESET of a queue whose ring the application may hold (mlx5dv_qp): the
+ * content and state of @p fresh, a queue set up just now with the same
+ * sizes and format, go onto the memory @p q has (ring, per-slot arrays,
+ * doorbell-record block), which stays where it is; the record reads 0.
+ * @p fresh keeps its own memory, for the caller to free (*_fini).
+ * @return 0, or EINVAL (sizes differ, or q has no ring): nothing changed
+ */
+int dpv_mlx5_sq_refill(struct dpv_mlx5_sq *q, const struct dpv_mlx5_sq *fresh);
+/** As dpv_mlx5_sq_refill(), for a QP's receive queue (not an SRQ). */
+int dpv_mlx5_rq_refill(struct dpv_mlx5_rq *q, const struct dpv_mlx5_rq *fresh);
+/** Whether dpv_mlx5_sq_refill() / dpv_mlx5_rq_refill() (through its wq)
+ *  would take @p fresh onto @p keep. */
+bool dpv_mlx5_sq_refill_fits(const struct dpv_mlx5_sq *keep,
+			     const struct dpv_mlx5_sq *fresh);
+bool dpv_mlx5_wq_refill_fits(const struct dpv_mlx5_wq *keep,
+			     const struct dpv_mlx5_wq *fresh);
+
+/**
  * Tell the SQ its QP type and number (used by the engine to decode WQEs
  * that were written by the application through mlx5dv). post_send and
  * wr_start also set them.

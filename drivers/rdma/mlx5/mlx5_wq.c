@@ -142,6 +142,77 @@ dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq)
 	sq->slot = NULL;
 }
 
+/* The memory of keep (ring, wrid[], record block) with the content and
+ * state of fresh, a queue of the same size just set up: what RESET does
+ * to a queue whose ring an application may hold. The record reads 0. */
+bool
+dpv_mlx5_wq_refill_fits(const struct dpv_mlx5_wq *keep,
+			const struct dpv_mlx5_wq *fresh)
+{
+	return keep->buf != NULL && fresh->buf != NULL &&
+	       fresh->wqe_cnt == keep->wqe_cnt &&
+	       fresh->wqe_shift == keep->wqe_shift && keep->db != NULL &&
+	       fresh->ops == keep->ops &&
+	       (keep->wrid == NULL) == (fresh->wrid == NULL);
+}
+
+bool
+dpv_mlx5_sq_refill_fits(const struct dpv_mlx5_sq *keep,
+			const struct dpv_mlx5_sq *fresh)
+{
+	return keep->slot != NULL && fresh->slot != NULL &&
+	       dpv_mlx5_wq_refill_fits(&keep->wq, &fresh->wq);
+}
+
+static bool
+wq_refill(struct dpv_mlx5_wq *wq, const struct dpv_mlx5_wq *keep,
+	  const struct dpv_mlx5_wq *fresh)
+{
+	if (!dpv_mlx5_wq_refill_fits(keep, fresh))
+		return false;
+	memcpy(keep->buf, fresh->buf, (size_t)fresh->wqe_cnt
+					      << fresh->wqe_shift);
+	if (keep->wrid != NULL)
+		memset(keep->wrid, 0, sizeof(*keep->wrid) * keep->wqe_cnt);
+	*wq = *fresh;
+	wq->buf = keep->buf;
+	wq->buf_borrowed = keep->buf_borrowed;
+	wq->wrid = keep->wrid;
+	wq->dbrec = keep->dbrec;
+	wq->dbrec_own = keep->dbrec_own;
+	wq->db = keep->db;
+	__atomic_store_n(wq->db, 0, __ATOMIC_RELEASE);
+	return true;
+}
+
+int
+dpv_mlx5_sq_refill(struct dpv_mlx5_sq *sq, const struct dpv_mlx5_sq *fresh)
+{
+	struct dpv_mlx5_sq_slot *slot = sq->slot;
+	struct dpv_mlx5_wq w;
+
+	if (!dpv_mlx5_sq_refill_fits(sq, fresh) ||
+	    !wq_refill(&w, &sq->wq, &fresh->wq))
+		return EINVAL;
+	memset(slot, 0, sizeof(*slot) * sq->wq.wqe_cnt);
+	*sq = *fresh;
+	sq->wq = w;
+	sq->slot = slot;
+	return 0;
+}
+
+int
+dpv_mlx5_rq_refill(struct dpv_mlx5_rq *rq, const struct dpv_mlx5_rq *fresh)
+{
+	struct dpv_mlx5_wq w;
+
+	if (!wq_refill(&w, &rq->wq, &fresh->wq))
+		return EINVAL;
+	*rq = *fresh;
+	rq->wq = w;
+	return 0;
+}
+
 void
 dpv_mlx5_sq_bind(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn)
 {
