@@ -185,6 +185,19 @@ test_qp_view(void)
 	return TEST_SUCCESS;
 }
 
+/* The mlx5dv view of a QP. */
+static int
+qp_dv(struct ibv_qp *qp, struct mlx5dv_qp *out)
+{
+	struct mlx5dv_obj o;
+
+	memset(&o, 0, sizeof(o));
+	memset(out, 0, sizeof(*out));
+	o.qp.in = qp;
+	o.qp.out = out;
+	return dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP);
+}
+
 /*
  * RESET empties a QP's rings but keeps them where they are, as mlx5 does:
  * an application that took the mlx5dv view before goes on using it
@@ -198,23 +211,16 @@ test_qp_view_reset(void)
 	struct ibv_recv_wr *bad = NULL;
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
 	struct mlx5dv_qp d1, d2;
-	struct mlx5dv_obj o;
 	uint8_t want[16];
 	struct ibv_qp *qp = make_qp(NULL);
 
 	TEST_ASSERT_NOT_NULL(qp, "qp: %s", strerror(errno));
-	memset(&o, 0, sizeof(o));
-	memset(&d1, 0, sizeof(d1));
-	o.qp.in = qp;
-	o.qp.out = &d1;
-	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), 0, "qp");
+	TEST_ASSERT_EQUAL(qp_dv(qp, &d1), 0, "qp");
 	TEST_ASSERT_EQUAL(ibv_post_recv(qp, &wr, &bad), 0, "post_recv");
 	TEST_ASSERT_EQUAL(be32toh(d1.dbrec[MLX5_RCV_DBR]), 1, "rq counter");
 
 	TEST_ASSERT_EQUAL(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0, "reset");
-	memset(&d2, 0, sizeof(d2));
-	o.qp.out = &d2;
-	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), 0, "qp");
+	TEST_ASSERT_EQUAL(qp_dv(qp, &d2), 0, "qp");
 	TEST_ASSERT(d2.dbrec == d1.dbrec, "record block kept");
 	TEST_ASSERT(d2.rq.buf == d1.rq.buf && d2.sq.buf == d1.sq.buf,
 		    "rings kept");
