@@ -142,9 +142,6 @@ dpv_mlx5_sq_fini(struct dpv_mlx5_sq *sq)
 	sq->slot = NULL;
 }
 
-/* The memory of keep (ring, wrid[], record block) with the content and
- * state of fresh, a queue of the same size just set up: what RESET does
- * to a queue whose ring an application may hold. The record reads 0. */
 bool
 dpv_mlx5_wq_refill_fits(const struct dpv_mlx5_wq *keep,
 			const struct dpv_mlx5_wq *fresh)
@@ -164,14 +161,18 @@ dpv_mlx5_sq_refill_fits(const struct dpv_mlx5_sq *keep,
 	       dpv_mlx5_wq_refill_fits(&keep->wq, &fresh->wq);
 }
 
+/* Into wq: the memory of keep (ring, wrid[], record block) with the
+ * content and state of fresh, a queue of the same size just set up: what
+ * RESET does to a queue whose ring an application may hold. The record
+ * reads 0. */
 static bool
 wq_refill(struct dpv_mlx5_wq *wq, const struct dpv_mlx5_wq *keep,
 	  const struct dpv_mlx5_wq *fresh)
 {
 	if (!dpv_mlx5_wq_refill_fits(keep, fresh))
 		return false;
-	memcpy(keep->buf, fresh->buf, (size_t)fresh->wqe_cnt
-					      << fresh->wqe_shift);
+	memcpy(keep->buf, fresh->buf,
+	       (size_t)fresh->wqe_cnt << fresh->wqe_shift);
 	if (keep->wrid != NULL)
 		memset(keep->wrid, 0, sizeof(*keep->wrid) * keep->wqe_cnt);
 	*wq = *fresh;
