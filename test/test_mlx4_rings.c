@@ -160,6 +160,60 @@ wait1(struct ibv_cq *cq, struct ibv_wc *wc)
 	return test_verbs_wait_wc(cq, wc, 1, WAIT_MS) == 1 ? 0 : -1;
 }
 
+/* RESET keeps the rings an mlx4dv view shows, emptied: the receive
+ * record reads 0 and every send WQE carries its first-pass owner bit
+ * again. */
+static int
+test_mlx4_dv_reset(void)
+{
+	struct side a;
+	struct mlx4dv_qp d1 = {0}, d2 = {0};
+	struct mlx4dv_obj o = {.qp = {NULL, &d1}};
+	struct ibv_qp_attr at = {.qp_state = IBV_QPS_INIT, .port_num = 1};
+	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			      IBV_QP_ACCESS_FLAGS;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_EQUAL(side_init(&a, IBV_QPT_RC, 16, 16, NULL), 0, "init");
+	o.qp.in = a.qp;
+	if (ibv_modify_qp(a.qp, &at, init_mask) ||
+	    dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_QP) || post_recv(&a, 1, 0, 64) ||
+	    be32toh(*d1.rdb) != 1)
+		goto out;
+	at.qp_state = IBV_QPS_RESET;
+	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE))
+		goto out;
+	o.qp.out = &d2;
+	if (dpv_mlx4dv_init_obj(&o, MLX4DV_OBJ_QP))
+		goto out;
+	if (d2.buf.buf != d1.buf.buf || d2.rdb != d1.rdb ||
+	    d2.sdb != d1.sdb || d2.buf.length != d1.buf.length ||
+	    be32toh(*d1.rdb) != 0) {
+		DPV_TEST_LOG("after RESET: buf %p/%p rdb %u", d1.buf.buf,
+			     d2.buf.buf, be32toh(*d1.rdb));
+		goto out;
+	}
+	for (uint32_t i = 0; i < d1.sq.wqe_cnt; i++) {
+		const struct mlx4_wqe_ctrl_seg *c = (const void *)(
+			(const uint8_t *)d1.buf.buf + d1.sq.offset +
+			((size_t)i << d1.sq.wqe_shift));
+
+		if (!(be32toh(c->owner_opcode) & (1u << 31))) {
+			DPV_TEST_LOG("WQE %u: owner 0x%08x", i,
+				     be32toh(c->owner_opcode));
+			goto out;
+		}
+	}
+	at.qp_state = IBV_QPS_INIT;
+	if (ibv_modify_qp(a.qp, &at, init_mask) || post_recv(&a, 2, 0, 64) ||
+	    be32toh(*d1.rdb) != 1)
+		goto out;
+	rc = TEST_SUCCESS;
+out:
+	side_free(&a);
+	return rc;
+}
+
 /* RC: SEND (plain and inline), WRITE_WITH_IMM, READ, CMP_SWP, FETCH_ADD;
  * then an SQ of 16 and CQs of 16 wrapped many times. */
 static int
@@ -1591,6 +1645,7 @@ static struct dpv_test_suite suite = {
 			TEST_CASE(test_mlx4_error),
 			TEST_CASE(test_mlx4_ud_srq),
 			TEST_CASE(test_mlx4_dv),
+			TEST_CASE(test_mlx4_dv_reset),
 			TEST_CASE(test_mlx4_resize),
 			TEST_CASE(test_mlx4_xrc),
 			TEST_CASE(test_mlx4_raw),
