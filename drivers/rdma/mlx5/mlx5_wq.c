@@ -164,13 +164,11 @@ dpv_mlx5_sq_refill_fits(const struct dpv_mlx5_sq *keep,
 /* Into wq: the memory of keep (ring, wrid[], record block) with the
  * content and state of fresh, a queue of the same size just set up: what
  * RESET does to a queue whose ring an application may hold. The record
- * reads 0. */
-static bool
+ * reads 0. The caller checked dpv_mlx5_wq_refill_fits(). */
+static void
 wq_refill(struct dpv_mlx5_wq *wq, const struct dpv_mlx5_wq *keep,
 	  const struct dpv_mlx5_wq *fresh)
 {
-	if (!dpv_mlx5_wq_refill_fits(keep, fresh))
-		return false;
 	memcpy(keep->buf, fresh->buf,
 	       (size_t)fresh->wqe_cnt << fresh->wqe_shift);
 	if (keep->wrid != NULL)
@@ -183,7 +181,6 @@ wq_refill(struct dpv_mlx5_wq *wq, const struct dpv_mlx5_wq *keep,
 	wq->dbrec_own = keep->dbrec_own;
 	wq->db = keep->db;
 	__atomic_store_n(wq->db, 0, __ATOMIC_RELEASE);
-	return true;
 }
 
 int
@@ -192,9 +189,9 @@ dpv_mlx5_sq_refill(struct dpv_mlx5_sq *sq, const struct dpv_mlx5_sq *fresh)
 	struct dpv_mlx5_sq_slot *slot = sq->slot;
 	struct dpv_mlx5_wq w;
 
-	if (!dpv_mlx5_sq_refill_fits(sq, fresh) ||
-	    !wq_refill(&w, &sq->wq, &fresh->wq))
+	if (!dpv_mlx5_sq_refill_fits(sq, fresh))
 		return EINVAL;
+	wq_refill(&w, &sq->wq, &fresh->wq);
 	memset(slot, 0, sizeof(*slot) * sq->wq.wqe_cnt);
 	*sq = *fresh;
 	sq->wq = w;
@@ -207,8 +204,9 @@ dpv_mlx5_rq_refill(struct dpv_mlx5_rq *rq, const struct dpv_mlx5_rq *fresh)
 {
 	struct dpv_mlx5_wq w;
 
-	if (!wq_refill(&w, &rq->wq, &fresh->wq))
+	if (!dpv_mlx5_wq_refill_fits(&rq->wq, &fresh->wq))
 		return EINVAL;
+	wq_refill(&w, &rq->wq, &fresh->wq);
 	*rq = *fresh;
 	rq->wq = w;
 	return 0;
