@@ -49,6 +49,17 @@ dv_teardown(void)
 	cq = NULL;
 }
 
+/* RESET (or a new QP) -> INIT on port 1. */
+static int
+qp_to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = 1};
+
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				     IBV_QP_ACCESS_FLAGS);
+}
+
 static struct ibv_qp *
 make_qp(struct ibv_srq *srq)
 {
@@ -62,13 +73,9 @@ make_qp(struct ibv_srq *srq)
 			.max_recv_sge = 2},
 		.qp_type = IBV_QPT_RC,
 	};
-	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = 1};
 	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
 
-	if (qp != NULL &&
-	    ibv_modify_qp(qp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS) != 0) {
+	if (qp != NULL && qp_to_init(qp) != 0) {
 		ibv_destroy_qp(qp);
 		qp = NULL;
 	}
@@ -231,13 +238,7 @@ test_qp_view_reset(void)
 	TEST_ASSERT_EQUAL(be32toh(d1.dbrec[MLX5_SND_DBR]), 0, "sq emptied");
 	/* back in INIT, the next receive is WQE 0 again, seen through the
 	 * old view */
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	TEST_ASSERT_EQUAL(ibv_modify_qp(qp, &a,
-					IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-						IBV_QP_PORT |
-						IBV_QP_ACCESS_FLAGS),
-			  0, "init");
+	TEST_ASSERT_EQUAL(qp_to_init(qp), 0, "init");
 	sg.length = 9;
 	TEST_ASSERT_EQUAL(ibv_post_recv(qp, &wr, &bad), 0, "post_recv");
 	TEST_ASSERT_EQUAL(be32toh(d1.dbrec[MLX5_RCV_DBR]), 1, "rq counter");
