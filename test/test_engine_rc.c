@@ -719,6 +719,12 @@ test_rc_send_seg(void)
 	/* 3 messages x 3 data packets + at most 3 ACKs, nothing resent */
 	TEST_ASSERT(st.tx_pkts >= 10 && st.tx_pkts <= 12, "tx %" PRIu64,
 		    st.tx_pkts);
+	/* a message's three frames leave in one burst, each ACK in one */
+	TEST_ASSERT(st.tx_bursts >= 3 && st.tx_bursts <= 6,
+		    "tx bursts %" PRIu64, st.tx_bursts);
+	TEST_ASSERT(st.rx_bursts >= 3 && st.rx_bursts <= st.rx_pkts,
+		    "rx bursts %" PRIu64 " of %" PRIu64 " frames", st.rx_bursts,
+		    st.rx_pkts);
 	TEST_ASSERT_EQUAL(st.retransmits, 0, "");
 	TEST_ASSERT_EQUAL(st.rx_drop_parse, 0, "every frame parsed (ICRC ok)");
 	return TEST_SUCCESS;
@@ -1366,6 +1372,7 @@ test_rc_post_busy(void)
 			  0, "the poll took the flag");
 	TEST_ASSERT_EQUAL(s1.posts_busy - s0.posts_busy, 1, "");
 	TEST_ASSERT(s1.tx_pkts > s0.tx_pkts, "the poll sent the WRITE");
+	TEST_ASSERT_EQUAL(s1.tx_bursts - s0.tx_bursts, 1, "in one burst");
 	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
 	TEST_ASSERT_EQUAL(wc.wr_id, 90, "");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);

@@ -960,6 +960,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 #define DPV_ENGINE_COUNTERS(X)                                                 \
 	X(rx_pkts, 1, "frames received (per QP: the frames dispatched to it)") \
 	X(tx_pkts, 0, "frames sent")                                           \
+	X(rx_bursts, 0, "receive bursts that brought frames")                 \
+	X(tx_bursts, 0, "transmit bursts the port took frames from")          \
 	X(rx_bytes, 0, "bytes of the frames received (whole frames)")          \
 	X(tx_bytes, 0, "bytes of the frames sent (whole frames)")              \
 	X(acks_sent, 1, "ACK and NAK frames sent")                             \

@@ -297,6 +297,7 @@ dpv_engine_tx_flush(struct dpv_engine *e)
 					    n - sent);
 	}
 	e->st.tx_pkts += sent;
+	e->st.tx_bursts += sent != 0;
 	for (uint16_t i = 0; i < sent; i++)
 		e->st.tx_bytes += rte_pktmbuf_pkt_len(e->tx[i]);
 	/* what the port did not take waits for the next flush */
@@ -703,6 +704,7 @@ rx_pass(struct dpv_engine *e, unsigned budget)
 
 	n = engine_rx(e, pkts, max);
 	e->st.rx_pkts += n;
+	e->st.rx_bursts += n != 0;
 	/* shards: then what the others handed over */
 	if (e->fwd != NULL && n < max && !rte_ring_empty(e->fwd)) {
 		nf = (uint16_t)rte_ring_sc_dequeue_burst(
