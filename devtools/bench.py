@@ -171,6 +171,11 @@ def floor_case(pair, mode, size, quick):
     extra = ["--iters", "20000" if quick else "200000"] if mode == "lat" \
         else ["--secs", "0.5" if quick else "2"]
     base = ["--mode", mode, "--size", str(size)]
+    if mode.startswith("roce_"):
+        # RoCE requests of `size` payload bytes, each with its ICRC
+        base = ["--mode", "stream", "--size", str(size)]
+        extra += ["--roce", mode[len("roce_"):]]
+        mode = "stream"
     s = [exe] + EAL.split() + [lc, "--file-prefix=fls%d" % os.getpid(), vs,
                               "--", "--role", "server"] + base
     c = [exe] + EAL.split() + [lc, "--file-prefix=flc%d" % os.getpid(), vc,
@@ -377,6 +382,10 @@ def plan(args):
     for s in ([64] if args.quick else [64, 1100, big]):
         cases.append(("floor", "lat", s))
         cases.append(("floor", "stream", s))
+    # the port and the ICRC alone: 64 B WRITEs and SENDs as RoCE frames
+    # (138 and 122 bytes), the ceiling of any RoCE sender's message rate
+    for w in ("roce_write", "roce_send"):
+        cases.append(("floor", w, 64))
     for t in ["ib_send_lat", "ib_write_lat", "ib_read_lat"]:
         for s in sizes_lat:
             if t == "ib_send_lat" and s > 65536:
@@ -503,7 +512,8 @@ def ratios(res, rounds):
         return statistics.median(v) if v else None
 
     def add(name, a, b, goal, higher_better):
-        """a, b: (case key, metric); b may be a constant instead"""
+        """a, b: (case key, metric); b may be a constant instead; goal
+        None: a figure to read the others by, with no goal of its own"""
         va = val(*a)
         if isinstance(b, tuple):
             vb, pr = val(*b), paired(a, b)
@@ -512,7 +522,8 @@ def ratios(res, rounds):
         if va is None or vb is None or vb == 0:
             return
         r = va / vb
-        ok = r >= goal if higher_better else r <= goal
+        ok = None if goal is None else \
+            (r >= goal if higher_better else r <= goal)
         out.append({"ratio": name, "value": r, "paired": pr, "goal": goal,
                     "goal_met": ok,
                     "sense": ">=" if higher_better else "<="})
@@ -535,10 +546,18 @@ def ratios(res, rounds):
             (key("dpv", t, 65536), "gbps"), (fl, "gbps"), 0.5, True)
         add("%s 64KiB / best tcp_bw" % t,
             (key("dpv", t, 65536), "gbps"), (tcp, "gbps"), 3.0, True)
-    for t in ("ib_write_bw", "ib_send_bw"):
+    for t, w in (("ib_write_bw", "roce_write"), ("ib_send_bw", "roce_send")):
         add("%s 64B rate / floor 64B rate" % t,
             (key("dpv", t, 64), "mpps"),
             (key("floor", "stream", 64), "mpps"), 0.5, True)
+        # what the port and the ICRC leave of the floor, and our share of
+        # that: the goal above is out of reach where the first is below it
+        add("floor %s 64B / floor 64B rate" % w,
+            (key("floor", w, 64), "mpps"),
+            (key("floor", "stream", 64), "mpps"), None, True)
+        add("%s 64B rate / floor %s 64B" % (t, w),
+            (key("dpv", t, 64), "mpps"), (key("floor", w, 64), "mpps"),
+            None, True)
     add("engine 4096 QPs / 1 QP",
         (key("perf", "engine_perf", 4096), "mmsgs"),
         (key("perf", "engine_perf", 1), "mmsgs"), 0.7, True)
@@ -564,10 +583,13 @@ def table(res, rat, cmp):
     lines.append("%-42s %8s %8s %8s %s" % ("ratio", "value", "paired",
                                            "goal", "met"))
     for r in rat:
-        lines.append("%-42s %8.3f %8s %s%-6g %s" % (
+        lines.append("%-42s %8.3f %8s %s %s" % (
             r["ratio"], r["value"],
             "-" if r["paired"] is None else "%.3f" % r["paired"],
-            r["sense"], r["goal"], "yes" if r["goal_met"] else "no"))
+            "%-8s" % "-" if r["goal"] is None else
+            "%s%-6g" % (r["sense"], r["goal"]),
+            "-" if r["goal_met"] is None else
+            "yes" if r["goal_met"] else "no"))
     if cmp:
         lines.append("")
         lines.append("%-32s %-8s %9s %9s %7s %s" % (
