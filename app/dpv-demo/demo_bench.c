@@ -411,7 +411,7 @@ run_send_lat(struct demo_ep *ep, struct demo_peer *p, const struct demo_opts *o,
 {
 	uint64_t t0, start = demo_now_ns();
 	unsigned i, n = 0, bad = 0, slot;
-	struct ibv_wc rwc;
+	struct ibv_wc rwc = {0};
 	uint8_t *tx;
 	int rc;
 

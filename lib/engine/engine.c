@@ -188,7 +188,7 @@ qp_free(struct dpv_eqp *qp)
 void
 dpv_engine_destroy(struct dpv_engine *e)
 {
-	void *m;
+	void *m = NULL;
 
 	if (e == NULL)
 		return;

@@ -638,7 +638,7 @@ port_release(struct dpv_port *p)
 		rte_ring_free(p->lo_rings[i]);
 	port_fault_free(p->fault, p->name);
 	if (p->inject != NULL) {
-		struct rte_mbuf *m;
+		struct rte_mbuf *m = NULL;
 
 		while (rte_ring_dequeue(p->inject, (void **)&m) == 0)
 			rte_pktmbuf_free(m);
