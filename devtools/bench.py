@@ -743,7 +743,7 @@ def finish(args, raw, rounds, fails, retried):
             "runs": args.runs, "quick": args.quick, "port": args.port,
             "commit": sh(["git", "-C", ROOT, "rev-parse", "--short",
                           "HEAD"])[1].strip(),
-            "against": args.against}
+            "build": args.build, "against": args.against}
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": res, "ratios": rat,
                    "compare": cmp, "failed": fails, "retried": retried},

@@ -3,7 +3,9 @@
 # The benchmark of doc/guides/performance.rst: builds what it needs, then
 # runs devtools/bench.py (raw-DPDK floor, dpverbs under unmodified perftest,
 # kernel TCP with qperf, the engine over 1..4,096 QPs), interleaved.
-#   devtools/bench.sh [--quick] [--runs N] [--out DIR] [--only REGEX]
+#   devtools/bench.sh [--pgo] [--quick] [--runs N] [--out DIR] [--only REGEX]
+# --pgo: benchmark the libraries built with profile-guided optimisation
+# (devtools/pgo.sh, into build-pgo/, about four minutes) instead of build/.
 # Results: DIR/table.txt, DIR/results.json, DIR/latency.png,
 # DIR/bandwidth.png (DIR defaults to build/bench).
 set -eu
@@ -19,4 +21,9 @@ if [ -n "$need" ] && [ "$(id -u)" = 0 ]; then
 fi
 [ -d build ] || meson setup build >/dev/null
 ninja -C build >/dev/null
+if [ "${1:-}" = --pgo ]; then
+	shift
+	devtools/pgo.sh build-pgo
+	exec python3 devtools/bench.py --build build-pgo "$@"
+fi
 exec python3 devtools/bench.py "$@"
