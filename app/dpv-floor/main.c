@@ -145,7 +145,10 @@ static int
 port_setup(void)
 {
 	struct rte_eth_conf conf = {0};
-	uint32_t room = RTE_ALIGN_CEIL(opt.size + RTE_PKTMBUF_HEADROOM, 64);
+	/* --roce: --size is the payload, behind 74 bytes of headers and
+	 * ICRC and up to 3 of pad */
+	uint32_t frame = opt.size + (opt.roce ? 80 : 0);
+	uint32_t room = RTE_ALIGN_CEIL(frame + RTE_PKTMBUF_HEADROOM, 64);
 	struct rte_eth_dev_info di;
 	struct rte_eth_link link;
 	uint64_t end;
@@ -165,11 +168,11 @@ port_setup(void)
 	    strstr(di.driver_name, "af_xdp") != NULL &&
 	    room > AF_XDP_MAX_ROOM) {
 		room = AF_XDP_MAX_ROOM;
-		if (opt.size + RTE_PKTMBUF_HEADROOM > room) {
+		if (frame + RTE_PKTMBUF_HEADROOM > room) {
 			fprintf(stderr,
 				"%u-byte frames do not fit an af_xdp port "
 				"(at most %u)\n",
-				opt.size, AF_XDP_MAX_ROOM - RTE_PKTMBUF_HEADROOM);
+				frame, AF_XDP_MAX_ROOM - RTE_PKTMBUF_HEADROOM);
 			return -1;
 		}
 	}
