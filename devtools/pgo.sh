@@ -53,46 +53,33 @@ meson setup "$dir" -Db_pgo=generate -Ddocs=disabled -Dexamples=false \
 	{ cat "$dir.setup.log" >&2; exit 1; }
 ninja -C "$dir" >"$dir.build.log" 2>&1 || { tail -30 "$dir.build.log" >&2; exit 1; }
 
-# 2. training
-tmp=$(mktemp -d /tmp/dpv-pgo.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-eal="--no-huge --no-pci --no-shconf -m 512 --log-level=error"
+# 2. training (perftest pairs over memif as the interop tests run them)
+LIBDIR=$dir/lib
+IC_TIMEOUT=60
+. "$src/test/scripts/interop-common.sh"
+ic_init
 secs=2
 [ $quick = 1 ] && secs=0.3
 step "training: engine_perf"
 for q in 1 256; do
 	DPV_PERF_SECS=$secs DPV_PERF_QPS=$q \
 		DPV_TEST_EAL="--no-huge --no-pci --no-shconf -m 2048 --log-level=error --file-prefix=pgo$$" \
-		timeout 120 "$dir/test/dpv-test" engine_perf >"$tmp/perf.log" 2>&1 ||
-		{ tail -20 "$tmp/perf.log" >&2; exit 1; }
+		timeout 120 "$dir/test/dpv-test" engine_perf >"$IC_TMP/perf.log" 2>&1 ||
+		{ tail -20 "$IC_TMP/perf.log" >&2; exit 1; }
 done
 
-# one perftest pair over memif: tool, size, iterations
+# one perftest pair: tool, size, iterations (a pair that fails is shown
+# and the training goes on)
 perftest_pair() {
-	local tool=$1 size=$2 n=$3 port=$((20000 + RANDOM % 20000))
-	local sock=$tmp/m.sock extra=
+	local tool=$1 size=$2 n=$3 extra=
 	case $tool in *_bw) extra=--report_gbits ;; esac
 	[ $quick = 1 ] && n=$((n / 50 + 100))
-	rm -f "$sock"
-	LD_LIBRARY_PATH=$dir/lib DPV_LINK_WAIT_MS=15000 DPV_IP=192.0.2.1/24 \
-		DPV_EAL="$eal --file-prefix=pgos$$ --vdev=net_memif0,role=server,socket=$sock,socket-abstract=no" \
-		timeout 60 "$tool" -d dpv0 -x 1 -p "$port" -s "$size" -n "$n" \
-		$extra >"$tmp/srv.log" 2>&1 &
-	local srv=$! try
-	for try in 1 2 3 4 5 6 7 8 9 10; do
-		sleep 0.5
-		LD_LIBRARY_PATH=$dir/lib DPV_LINK_WAIT_MS=15000 DPV_IP=192.0.2.2/24 \
-			DPV_EAL="$eal --file-prefix=pgoc$$ --vdev=net_memif0,role=client,socket=$sock,socket-abstract=no" \
-			timeout 60 "$tool" -d dpv0 -x 1 -p "$port" -s "$size" \
-			-n "$n" $extra 127.0.0.1 >"$tmp/cli.log" 2>&1 && break
-		grep -q "Couldn't connect" "$tmp/cli.log" || break
-	done
-	wait $srv || true
-	grep -qE "^ *$size +$n " "$tmp/cli.log" ||
-		{ step "$tool -s $size did not finish (training goes on)"; tail -5 "$tmp/cli.log" >&2; }
+	ic_pair "$tool-$size" "^ *$size +$n " "" -- "$tool" -d dpv0 -x 1 \
+		-p "$IC_TCP" -s "$size" -n "$n" $extra >&2 || true
 }
 if command -v ib_send_lat >/dev/null; then
 	step "training: perftest over memif"
+	ic_env_memif
 	perftest_pair ib_send_lat 64 50000
 	perftest_pair ib_write_lat 64 50000
 	perftest_pair ib_read_lat 64 20000
