@@ -170,12 +170,12 @@ def floor_case(pair, mode, size, quick):
     lc = "--lcores=0@(0-1)"
     extra = ["--iters", "20000" if quick else "200000"] if mode == "lat" \
         else ["--secs", "0.5" if quick else "2"]
-    base = ["--mode", mode, "--size", str(size)]
     if mode.startswith("roce_"):
-        # RoCE requests of `size` payload bytes, each with its ICRC
-        base = ["--mode", "stream", "--size", str(size)]
+        # a stream of RoCE requests of `size` payload bytes, each with
+        # its ICRC
         extra += ["--roce", mode[len("roce_"):]]
         mode = "stream"
+    base = ["--mode", mode, "--size", str(size)]
     s = [exe] + EAL.split() + [lc, "--file-prefix=fls%d" % os.getpid(), vs,
                               "--", "--role", "server"] + base
     c = [exe] + EAL.split() + [lc, "--file-prefix=flc%d" % os.getpid(), vc,

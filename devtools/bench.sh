@@ -19,11 +19,11 @@ if [ -n "$need" ] && [ "$(id -u)" = 0 ]; then
 		{ apt-get update >/dev/null && apt-get install -y $need >/dev/null; } ||
 		echo "bench: could not install$need; going on without" >&2
 fi
-[ -d build ] || meson setup build >/dev/null
-ninja -C build >/dev/null
 if [ "${1:-}" = --pgo ]; then
 	shift
 	devtools/pgo.sh build-pgo
 	exec python3 devtools/bench.py --build build-pgo "$@"
 fi
+[ -d build ] || meson setup build >/dev/null
+ninja -C build >/dev/null
 exec python3 devtools/bench.py "$@"
