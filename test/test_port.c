@@ -451,6 +451,21 @@ case_eal_args(void)
 		    "the application thread may use every allowed CPU");
 	TEST_ASSERT(has_arg(argc, argv, "--force-max-simd-bitwidth=512"),
 		    "AVX-512 CRC allowed");
+	TEST_ASSERT(!has_arg(argc, argv, "--huge-unlink"), "no hugepages");
+	/* on hugepages under our own prefix, their files go at once */
+	argc = dpv_eal_argv_build("--no-pci -m 64", 0, 0, 7, buf, sizeof(buf),
+				  argv, 64, err, sizeof(err));
+	TEST_ASSERT(has_arg(argc, argv, "--huge-unlink"), "our prefix");
+	argc = dpv_eal_argv_build("--no-pci --file-prefix=mine", 0, 0, 7, buf,
+				  sizeof(buf), argv, 64, err, sizeof(err));
+	TEST_ASSERT(!has_arg(argc, argv, "--huge-unlink"), "a user's prefix");
+	argc = dpv_eal_argv_build("--no-pci --single-file-segments", 0, 0, 7,
+				  buf, sizeof(buf), argv, 64, err, sizeof(err));
+	TEST_ASSERT(!has_arg(argc, argv, "--huge-unlink"),
+		    "segment files kept for zero-copy memif");
+	argc = dpv_eal_argv_build("--huge-unlink=never --in-memory", 0, 0, 7,
+				  buf, sizeof(buf), argv, 64, err, sizeof(err));
+	TEST_ASSERT(!has_arg(argc, argv, "--huge-unlink"), "user's choice");
 	/* given prefix, lcores and log level are kept as they are */
 	argc = dpv_eal_argv_build(
 		"--no-huge --file-prefix=p1 -l 0-1 --log-level=8 "
