@@ -170,12 +170,17 @@ def floor_case(pair, mode, size, quick):
     lc = "--lcores=0@(0-1)"
     extra = ["--iters", "20000" if quick else "200000"] if mode == "lat" \
         else ["--secs", "0.5" if quick else "2"]
-    if mode.startswith("roce_"):
+    roce = []
+    if mode == "roce_lat":
+        # RC SEND ping-pong frames of `size` payload bytes, each end's
+        # request with the ACK of the other's, ICRCs made and checked
+        roce, mode = ["--roce", "send"], "lat"
+    elif mode.startswith("roce_"):
         # a stream of RoCE requests of `size` payload bytes, each with
         # its ICRC
         extra += ["--roce", mode[len("roce_"):]]
         mode = "stream"
-    base = ["--mode", mode, "--size", str(size)]
+    base = ["--mode", mode, "--size", str(size)] + roce
     s = [exe] + EAL.split() + [lc, "--file-prefix=fls%d" % os.getpid(), vs,
                               "--", "--role", "server"] + base
     c = [exe] + EAL.split() + [lc, "--file-prefix=flc%d" % os.getpid(), vc,
@@ -384,7 +389,9 @@ def plan(args):
         cases.append(("floor", "stream", s))
     # the port and the ICRC alone: 64 B WRITEs and SENDs as RoCE frames
     # (138 and 122 bytes), the ceiling of any RoCE sender's message rate
-    for w in ("roce_write", "roce_send"):
+    # and the round trip of an RC SEND ping-pong (requests and ACKs as
+    # RoCE frames), the floor of any RoCE ib_send_lat
+    for w in ("roce_write", "roce_send", "roce_lat"):
         cases.append(("floor", w, 64))
     for t in ["ib_send_lat", "ib_write_lat", "ib_read_lat"]:
         for s in sizes_lat:
@@ -531,6 +538,14 @@ def ratios(res, rounds):
     add("send_lat 64B / floor one-way 64B",
         (key("dpv", "ib_send_lat", 64), "p50_us"),
         (key("floor", "lat", 64), "p50_us"), 1.5, False)
+    # what the RoCE frames (a 122-byte SEND and a 62-byte ACK each way,
+    # their ICRCs) leave of the raw floor, and our share of that
+    add("floor roce_lat 64B / floor one-way 64B",
+        (key("floor", "roce_lat", 64), "p50_us"),
+        (key("floor", "lat", 64), "p50_us"), None, False)
+    add("send_lat 64B / floor roce_lat 64B",
+        (key("dpv", "ib_send_lat", 64), "p50_us"),
+        (key("floor", "roce_lat", 64), "p50_us"), None, False)
     add("send_lat p99 / its median",
         (key("dpv", "ib_send_lat", 64), "p99_us"),
         (key("dpv", "ib_send_lat", 64), "p50_us"), 3.0, False)

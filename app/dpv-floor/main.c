@@ -5,7 +5,15 @@
  * thread each, first ethdev of each:
  *   lat:    the client sends one frame, the server echoes it back (MACs
  *           swapped, same mbuf); round-trip time per frame, reported as
- *           one-way (half the round trip) percentiles.
+ *           one-way (half the round trip) percentiles. With --roce send
+ *           (both ends), each side instead sends what an RC SEND
+ *           ping-pong must: a SEND-only request of --size payload bytes
+ *           and, in the same burst, the ACK of the peer's last request,
+ *           each copied from a template with its PSN and ICRC written;
+ *           the receiver checks both frames' ICRCs, copies the SEND's
+ *           payload out and answers once it has the request and the ACK
+ *           of its own: what the port, the frames and the ICRC alone
+ *           leave an ib_send_lat round trip.
  *   stream: the client sends frames of --size bytes in bursts for --secs
  *           seconds; the server counts what arrives and reports the rate.
  *           With --roce write|send, each frame is instead a RoCEv2 RC
@@ -137,7 +145,9 @@ parse_args(int argc, char **argv)
 	}
 	if (!role || opt.size < sizeof(struct hdr) || opt.size > 9000 ||
 	    opt.burst == 0 || opt.burst > MAX_BURST || opt.iters == 0 ||
-	    opt.secs <= 0 || (opt.roce && !opt.stream))
+	    opt.secs <= 0 ||
+	    (opt.roce && !opt.stream &&
+	     opt.roce != (DPV_ROCE_TR_RC | DPV_ROCE_OP_SEND_ONLY)))
 		usage(argv[0]);
 }
 
@@ -248,6 +258,140 @@ send_stop(void)
 	}
 }
 
+/* --roce: the frame every request is copied from (ICRC left to the
+ * sender); its length, and the offsets of its IP header, BTH and payload;
+ * in lat mode the ACK frame too */
+static uint8_t roce_tmpl[9200], ack_tmpl[128];
+static uint32_t roce_len, roce_l3, roce_bth, roce_pay, ack_len;
+
+/* A RoCEv2 RC frame of opcode from this end's address to the peer's
+ * (192.0.2.2 is the client) into buf; its length, 0 on error. */
+static uint32_t
+roce_build(uint8_t *buf, size_t room, uint8_t opcode, const uint8_t *payload,
+	   uint32_t paylen)
+{
+	struct dpv_roce_pkt p = {0};
+	struct rte_ether_addr mac;
+	uint32_t me = opt.server ? 0xc0000201 : 0xc0000202;
+	int n;
+
+	memset(p.dmac, 0xff, sizeof(p.dmac));
+	if (rte_eth_macaddr_get(port, &mac) == 0)
+		memcpy(p.smac, mac.addr_bytes, sizeof(p.smac));
+	dpv_roce_gid_from_ipv4(p.sgid, rte_cpu_to_be_32(me));
+	dpv_roce_gid_from_ipv4(p.dgid, rte_cpu_to_be_32(me ^ 3)); /* .1/.2 */
+	p.ttl = 64;
+	p.ip_frag = DPV_ROCE_IPV4_DF;
+	p.sport = 0xc000;
+	p.dport = DPV_ROCE_UDP_PORT;
+	p.opcode = opcode;
+	p.pkey = 0xffff;
+	p.dqpn = 0x11;
+	p.ackreq = opcode != (DPV_ROCE_TR_RC | DPV_ROCE_OP_ACK);
+	p.reth.va = 0x10000;
+	p.reth.rkey = 0x1234;
+	p.reth.len = paylen;
+	p.aeth.syndrome = 0x1f; /* ACK, credits not given */
+	p.payload = payload;
+	p.payload_len = paylen;
+	n = dpv_roce_build(buf, room, &p);
+	if (n <= 0)
+		return 0;
+	roce_l3 = p.l3_off;
+	roce_bth = p.bth_off;
+	if (paylen > 0)
+		roce_pay = p.payload_off;
+	return (uint32_t)n;
+}
+
+static int
+roce_template(void)
+{
+	static uint8_t payload[9000];
+
+	for (uint32_t i = 0; i < opt.size; i++)
+		payload[i] = (uint8_t)i;
+	roce_len = roce_build(roce_tmpl, sizeof(roce_tmpl), opt.roce, payload,
+			      opt.size);
+	if (!opt.stream)
+		ack_len = roce_build(ack_tmpl, sizeof(ack_tmpl),
+				     DPV_ROCE_TR_RC | DPV_ROCE_OP_ACK, NULL,
+				     0);
+	if (roce_len == 0 || (!opt.stream && ack_len == 0)) {
+		fprintf(stderr, "no RoCE frame of %u payload bytes\n",
+			opt.size);
+		return -1;
+	}
+	return 0;
+}
+
+/* lat --roce: a frame copied from tmpl with PSN psn and its ICRC. */
+static struct rte_mbuf *
+roce_frame(const uint8_t *tmpl, uint32_t len, uint32_t psn)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	uint8_t *f;
+
+	if (m == NULL)
+		return NULL;
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	m->data_len = m->pkt_len = len;
+	memcpy(f, tmpl, len);
+	dpv_bth_set_psn((struct dpv_bth *)(f + roce_bth), psn);
+	dpv_roce_icrc_set_l2(f + roce_l3, len - roce_l3);
+	return m;
+}
+
+/* lat --roce: send the request psn and the ACK of the peer's request
+ * ack (none if ack < 0) in one burst. */
+static int
+roce_send(uint32_t psn, int64_t ack)
+{
+	struct rte_mbuf *b[2];
+	uint16_t n = 0, s;
+
+	b[n] = roce_frame(roce_tmpl, roce_len, psn);
+	if (b[n] != NULL)
+		n++;
+	if (ack >= 0) {
+		b[n] = roce_frame(ack_tmpl, ack_len, (uint32_t)ack);
+		if (b[n] != NULL)
+			n++;
+	}
+	s = rte_eth_tx_burst(port, 0, b, n);
+	if (s < n)
+		rte_pktmbuf_free_bulk(b + s, n - s);
+	return s == (ack >= 0 ? 2 : 1) ? 0 : -1;
+}
+
+/* lat --roce: a received frame checked as a receiver must (its ICRC; a
+ * SEND's payload copied out); its opcode and PSN, false if it is not
+ * one of ours or is corrupt. */
+static bool
+roce_recv(struct rte_mbuf *m, uint8_t *op, uint32_t *psn)
+{
+	static uint8_t landing[9000];
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	const struct dpv_bth *bth;
+
+	if (len < ack_len || len > sizeof(roce_tmpl) ||
+	    ((const struct rte_ether_hdr *)f)->ether_type !=
+		    rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    dpv_roce_icrc_calc_l2(f + roce_l3, len - roce_l3) !=
+		    dpv_roce_icrc_get(f + roce_l3, len - roce_l3))
+		return false;
+	bth = (const struct dpv_bth *)(f + roce_bth);
+	*op = dpv_bth_opcode(bth);
+	*psn = dpv_bth_psn(bth);
+	if (*op == opt.roce) {
+		if (len != roce_len)
+			return false;
+		memcpy(landing, f + roce_pay, opt.size);
+	}
+	return true;
+}
+
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -268,11 +412,13 @@ client_lat(void)
 	if (rtt == NULL)
 		return -1;
 	for (uint32_t i = 0; i < total; i++) {
-		struct rte_mbuf *m = frame(MAGIC_DATA, i), *rx[MAX_BURST];
+		struct rte_mbuf *m = NULL, *rx[MAX_BURST];
 		uint64_t t0 = rte_rdtsc(), t;
-		bool back = false;
+		bool back = false, acked = !opt.roce;
 
-		if (m == NULL || rte_eth_tx_burst(port, 0, &m, 1) != 1) {
+		if (opt.roce ? roce_send(i, (int64_t)i - 1) != 0
+			     : ((m = frame(MAGIC_DATA, i)) == NULL ||
+				rte_eth_tx_burst(port, 0, &m, 1) != 1)) {
 			fprintf(stderr, "send failed at %u\n", i);
 			return -1;
 		}
@@ -282,16 +428,27 @@ client_lat(void)
 			t = rte_rdtsc();
 			for (uint16_t k = 0; k < n; k++) {
 				const struct hdr *h = hdr_of(rx[k]);
+				uint32_t psn;
+				uint8_t op;
 
-				if (h && h->magic == MAGIC_DATA && h->seq == i)
+				if (opt.roce) {
+					if (roce_recv(rx[k], &op, &psn) &&
+					    psn == (i & 0xffffff)) {
+						back |= op == opt.roce;
+						acked |= op == (DPV_ROCE_TR_RC |
+								DPV_ROCE_OP_ACK);
+					}
+				} else if (h && h->magic == MAGIC_DATA &&
+					   h->seq == i) {
 					back = true;
+				}
 				rte_pktmbuf_free(rx[k]);
 			}
 			if (t - t0 > limit) {
 				fprintf(stderr, "no echo of frame %u\n", i);
 				return -1;
 			}
-		} while (!back);
+		} while (!back || !acked);
 		if (i >= WARMUP)
 			rtt[i - WARMUP] = t - t0;
 	}
@@ -310,50 +467,6 @@ client_lat(void)
 	       rtt[(uint64_t)opt.iters * 999 / 1000] * us,
 	       rtt[opt.iters - 1] * us, 100.0 * slow / opt.iters);
 	free(rtt);
-	return 0;
-}
-
-/* --roce: the frame every request is copied from (ICRC left to the
- * sender); its length, and the offset of its IP header */
-static uint8_t roce_tmpl[9200];
-static uint32_t roce_len, roce_l3;
-
-static int
-roce_template(void)
-{
-	static uint8_t payload[9000];
-	struct dpv_roce_pkt p = {0};
-	struct rte_ether_addr mac;
-	int n;
-
-	for (uint32_t i = 0; i < opt.size; i++)
-		payload[i] = (uint8_t)i;
-	memset(p.dmac, 0xff, sizeof(p.dmac));
-	if (rte_eth_macaddr_get(port, &mac) == 0)
-		memcpy(p.smac, mac.addr_bytes, sizeof(p.smac));
-	dpv_roce_gid_from_ipv4(p.sgid, rte_cpu_to_be_32(0xc0000202)); /* .2 */
-	dpv_roce_gid_from_ipv4(p.dgid, rte_cpu_to_be_32(0xc0000201)); /* .1 */
-	p.ttl = 64;
-	p.ip_frag = DPV_ROCE_IPV4_DF;
-	p.sport = 0xc000;
-	p.dport = DPV_ROCE_UDP_PORT;
-	p.opcode = opt.roce;
-	p.pkey = 0xffff;
-	p.dqpn = 0x11;
-	p.ackreq = true;
-	p.reth.va = 0x10000;
-	p.reth.rkey = 0x1234;
-	p.reth.len = opt.size;
-	p.payload = payload;
-	p.payload_len = opt.size;
-	n = dpv_roce_build(roce_tmpl, sizeof(roce_tmpl), &p);
-	if (n <= 0) {
-		fprintf(stderr, "no RoCE frame of %u payload bytes\n",
-			opt.size);
-		return -1;
-	}
-	roce_len = (uint32_t)n;
-	roce_l3 = p.l3_off;
 	return 0;
 }
 
@@ -430,6 +543,19 @@ server(void)
 			}
 			pkts++;
 			bytes += rte_pktmbuf_pkt_len(rx[k]);
+			if (opt.roce && !opt.stream) {
+				uint32_t psn;
+				uint8_t op;
+
+				/* a request: answered with one of ours and
+				 * its ACK */
+				if (roce_recv(rx[k], &op, &psn) &&
+				    op == opt.roce && roce_send(psn, psn) != 0)
+					fprintf(stderr, "reply %u failed\n",
+						psn);
+				rte_pktmbuf_free(rx[k]);
+				continue;
+			}
 			if (opt.stream) {
 				rte_pktmbuf_free(rx[k]);
 				continue;

@@ -18,10 +18,11 @@ trap 'rm -rf "$OUT"' EXIT
 # cases also run on it, their order in a pair swapped in the second round
 timeout 300 python3 "$SRC/devtools/bench.py" --quick --runs 2 \
 	--build "$BUILD" --against "$BUILD" --out "$OUT" \
-	--only 'floor/(lat|stream|roce_write)/64$|ib_send_lat/64$|ib_write_bw/64$|dpv/idle/|tcp/tcp_lat|perf/engine_perf/1$'
+	--only 'floor/(lat|stream|roce_write|roce_lat)/64$|ib_send_lat/64$|ib_write_bw/64$|dpv/idle/|tcp/tcp_lat|perf/engine_perf/1$'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: bench exited $rc"; exit 1; }
-for k in floor/lat/64 floor/stream/64 floor/roce_write/64 dpv/ib_send_lat/64 \
+for k in floor/lat/64 floor/stream/64 floor/roce_write/64 floor/roce_lat/64 \
+	dpv/ib_send_lat/64 \
 	dpv/ib_write_bw/64 perf/engine_perf/1 dpv@base/ib_send_lat/64 \
 	dpv@base/ib_write_bw/64 perf@base/engine_perf/1 dpv/idle/0; do
 	grep -q "\"$k\"" "$OUT/results.json" ||
@@ -33,6 +34,9 @@ grep -qE '^idle process CPU, % of one core +[0-9.]+ ' "$OUT/table.txt" ||
 # the RoCE floor (port + ICRC): a rate, and its lines without a goal
 grep -qE '^floor roce_write 64B / floor 64B rate +[0-9.]+ +[-0-9.]+ +- +-$' \
 	"$OUT/table.txt" || { echo "FAIL: no RoCE floor line"; exit 1; }
+# and the RC SEND ping-pong's round trip as RoCE frames
+grep -qE '^send_lat 64B / floor roce_lat 64B +[0-9.]+ +[-0-9.]+ +- +-$' \
+	"$OUT/table.txt" || { echo "FAIL: no RoCE latency floor line"; exit 1; }
 # the comparison: each of the three cases, both rounds paired
 for k in dpv/ib_send_lat/64 dpv/ib_write_bw/64 perf/engine_perf/1; do
 	grep -qE "^$k +(p50_us|mpps|mmsgs) .* [0-2] of 2 " "$OUT/table.txt" ||
