@@ -463,9 +463,13 @@ case_eal_args(void)
 				  buf, sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT(!has_arg(argc, argv, "--huge-unlink"),
 		    "segment files kept for zero-copy memif");
-	argc = dpv_eal_argv_build("--huge-unlink=never --in-memory", 0, 0, 7,
+	argc = dpv_eal_argv_build("--no-pci --huge-unlink=never", 0, 0, 7,
 				  buf, sizeof(buf), argv, 64, err, sizeof(err));
 	TEST_ASSERT(!has_arg(argc, argv, "--huge-unlink"), "user's choice");
+	argc = dpv_eal_argv_build("--no-pci --in-memory", 0, 0, 7, buf,
+				  sizeof(buf), argv, 64, err, sizeof(err));
+	TEST_ASSERT(argc > 0 && !has_arg(argc, argv, "--huge-unlink"),
+		    "in memory: no files to unlink");
 	/* given prefix, lcores and log level are kept as they are */
 	argc = dpv_eal_argv_build(
 		"--no-huge --file-prefix=p1 -l 0-1 --log-level=8 "

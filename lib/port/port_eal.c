@@ -79,7 +79,7 @@ dpv_eal_argv_build(const char *args, unsigned workers, unsigned memif_queues,
 		   char *err, size_t errlen)
 {
 	bool prefix = false, lcores = false, loglevel = false, nohuge = false,
-	     inmem = false, vdev_next = false, simd = false, unlink = false;
+	     inmem = false, vdev_next = false, simd = false, huge_files = false;
 	char *p = buf, *end = buf + buflen, *save = NULL, *tok, cpus[256];
 	int argc = 0, n;
 
@@ -136,8 +136,9 @@ dpv_eal_argv_build(const char *args, unsigned workers, unsigned memif_queues,
 		nohuge |= arg_is(tok, "--no-huge");
 		inmem |= arg_is(tok, "--in-memory");
 		simd |= arg_is(tok, "--force-max-simd-bitwidth");
-		unlink |= arg_is(tok, "--huge-unlink") ||
-			  arg_is(tok, "--single-file-segments");
+		/* the user's own say over the hugepage files */
+		huge_files |= arg_is(tok, "--huge-unlink") ||
+			      arg_is(tok, "--single-file-segments");
 	}
 	if (nohuge && inmem) {
 		port_err(err, errlen,
@@ -151,7 +152,7 @@ dpv_eal_argv_build(const char *args, unsigned workers, unsigned memif_queues,
 	/* hugepage files named by our per-process prefix would outlive the
 	 * process (holding their pages until the next EAL start clears
 	 * them); no other process can know the prefix to attach anyway */
-	if (!prefix && !nohuge && !inmem && !unlink)
+	if (!prefix && !nohuge && !inmem && !huge_files)
 		PUSH_STR("--huge-unlink");
 	if (!lcores && cpu_list(cpus, sizeof(cpus)) == 0) {
 		if (workers == 0)
