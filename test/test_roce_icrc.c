@@ -146,6 +146,46 @@ test_icrc_methods(void)
 	return TEST_SUCCESS;
 }
 
+/* dpv_roce_icrc_set_copy_l2() gives the frame memcpy() and
+ * dpv_roce_icrc_set_l2() give: every length, both IP versions, payloads
+ * at several offsets from the IP header, sources at any alignment. */
+static int
+test_icrc_copy(void)
+{
+	static const uint8_t ops[] = {
+		DPV_ROCE_OP_SEND_ONLY, DPV_ROCE_OP_SEND_ONLY_IMM,
+		DPV_ROCE_OP_WRITE_ONLY, DPV_ROCE_OP_WRITE_LAST};
+	static uint8_t payload[4200 + 8], frame[4400], out[4400];
+	struct dpv_roce_pkt p;
+	uint64_t st = 1234;
+	uint32_t len, i;
+
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)test_roce_rand(&st);
+	for (len = 0; len <= 4100; len += (len < 300 ? 7 : 61)) {
+		const uint8_t *src = payload + len % 8;
+		uint32_t l3len, off, icrc;
+		int n;
+
+		test_roce_random_pkt(&p, &st, ops[len % 4], len & 2, src, len);
+		n = dpv_roce_build(frame, sizeof(frame), &p);
+		TEST_ASSERT(n > 0, "build %u", len);
+		l3len = (uint32_t)n - p.l3_off;
+		off = p.payload_off - p.l3_off;
+		/* the frame without its payload and ICRC */
+		memcpy(out, frame, (size_t)n);
+		memset(out + p.payload_off, 0xa5, len);
+		memset(out + n - DPV_ROCE_ICRC_LEN, 0, DPV_ROCE_ICRC_LEN);
+		icrc = dpv_roce_icrc_set_copy_l2(out + p.l3_off, l3len, off,
+						 src, len);
+		TEST_ASSERT_EQUAL(icrc, p.icrc, "ICRC, payload %u, op %u", len,
+				  ops[len % 4]);
+		TEST_ASSERT(memcmp(out, frame, (size_t)n) == 0,
+			    "frame, payload %u", len);
+	}
+	return TEST_SUCCESS;
+}
+
 /* Again once EAL is up: dpv_roce_icrc_calc() then takes rte_net_crc's
  * PCLMULQDQ code for all but short packets, also over mbuf chains. */
 static int
@@ -162,7 +202,8 @@ test_icrc_methods_eal(void)
 		return TEST_SKIPPED;
 	dpv_roce_icrc_select_best();
 	if (test_crc32_vectors() != TEST_SUCCESS ||
-	    test_icrc_methods() != TEST_SUCCESS)
+	    test_icrc_methods() != TEST_SUCCESS ||
+	    test_icrc_copy() != TEST_SUCCESS)
 		return TEST_FAILED;
 	/* again with rte_net_crc's 512-bit code for long runs, where the
 	 * CPU has it (the library's EAL default allows it) */
@@ -172,6 +213,8 @@ test_icrc_methods_eal(void)
 
 		dpv_roce_icrc_select_best();
 		rc = test_icrc_methods();
+		if (rc == TEST_SUCCESS)
+			rc = test_icrc_copy();
 		rte_vect_set_max_simd_bitwidth(w);
 		dpv_roce_icrc_select_best();
 		if (rc != TEST_SUCCESS)
@@ -205,6 +248,7 @@ static const struct dpv_test_suite icrc_suite = {
 		{
 			TEST_CASE(test_crc32_vectors),
 			TEST_CASE(test_icrc_methods),
+			TEST_CASE(test_icrc_copy),
 			TEST_CASE(test_icrc_methods_eal),
 			TEST_CASES_END(),
 		},
@@ -227,18 +271,45 @@ now_sec(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* the payloads methods -3 and -4 copy in: a sender's registered memory,
+ * 256 KiB gone through 4 KiB at a time (as perftest's, in the second-level
+ * cache) */
+#define COPY_SRC_LEN (256u << 10)
+static uint8_t *copy_src;
+static uint32_t copy_off; /* the payload's offset from the IP header */
+/* and the frames they are copied into, as a pool's mbufs: 32 of them
+ * each the frame measured (its l3 at the same place in each) */
+#define COPY_FRAMES    32
+#define COPY_FRAME_LEN 9216
+static uint8_t *copy_dst;
+
 /* GB/s of one method on one frame, run for about 40 ms of this thread's
- * CPU time (the machine is shared). */
+ * CPU time (the machine is shared). -1: rte_net_crc; -2:
+ * dpv_roce_icrc_calc_l2(); -3: the payload copied in, then -2; -4: the
+ * two at once (dpv_roce_icrc_set_copy_l2()). */
 static double
-measure(int method, const uint8_t *l3, uint32_t l3len, uint32_t *sink)
+measure(int method, uint8_t *l3, uint32_t l3len, uint32_t *sink)
 {
 	double t0 = now_sec(), t;
 	uint64_t bytes = 0;
-	unsigned i, rounds = 0;
+	unsigned i, rounds = 0, at = 0;
 
 	do {
 		for (i = 0; i < 64; i++) {
-			if (method == -2)
+			uint32_t n = l3len - copy_off - DPV_ROCE_ICRC_LEN;
+			const uint8_t *src = copy_src + at;
+			size_t slot = (size_t)(rounds * 64 + i) % COPY_FRAMES;
+			uint8_t *d = copy_dst + slot * COPY_FRAME_LEN + 64;
+
+			if (method <= -3)
+				at = (at + 4096) % (COPY_SRC_LEN - 9216);
+			if (method == -3) {
+				memcpy(d + copy_off, src, n);
+				*sink ^= dpv_roce_icrc_set_l2(d, l3len);
+			} else if (method == -4)
+				*sink ^= dpv_roce_icrc_set_copy_l2(
+					d, l3len, copy_off, src, n);
+			else if (method == -2)
 				*sink ^= dpv_roce_icrc_calc_l2(l3, l3len);
 			else if (method < 0)
 				*sink ^= rte_net_crc_calc(l3, l3len,
@@ -277,9 +348,18 @@ roce_icrc_perf(void)
 		DPV_TEST_LOG("no EAL: DPDK's CRC keeps its scalar code");
 	for (s = 0; s < sizeof(payload); s++)
 		payload[s] = (uint8_t)s;
+	copy_src = malloc(COPY_SRC_LEN);
+	copy_dst = calloc(COPY_FRAMES, COPY_FRAME_LEN);
+	if (copy_src == NULL || copy_dst == NULL) {
+		free(copy_src);
+		free(copy_dst);
+		DPV_TEST_LOG("no memory");
+		return TEST_FAILED;
+	}
+	memset(copy_src, 0x3c, COPY_SRC_LEN);
 	printf("ICRC speed in GB/s of the bytes from the IP header on\n");
-	printf("%-6s %8s %8s %8s %8s", "frame", "bitwise", "table", "dpverbs",
-	       "(l2)");
+	printf("%-6s %8s %8s %8s %8s %8s %8s", "frame", "bitwise", "table",
+	       "dpverbs", "(l2)", "cp,(l2)", "cp+(l2)");
 	for (a = 0; a < RTE_DIM(algs); a++)
 		printf(" %8.8s", algs[a].name);
 	printf("\n");
@@ -293,7 +373,11 @@ roce_icrc_perf(void)
 		n = dpv_roce_build(frame, sizeof(frame), &p);
 		TEST_ASSERT(n > 0 && (uint32_t)n <= sizes[s], "frame size");
 		l3len = (uint32_t)n - p.l3_off;
-		printf("%-6d %8.3f %8.3f %8.3f %8.3f", n,
+		copy_off = p.payload_off - p.l3_off;
+		for (a = 0; a < COPY_FRAMES; a++)
+			memcpy(copy_dst + (size_t)a * COPY_FRAME_LEN + 64,
+			       frame + p.l3_off, l3len);
+		printf("%-6d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f", n,
 		       sizes[s] <= 1024
 			       ? measure(DPV_ROCE_ICRC_BITWISE,
 					 frame + p.l3_off, l3len, &sink)
@@ -302,7 +386,9 @@ roce_icrc_perf(void)
 			       &sink),
 		       measure(DPV_ROCE_ICRC_DPDK, frame + p.l3_off, l3len,
 			       &sink),
-		       measure(-2, frame + p.l3_off, l3len, &sink));
+		       measure(-2, frame + p.l3_off, l3len, &sink),
+		       measure(-3, frame + p.l3_off, l3len, &sink),
+		       measure(-4, frame + p.l3_off, l3len, &sink));
 		TEST_ASSERT(dpv_roce_icrc_check(frame + p.l3_off, l3len),
 			    "icrc");
 		for (a = 0; a < RTE_DIM(algs); a++) {
@@ -316,11 +402,18 @@ roce_icrc_perf(void)
 	       "by folding where the CPU has PCLMULQDQ, or by rte_net_crc's "
 	       "512-bit code from 512 bytes on where EAL allows 512-bit "
 	       "SIMD); (l2): dpv_roce_icrc_calc_l2, what the engine runs "
-	       "(masked blocks folded in the same pass); then rte_net_crc "
+	       "(masked blocks folded in the same pass); cp,(l2): the "
+	       "payload copied into the frame (from 256 KiB of memory, 4 KiB "
+	       "apart), then (l2); cp+(l2): the two in one pass "
+	       "(dpv_roce_icrc_set_copy_l2, from 512-byte payloads where the "
+	       "CPU has VPCLMULQDQ and EAL allows 256-bit SIMD, not 512); "
+	       "then rte_net_crc "
 	       "per algorithm over the same bytes without masking, an upper "
 	       "bound for it; avx512 falls back to sse42 unless EAL allows "
 	       "512-bit SIMD; bitwise only up to 1 KB; CPU time of this "
 	       "thread\n");
+	free(copy_src);
+	free(copy_dst);
 	dpv_roce_icrc_select_best();
 	/* use the results so the loops are not optimised away */
 	return sink == 0x12345678 ? TEST_SUCCESS : TEST_SUCCESS;

@@ -161,12 +161,19 @@ fold_fwd256(__m256i y, __m256i k)
  * 256-bit registers (two lanes each) 128 bytes a step, brought back to
  * one block: the block standing for p[0..*len - rest) with the register c
  * and the masks applied (as crc_reg_fold() does); *p and *len advance.
+ * With d (*dp) not NULL, 32-byte aligned, each block loaded is stored
+ * there too, unmasked (a copy in the same pass; *dp advances). The loads
+ * are VLDDQU and the stores aligned: with the -mtune the build inherits
+ * (corei7) gcc would split every unaligned 256-bit load and store in two,
+ * and the extra shuffles compete with the multiplies for their ports.
  */
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m128i
-fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
-	  unsigned int nmask)
+__attribute__((target("avx2,vpclmulqdq,pclmul"),
+	       always_inline)) static inline __m128i
+fold_wide_core(uint32_t c, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
+	       const __m128i *masks, unsigned int nmask)
 {
 	const uint8_t *p = *pp;
+	uint8_t *d = dp != NULL ? *dp : NULL;
 	uint32_t len = *lenp;
 	__m256i y[4], k8 = _mm256_broadcastsi128_si256(fold_k8),
 		      k4 = _mm256_broadcastsi128_si256(fold_k4),
@@ -175,33 +182,58 @@ fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
 			_mm_setzero_si128(), _mm_setzero_si128()};
 	__m128i lo, hi;
 
+#pragma GCC unroll 4
 	for (unsigned int i = 0; i < nmask && i < 4; i++)
 		m[i] = masks[i];
-	for (unsigned int j = 0; j < 4; j++)
-		y[j] = _mm256_loadu_si256(
+#pragma GCC unroll 4
+	for (unsigned int j = 0; j < 4; j++) {
+		y[j] = _mm256_lddqu_si256(
 			(const __m256i *)(const void *)(p + 32 * j));
+		if (d != NULL)
+			_mm256_store_si256((__m256i *)(void *)(d + 32 * j),
+					   y[j]);
+	}
 	y[0] = _mm256_or_si256(y[0], _mm256_set_m128i(m[1], m[0]));
 	y[1] = _mm256_or_si256(y[1], _mm256_set_m128i(m[3], m[2]));
 	y[0] = _mm256_xor_si256(y[0], _mm256_zextsi128_si256(
 					      _mm_cvtsi32_si128((int)c)));
 	p += 128;
 	len -= 128;
-	for (; len >= 128; p += 128, len -= 128)
-		for (unsigned int j = 0; j < 4; j++)
-			y[j] = _mm256_xor_si256(
-				fold_fwd256(y[j], k8),
-				_mm256_loadu_si256(
-					(const __m256i *)(const void *)(p +
-									32 * j)));
+	if (d != NULL)
+		d += 128;
+	for (; len >= 128; p += 128, len -= 128) {
+#pragma GCC unroll 4
+		for (unsigned int j = 0; j < 4; j++) {
+			__m256i v = _mm256_lddqu_si256(
+				(const __m256i *)(const void *)(p + 32 * j));
+
+			if (d != NULL)
+				_mm256_store_si256(
+					(__m256i *)(void *)(d + 32 * j), v);
+			y[j] = _mm256_xor_si256(fold_fwd256(y[j], k8), v);
+		}
+		if (d != NULL)
+			d += 128;
+	}
 	/* eight lanes to four (512 bits forward), to two (256), to one */
+#pragma GCC unroll 4
 	for (unsigned int j = 0; j < 2; j++)
 		y[j] = _mm256_xor_si256(fold_fwd256(y[j], k4), y[j + 2]);
 	y[0] = _mm256_xor_si256(fold_fwd256(y[0], k2), y[1]);
 	lo = _mm256_castsi256_si128(y[0]);
 	hi = _mm256_extracti128_si256(y[0], 1);
 	*pp = p;
+	if (dp != NULL)
+		*dp = d;
 	*lenp = len;
 	return _mm_xor_si128(fold_fwd(lo, fold_k), hi);
+}
+
+__attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m128i
+fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
+	  unsigned int nmask)
+{
+	return fold_wide_core(c, pp, NULL, lenp, masks, nmask);
 }
 
 /*
@@ -219,12 +251,14 @@ fold_four(__m128i x, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
 	__m128i l[4], k4 = fold_k4;
 
 	l[0] = x;
+#pragma GCC unroll 4
 	for (unsigned int i = 1; i < 4; i++, p += 16) {
 		l[i] = _mm_loadu_si128((const __m128i *)(const void *)p);
 		if (i < nmask)
 			l[i] = _mm_or_si128(l[i], masks[i]);
 	}
 	for (; len >= 64; p += 64, len -= 64)
+#pragma GCC unroll 4
 		for (unsigned int j = 0; j < 4; j++)
 			l[j] = _mm_xor_si128(
 				fold_fwd(l[j], k4),
@@ -239,6 +273,25 @@ fold_four(__m128i x, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
 }
 
 /*
+ * The register after the block x (the fold so far) and p[0..len): the
+ * 16-byte blocks folded one by one (block number i on; masks[] apply
+ * below nmask), the tail reduced.
+ */
+__attribute__((target("pclmul,sse2"))) static inline uint32_t
+fold_tail(__m128i x, const uint8_t *p, uint32_t len, const __m128i *masks,
+	  unsigned int nmask, unsigned int i)
+{
+	for (; len >= 16; i++, p += 16, len -= 16) {
+		__m128i d = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+		if (i < nmask)
+			d = _mm_or_si128(d, masks[i]);
+		x = _mm_xor_si128(fold_fwd(x, fold_k), d);
+	}
+	return crc_reg_reduce(x, p, len);
+}
+
+/*
  * The register c after p[0..len) (len >= 16) by folding; the first nmask
  * (at most 4) 16-byte blocks are ORed with masks[] first (the ICRC's
  * variant fields read as ones). From 128 bytes on, four independent
@@ -250,7 +303,7 @@ __attribute__((target("pclmul,sse2"))) static uint32_t
 crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	     unsigned int nmask)
 {
-	__m128i x, k = fold_k;
+	__m128i x;
 	unsigned int i = 1; /* the next block's number (for its mask) */
 
 	if (crc_wide && len >= 512) {
@@ -269,14 +322,7 @@ crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 			i = 4;
 		}
 	}
-	for (; len >= 16; i++, p += 16, len -= 16) {
-		__m128i d = _mm_loadu_si128((const __m128i *)(const void *)p);
-
-		if (i < nmask)
-			d = _mm_or_si128(d, masks[i]);
-		x = _mm_xor_si128(fold_fwd(x, k), d);
-	}
-	return crc_reg_reduce(x, p, len);
+	return fold_tail(x, p, len, masks, nmask, i);
 }
 
 static uint32_t
@@ -284,6 +330,20 @@ crc_reg_clmul(uint32_t c, const uint8_t *p, uint32_t len)
 {
 	return len < 32 ? crc_reg_table(c, p, len)
 			: crc_reg_fold(c, p, len, NULL, 0);
+}
+
+/*
+ * memcpy(d, p, len) and the register c after p[0..len), in one pass over
+ * p (len >= 128, crc_wide, d 32-byte aligned): the copy's loads and
+ * stores go beside the multiplies, which bound the fold's speed.
+ */
+__attribute__((target("avx2,vpclmulqdq,pclmul"))) static uint32_t
+crc_reg_copy(uint32_t c, uint8_t *d, const uint8_t *p, uint32_t len)
+{
+	__m128i x = fold_wide_core(c, &p, &d, &len, NULL, 0);
+
+	memcpy(d, p, len);
+	return fold_tail(x, d, len, NULL, 0, 0);
 }
 
 /* masks from 8 bytes before the IP header: IPv4 (no options) and IPv6 */
@@ -608,6 +668,51 @@ uint32_t
 dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len)
 {
 	return icrc_store(l3, l3_len, dpv_roce_icrc_calc_l2(l3, l3_len));
+}
+
+uint32_t
+dpv_roce_icrc_set_copy_l2(void *l3, uint32_t l3_len, uint32_t pay_off,
+			  const void *src, uint32_t n)
+{
+	uint8_t *p = l3;
+
+#ifdef RTE_ARCH_X86_64
+	/* where rte_net_crc's 512-bit code runs, it stays faster */
+	if (crc_wide && !dpdk_crc512 && n >= DPV_ROCE_ICRC_COPY_MIN &&
+	    pay_off <= l3_len && n <= l3_len - pay_off - DPV_ROCE_ICRC_LEN) {
+		const __m128i *masks = NULL;
+		unsigned int nmask = 0;
+
+		/* the masked blocks lie within the headers */
+		if (p[0] == 0x45 && pay_off + 8 >= 48) {
+			masks = icrc_mask4;
+			nmask = 3;
+		} else if ((p[0] >> 4) == 6 && pay_off + 8 >= 64) {
+			masks = icrc_mask6;
+			nmask = 4;
+		}
+		if (masks != NULL) {
+			/* the first bytes copied alone and folded with the
+			 * headers: the pass then stores whole 32-byte lines
+			 * (a store across two cache lines costs) */
+			uint32_t head =
+				(uint32_t)(-(uintptr_t)(p + pay_off) & 31);
+			uint32_t c, end = pay_off + n;
+
+			memcpy(p + pay_off, src, head);
+			c = crc_reg_fold(~0u, p - 8, pay_off + 8 + head, masks,
+					 nmask);
+			c = crc_reg_copy(c, p + pay_off + head,
+					 (const uint8_t *)src + head, n - head);
+			/* the pad */
+			c = crc_reg_clmul(c, p + end,
+					  l3_len - DPV_ROCE_ICRC_LEN - end);
+			return icrc_store(l3, l3_len, ~c);
+		}
+	}
+#endif
+	memcpy(p + pay_off, src, n);
+	return dpv_roce_icrc_set_l2(l3, l3_len);
 }
 
 void

@@ -206,6 +206,33 @@ uint32_t dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len);
  */
 uint32_t dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len);
 
+/** Payloads from this length on are worth dpv_roce_icrc_set_copy_l2(). */
+#define DPV_ROCE_ICRC_COPY_MIN 512
+
+/**
+ * memcpy() of a frame's payload into it, then dpv_roce_icrc_set_l2():
+ * in one pass over the payload where the CPU has VPCLMULQDQ and EAL
+ * allows 256-bit SIMD (the ICRC's carry-less multiplies bound its speed,
+ * and the copy's loads and stores go beside them), for payloads of
+ * DPV_ROCE_ICRC_COPY_MIN bytes or more; otherwise the two in turn. The
+ * frame's other bytes (headers, pad) must be in place.
+ *
+ * @param l3
+ *   Start of the IP header; l3 - 8 .. l3 - 1 must be readable.
+ * @param l3_len
+ *   Bytes from the IP header to the end of the ICRC field.
+ * @param pay_off
+ *   Offset of the payload from l3.
+ * @param src
+ *   The payload's bytes (not overlapping the frame).
+ * @param n
+ *   Payload length; pay_off + n + 4 <= l3_len.
+ * @return
+ *   The ICRC stored.
+ */
+uint32_t dpv_roce_icrc_set_copy_l2(void *l3, uint32_t l3_len, uint32_t pay_off,
+				   const void *src, uint32_t n);
+
 /**
  * The factor of dpv_roce_icrc_delta() for a word followed by n more bytes
  * that the ICRC covers (x^(8 n) modulo the CRC-32 polynomial).
