@@ -682,6 +682,11 @@ dpv_engine_qp_activate(struct dpv_eqp *qp)
 void dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m);
 /* dpv_engine_tx() of a frame whose ICRC is already in */
 void dpv_engine_tx_ready(struct dpv_engine *e, struct rte_mbuf *m);
+/* dpv_engine_tx() of the frame m (from dpv_engine_build*()) with n bytes
+ * from src copied to its payload at p first: long payloads are copied in
+ * the ICRC's pass (dpv_roce_icrc_set_copy_l2()) */
+void dpv_engine_tx_copy(struct dpv_engine *e, struct rte_mbuf *m, uint8_t *p,
+			const void *src, uint32_t n);
 void dpv_engine_tx_flush(struct dpv_engine *e);
 bool dpv_engine_tx_room(struct dpv_engine *e);
 enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,

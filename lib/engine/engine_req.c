@@ -14,6 +14,7 @@
 #include "dpv_engine_opts.h"
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
+#include "dpv_roce_icrc.h"
 #include "mlx5_ring.h"
 
 #define REQ_STATES(X)                                                          \
@@ -141,6 +142,40 @@ gather(struct dpv_eqp *qp, const struct dpv_eswqe *w, uint64_t off,
 	}
 	dpv_esge_copy(qp, w->wr.sg_list, swqe_host(qp, w), w->wr.num_sge, off,
 		      dst, len, false);
+}
+
+/*
+ * gather() into the frame m's payload at payload and queue m: a long
+ * payload that lies in one SGE of a directly mapped region is copied in
+ * the ICRC's pass.
+ */
+static void
+gather_tx(struct dpv_eqp *qp, const struct dpv_eswqe *w, uint64_t off,
+	  struct rte_mbuf *m, uint8_t *payload, uint32_t len)
+{
+	if (len >= DPV_ROCE_ICRC_COPY_MIN && !(w->wr.flags & DPV_WR_F_INLINE)) {
+		uint8_t *const *host = swqe_host(qp, w);
+		uint64_t o = off;
+
+		for (uint32_t i = 0; i < w->wr.num_sge; i++) {
+			uint32_t l = w->wr.sg_list[i].length;
+
+			if (o >= l) {
+				o -= l;
+				continue;
+			}
+			if (len <= l - o &&
+			    host[i] != (uint8_t *)DPV_KEY_HOST_INDIRECT) {
+				dpv_engine_tx_copy(qp->e, m, payload,
+						   host[i] + o, len);
+				return;
+			}
+			break;
+		}
+	}
+	if (len)
+		gather(qp, w, off, payload, len);
+	dpv_engine_tx(qp->e, m);
 }
 
 /* Opcode of packet k of the WQE (RC numbering; UC/UD add their base). */
@@ -311,9 +346,7 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 			     &h, paylen, &payload);
 	if (m == NULL)
 		return -1;
-	if (paylen)
-		gather(qp, w, off, payload, paylen);
-	dpv_engine_tx(e, m);
+	gather_tx(qp, w, off, m, payload, paylen);
 	w->rewound = false;
 	if (eqp_reliable(qp) && qp->comp.deadline == 0 && qp->timeout)
 		qp->comp.deadline = e->now + dpv_engine_ack_cycles(qp);
@@ -426,9 +459,7 @@ req_fast(struct dpv_eqp *qp, struct dpv_eswqe *w, unsigned *budget)
 	m = dpv_engine_build_req(e, &qp->tmpl, hdr, hlen, paylen, &payload);
 	if (m == NULL)
 		return FAST_STOP;
-	if (paylen)
-		gather(qp, w, 0, payload, paylen);
-	dpv_engine_tx(e, m);
+	gather_tx(qp, w, 0, m, payload, paylen);
 	w->rewound = false;
 	w->sent = 1;
 	(*budget)--;

@@ -276,7 +276,7 @@ read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 		/* a zero-length READ has no address; through an indirect
 		 * key, a region gone since the check fails the copy */
 		if (pl != 0 && host != DPV_KEY_HOST_INDIRECT) {
-			memcpy(p, host, pl);
+			dpv_engine_tx_copy(e, m, p, host, pl);
 			host += pl;
 		} else if (pl != 0 &&
 			   dpv_engine_key_copy(qp, r->rkey, r->va + off, p, pl,
@@ -286,8 +286,9 @@ read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 			DPV_EQP_COUNT(qp, rd_resp_dropped);
 			r->todo = false;
 			return true;
+		} else {
+			dpv_engine_tx(e, m);
 		}
-		dpv_engine_tx(e, m);
 		r->next = dpv_psn_add(r->next, 1);
 	}
 	r->todo = false;

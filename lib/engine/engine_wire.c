@@ -525,6 +525,17 @@ dpv_engine_finish(struct rte_mbuf *m)
 	dpv_roce_icrc_set_l2(l3, m->pkt_len - m->l2_len);
 }
 
+void
+dpv_engine_tx_copy(struct dpv_engine *e, struct rte_mbuf *m, uint8_t *p,
+		   const void *src, uint32_t n)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, m->l2_len);
+
+	dpv_roce_icrc_set_copy_l2(l3, m->pkt_len - m->l2_len,
+				  (uint32_t)(p - l3), src, n);
+	dpv_engine_tx_ready(e, m);
+}
+
 /* ------------------------------------------------------- ACK templates */
 
 /* qp's ACK template from its frame template, destination and transport
