@@ -77,6 +77,13 @@ test_crc32_vectors(void)
 	return TEST_SUCCESS;
 }
 
+static void
+random_bytes(uint8_t *b, size_t n, uint64_t *st)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)test_roce_rand(st);
+}
+
 /* All methods agree on built packets of every length, and the masked
  * (variant) fields do not change the ICRC while anything else does. */
 static int
@@ -87,8 +94,7 @@ test_icrc_methods(void)
 	uint64_t st = 99;
 	uint32_t len, i;
 
-	for (i = 0; i < sizeof(payload); i++)
-		payload[i] = (uint8_t)test_roce_rand(&st);
+	random_bytes(payload, sizeof(payload), &st);
 	for (len = 0; len <= 4100; len += (len < 300 ? 1 : 97)) {
 		bool v6 = len & 1;
 		uint32_t l3len, c[DPV_ROCE_ICRC_METHOD_NUM];
@@ -158,10 +164,9 @@ test_icrc_copy(void)
 	static uint8_t payload[4200 + 8], frame[4400], out[4400];
 	struct dpv_roce_pkt p;
 	uint64_t st = 1234;
-	uint32_t len, i;
+	uint32_t len;
 
-	for (i = 0; i < sizeof(payload); i++)
-		payload[i] = (uint8_t)test_roce_rand(&st);
+	random_bytes(payload, sizeof(payload), &st);
 	for (len = 0; len <= 4100; len += (len < 300 ? 7 : 61)) {
 		const uint8_t *src = payload + len % 8;
 		uint32_t l3len, off, icrc;
@@ -195,7 +200,7 @@ test_icrc_methods_eal(void)
 	struct rte_mbuf segs[8], *m;
 	struct dpv_roce_pkt p;
 	uint64_t st = 4242;
-	uint32_t len, i;
+	uint32_t len;
 	uint16_t w;
 
 	if (dpv_test_eal_init() != 0)
@@ -220,8 +225,7 @@ test_icrc_methods_eal(void)
 		if (rc != TEST_SUCCESS)
 			return TEST_FAILED;
 	}
-	for (i = 0; i < sizeof(payload); i++)
-		payload[i] = (uint8_t)test_roce_rand(&st);
+	random_bytes(payload, sizeof(payload), &st);
 	for (len = 0; len <= 4100; len += 61) {
 		uint32_t cuts[3];
 		int n;
