@@ -16,11 +16,16 @@
  *           leave an ib_send_lat round trip.
  *   stream: the client sends frames of --size bytes in bursts for --secs
  *           seconds; the server counts what arrives and reports the rate.
- *           With --roce write|send, each frame is instead a RoCEv2 RC
- *           RDMA WRITE-only or SEND-only request of --size payload bytes
- *           (IPv4), its headers and payload copied from a template and
- *           its ICRC computed by dpverbs' ICRC code as it is sent: what
- *           the port and the ICRC alone leave a RoCE sender.
+ *           With --roce write|send (both ends), each frame is instead a
+ *           RoCEv2 RC RDMA WRITE-only or SEND-only request of --size
+ *           payload bytes (IPv4): its headers copied from a template, its
+ *           payload from a source buffer (a sender's registered memory)
+ *           and its ICRC computed by dpverbs' ICRC code as it is sent (the
+ *           payload copied in the ICRC's pass where dpverbs does that);
+ *           the server checks each frame's ICRC and copies its payload
+ *           out, as a receiver must, counts only good frames, and its
+ *           rate is in payload bits (as perftest counts): what the port
+ *           and the ICRC alone leave a RoCE sender and receiver.
  * Ends with one "RESULT key=value ..." line (devtools/bench.sh reads it).
  *
  *   dpv-floor [EAL args] -- --role server|client [--mode lat|stream]
@@ -263,6 +268,9 @@ send_stop(void)
  * in lat mode the ACK frame too */
 static uint8_t roce_tmpl[9200], ack_tmpl[128];
 static uint32_t roce_len, roce_l3, roce_bth, roce_pay, ack_len;
+/* stream --roce: the payload every request carries, as a sender's
+ * registered memory holds it */
+static uint8_t roce_src[9000];
 
 /* A RoCEv2 RC frame of opcode from this end's address to the peer's
  * (192.0.2.2 is the client) into buf; its length, 0 on error. */
@@ -307,11 +315,9 @@ roce_build(uint8_t *buf, size_t room, uint8_t opcode, const uint8_t *payload,
 static int
 roce_template(void)
 {
-	static uint8_t payload[9000];
-
 	for (uint32_t i = 0; i < opt.size; i++)
-		payload[i] = (uint8_t)i;
-	roce_len = roce_build(roce_tmpl, sizeof(roce_tmpl), opt.roce, payload,
+		roce_src[i] = (uint8_t)i;
+	roce_len = roce_build(roce_tmpl, sizeof(roce_tmpl), opt.roce, roce_src,
 			      opt.size);
 	if (!opt.stream)
 		ack_len = roce_build(ack_tmpl, sizeof(ack_tmpl),
@@ -364,8 +370,8 @@ roce_send(uint32_t psn, int64_t ack)
 	return s == (ack >= 0 ? 2 : 1) ? 0 : -1;
 }
 
-/* lat --roce: a received frame checked as a receiver must (its ICRC; a
- * SEND's payload copied out); its opcode and PSN, false if it is not
+/* --roce: a received frame checked as a receiver must (its ICRC; a
+ * request's payload copied out); its opcode and PSN, false if it is not
  * one of ours or is corrupt. */
 static bool
 roce_recv(struct rte_mbuf *m, uint8_t *op, uint32_t *psn)
@@ -489,11 +495,16 @@ client_stream(void)
 			b[k]->data_len = b[k]->pkt_len = len;
 			if (opt.roce) {
 				uint8_t *f = (uint8_t *)h;
+				uint32_t end = roce_pay + opt.size;
 
-				/* headers and payload as a sender writes them,
-				 * then the ICRC over them */
-				memcpy(f, roce_tmpl, len);
-				dpv_roce_icrc_set_l2(f + roce_l3, len - roce_l3);
+				/* headers (and pad) from the template, the
+				 * payload from its source and the ICRC, as a
+				 * sender writes them */
+				memcpy(f, roce_tmpl, roce_pay);
+				memcpy(f + end, roce_tmpl + end, len - end);
+				dpv_roce_icrc_set_copy_l2(
+					f + roce_l3, len - roce_l3,
+					roce_pay - roce_l3, roce_src, opt.size);
 				continue;
 			}
 			h->eth.ether_type = rte_cpu_to_be_16(ETHER_TYPE_FLOOR);
@@ -516,7 +527,7 @@ static int
 server(void)
 {
 	uint64_t hz = rte_get_timer_hz(), last = rte_get_timer_cycles();
-	uint64_t first_rx = 0, last_rx = 0, pkts = 0, bytes = 0;
+	uint64_t first_rx = 0, last_rx = 0, pkts = 0, bytes = 0, bad = 0;
 	struct rte_mbuf *rx[MAX_BURST];
 	bool stop = false;
 
@@ -538,6 +549,22 @@ server(void)
 
 			if (h == NULL || h->magic == MAGIC_STOP) {
 				stop |= h != NULL;
+				rte_pktmbuf_free(rx[k]);
+				continue;
+			}
+			if (opt.roce && opt.stream) {
+				uint32_t psn;
+				uint8_t op;
+
+				/* checked and its payload copied out; only a
+				 * good request counts, by its payload */
+				if (roce_recv(rx[k], &op, &psn) &&
+				    op == opt.roce) {
+					pkts++;
+					bytes += opt.size;
+				} else {
+					bad++;
+				}
 				rte_pktmbuf_free(rx[k]);
 				continue;
 			}
@@ -583,9 +610,9 @@ server(void)
 		double s = (double)(last_rx - first_rx) / (double)hz;
 
 		printf("RESULT mode=stream size=%u pkts=%" PRIu64
-		       " mpps=%.3f gbps=%.3f\n",
+		       " mpps=%.3f gbps=%.3f bad=%" PRIu64 "\n",
 		       opt.size, pkts, (double)pkts / s / 1e6,
-		       (double)bytes * 8 / s / 1e9);
+		       (double)bytes * 8 / s / 1e9, bad);
 	} else {
 		printf("RESULT mode=echo pkts=%" PRIu64 "\n", pkts);
 	}
