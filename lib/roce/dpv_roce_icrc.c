@@ -372,6 +372,25 @@ icrc_masks_init(void)
 		memcpy(&icrc_mask6[i], m6 + 16 * i, 16);
 }
 
+/* The masks of a frame whose IP header starts at l3 (IPv4 without
+ * options, IPv6), for a fold that starts 8 bytes before it and covers at
+ * least n bytes of headers; their number (0: no such frame, or n too
+ * short for them). */
+static unsigned int
+icrc_masks_of(const uint8_t *l3, uint32_t n, const __m128i **masks)
+{
+	if (l3[0] == 0x45 && n >= 16 * RTE_DIM(icrc_mask4)) {
+		*masks = icrc_mask4;
+		return RTE_DIM(icrc_mask4);
+	}
+	if ((l3[0] >> 4) == 6 && n >= 16 * RTE_DIM(icrc_mask6)) {
+		*masks = icrc_mask6;
+		return RTE_DIM(icrc_mask6);
+	}
+	*masks = NULL;
+	return 0;
+}
+
 /* x^n mod P (not reflected: bit i is x^i), then reflected into 64 bits
  * the way crc_reg_fold() multiplies: x^d at bit 63 - d */
 static uint64_t
@@ -634,18 +653,12 @@ dpv_roce_icrc_calc_l2(const void *l3, uint32_t l3_len)
 	const uint8_t *p = l3;
 	uint32_t n = l3_len + 8 - DPV_ROCE_ICRC_LEN; /* bytes folded */
 
-	const __m128i *masks = NULL;
-	unsigned int nmask = 0;
+	const __m128i *masks;
+	unsigned int nmask;
 
 	if (!cpu_has_clmul)
 		return dpv_roce_icrc_calc(l3, l3_len);
-	if (p[0] == 0x45 && n >= 48) {
-		masks = icrc_mask4;
-		nmask = 3;
-	} else if ((p[0] >> 4) == 6 && n >= 64) {
-		masks = icrc_mask6;
-		nmask = 4;
-	}
+	nmask = icrc_masks_of(p, n, &masks);
 	if (masks != NULL && dpdk_crc512 && l3_len >= ICRC_DPDK512_MIN) {
 		/* the masked blocks folded, the rest by rte_net_crc's 512-bit
 		 * code, joined */
@@ -680,17 +693,10 @@ dpv_roce_icrc_set_copy_l2(void *l3, uint32_t l3_len, uint32_t pay_off,
 	/* where rte_net_crc's 512-bit code runs, it stays faster */
 	if (crc_wide && !dpdk_crc512 && n >= DPV_ROCE_ICRC_COPY_MIN &&
 	    pay_off <= l3_len && n <= l3_len - pay_off - DPV_ROCE_ICRC_LEN) {
-		const __m128i *masks = NULL;
-		unsigned int nmask = 0;
-
+		const __m128i *masks;
 		/* the masked blocks lie within the headers */
-		if (p[0] == 0x45 && pay_off + 8 >= 48) {
-			masks = icrc_mask4;
-			nmask = 3;
-		} else if ((p[0] >> 4) == 6 && pay_off + 8 >= 64) {
-			masks = icrc_mask6;
-			nmask = 4;
-		}
+		unsigned int nmask = icrc_masks_of(p, pay_off + 8, &masks);
+
 		if (masks != NULL) {
 			/* the first bytes copied alone and folded with the
 			 * headers: the pass then stores whole 32-byte lines
