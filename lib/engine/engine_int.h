@@ -206,6 +206,30 @@ dpv_esge_copy(struct dpv_eqp *qp, const struct dpv_sge *sge,
 	}
 }
 
+/*
+ * Where bytes [off, off + len) of the scatter list sge[0..nsge) mapped at
+ * host[] lie, when they lie within one SGE of a directly mapped region
+ * (dpv_esge_copy() without the copy); NULL otherwise.
+ */
+static inline uint8_t *
+dpv_esge_direct(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
+		uint64_t off, uint32_t len)
+{
+	for (uint32_t i = 0; i < nsge; i++) {
+		uint32_t l = sge[i].length;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		if (len > l - off ||
+		    host[i] == (uint8_t *)DPV_KEY_HOST_INDIRECT)
+			return NULL;
+		return host[i] + off;
+	}
+	return NULL;
+}
+
 /* ---------------------------------------------------------- QP context */
 
 /* Responder resources per QP: the device's max_qp_rd_atom (128, as rxe

@@ -153,25 +153,14 @@ static void
 gather_tx(struct dpv_eqp *qp, const struct dpv_eswqe *w, uint64_t off,
 	  struct rte_mbuf *m, uint8_t *payload, uint32_t len)
 {
-	if (len >= DPV_ROCE_ICRC_COPY_MIN && !(w->wr.flags & DPV_WR_F_INLINE)) {
-		uint8_t *const *host = swqe_host(qp, w);
-		uint64_t o = off;
+	const uint8_t *src = NULL;
 
-		for (uint32_t i = 0; i < w->wr.num_sge; i++) {
-			uint32_t l = w->wr.sg_list[i].length;
-
-			if (o >= l) {
-				o -= l;
-				continue;
-			}
-			if (len <= l - o &&
-			    host[i] != (uint8_t *)DPV_KEY_HOST_INDIRECT) {
-				dpv_engine_tx_copy(qp->e, m, payload,
-						   host[i] + o, len);
-				return;
-			}
-			break;
-		}
+	if (len >= DPV_ROCE_ICRC_COPY_MIN && !(w->wr.flags & DPV_WR_F_INLINE))
+		src = dpv_esge_direct(w->wr.sg_list, swqe_host(qp, w),
+				      w->wr.num_sge, off, len);
+	if (src != NULL) {
+		dpv_engine_tx_copy(qp->e, m, payload, src, len);
+		return;
 	}
 	if (len)
 		gather(qp, w, off, payload, len);
