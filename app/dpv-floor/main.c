@@ -552,37 +552,35 @@ server(void)
 				rte_pktmbuf_free(rx[k]);
 				continue;
 			}
-			if (opt.roce && opt.stream) {
+			if (opt.roce) {
 				uint32_t psn;
 				uint8_t op;
+				/* checked, its payload copied out */
+				bool req = roce_recv(rx[k], &op, &psn) &&
+					   op == opt.roce;
 
-				/* checked and its payload copied out; only a
-				 * good request counts, by its payload */
-				if (roce_recv(rx[k], &op, &psn) &&
-				    op == opt.roce) {
-					pkts++;
-					bytes += opt.size;
+				if (opt.stream) {
+					/* only a good request counts, by its
+					 * payload */
+					pkts += req;
+					bytes += req ? opt.size : 0;
+					bad += !req;
 				} else {
-					bad++;
+					/* lat: every frame counts; a request
+					 * is answered with one of ours and its
+					 * ACK */
+					pkts++;
+					bytes += rte_pktmbuf_pkt_len(rx[k]);
+					if (req && roce_send(psn, psn) != 0)
+						fprintf(stderr,
+							"reply %u failed\n",
+							psn);
 				}
 				rte_pktmbuf_free(rx[k]);
 				continue;
 			}
 			pkts++;
 			bytes += rte_pktmbuf_pkt_len(rx[k]);
-			if (opt.roce && !opt.stream) {
-				uint32_t psn;
-				uint8_t op;
-
-				/* a request: answered with one of ours and
-				 * its ACK */
-				if (roce_recv(rx[k], &op, &psn) &&
-				    op == opt.roce && roce_send(psn, psn) != 0)
-					fprintf(stderr, "reply %u failed\n",
-						psn);
-				rte_pktmbuf_free(rx[k]);
-				continue;
-			}
 			if (opt.stream) {
 				rte_pktmbuf_free(rx[k]);
 				continue;
