@@ -279,13 +279,13 @@ now_sec(void)
  * 256 KiB gone through 4 KiB at a time (as perftest's, in the second-level
  * cache) */
 #define COPY_SRC_LEN (256u << 10)
-static uint8_t *copy_src;
+static uint8_t copy_src[COPY_SRC_LEN];
 static uint32_t copy_off; /* the payload's offset from the IP header */
 /* and the frames they are copied into, as a pool's mbufs: 32 of them
  * each the frame measured (its l3 at the same place in each) */
 #define COPY_FRAMES    32
 #define COPY_FRAME_LEN 9216
-static uint8_t *copy_dst;
+static uint8_t copy_dst[COPY_FRAMES][COPY_FRAME_LEN];
 
 /* GB/s of one method on one frame, run for about 40 ms of this thread's
  * CPU time (the machine is shared). -1: rte_net_crc; -2:
@@ -300,20 +300,21 @@ measure(int method, uint8_t *l3, uint32_t l3len, uint32_t *sink)
 
 	do {
 		for (i = 0; i < 64; i++) {
-			uint32_t n = l3len - copy_off - DPV_ROCE_ICRC_LEN;
-			const uint8_t *src = copy_src + at;
-			size_t slot = (size_t)(rounds * 64 + i) % COPY_FRAMES;
-			uint8_t *d = copy_dst + slot * COPY_FRAME_LEN + 64;
+			if (method <= -3) {
+				uint32_t n =
+					l3len - copy_off - DPV_ROCE_ICRC_LEN;
+				const uint8_t *src = copy_src + at;
+				uint8_t *d = copy_dst[i % COPY_FRAMES] + 64;
 
-			if (method <= -3)
 				at = (at + 4096) % (COPY_SRC_LEN - 9216);
-			if (method == -3) {
-				memcpy(d + copy_off, src, n);
-				*sink ^= dpv_roce_icrc_set_l2(d, l3len);
-			} else if (method == -4)
-				*sink ^= dpv_roce_icrc_set_copy_l2(
-					d, l3len, copy_off, src, n);
-			else if (method == -2)
+				if (method == -3) {
+					memcpy(d + copy_off, src, n);
+					*sink ^= dpv_roce_icrc_set_l2(d, l3len);
+				} else {
+					*sink ^= dpv_roce_icrc_set_copy_l2(
+						d, l3len, copy_off, src, n);
+				}
+			} else if (method == -2)
 				*sink ^= dpv_roce_icrc_calc_l2(l3, l3len);
 			else if (method < 0)
 				*sink ^= rte_net_crc_calc(l3, l3len,
@@ -352,14 +353,6 @@ roce_icrc_perf(void)
 		DPV_TEST_LOG("no EAL: DPDK's CRC keeps its scalar code");
 	for (s = 0; s < sizeof(payload); s++)
 		payload[s] = (uint8_t)s;
-	copy_src = malloc(COPY_SRC_LEN);
-	copy_dst = calloc(COPY_FRAMES, COPY_FRAME_LEN);
-	if (copy_src == NULL || copy_dst == NULL) {
-		free(copy_src);
-		free(copy_dst);
-		DPV_TEST_LOG("no memory");
-		return TEST_FAILED;
-	}
 	memset(copy_src, 0x3c, COPY_SRC_LEN);
 	printf("ICRC speed in GB/s of the bytes from the IP header on\n");
 	printf("%-6s %8s %8s %8s %8s %8s %8s", "frame", "bitwise", "table",
@@ -379,8 +372,7 @@ roce_icrc_perf(void)
 		l3len = (uint32_t)n - p.l3_off;
 		copy_off = p.payload_off - p.l3_off;
 		for (a = 0; a < COPY_FRAMES; a++)
-			memcpy(copy_dst + (size_t)a * COPY_FRAME_LEN + 64,
-			       frame + p.l3_off, l3len);
+			memcpy(copy_dst[a] + 64, frame + p.l3_off, l3len);
 		printf("%-6d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f", n,
 		       sizes[s] <= 1024
 			       ? measure(DPV_ROCE_ICRC_BITWISE,
@@ -416,8 +408,6 @@ roce_icrc_perf(void)
 	       "bound for it; avx512 falls back to sse42 unless EAL allows "
 	       "512-bit SIMD; bitwise only up to 1 KB; CPU time of this "
 	       "thread\n");
-	free(copy_src);
-	free(copy_dst);
 	dpv_roce_icrc_select_best();
 	/* use the results so the loops are not optimised away */
 	return sink == 0x12345678 ? TEST_SUCCESS : TEST_SUCCESS;
