@@ -518,7 +518,7 @@ def summary(vals):
             "max": max(vals), "runs": vals}
 
 
-def ratios(res, rounds):
+def ratios(res, rounds, args):
     """The figures of the data-path issue, as ratios of medians; each also
     as the median of its per-round ratios ("paired": both sides from the
     same round, steadier when the host changes speed between rounds)."""
@@ -582,8 +582,7 @@ def ratios(res, rounds):
             (key("dpv", t, 65536), "gbps"), (tcp, "gbps"), 3.0, True)
     # what the port and the ICRC (made, checked) and a copy at each end
     # leave of the floor's stream, and our share of that
-    rw = next((k for k in (key("floor", "roce_write", s)
-                           for s in (4096, 2048)) if val(k, "gbps")), None)
+    rw = key("floor", "roce_write", roce_big(args))
     add("floor roce_write MTU / floor stream", (rw, "gbps"), (fl, "gbps"),
         None, True)
     add("ib_write_bw 64KiB / floor roce_write MTU",
@@ -775,7 +774,7 @@ def run_all(pair, cases, args, raw, rounds, fails, retried):
 
 def finish(args, raw, rounds, fails, retried):
     res = {k: {m: summary(v) for m, v in ms.items()} for k, ms in raw.items()}
-    rat = ratios(res, rounds)
+    rat = ratios(res, rounds, args)
     cmp = compare(raw, rounds)
     txt = table(res, rat, cmp)
     print()
