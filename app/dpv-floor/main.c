@@ -25,7 +25,10 @@
  *           the server checks each frame's ICRC and copies its payload
  *           out, as a receiver must, counts only good frames, and its
  *           rate is in payload bits (as perftest counts): what the port
- *           and the ICRC alone leave a RoCE sender and receiver.
+ *           and the ICRC alone leave a RoCE sender and receiver. Its
+ *           RESULT counts RoCE frames that fail the check (bad=) apart
+ *           from frames that are not RoCE at all (other=: on a veth
+ *           pair, the kernel's IPv6 neighbour discovery and MLD).
  * Ends with one "RESULT key=value ..." line (devtools/bench.sh reads it).
  *
  *   dpv-floor [EAL args] -- --role server|client [--mode lat|stream]
@@ -35,6 +38,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +46,9 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_udp.h>
 
 #include "dpv_roce_gid.h"
 #include "dpv_roce_hdr.h"
@@ -370,6 +376,27 @@ roce_send(uint32_t psn, int64_t ack)
 	return s == (ack >= 0 ? 2 : 1) ? 0 : -1;
 }
 
+/* --roce: true if m is a RoCEv2 frame over IPv4 at all (UDP to port
+ * 4791), whatever its state; on a veth pair the kernel's own frames (IPv6
+ * neighbour discovery, MLD) arrive too and are neither ours nor corrupt */
+static bool
+roce_frame_of(struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv4_hdr *ip =
+		(const struct rte_ipv4_hdr *)(f + roce_l3);
+	const struct rte_udp_hdr *u;
+
+	if (rte_pktmbuf_data_len(m) < roce_bth ||
+	    ((const struct rte_ether_hdr *)f)->ether_type !=
+		    rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ip->next_proto_id != IPPROTO_UDP)
+		return false;
+	u = (const struct rte_udp_hdr *)(f + roce_l3 + rte_ipv4_hdr_len(ip));
+	return (const uint8_t *)(u + 1) <= f + rte_pktmbuf_data_len(m) &&
+	       u->dst_port == rte_cpu_to_be_16(DPV_ROCE_UDP_PORT);
+}
+
 /* --roce: a received frame checked as a receiver must (its ICRC; a
  * request's payload copied out); its opcode and PSN, false if it is not
  * one of ours or is corrupt. */
@@ -528,6 +555,7 @@ server(void)
 {
 	uint64_t hz = rte_get_timer_hz(), last = rte_get_timer_cycles();
 	uint64_t first_rx = 0, last_rx = 0, pkts = 0, bytes = 0, bad = 0;
+	uint64_t other = 0;
 	struct rte_mbuf *rx[MAX_BURST];
 	bool stop = false;
 
@@ -561,10 +589,14 @@ server(void)
 
 				if (opt.stream) {
 					/* only a good request counts, by its
-					 * payload */
+					 * payload; a RoCE frame that is not
+					 * one is bad */
 					pkts += req;
 					bytes += req ? opt.size : 0;
-					bad += !req;
+					if (!req && roce_frame_of(rx[k]))
+						bad++;
+					else if (!req)
+						other++;
 				} else {
 					/* lat: every frame counts; a request
 					 * is answered with one of ours and its
@@ -608,9 +640,10 @@ server(void)
 		double s = (double)(last_rx - first_rx) / (double)hz;
 
 		printf("RESULT mode=stream size=%u pkts=%" PRIu64
-		       " mpps=%.3f gbps=%.3f bad=%" PRIu64 "\n",
+		       " mpps=%.3f gbps=%.3f bad=%" PRIu64 " other=%" PRIu64
+		       "\n",
 		       opt.size, pkts, (double)pkts / s / 1e6,
-		       (double)bytes * 8 / s / 1e9, bad);
+		       (double)bytes * 8 / s / 1e9, bad, other);
 	} else {
 		printf("RESULT mode=echo pkts=%" PRIu64 "\n", pkts);
 	}
