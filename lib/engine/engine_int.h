@@ -630,6 +630,7 @@ struct dpv_engine {
 	 * (dpv_engine_mbuf()): one pool call per DPV_ENGINE_MBUF_STASH */
 	uint16_t nstash;
 	uint64_t busy_at; /* TSC of the last poll that found work */
+	uint64_t kick_at; /* TSC of the last transmit burst or kick */
 	struct rte_mbuf *stash[DPV_ENGINE_MBUF_STASH];
 	unsigned work;		   /* work done in this iteration */
 	uint32_t loss_n, loss_cnt; /* fault injection */
