@@ -48,6 +48,11 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 /* an engine whose polls found nothing to do for 1/STASH_IDLE_DIV s
  * (1 ms) gives its mbuf stash back */
 #define STASH_IDLE_DIV 1000
+/* an ACK held back by an application's poll while requests of its QP
+ * awaited their ACK stays held in the next polls that send nothing on
+ * the QP, up to 1/ACK_REHOLD_DIV s (20 us, as long as the progress thread
+ * lets an ACK held) (run_pass) */
+#define ACK_REHOLD_DIV 50000
 /* an af_xdp port is kicked at most every 1/KICK_DIV s (20 us) besides
  * its bursts (dpv_engine_poll) */
 #define KICK_DIV 50000
@@ -785,7 +790,21 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			   qp->state == IBV_QPS_SQD) {
 			dpv_engine_requester(qp, &b);
 		}
-		if (late) {
+		if (late && b == budget && e->ack_hold &&
+		    qp->resp.ack_hold_at != 0 &&
+		    now - qp->resp.ack_hold_at < e->hz / ACK_REHOLD_DIV) {
+			/* nothing of ours left in this poll, and requests of
+			 * ours awaited their ACK when it was held: the
+			 * application may wait for their completion before it
+			 * posts the reply (the peer's ACK can follow its
+			 * request in a burst of its own, e.g. over af_xdp),
+			 * so the ACK stays held, a short while, for the
+			 * reply */
+			qp->resp.ack_hold_seq = e->poll_seq;
+			if (e->acks_held_at == 0 ||
+			    qp->resp.ack_hold_at < e->acks_held_at)
+				e->acks_held_at = qp->resp.ack_hold_at;
+		} else if (late) {
 			qp->resp.ack_hold_seq = 0;
 			dpv_engine_ack_flush(qp);
 		}

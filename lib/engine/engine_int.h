@@ -425,6 +425,7 @@ struct dpv_eqp {
 		 * owed ACK arose and was held back (0: not held) */
 		uint32_t ack_hold_seq;
 		uint32_t wr_key;
+		uint64_t ack_hold_at; /* TSC: when it was first held */
 		uint32_t wr_len; /* DMA length of the WRITE in progress */
 		uint64_t rcv_off; /* bytes placed in rwqe so far */
 		uint8_t *wr_host; /* RDMA WRITE cursor (DPV_KEY_HOST_INDIRECT:

@@ -860,8 +860,15 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			break;
 		case RESP_ACK:
 			if (rc && (pkt->ackreq || (fl & DPV_OPF_LAST))) {
-				if (!qp->resp.ack.pending && qp->e->ack_hold)
+				if (!qp->resp.ack.pending && qp->e->ack_hold) {
 					qp->resp.ack_hold_seq = qp->e->poll_seq;
+					/* held longer if requests of ours
+					 * await their ACK (run_pass) */
+					qp->resp.ack_hold_at =
+						qp->s_tail != qp->s_cur
+							? qp->e->now
+							: 0;
+				}
 				dpv_ack_note(&qp->resp.ack, pkt->psn,
 					     qp->resp.msn);
 			}
