@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -32,13 +33,12 @@ gf2_multmod(uint32_t a, uint32_t b)
 {
 	uint32_t m = 1u << 31, p = 0;
 
-	for (;;) {
+	for (; m != 0; m >>= 1) {
 		if (a & m) {
 			p ^= b;
 			if ((a & (m - 1)) == 0)
 				break;
 		}
-		m >>= 1;
 		b = (b & 1) ? (b >> 1) ^ CRC32_POLY_REFLECTED : b >> 1;
 	}
 	return p;
@@ -465,7 +465,11 @@ gf2_multmod_clmul(uint32_t a, uint32_t b)
 static uint32_t (*multmod)(uint32_t a, uint32_t b) = gf2_multmod;
 static bool cpu_has_clmul;
 
-RTE_INIT(dpv_roce_crc_init)
+/* The tables and the CPU's choice of code: once, from the constructor
+ * below or from dpv_roce_icrc_init() if a constructor of the program's
+ * (which may run first) needs them. */
+static void
+crc_init(void)
 {
 	unsigned i, k;
 
@@ -506,6 +510,19 @@ RTE_INIT(dpv_roce_crc_init)
 		icrc_masks_init();
 	}
 #endif
+}
+
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+void
+dpv_roce_icrc_init(void)
+{
+	pthread_once(&crc_once, crc_init);
+}
+
+RTE_INIT(dpv_roce_crc_init)
+{
+	dpv_roce_icrc_init();
 }
 
 uint32_t

@@ -234,6 +234,13 @@ uint32_t dpv_roce_icrc_set_copy_l2(void *l3, uint32_t l3_len, uint32_t pay_off,
 				   const void *src, uint32_t n);
 
 /**
+ * Make the ICRC's tables (a constructor does, once; a constructor of the
+ * program's that needs them before it may call this; idempotent,
+ * thread-safe).
+ */
+void dpv_roce_icrc_init(void);
+
+/**
  * The factor of dpv_roce_icrc_delta() for a word followed by n more bytes
  * that the ICRC covers (x^(8 n) modulo the CRC-32 polynomial).
  *
