@@ -131,16 +131,16 @@ if command -v ib_send_bw >/dev/null && command -v ib_read_lat >/dev/null; then
 	# "invalid service ID" (8), as the kernel's does, and perftest gives
 	# up (its retry path then crashes on a destroyed ID). That is the
 	# tool's start-up race, not a CM failure: start the pair again (up to
-	# 3 times) only in that case.
+	# 5 times) only in that case.
 	for TOOL in ib_send_bw ib_read_lat; do
-		for try in 1 2 3; do
+		for try in 1 2 3 4 5; do
 			XENV=DPV_LINK_WAIT_MS=15000 run "$TOOL-R" \
 				"-d dpv0 -x 1 -R -n 200 -p $PORT" \
 				"-d dpv0 -x 1 -R -n 200 -p $PORT 192.0.2.1" \
 				"$RES" && break
 			grep -q "REJECTED; error: 8" "$IC_TMP/$TOOL-R.client" ||
 				break
-			[ $try = 3 ] && break
+			[ $try = 5 ] && break
 			echo "  (REQ before the server listened: again)"
 			IC_FAILS=$((IC_FAILS - 1))
 		done
