@@ -26,6 +26,7 @@
 #define QPN_A	 0x31
 #define QPN_B	 0x32
 #define KEY_B	 0x342
+#define KEY_A	 0x441
 #define BUF_SIZE 16384
 #define MTU	 1024
 #define QKEY	 0x11112222
@@ -539,6 +540,143 @@ test_ud_qkey(void)
 	return TEST_SUCCESS;
 }
 
+/* A's 64-byte WRITE to B, signaled, wr_id psn */
+static int
+write_a(uint32_t psn)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 64, .lkey = KEY_A};
+	struct ibv_send_wr wr = {.wr_id = psn,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)qb.buf;
+	wr.wr.rdma.rkey = KEY_B;
+	return dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad);
+}
+
+/*
+ * ACKs that repeat the last one A took but for their PSN and AETH are
+ * checked by their ICRC's deltas (engine_rx_ack_fast): the next ones B
+ * sends take that way; forged ones that differ elsewhere, or whose ICRC
+ * is wrong, complete nothing and are dropped as the full parse drops
+ * them; the forged ACK made right completes A's WRITE that B never got.
+ */
+static int
+test_ack_fast(void)
+{
+	struct dpv_engine_key k = {.length = BUF_SIZE,
+				   .access = IBV_ACCESS_LOCAL_WRITE,
+				   .pdn = PDN};
+	struct dpv_engine_stats s0, s1;
+	struct dpv_engine_qp_stats q0, q1;
+	const struct dpv_erxack *r;
+	struct frame f;
+	struct ibv_wc wc;
+	uint32_t bo, w;
+
+	k.addr = k.iova = (uintptr_t)qa.buf;
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, KEY_A, &k), 0, "");
+	dpv_engine_stats_get(eng, &s0);
+	for (uint32_t psn = 0; psn < 3; psn++) {
+		TEST_ASSERT_EQUAL(write_a(psn), 0, "");
+		TEST_ASSERT_EQUAL(
+			test_engine_wait_wc(eng, &qa.scq, &wc, lookup, 100), 0,
+			"WRITE %u completes", psn);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	}
+	dpv_engine_stats_get(eng, &s1);
+	TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 2,
+			  "the first ACK parsed, the next two by their deltas");
+	TEST_ASSERT_EQUAL(DELTA(acks_rcvd), 3, "");
+
+	/* the fourth WRITE never reaches B */
+	dpv_engine_inject_tx_loss(eng, 1);
+	TEST_ASSERT_EQUAL(write_a(3), 0, "");
+	for (int i = 0; i < 20; i++)
+		dpv_engine_poll(eng, 32);
+	dpv_engine_inject_tx_loss(eng, 0);
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "nothing to complete yet");
+
+	/* its ACK, forged from A's reference (B's ACKs) */
+	r = &dpv_engine_qp_lookup(eng, QPN_A)->rx_ack;
+	TEST_ASSERT(r->len != 0, "A kept B's ACK");
+	bo = 14 + 20 + 8; /* an IPv4 ACK */
+	memset(&f, 0, sizeof(f));
+	memcpy(f.b, r->b, bo + 8);
+	f.len = r->len;
+	w = rte_cpu_to_be_32(3); /* PSN 3, AckReq 0 */
+	memcpy(f.b + bo + 8, &w, 4);
+	w = rte_cpu_to_be_32(0x1fu << 24 | 4); /* ACK, no credit, MSN 4 */
+	memcpy(f.b + bo + 12, &w, 4);
+	dpv_roce_icrc_set(f.b + 14, f.len - 14);
+
+	/* a wrong ICRC */
+	f.b[f.len - 1] ^= 1;
+	dpv_engine_stats_get(eng, &s0);
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	dpv_engine_stats_get(eng, &s1);
+	f.b[f.len - 1] ^= 1;
+	TEST_ASSERT_EQUAL(DELTA(rx_drop_icrc), 1, "bad ICRC dropped");
+	TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 0, "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "nothing completed by it");
+
+	/* a bad IPv4 checksum (a field the ICRC does not cover) */
+	{
+		struct frame g = f;
+		struct rte_ipv4_hdr *ip = (void *)(g.b + 14);
+
+		ip->hdr_checksum ^= RTE_BE16(0x0101);
+		dpv_engine_stats_get(eng, &s0);
+		TEST_ASSERT_EQUAL(inject(&g), 0, "");
+		dpv_engine_stats_get(eng, &s1);
+		TEST_ASSERT_EQUAL(DELTA(rx_drop_parse), 1,
+				  "bad IPv4 checksum dropped");
+		TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 0, "");
+		TEST_ASSERT_EQUAL(
+			dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			"nothing completed by it");
+	}
+
+	/* from another address, its checksums and ICRC right */
+	{
+		struct frame g = f;
+		struct rte_ipv4_hdr *ip = (void *)(g.b + 14);
+
+		ip->src_addr = rte_cpu_to_be_32(IP_OTHER);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		dpv_roce_icrc_set(g.b + 14, g.len - 14);
+		dpv_engine_stats_get(eng, &s0);
+		dpv_engine_qp_stats_get(eng, QPN_A, &q0);
+		TEST_ASSERT_EQUAL(inject(&g), 0, "");
+		dpv_engine_stats_get(eng, &s1);
+		dpv_engine_qp_stats_get(eng, QPN_A, &q1);
+		TEST_ASSERT_EQUAL(q1.rx_drop_addr - q0.rx_drop_addr, 1,
+				  "not from A's peer: dropped");
+		TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 0, "");
+		TEST_ASSERT_EQUAL(
+			dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			"nothing completed by it");
+	}
+
+	/* made right: it completes the WRITE, by its deltas */
+	dpv_engine_stats_get(eng, &s0);
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	dpv_engine_stats_get(eng, &s1);
+	TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 1, "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 1,
+			  "the forged ACK completes the WRITE");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
+	return TEST_SUCCESS;
+}
+
 /* IBTA P_Key matching, the pure function. */
 static int
 test_pkey_match(void)
@@ -566,6 +704,7 @@ static const struct dpv_test_suite engine_hostile_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_len),
 			TEST_CASE_ST(setup_uc, teardown, test_len),
 			TEST_CASE_ST(setup_rc, teardown, test_read_resp_len),
+			TEST_CASE_ST(setup_rc, teardown, test_ack_fast),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_qkey),
 			TEST_CASES_END(),
 		},

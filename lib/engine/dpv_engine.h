@@ -966,6 +966,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(tx_bytes, 0, "bytes of the frames sent (whole frames)")              \
 	X(acks_sent, 1, "ACK and NAK frames sent")                             \
 	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
+	X(rx_acks_fast, 0,                                                     \
+	  "ACKs checked against their QP's last one instead of parsed")       \
 	X(rx_drop_parse, 0,                                                    \
 	  "dropped: bad frame or header (sum of rx_drop_parse_<reason>)")      \
 	X(rx_drop_icrc, 0,                                                     \

@@ -21,6 +21,7 @@
 #include "dpv_engine_raw.h"
 #include "dpv_port.h"
 #include "dpv_roce_gid.h"
+#include "dpv_roce_icrc.h"
 #include "mlx5_ring.h"
 
 RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
@@ -99,6 +100,9 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->txq = conf->tx_queue;
 	e->mp = conf->mp;
 	e->hz = rte_get_timer_hz();
+	/* an engine made from a constructor may come before lib/roce's */
+	dpv_roce_icrc_init();
+	e->ack_k_psn = dpv_roce_icrc_factor(sizeof(struct dpv_aeth));
 	e->netdev_next = UINT64_MAX;
 	e->conf = *conf; /* the verbs layer's hooks, called as they are */
 	e->home = conf->home == NULL;
@@ -438,6 +442,16 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 		return rx_forward(e, e->conf.home, m);
 	if (dpv_engine_raw_rx(e, m))
 		return false; /* taken by a raw-packet flow */
+	/* an ACK like the last one its QP took: checked by its ICRC's
+	 * deltas, the rest of the parse and the checks below hold for it */
+	if (dpv_engine_ack_len(m->data_len) && likely(e->n_srcqpn == 0) &&
+	    (qp = dpv_engine_rx_ack_fast(e, m, &pkt)) != NULL) {
+		e->st.rx_acks_fast++;
+		DPV_EQP_INC_HOT(qp, rx_pkts);
+		dpv_engine_qp_activate(qp);
+		dpv_engine_completer(qp, &pkt);
+		return false;
+	}
 	why = dpv_engine_parse(m, &pkt); /* fills all of pkt */
 	if (unlikely(why != DPV_ROCE_RX_OK)) {
 		if (rx_homebound(e, handed))
@@ -509,6 +523,9 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 			DPV_EQP_COUNT(qp, rx_drop_state);
 			return false;
 		}
+		if (pkt.opcode == DPV_ROCE_OP_ACK &&
+		    qp->rx_ack.misses < DPV_ERXACK_MISSES)
+			dpv_engine_rx_ack_note(qp, m);
 		dpv_engine_completer(qp, &pkt);
 	}
 	return false;
@@ -1500,6 +1517,8 @@ qp_reset(struct dpv_eqp *qp)
 	dpv_engine_resp_reset(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	dpv_engine_dc_reset(qp);
+	qp->rx_ack.len = 0;
+	qp->rx_ack.misses = 0;
 }
 
 /* Send the ACK the QP owes for what it accepted (coalesced ACKs go at the

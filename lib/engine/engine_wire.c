@@ -5,6 +5,7 @@
  * the wire matches Linux rxe: DF, TTL 64, UDP checksum 0, P_Key 0xFFFF.
  */
 #include <string.h>
+#include <smmintrin.h>
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -228,6 +229,129 @@ dpv_engine_parse_flags(struct rte_mbuf *m, struct dpv_epkt *p, uint32_t flags)
 		return st;
 	fill_epkt(p, m, d, r.l3_off, r.ipv6, r.bth_off, r.payload_len);
 	return DPV_ROCE_RX_OK;
+}
+
+/* An untagged IPv4 RC ACK frame (its length checked by the caller):
+ * its BTH's offset, or 0. */
+#define ACK_BTH_OFF                                                            \
+	(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +          \
+	 sizeof(struct rte_udp_hdr))
+_Static_assert(ACK_BTH_OFF + 8 == DPV_ERXACK_PREFIX,
+	       "the reference holds an ACK up to its PSN word");
+
+static inline bool
+ack_frame(const uint8_t *d)
+{
+	rte_be16_t et;
+
+	memcpy(&et, d + 12, 2);
+	return et == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+	       d[ACK_BTH_OFF] == DPV_ROCE_OP_ACK;
+}
+
+/* The first DPV_ERXACK_PREFIX bytes at a and b are the same. */
+static inline bool
+prefix_same(const uint8_t *a, const uint8_t *b)
+{
+	__m128i x = _mm_setzero_si128();
+
+#pragma GCC unroll 4
+	for (uint32_t k = 0; k < DPV_ERXACK_PREFIX - 16; k += 16)
+		x = _mm_or_si128(
+			x, _mm_xor_si128(_mm_loadu_si128((const void *)(a + k)),
+					 _mm_loadu_si128((const void *)(b + k))));
+	/* the last 16, overlapping */
+	x = _mm_or_si128(
+		x, _mm_xor_si128(_mm_loadu_si128((const void *)(a +
+							 DPV_ERXACK_PREFIX -
+							 16)),
+				 _mm_loadu_si128((const void *)(b +
+							 DPV_ERXACK_PREFIX -
+							 16))));
+	return _mm_testz_si128(x, x);
+}
+
+static inline uint32_t
+load_le32(const uint8_t *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return rte_le_to_cpu_32(w);
+}
+
+/* The ICRC of the ACK d with its PSN and AETH words zero, from the one it
+ * has (the AETH's factor is x^0: the ICRC follows it) */
+static inline uint32_t
+ack_icrc_zero(const struct dpv_engine *e, const uint8_t *d, uint32_t len)
+{
+	return load_le32(d + len - DPV_ROCE_ICRC_LEN) ^
+	       dpv_roce_icrc_delta(load_le32(d + ACK_BTH_OFF + 8),
+				   e->ack_k_psn) ^
+	       dpv_roce_icrc_delta(load_le32(d + ACK_BTH_OFF + 12), 1u << 31);
+}
+
+struct dpv_eqp *
+dpv_engine_rx_ack_fast(struct dpv_engine *e, struct rte_mbuf *m,
+		       struct dpv_epkt *pkt)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint32_t bo = ACK_BTH_OFF;
+	const struct dpv_erxack *r;
+	struct dpv_eqp *qp;
+
+	if (m->nb_segs != 1 || !ack_frame(d))
+		return NULL;
+	qp = dpv_engine_qp_lookup(e, dpv_bth_qpn((const void *)(d + bo)));
+	if (qp == NULL)
+		return NULL;
+	r = &qp->rx_ack;
+	if (r->len != m->data_len ||
+	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) ||
+	    !prefix_same(d, r->b) || ack_icrc_zero(e, d, r->len) != r->icrc)
+		return NULL; /* the full parse decides, and counts */
+	qp->rx_ack.misses = 0;
+	{
+		const struct dpv_bth *bth = (const void *)(d + bo);
+		const struct dpv_aeth *a = (const void *)(d + bo + 12);
+		const struct rte_udp_hdr *udp =
+			(const void *)(d + bo - sizeof(*udp));
+
+		/* the fields of an ACK; the addresses are not read (they
+		 * are the reference's, which the full parse read) */
+		pkt->m = m;
+		pkt->flags = dpv_roce_opcode(DPV_ROCE_OP_ACK)->mask;
+		pkt->opcode = DPV_ROCE_OP_ACK;
+		pkt->se = dpv_bth_se(bth);
+		pkt->ackreq = dpv_bth_ackreq(bth);
+		pkt->pkey = dpv_bth_pkey(bth);
+		pkt->dqpn = qp->qpn;
+		pkt->psn = dpv_bth_psn(bth);
+		pkt->syndrome = dpv_aeth_syndrome(a);
+		pkt->msn = dpv_aeth_msn(a);
+		pkt->payload = d + bo + 16;
+		pkt->paylen = 0;
+		pkt->ipv4 = true;
+		pkt->l3 = d + sizeof(struct rte_ether_hdr);
+		pkt->udp_sport = rte_be_to_cpu_16(udp->src_port);
+	}
+	return qp;
+}
+
+void
+dpv_engine_rx_ack_note(struct dpv_eqp *qp, const struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct dpv_erxack *r = &qp->rx_ack;
+
+	if (qp->type != IBV_QPT_RC || qp->dct != NULL || qp->srcqpn ||
+	    m->nb_segs != 1 || r->misses >= DPV_ERXACK_MISSES ||
+	    !dpv_engine_ack_len(m->data_len) || !ack_frame(d))
+		return;
+	r->misses++;
+	memcpy(r->b, d, DPV_ERXACK_PREFIX);
+	r->icrc = ack_icrc_zero(qp->e, d, m->data_len);
+	r->len = (uint8_t)m->data_len;
 }
 
 /* lib/roce's parser checks the frame (a fast path for the common one);
@@ -580,6 +704,8 @@ dpv_engine_qp_tmpl_set(struct dpv_eqp *qp)
 {
 	dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
 	qp->ack_tmpl.len = 0;
+	qp->rx_ack.len = 0;
+	qp->rx_ack.misses = 0;
 }
 
 struct rte_mbuf *
