@@ -523,8 +523,7 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 			DPV_EQP_COUNT(qp, rx_drop_state);
 			return false;
 		}
-		if (pkt.opcode == DPV_ROCE_OP_ACK &&
-		    qp->rx_ack.misses < DPV_ERXACK_MISSES)
+		if (pkt.opcode == DPV_ROCE_OP_ACK)
 			dpv_engine_rx_ack_note(qp, m);
 		dpv_engine_completer(qp, &pkt);
 	}

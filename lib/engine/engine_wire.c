@@ -231,14 +231,14 @@ dpv_engine_parse_flags(struct rte_mbuf *m, struct dpv_epkt *p, uint32_t flags)
 	return DPV_ROCE_RX_OK;
 }
 
-/* An untagged IPv4 RC ACK frame (its length checked by the caller):
- * its BTH's offset, or 0. */
+/* The BTH's offset in an untagged IPv4 frame */
 #define ACK_BTH_OFF                                                            \
 	(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +          \
 	 sizeof(struct rte_udp_hdr))
 _Static_assert(ACK_BTH_OFF + 8 == DPV_ERXACK_PREFIX,
 	       "the reference holds an ACK up to its PSN word");
 
+/* An untagged IPv4 RC ACK frame (its length checked by the caller) */
 static inline bool
 ack_frame(const uint8_t *d)
 {
