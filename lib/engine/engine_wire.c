@@ -271,8 +271,16 @@ prefix_same(const uint8_t *a, const uint8_t *b)
 	return _mm_testz_si128(x, x);
 }
 
-/* a little-endian word at any address */
-#define load_le32(p) rte_le_to_cpu_32(*(const unaligned_uint32_t *)(p))
+/* a little-endian word at any address (memcpy: DPDK's unaligned type is
+ * an ordinary uint32_t on x86, which UBSan rightly refuses here) */
+static inline uint32_t
+load_le32(const uint8_t *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return rte_le_to_cpu_32(w);
+}
 
 /* The ICRC of the ACK d with its PSN and AETH words zero, from the one it
  * has (the AETH's factor is x^0: the ICRC follows it) */
