@@ -741,7 +741,7 @@ rx_pass(struct dpv_engine *e, unsigned budget)
 		if (i < n)
 			e->st.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
 		if (!engine_rx_one(e, pkts[i], i >= n))
-			rte_pktmbuf_free(pkts[i]);
+			dpv_engine_mbuf_recycle(e, pkts[i]);
 	}
 	return n + nf;
 }

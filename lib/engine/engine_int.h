@@ -714,6 +714,24 @@ dpv_engine_mbuf(struct dpv_engine *e)
 	return e->stash[--e->nstash];
 }
 
+/* A received frame the engine is done with: back into the stash when it
+ * can be built into as it is (one direct segment of the engine's pool, no
+ * other reference), else freed. The next frame built then goes into lines
+ * still in cache, and the pool is called neither to free it nor to take
+ * one back. */
+static inline void
+dpv_engine_mbuf_recycle(struct dpv_engine *e, struct rte_mbuf *m)
+{
+	if (likely(e->nstash < DPV_ENGINE_MBUF_STASH && m->pool == e->mp &&
+		   m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
+		   rte_mbuf_refcnt_read(m) == 1)) {
+		rte_pktmbuf_reset(m);
+		e->stash[e->nstash++] = m;
+		return;
+	}
+	rte_pktmbuf_free(m);
+}
+
 /* The QP numbered qpn, or NULL. */
 static inline struct dpv_eqp *
 dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn)
