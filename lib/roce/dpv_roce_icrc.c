@@ -240,7 +240,7 @@ fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
  * Blocks 1..3 of a fold (masks[1..nmask) applied) and 64 bytes a step
  * after them, four blocks in flight, brought back to one block: x is
  * block 0 with the register in; *p and *len start at block 1 and advance
- * (*len >= 112 on entry).
+ * (*len >= 48 on entry).
  */
 __attribute__((target("pclmul,sse2"))) static __m128i
 fold_four(__m128i x, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
@@ -294,7 +294,7 @@ fold_tail(__m128i x, const uint8_t *p, uint32_t len, const __m128i *masks,
 /*
  * The register c after p[0..len) (len >= 16) by folding; the first nmask
  * (at most 4) 16-byte blocks are ORed with masks[] first (the ICRC's
- * variant fields read as ones). From 128 bytes on, four independent
+ * variant fields read as ones). From 64 bytes on, four independent
  * chains of multiplies (a multiply's latency is several times its issue
  * rate): about three times the speed of one chain; from 512 bytes, eight
  * in 256-bit registers where allowed (fold_wide()).
@@ -317,7 +317,7 @@ crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 		x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
 		p += 16;
 		len -= 16;
-		if (len >= 112) {
+		if (len >= 48) {
 			x = fold_four(x, &p, &len, masks, nmask);
 			i = 4;
 		}
