@@ -191,6 +191,59 @@ test_icrc_copy(void)
 	return TEST_SUCCESS;
 }
 
+/* A frame's ICRC from the one it has with two of its words zero, by
+ * dpv_roce_icrc_delta2() and by two dpv_roce_icrc_delta() (the way frames
+ * are built from templates and ACKs checked): any two words of the BTH
+ * and payload, both IP versions, every payload length up to 260. */
+static int
+test_icrc_delta(void)
+{
+	static uint8_t payload[300], frame[600], zero[600];
+	struct dpv_roce_pkt p;
+	uint64_t st = 777;
+	uint32_t len;
+
+	random_bytes(payload, sizeof(payload), &st);
+	for (len = 0; len <= 260; len += 4) {
+		uint32_t l3len, end, o1, o2, w1, w2, z, n1, n2;
+		int n;
+
+		test_roce_random_pkt(&p, &st, DPV_ROCE_OP_SEND_ONLY, len & 4,
+				     payload, len);
+		n = dpv_roce_build(frame, sizeof(frame), &p);
+		TEST_ASSERT(n > 0, "build %u", len);
+		l3len = (uint32_t)n - p.l3_off;
+		end = (uint32_t)n - DPV_ROCE_ICRC_LEN; /* where the ICRC is */
+		/* the BTH's PSN word and a later one, or its first word
+		 * (its second holds a byte the ICRC reads as ones) */
+		o1 = p.payload_off - 4;
+		o2 = end - o1 >= 8 ? o1 + 4 + 4 * (test_roce_rand(&st) %
+						   ((end - o1) / 4 - 1))
+				   : o1 - 8;
+		memcpy(zero, frame, (size_t)n);
+		memset(zero + o1, 0, 4);
+		memset(zero + o2, 0, 4);
+		z = dpv_roce_icrc_calc_l2(zero + p.l3_off, l3len);
+		memcpy(&w1, frame + o1, 4);
+		memcpy(&w2, frame + o2, 4);
+		w1 = rte_le_to_cpu_32(w1);
+		w2 = rte_le_to_cpu_32(w2);
+		n1 = end - (o1 + 4);
+		n2 = end - (o2 + 4);
+		TEST_ASSERT_EQUAL(z ^ dpv_roce_icrc_delta2(
+					      w1, dpv_roce_icrc_word_factor(n1),
+					      w2, dpv_roce_icrc_word_factor(n2)),
+				  p.icrc, "delta2, payload %u, words at %u %u",
+				  len, o1, o2);
+		TEST_ASSERT_EQUAL(z ^ dpv_roce_icrc_delta(
+					      w1, dpv_roce_icrc_factor(n1)) ^
+					  dpv_roce_icrc_delta(
+						  w2, dpv_roce_icrc_factor(n2)),
+				  p.icrc, "delta, payload %u", len);
+	}
+	return TEST_SUCCESS;
+}
+
 /* Again once EAL is up: dpv_roce_icrc_calc() then takes rte_net_crc's
  * PCLMULQDQ code for all but short packets, also over mbuf chains. */
 static int
@@ -253,6 +306,7 @@ static const struct dpv_test_suite icrc_suite = {
 			TEST_CASE(test_crc32_vectors),
 			TEST_CASE(test_icrc_methods),
 			TEST_CASE(test_icrc_copy),
+			TEST_CASE(test_icrc_delta),
 			TEST_CASE(test_icrc_methods_eal),
 			TEST_CASES_END(),
 		},

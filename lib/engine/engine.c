@@ -102,7 +102,8 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->hz = rte_get_timer_hz();
 	/* an engine made from a constructor may come before lib/roce's */
 	dpv_roce_icrc_init();
-	e->ack_k_psn = dpv_roce_icrc_factor(sizeof(struct dpv_aeth));
+	e->ack_k_psn = dpv_roce_icrc_word_factor(sizeof(struct dpv_aeth));
+	e->ack_k_aeth = dpv_roce_icrc_word_factor(0);
 	e->netdev_next = UINT64_MAX;
 	e->conf = *conf; /* the verbs layer's hooks, called as they are */
 	e->home = conf->home == NULL;

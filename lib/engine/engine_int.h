@@ -278,7 +278,7 @@ struct dpv_eack {
 	uint8_t opcode;
 	uint32_t dqpn;
 	uint32_t icrc;		/* with both words zero */
-	uint32_t k_psn, k_aeth; /* dpv_roce_icrc_factor() of each word */
+	uint32_t k_psn, k_aeth; /* dpv_roce_icrc_word_factor() of each */
 	uint8_t b[96];
 };
 
@@ -668,8 +668,9 @@ struct dpv_engine {
 	volatile bool thread_stop;
 	unsigned idle_us;
 	uint64_t hz;
-	/* dpv_roce_icrc_factor() of an ACK's PSN word (the AETH follows) */
-	uint32_t ack_k_psn;
+	/* dpv_roce_icrc_word_factor() of an ACK's PSN word (the AETH
+	 * follows) and of its AETH (the ICRC follows) */
+	uint32_t ack_k_psn, ack_k_aeth;
 
 	/* as given to dpv_engine_create(): its key, event and lookup hooks */
 	struct dpv_engine_conf conf;

@@ -283,14 +283,15 @@ load_le32(const uint8_t *p)
 }
 
 /* The ICRC of the ACK d with its PSN and AETH words zero, from the one it
- * has (the AETH's factor is x^0: the ICRC follows it) */
+ * has */
 static inline uint32_t
 ack_icrc_zero(const struct dpv_engine *e, const uint8_t *d, uint32_t len)
 {
 	return load_le32(d + len - DPV_ROCE_ICRC_LEN) ^
-	       dpv_roce_icrc_delta(load_le32(d + ACK_BTH_OFF + 8),
-				   e->ack_k_psn) ^
-	       dpv_roce_icrc_delta(load_le32(d + ACK_BTH_OFF + 12), 1u << 31);
+	       dpv_roce_icrc_delta2(load_le32(d + ACK_BTH_OFF + 8),
+				    e->ack_k_psn,
+				    load_le32(d + ACK_BTH_OFF + 12),
+				    e->ack_k_aeth);
 }
 
 struct dpv_eqp *
@@ -691,10 +692,10 @@ ack_tmpl_set(struct dpv_eqp *qp)
 	a->psn_off = (uint8_t)(t->len + 8);
 	a->aeth_off = (uint8_t)(t->len + HOFF(info, AETH));
 	a->icrc = dpv_roce_icrc_set_l2(a->b + t->l2, len - t->l2);
-	a->k_psn = dpv_roce_icrc_factor(len - DPV_ROCE_ICRC_LEN -
-					(a->psn_off + 4u));
-	a->k_aeth = dpv_roce_icrc_factor(len - DPV_ROCE_ICRC_LEN -
-					 (a->aeth_off + 4u));
+	a->k_psn = dpv_roce_icrc_word_factor(len - DPV_ROCE_ICRC_LEN -
+					     (a->psn_off + 4u));
+	a->k_aeth = dpv_roce_icrc_word_factor(len - DPV_ROCE_ICRC_LEN -
+					      (a->aeth_off + 4u));
 	a->opcode = h.opcode;
 	a->dqpn = qp->dest_qpn;
 	a->len = (uint8_t)len;
@@ -750,10 +751,10 @@ dpv_engine_build_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn,
 	memcpy(d + a->psn_off, &w_psn, 4);
 	memcpy(d + a->aeth_off, &w_aeth, 4);
 	icrc = rte_cpu_to_le_32(a->icrc ^
-				dpv_roce_icrc_delta(rte_le_to_cpu_32(w_psn),
-						    a->k_psn) ^
-				dpv_roce_icrc_delta(rte_le_to_cpu_32(w_aeth),
-						    a->k_aeth));
+				dpv_roce_icrc_delta2(rte_le_to_cpu_32(w_psn),
+						     a->k_psn,
+						     rte_le_to_cpu_32(w_aeth),
+						     a->k_aeth));
 	memcpy(d + a->len - DPV_ROCE_ICRC_LEN, &icrc, 4);
 	return m;
 }

@@ -546,6 +546,39 @@ dpv_roce_icrc_delta(uint32_t w, uint32_t factor)
 }
 
 uint32_t
+dpv_roce_icrc_word_factor(uint32_t n)
+{
+	/* the word's register from zero is w x^32: moved into the factor */
+	return crc_reg_slice4(dpv_roce_icrc_factor(n));
+}
+
+#ifdef RTE_ARCH_X86_64
+/* the sum of two products, reduced once (the reduction is linear) */
+__attribute__((target("pclmul,sse2"))) static uint32_t
+multmod2_clmul(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2)
+{
+	__m128i p = _mm_xor_si128(
+		_mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a1),
+				     _mm_cvtsi32_si128((int)b1), 0),
+		_mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a2),
+				     _mm_cvtsi32_si128((int)b2), 0));
+	uint64_t v = (uint64_t)_mm_cvtsi128_si64(p) << 1;
+
+	return (uint32_t)(v >> 32) ^ crc_reg_slice4((uint32_t)v);
+}
+#endif
+
+uint32_t
+dpv_roce_icrc_delta2(uint32_t w1, uint32_t k1, uint32_t w2, uint32_t k2)
+{
+#ifdef RTE_ARCH_X86_64
+	if (likely(cpu_has_clmul))
+		return multmod2_clmul(w1, k1, w2, k2);
+#endif
+	return gf2_multmod(w1, k1) ^ gf2_multmod(w2, k2);
+}
+
+uint32_t
 dpv_crc32_combine(uint32_t crc1, uint32_t crc2, uint32_t len2)
 {
 	return multmod(dpv_roce_icrc_factor(len2), crc1) ^ crc2;

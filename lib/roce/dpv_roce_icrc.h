@@ -268,6 +268,34 @@ uint32_t dpv_roce_icrc_factor(uint32_t n);
 uint32_t dpv_roce_icrc_delta(uint32_t w, uint32_t factor);
 
 /**
+ * The factor of dpv_roce_icrc_delta2() for a word followed by n more bytes
+ * that the ICRC covers: dpv_roce_icrc_factor(n) with the word's own four
+ * bytes folded in (x^(8 n + 32) modulo the polynomial).
+ *
+ * @param n
+ *   Bytes between the end of the word and the ICRC field.
+ * @return
+ *   The factor.
+ */
+uint32_t dpv_roce_icrc_word_factor(uint32_t n);
+
+/**
+ * dpv_roce_icrc_delta(w1, ...) ^ dpv_roce_icrc_delta(w2, ...) at once: the
+ * two products are summed before the one reduction they share (a
+ * template's two variable words cost one carry-less multiply each and one
+ * table step together).
+ *
+ * @param w1, w2
+ *   The words as stored in the frame, read as little-endian 32-bit words.
+ * @param k1, k2
+ *   dpv_roce_icrc_word_factor() of the bytes that follow each.
+ * @return
+ *   What to XOR into the ICRC (as dpv_roce_icrc_calc() returns it).
+ */
+uint32_t dpv_roce_icrc_delta2(uint32_t w1, uint32_t k1, uint32_t w2,
+			      uint32_t k2);
+
+/**
  * Plain CRC-32 (Ethernet/zlib) continued over more data (folding with
  * carry-less multiplies where the CPU has them, else by table).
  * crc32(A||B) = dpv_crc32_update(dpv_crc32_update(0, A), B).
