@@ -59,13 +59,6 @@ dpv_engine_resp_reset(struct dpv_eqp *qp)
 static void
 send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 {
-	struct dpv_ehdr h = {
-		.opcode = DPV_ROCE_OP_ACK | eqp_tr(qp),
-		.dqpn = qp->dest_qpn,
-		.psn = psn,
-		.syndrome = syndrome,
-		.msn = qp->resp.msn,
-	};
 	struct rte_mbuf *m;
 	bool no_tmpl;
 	uint8_t *pl;
@@ -73,13 +66,24 @@ send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 	/* from the QP's ACK template: a copy, two words and their ICRC
 	 * deltas */
 	m = dpv_engine_build_ack(qp, syndrome, psn, &no_tmpl);
-	if (m != NULL)
+	if (m != NULL) {
 		dpv_engine_tx_ready(qp->e, m);
-	else if (no_tmpl && (m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl,
-						  &h, 0, &pl)) != NULL)
+	} else if (no_tmpl) {
+		struct dpv_ehdr h = {
+			.opcode = DPV_ROCE_OP_ACK | eqp_tr(qp),
+			.dqpn = qp->dest_qpn,
+			.psn = psn,
+			.syndrome = syndrome,
+			.msn = qp->resp.msn,
+		};
+
+		m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &pl);
+		if (m == NULL)
+			return; /* no mbuf */
 		dpv_engine_tx(qp->e, m);
-	else
+	} else {
 		return; /* no mbuf */
+	}
 	DPV_EQP_COUNT_HOT(qp, acks_sent);
 	if ((syndrome & AETH_TYPE_MASK) != AETH_NAK)
 		return;
