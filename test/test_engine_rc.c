@@ -1231,6 +1231,39 @@ test_rc_len_err(void)
 	return TEST_SUCCESS;
 }
 
+/* A SEND into a receive WQE whose key is refused: the responder
+ * completes it LOC_PROT_ERR and NAKs (remote operational error), both
+ * QPs end in ERR, and no byte lands. */
+static int
+test_rc_recv_key_err(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qb.buf, .length = 64, .lkey = qb.key ^ 0x100};
+	struct ibv_recv_wr rwr = {.wr_id = 24, .sg_list = &sge, .num_sge = 1},
+			   *bad;
+	struct ibv_wc wc;
+
+	memset(qb.buf, 0, 64);
+	fill(qa.buf, 64, 9);
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(&qb.rq, &rwr, &bad), 0, "");
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 25, 0, 64, 0, 0), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 24, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR, "status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 25, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_OP_ERR, "status %d",
+			  wc.status);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_A), IBV_QPS_ERR,
+			  "requester in ERR");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_B), IBV_QPS_ERR,
+			  "responder in ERR");
+	for (int i = 0; i < 64; i++)
+		TEST_ASSERT_EQUAL(qb.buf[i], 0, "byte %d landed", i);
+	return TEST_SUCCESS;
+}
+
 /* No peer: the ACK timeout fires retry_cnt times, then RETRY_EXC_ERR. */
 static int
 test_rc_retry_exceeded(void)
@@ -1833,6 +1866,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_burst),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_busy),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_recv_key_err),
 			TEST_CASE_ST(setup_rc, teardown,
 				     test_rc_retry_exceeded),
 			TEST_CASE_ST(setup_rc, teardown, test_qp_err_flush),

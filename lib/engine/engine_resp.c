@@ -575,6 +575,91 @@ xrc_select_srq(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 	return true;
 }
 
+/* An ACK owed for the request pkt, whose message is done or asked for
+ * one: held by this poll where ACKs are held and none was owed before. */
+static inline void
+ack_owe(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
+{
+	if (!qp->resp.ack.pending && qp->e->ack_hold) {
+		qp->resp.ack_hold_seq = qp->e->poll_seq;
+		/* held longer if requests of ours await their ACK
+		 * (run_pass) */
+		qp->resp.ack_hold_at =
+			qp->s_tail != qp->s_cur ? qp->e->now : 0;
+	}
+	dpv_ack_note(&qp->resp.ack, pkt->psn, qp->resp.msn);
+}
+
+/*
+ * The two commonest requests without the state machine below: an RC
+ * SEND ONLY or RDMA WRITE ONLY (no immediate, no invalidate) that carries
+ * the PSN expected, between two messages, and fits. Each takes the steps
+ * the state machine would, in its order, and answers a refused receive
+ * WQE or key as it would. false: not such a request, or one the state
+ * machine must finish (no receive WQE, a payload longer than the WQE, a
+ * key of another kind); nothing it does then has changed yet.
+ */
+static bool
+resp_fast(struct dpv_eqp *qp, struct dpv_epkt *pkt)
+{
+	struct dpv_erwqe *r = &qp->resp.rwqe;
+	void *host = NULL;
+	int rc;
+
+	if (qp->type != IBV_QPT_RC || pkt->psn != qp->resp.epsn ||
+	    qp->resp.cur_op != 0 || pkt->paylen > qp->mtu)
+		return false;
+	if (pkt->opcode == DPV_ROCE_OP_SEND_ONLY) {
+		rc = get_rwqe(qp);
+		if (rc == -1)
+			return false; /* RNR NAK */
+		qp->resp.nak_sent = false;
+		if (rc == -2) {
+			complete_recv(qp, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0,
+				      0, 0, 0);
+			fatal_nak(qp, AETH_NAK | AETH_NAK_REM_OP, pkt->psn);
+			return true;
+		}
+		/* too long for the WQE, taken (have_rwqe): the state
+		 * machine completes it in error */
+		if (qp->resp.rcv_off + pkt->paylen > r->wr.total_len)
+			return false;
+		if (dpv_scat_resp(qp, pkt->flags, pkt->paylen))
+			place_cqe(qp, pkt->payload, pkt->paylen);
+		else
+			place(qp, pkt->payload, pkt->paylen);
+		qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
+		qp->resp.msn++;
+		complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV,
+			      (uint32_t)qp->resp.rcv_off, pkt->imm_be, 0, 0);
+	} else if (pkt->opcode == DPV_ROCE_OP_WRITE_ONLY) {
+		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE) ||
+		    pkt->paylen == 0 || pkt->dmalen != pkt->paylen)
+			return false;
+		if (dpv_engine_key_access_ind(qp->e, qp, pkt->rkey, pkt->va,
+					      pkt->dmalen,
+					      IBV_ACCESS_REMOTE_WRITE,
+					      &host) != DPV_KEY_OK) {
+			qp->resp.nak_sent = false;
+			fatal_nak(qp, AETH_NAK | AETH_NAK_REM_ACCESS,
+				  pkt->psn);
+			return true;
+		}
+		if (unlikely(host == DPV_KEY_HOST_INDIRECT))
+			return false; /* placed through the key, there */
+		qp->resp.nak_sent = false;
+		memcpy(host, pkt->payload, pkt->paylen);
+		qp->resp.wr_left = 0;
+		qp->resp.wr_len = pkt->dmalen;
+		qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
+		qp->resp.msn++;
+	} else {
+		return false;
+	}
+	ack_owe(qp, pkt);
+	return true;
+}
+
 void
 dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 {
@@ -590,6 +675,8 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		ud_receive(qp, pkt);
 		return;
 	}
+	if (resp_fast(qp, pkt))
+		return;
 	/* the transport of the opcode must be the QP's */
 	if (qp->type == IBV_QPT_XRC_SEND)
 		return;
@@ -863,19 +950,8 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = RESP_ACK;
 			break;
 		case RESP_ACK:
-			if (rc && (pkt->ackreq || (fl & DPV_OPF_LAST))) {
-				if (!qp->resp.ack.pending && qp->e->ack_hold) {
-					qp->resp.ack_hold_seq = qp->e->poll_seq;
-					/* held longer if requests of ours
-					 * await their ACK (run_pass) */
-					qp->resp.ack_hold_at =
-						qp->s_tail != qp->s_cur
-							? qp->e->now
-							: 0;
-				}
-				dpv_ack_note(&qp->resp.ack, pkt->psn,
-					     qp->resp.msn);
-			}
+			if (rc && (pkt->ackreq || (fl & DPV_OPF_LAST)))
+				ack_owe(qp, pkt);
 			state = RESP_DONE;
 			break;
 		case RESP_DUPLICATE:
