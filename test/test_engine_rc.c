@@ -565,6 +565,30 @@ wait_wc(struct dpv_mlx5_cq *cq, struct ibv_wc *wc)
 	return test_engine_wait_wc(eng, cq, wc, lookup, MAX_ITER);
 }
 
+/* The next completion on cq is wr_id's, with status st. */
+static int
+expect_wc(struct dpv_mlx5_cq *cq, uint64_t wr_id, enum ibv_wc_status st)
+{
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(wait_wc(cq, &wc), 0, "no completion");
+	TEST_ASSERT_EQUAL(wc.wr_id, wr_id, "wr_id");
+	TEST_ASSERT_EQUAL(wc.status, st, "wr_id %" PRIu64 ": status %d",
+			  wr_id, wc.status);
+	return TEST_SUCCESS;
+}
+
+/* Requester and responder both in ERR (a fatal NAK ended it). */
+static int
+both_err(void)
+{
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_A), IBV_QPS_ERR,
+			  "requester in ERR");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_B), IBV_QPS_ERR,
+			  "responder in ERR");
+	return TEST_SUCCESS;
+}
+
 static void
 fill(uint8_t *p, size_t n, uint8_t seed)
 {
@@ -830,24 +854,14 @@ test_rc_atomic(void)
 static int
 test_rc_rem_access_err(void)
 {
-	struct ibv_wc wc;
-
 	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 3, 0, 64,
 				    (uintptr_t)qb.buf, qb.key ^ 0x100),
 			  0, "");
 	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 4, 0, 64, 0, 0), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR, "status %d",
-			  wc.status);
-	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 4, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_WR_FLUSH_ERR, "status %d",
-			  wc.status);
-	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_A), IBV_QPS_ERR,
-			  "requester in ERR");
-	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_B), IBV_QPS_ERR,
-			  "responder in ERR");
+	TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 3, IBV_WC_REM_ACCESS_ERR), 0,
+			  "");
+	TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 4, IBV_WC_WR_FLUSH_ERR), 0, "");
+	TEST_ASSERT_EQUAL(both_err(), 0, "");
 	/* out of bounds is an access error too, checked before a byte moves */
 	return TEST_SUCCESS;
 }
@@ -1241,24 +1255,15 @@ test_rc_recv_key_err(void)
 		.addr = (uintptr_t)qb.buf, .length = 64, .lkey = qb.key ^ 0x100};
 	struct ibv_recv_wr rwr = {.wr_id = 24, .sg_list = &sge, .num_sge = 1},
 			   *bad;
-	struct ibv_wc wc;
 
 	memset(qb.buf, 0, 64);
 	fill(qa.buf, 64, 9);
 	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(&qb.rq, &rwr, &bad), 0, "");
 	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 25, 0, 64, 0, 0), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 24, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR, "status %d",
-			  wc.status);
-	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 25, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_REM_OP_ERR, "status %d",
-			  wc.status);
-	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_A), IBV_QPS_ERR,
-			  "requester in ERR");
-	TEST_ASSERT_EQUAL(dpv_engine_qp_state(eng, QPN_B), IBV_QPS_ERR,
-			  "responder in ERR");
+	TEST_ASSERT_EQUAL(expect_wc(&qb.rcq, 24, IBV_WC_LOC_PROT_ERR), 0,
+			  "");
+	TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 25, IBV_WC_REM_OP_ERR), 0, "");
+	TEST_ASSERT_EQUAL(both_err(), 0, "");
 	for (int i = 0; i < 64; i++)
 		TEST_ASSERT_EQUAL(qb.buf[i], 0, "byte %d landed", i);
 	return TEST_SUCCESS;
