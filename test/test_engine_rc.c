@@ -1269,6 +1269,39 @@ test_rc_recv_key_err(void)
 	return TEST_SUCCESS;
 }
 
+/* The SE bit of a SEND reaches the receive CQE: a CQ armed for
+ * solicited completions only raises its event for a solicited SEND, not
+ * for a plain one (rxe and the hardware do the same). */
+static int
+test_rc_solicited(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf, .length = 16, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = 31,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_wc wc;
+
+	TEST_ASSERT_EQUAL(post_recv(&qb, 30, 0, 64), 0, "");
+	TEST_ASSERT_EQUAL(post_recv(&qb, 32, 64, 64), 0, "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_arm(&qb.rcq, 1), 0, "");
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "");
+	TEST_ASSERT_EQUAL(expect_wc(&qb.rcq, 30, IBV_WC_SUCCESS), 0, "");
+	TEST_ASSERT(!dpv_mlx5_cq_should_notify(&qb.rcq), "plain SEND fired");
+	wr.wr_id = 33;
+	wr.send_flags |= IBV_SEND_SOLICITED;
+	TEST_ASSERT_EQUAL(post_wr(&qa, &wr), 0, "");
+	TEST_ASSERT_EQUAL(expect_wc(&qb.rcq, 32, IBV_WC_SUCCESS), 0, "");
+	TEST_ASSERT(dpv_mlx5_cq_should_notify(&qb.rcq),
+		    "solicited SEND did not fire");
+	while (dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL) == 1)
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "send %" PRIu64,
+				  wc.wr_id);
+	return TEST_SUCCESS;
+}
+
 /* No peer: the ACK timeout fires retry_cnt times, then RETRY_EXC_ERR. */
 static int
 test_rc_retry_exceeded(void)
@@ -1872,6 +1905,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_busy),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_recv_key_err),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_solicited),
 			TEST_CASE_ST(setup_rc, teardown,
 				     test_rc_retry_exceeded),
 			TEST_CASE_ST(setup_rc, teardown, test_qp_err_flush),

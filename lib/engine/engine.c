@@ -1773,7 +1773,8 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		.imm_data = imm_be,
 		.invalidated_rkey = (wc_flags & IBV_WC_WITH_INV) ? imm_be : 0,
 		.src_qp = src_qp,
-		.wc_flags = wc_flags,
+		.wc_flags = wc_flags & ~DPV_ENGINE_CQE_SOLICITED,
+		.solicited = recv && (wc_flags & DPV_ENGINE_CQE_SOLICITED),
 	};
 
 	if (recv && qp->has_srq)

@@ -815,6 +815,10 @@ int dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn,
 			      uint32_t qpn, bool remote);
 enum ibv_wc_status dpv_engine_key_bind(struct dpv_engine *e, struct dpv_eqp *qp,
 				       const struct dpv_wr_bind *b);
+/* dpv_engine_cqe()'s wc_flags: the message received was solicited (its
+ * last packet's BTH had the SE bit): a CQ armed for solicited
+ * completions only raises its event for it */
+#define DPV_ENGINE_CQE_SOLICITED (1u << 30)
 int dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 		   enum ibv_wc_status status, enum ibv_wc_opcode opcode,
 		   uint32_t byte_len, uint32_t imm_be, uint32_t src_qp,

@@ -202,6 +202,14 @@ place_cqe(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 	return 0;
 }
 
+/* The flag a receive completion of the message pkt ends takes when it
+ * was solicited (SE in its last packet). */
+static inline unsigned
+solicited_flag(const struct dpv_epkt *pkt)
+{
+	return pkt->se ? DPV_ENGINE_CQE_SOLICITED : 0;
+}
+
 /* Complete the receive WQE being filled. */
 static void
 complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
@@ -549,7 +557,7 @@ ud_receive(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	if (pkt->flags & DPV_OPF_IMMDT)
 		flags |= IBV_WC_WITH_IMM;
 	complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV, GRH_LEN + pkt->paylen,
-		      pkt->imm_be, pkt->src_qp, flags);
+		      pkt->imm_be, pkt->src_qp, flags | solicited_flag(pkt));
 }
 
 /*
@@ -631,7 +639,8 @@ resp_fast(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
 		qp->resp.msn++;
 		complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV,
-			      (uint32_t)qp->resp.rcv_off, pkt->imm_be, 0, 0);
+			      (uint32_t)qp->resp.rcv_off, pkt->imm_be, 0,
+			      solicited_flag(pkt));
 	} else if (pkt->opcode == DPV_ROCE_OP_WRITE_ONLY) {
 		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE) ||
 		    pkt->paylen == 0 || pkt->dmalen != pkt->paylen)
@@ -940,12 +949,13 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 					      (fl & DPV_OPF_IETH)
 						      ? pkt->ieth_rkey
 						      : pkt->imm_be,
-					      0, flags);
+					      0, flags | solicited_flag(pkt));
 			} else if (fl & DPV_OPF_IMMDT) {
 				complete_recv(qp, IBV_WC_SUCCESS,
 					      IBV_WC_RECV_RDMA_WITH_IMM,
 					      qp->resp.wr_len, pkt->imm_be, 0,
-					      IBV_WC_WITH_IMM);
+					      IBV_WC_WITH_IMM |
+						      solicited_flag(pkt));
 			}
 			state = RESP_ACK;
 			break;
