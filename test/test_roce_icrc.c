@@ -224,10 +224,8 @@ test_icrc_delta(void)
 		memset(zero + o1, 0, 4);
 		memset(zero + o2, 0, 4);
 		z = dpv_roce_icrc_calc_l2(zero + p.l3_off, l3len);
-		memcpy(&w1, frame + o1, 4);
-		memcpy(&w2, frame + o2, 4);
-		w1 = rte_le_to_cpu_32(w1);
-		w2 = rte_le_to_cpu_32(w2);
+		w1 = dpv_roce_le32(frame + o1);
+		w2 = dpv_roce_le32(frame + o2);
 		n1 = end - (o1 + 4);
 		n2 = end - (o2 + 4);
 		TEST_ASSERT_EQUAL(z ^ dpv_roce_icrc_delta2(

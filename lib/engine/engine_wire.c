@@ -271,26 +271,15 @@ prefix_same(const uint8_t *a, const uint8_t *b)
 	return _mm_testz_si128(x, x);
 }
 
-/* a little-endian word at any address (memcpy: DPDK's unaligned type is
- * an ordinary uint32_t on x86, which UBSan rightly refuses here) */
-static inline uint32_t
-load_le32(const uint8_t *p)
-{
-	uint32_t w;
-
-	memcpy(&w, p, 4);
-	return rte_le_to_cpu_32(w);
-}
-
 /* The ICRC of the ACK d with its PSN and AETH words zero, from the one it
  * has */
 static inline uint32_t
 ack_icrc_zero(const struct dpv_engine *e, const uint8_t *d, uint32_t len)
 {
-	return load_le32(d + len - DPV_ROCE_ICRC_LEN) ^
-	       dpv_roce_icrc_delta2(load_le32(d + ACK_BTH_OFF + 8),
+	return dpv_roce_le32(d + len - DPV_ROCE_ICRC_LEN) ^
+	       dpv_roce_icrc_delta2(dpv_roce_le32(d + ACK_BTH_OFF + 8),
 				    e->ack_k_psn,
-				    load_le32(d + ACK_BTH_OFF + 12),
+				    dpv_roce_le32(d + ACK_BTH_OFF + 12),
 				    e->ack_k_aeth);
 }
 
@@ -707,8 +696,7 @@ dpv_engine_qp_tmpl_set(struct dpv_eqp *qp)
 {
 	dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
 	qp->ack_tmpl.len = 0;
-	qp->rx_ack.len = 0;
-	qp->rx_ack.misses = 0;
+	dpv_erxack_drop(&qp->rx_ack);
 }
 
 struct rte_mbuf *

@@ -44,21 +44,12 @@ gf2_multmod(uint32_t a, uint32_t b)
 	return p;
 }
 
-static inline uint32_t
-load_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return rte_le_to_cpu_32(v);
-}
-
 /* The CRC register (not inverted) after p[0..len), by slicing-by-8. */
 static inline uint32_t
 crc_reg_table(uint32_t c, const uint8_t *p, uint32_t len)
 {
 	while (len >= 8) {
-		uint32_t a = load_le32(p) ^ c, b = load_le32(p + 4);
+		uint32_t a = dpv_roce_le32(p) ^ c, b = dpv_roce_le32(p + 4);
 
 		c = crc_tbl[7][a & 0xff] ^ crc_tbl[6][(a >> 8) & 0xff] ^
 		    crc_tbl[5][(a >> 16) & 0xff] ^ crc_tbl[4][a >> 24] ^
@@ -120,7 +111,7 @@ crc_reg_reduce(__m128i x, const uint8_t *p, uint32_t len)
 	uint32_t c = crc_reg_slice4((uint32_t)v) ^ (uint32_t)(v >> 32);
 
 	for (; len >= 4; p += 4, len -= 4)
-		c = crc_reg_slice4(c ^ load_le32(p));
+		c = crc_reg_slice4(c ^ dpv_roce_le32(p));
 	return crc_reg_table(c, p, len);
 }
 

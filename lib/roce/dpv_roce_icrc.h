@@ -99,6 +99,24 @@ uint32_t dpv_roce_icrc_calc_method(enum dpv_roce_icrc_method method,
 				   const void *l3, uint32_t l3_len);
 
 /**
+ * Four bytes at any address read as a little-endian 32-bit word: how the
+ * ICRC field is stored and how dpv_roce_icrc_delta() takes its words.
+ *
+ * @param p
+ *   The first byte (no alignment needed).
+ * @return
+ *   The word.
+ */
+static inline uint32_t
+dpv_roce_le32(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+/**
  * Read the ICRC stored in the last 4 bytes.
  *
  * @param l3
@@ -111,10 +129,7 @@ uint32_t dpv_roce_icrc_calc_method(enum dpv_roce_icrc_method method,
 static inline uint32_t
 dpv_roce_icrc_get(const void *l3, uint32_t l3_len)
 {
-	const uint8_t *p = (const uint8_t *)l3 + l3_len - 4;
-
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	return dpv_roce_le32((const uint8_t *)l3 + l3_len - 4);
 }
 
 /**
