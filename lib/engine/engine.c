@@ -1517,8 +1517,7 @@ qp_reset(struct dpv_eqp *qp)
 	dpv_engine_resp_reset(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	dpv_engine_dc_reset(qp);
-	qp->rx_ack.len = 0;
-	qp->rx_ack.misses = 0;
+	dpv_erxack_drop(&qp->rx_ack);
 }
 
 /* Send the ACK the QP owes for what it accepted (coalesced ACKs go at the

@@ -305,6 +305,15 @@ struct dpv_erxack {
 };
 #define DPV_ERXACK_MISSES 8
 
+/* Forget a QP's ACK reference (its path changed, or the QP was reset):
+ * none recorded, recording on again. */
+static inline void
+dpv_erxack_drop(struct dpv_erxack *r)
+{
+	r->len = 0;
+	r->misses = 0;
+}
+
 /* the frame template's headers are copied whole into an ACK template */
 _Static_assert(sizeof(((struct dpv_etmpl *)0)->b) <=
 		       sizeof(((struct dpv_eack *)0)->b),

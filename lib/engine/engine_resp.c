@@ -55,35 +55,39 @@ dpv_engine_resp_reset(struct dpv_eqp *qp)
 	qp->resp.ack.pending = false;
 }
 
+/* An ACK/NAK built header by header, for a QP without an ACK template
+ * (NULL: no mbuf). */
+static struct rte_mbuf *
+ack_build_full(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
+{
+	struct dpv_ehdr h = {
+		.opcode = DPV_ROCE_OP_ACK | eqp_tr(qp),
+		.dqpn = qp->dest_qpn,
+		.psn = psn,
+		.syndrome = syndrome,
+		.msn = qp->resp.msn,
+	};
+	uint8_t *pl;
+
+	return dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &pl);
+}
+
 /* Send an ACK/NAK/RNR NAK now. */
 static void
 send_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 {
 	struct rte_mbuf *m;
 	bool no_tmpl;
-	uint8_t *pl;
 
 	/* from the QP's ACK template: a copy, two words and their ICRC
 	 * deltas */
 	m = dpv_engine_build_ack(qp, syndrome, psn, &no_tmpl);
-	if (m != NULL) {
+	if (m != NULL)
 		dpv_engine_tx_ready(qp->e, m);
-	} else if (no_tmpl) {
-		struct dpv_ehdr h = {
-			.opcode = DPV_ROCE_OP_ACK | eqp_tr(qp),
-			.dqpn = qp->dest_qpn,
-			.psn = psn,
-			.syndrome = syndrome,
-			.msn = qp->resp.msn,
-		};
-
-		m = dpv_engine_build(qp->e, &qp->path, &qp->tmpl, &h, 0, &pl);
-		if (m == NULL)
-			return; /* no mbuf */
+	else if (no_tmpl && (m = ack_build_full(qp, syndrome, psn)) != NULL)
 		dpv_engine_tx(qp->e, m);
-	} else {
+	else
 		return; /* no mbuf */
-	}
 	DPV_EQP_COUNT_HOT(qp, acks_sent);
 	if ((syndrome & AETH_TYPE_MASK) != AETH_NAK)
 		return;
