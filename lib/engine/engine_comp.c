@@ -239,6 +239,61 @@ nak_count(struct dpv_eqp *qp, uint8_t code)
 		DPV_EQP_COUNT(qp, rem_op_naks_rcvd);
 }
 
+/*
+ * A positive ACK (no READ response, no atomic ACK) that completes SEND,
+ * WRITE and local WQEs in order: the state machine's steps for it in a
+ * row (ACK_WQE for each WQE up to its PSN, then DONE). The WQEs are looked
+ * at first and changed after, so that anything else (a READ or atomic
+ * whose response the ACK shows lost, the WQE being sent, a state other
+ * than SENT) goes to the state machine before anything has changed:
+ * false then.
+ */
+static bool
+comp_ack_fast(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
+{
+	uint32_t psn = pkt->psn, end, i;
+	bool progress = false;
+
+	if (dpv_psn_cmp(psn, qp->comp.psn) < 0)
+		goto done; /* a duplicate: nothing new */
+	for (end = qp->s_tail; end != qp->s_cur; end++) {
+		const struct dpv_eswqe *w = swqe_at(qp, end);
+
+		if (w->state == SWQE_DONE)
+			continue;
+		if (w->state != SWQE_SENT)
+			return false;
+		if (dpv_psn_cmp(psn, w->last_psn) < 0)
+			break; /* inside w: w waits on */
+		if (is_rd_atomic(w->wr.opcode)) {
+			if (psn != w->last_psn)
+				return false; /* its response was lost */
+			break;
+		}
+	}
+	if (end == qp->s_cur && cur_partly_sent(qp) &&
+	    dpv_psn_cmp(psn, swqe_at(qp, end)->last_psn) >= 0)
+		return false;
+	for (i = qp->s_tail; i != end; i++) {
+		struct dpv_eswqe *w = swqe_at(qp, i);
+
+		if (w->state == SWQE_DONE)
+			continue;
+		w->state = SWQE_DONE;
+		qp->comp.psn = dpv_psn_add(w->last_psn, 1);
+		progress = true;
+	}
+	if (progress) {
+		qp->comp.recovering = false;
+		qp->comp.retry_left = qp->retry_cnt;
+		qp->comp.rnr_left = qp->rnr_retry;
+		restart_timer(qp);
+	}
+done:
+	dpv_engine_comp_drain(qp);
+	return true;
+}
+
 void
 dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 {
@@ -253,8 +308,12 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	    !(pkt->flags & DPV_OPF_RESP) || (pkt->opcode & 0xe0) != eqp_tr(qp))
 		return;
 	DPV_EQP_COUNT_HOT(qp, acks_rcvd);
-	if ((pkt->flags & DPV_OPF_AETH) && type == AETH_ACK)
+	if ((pkt->flags & DPV_OPF_AETH) && type == AETH_ACK) {
 		dpv_engine_credit_update(qp, pkt);
+		if (!(pkt->flags & (DPV_OPF_READ_RESP | DPV_OPF_ATOMIC_ACK)) &&
+		    comp_ack_fast(qp, pkt))
+			return;
+	}
 	from = qp->s_tail;
 	for (;;) {
 		ENGINE_LOG(DEBUG, "qp %u comp %s psn %u", qp->qpn,
