@@ -768,8 +768,8 @@ ack_same(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn, uint32_t msn)
  * ACKs from the QP's ACK template (a copy, the PSN and AETH words, their
  * ICRC deltas) are the frames the general builder makes, over IPv4 and
  * IPv6, with and without a VLAN tag, for PSNs, MSNs and syndromes across
- * their ranges; a new path or UDP source port remakes the template; a
- * path too long for a frame template (VLAN + IPv6) has none.
+ * their ranges; a new path, UDP source port or destination QP remakes the
+ * template; a path too long for a frame template (VLAN + IPv6) has none.
  */
 static int
 test_ack_tmpl(void)
@@ -803,16 +803,24 @@ test_ack_tmpl(void)
 					ack_same(qp, syns[j], psns[i],
 						 psns[(i + j) % RTE_DIM(psns)]),
 					0, "path %d", v);
-		TEST_ASSERT(qp->ack_tmpl.len != 0, "");
+		TEST_ASSERT(qp->resp.ack_len != 0, "");
 		TEST_ASSERT_EQUAL(dpv_engine_qp_udp_sport_set(eng, QPN_A,
 							      (uint16_t)(50000 + v)),
 				  0, "");
-		TEST_ASSERT_EQUAL(qp->ack_tmpl.len, 0,
+		TEST_ASSERT_EQUAL(qp->resp.ack_len, 0,
 				  "a new frame template drops the ACK's");
 		/* the ACK made anew carries the new port (ack_same() checks
 		 * it against the general builder's frame byte for byte) */
 		TEST_ASSERT_EQUAL(ack_same(qp, 0x1f, 0x345, 7), 0, "");
-		TEST_ASSERT(qp->ack_tmpl.len != 0, "and a new ACK template");
+		TEST_ASSERT(qp->resp.ack_len != 0, "and a new ACK template");
+		/* a new destination QP number: the template names it */
+		a.dest_qp_num = 0x5000 + (uint32_t)v;
+		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a,
+						       IBV_QP_DEST_QPN, NULL),
+				  0, "");
+		TEST_ASSERT_EQUAL(qp->resp.ack_len, 0,
+				  "a new destination drops the ACK template");
+		TEST_ASSERT_EQUAL(ack_same(qp, 0, 0x10, 3), 0, "");
 	}
 	return TEST_SUCCESS;
 }

@@ -1614,8 +1614,10 @@ dpv_engine_qp_modify(struct dpv_engine *e, uint32_t qpn,
 		qp->req.psn = attr->sq_psn & DPV_ROCE_PSN_MASK;
 		qp->comp.psn = qp->req.psn;
 	}
-	if (mask & IBV_QP_DEST_QPN)
+	if (mask & IBV_QP_DEST_QPN) {
 		qp->dest_qpn = attr->dest_qp_num & DPV_ROCE_QPN_MASK;
+		qp->resp.ack_len = 0; /* its ACK template names the old one */
+	}
 	if (mask & IBV_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
 	if (mask & IBV_QP_TIMEOUT) {

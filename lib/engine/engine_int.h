@@ -265,22 +265,22 @@ struct dpv_etmpl {
 	uint8_t b[64]; /* the headers (copied whole), lengths zero */
 };
 
-/* A QP's ACK frame, whole: its PSN and AETH words zero, its ICRC for
- * that (dpv_engine_build_ack() writes the words and XORs their ICRC
- * deltas in). Made from the QP's frame template, which
- * dpv_engine_qp_tmpl_set() drops it with (so that an ACK reads no line of
- * the frame template); valid for its destination QP and transport. */
+/* A QP's ACK frame, whole: its PSN and AETH words zero
+ * (dpv_engine_build_ack() writes the words and XORs their ICRC deltas
+ * into the ICRC it has for that). Made from the QP's frame template,
+ * which dpv_engine_qp_tmpl_set() drops it with (so that an ACK reads no
+ * line of the frame template), and dropped with the QP's destination QP
+ * number. Its length, Ethernet header bytes and ICRC sit on the
+ * responder's line of the ACK state (struct dpv_eresp: ack_len, ack_l2,
+ * ack_icrc), so that an untagged IPv4 ACK (62 bytes) reads one line of
+ * the template. The PSN and AETH words are the last two before the ICRC:
+ * their ICRC factors are the engine's (ack_k_psn, ack_k_aeth). */
 struct dpv_eack {
-	uint8_t len;	  /* frame bytes, ICRC in; 0: none yet */
-	uint8_t l2;	  /* Ethernet (+ VLAN) header bytes */
-	uint8_t psn_off;  /* BTH bytes 8..11: AckReq, reserved, PSN */
-	uint8_t aeth_off; /* syndrome, MSN */
-	uint8_t opcode;
-	uint32_t dqpn;
-	uint32_t icrc;		/* with both words zero */
-	uint32_t k_psn, k_aeth; /* dpv_roce_icrc_word_factor() of each */
 	uint8_t b[96];
 };
+/* the ACK's PSN word, its AETH, then its ICRC */
+#define DPV_EACK_PSN_END 12
+#define DPV_EACK_AETH_END 8
 
 /* The last ACK a QP received by the full parse, for the next ones from
  * the same peer (dpv_engine_rx_ack_fast(), engine_wire.c): its bytes up to
@@ -460,12 +460,16 @@ struct dpv_eqp {
 		uint32_t wr_key;
 		uint64_t ack_hold_at; /* TSC: when it was first held */
 		uint32_t wr_len; /* DMA length of the WRITE in progress */
+		/* the ACK template's (struct dpv_eack) frame bytes, ICRC in
+		 * (0: none yet), and Ethernet (+ VLAN) header bytes */
+		uint8_t ack_len, ack_l2;
 		uint64_t rcv_off; /* bytes placed in rwqe so far */
 		uint8_t *wr_host; /* RDMA WRITE cursor (DPV_KEY_HOST_INDIRECT:
 				   * through wr_key at wr_va) */
 		uint64_t wr_va;
 		uint64_t wr_left;
 		struct dpv_ack_state ack;
+		uint32_t ack_icrc; /* the ACK template's, both words zero */
 		struct dpv_erwqe rwqe;
 		/* scatter to CQE: the SEND being received, kept for its CQE */
 		uint8_t scat[DPV_CQE_SCAT_MAX];
@@ -487,6 +491,13 @@ _Static_assert(offsetof(struct dpv_eqp, hot_acks_rcvd) < 3 * 64,
 _Static_assert(offsetof(struct dpv_eqp, hot_credit_probes) / 64 ==
 		       offsetof(struct dpv_eqp, ack_cycles) / 64,
 	       "credit_probes left the ACK timer's line");
+_Static_assert(offsetof(struct dpv_eresp, ack_len) / 64 ==
+			       offsetof(struct dpv_eresp, msn) / 64 &&
+		       offsetof(struct dpv_eresp, ack_icrc) / 64 ==
+			       offsetof(struct dpv_eresp, ack) / 64,
+	       "an ACK's template fields left the lines its state is on");
+_Static_assert(offsetof(struct dpv_eqp, ack_tmpl) % 64 == 0,
+	       "the ACK template's bytes start a line");
 _Static_assert(offsetof(struct dpv_eresp, rwqe) <= 2 * 64 &&
 		       offsetof(struct dpv_eqp, resp) % 64 == 0,
 	       "the responder's scalars outgrew two cache lines");

@@ -671,23 +671,20 @@ ack_tmpl_set(struct dpv_eqp *qp)
 			DPV_ROCE_ICRC_LEN;
 	uint32_t len = t->len + info->length + DPV_ROCE_ICRC_LEN;
 
-	a->len = 0;
+	qp->resp.ack_len = 0;
 	if (t->len == 0 || qp->dc != 0 || len > sizeof(a->b))
 		return false;
+	/* the PSN word, the AETH and the ICRC end the frame (so the ICRC
+	 * factors of the two words are the engine's) */
+	RTE_VERIFY(t->len + 8u == len - DPV_EACK_PSN_END &&
+		   t->len + (uint32_t)HOFF(info, AETH) ==
+			   len - DPV_EACK_AETH_END);
 	/* identification 0 (DF is set): the IPv4 checksum is constant too */
 	write_l2_l4_tmpl(t, a->b, ulen, 0);
 	write_bth_ext(a->b + t->len, info, &h, 0);
-	a->l2 = t->l2;
-	a->psn_off = (uint8_t)(t->len + 8);
-	a->aeth_off = (uint8_t)(t->len + HOFF(info, AETH));
-	a->icrc = dpv_roce_icrc_set_l2(a->b + t->l2, len - t->l2);
-	a->k_psn = dpv_roce_icrc_word_factor(len - DPV_ROCE_ICRC_LEN -
-					     (a->psn_off + 4u));
-	a->k_aeth = dpv_roce_icrc_word_factor(len - DPV_ROCE_ICRC_LEN -
-					      (a->aeth_off + 4u));
-	a->opcode = h.opcode;
-	a->dqpn = qp->dest_qpn;
-	a->len = (uint8_t)len;
+	qp->resp.ack_l2 = t->l2;
+	qp->resp.ack_icrc = dpv_roce_icrc_set_l2(a->b + t->l2, len - t->l2);
+	qp->resp.ack_len = (uint8_t)len;
 	return true;
 }
 
@@ -695,7 +692,7 @@ void
 dpv_engine_qp_tmpl_set(struct dpv_eqp *qp)
 {
 	dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
-	qp->ack_tmpl.len = 0;
+	qp->resp.ack_len = 0;
 	dpv_erxack_drop(&qp->rx_ack);
 }
 
@@ -703,25 +700,24 @@ struct rte_mbuf *
 dpv_engine_build_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn,
 		     bool *no_tmpl)
 {
-	struct dpv_eack *a = &qp->ack_tmpl;
+	const struct dpv_eack *a = &qp->ack_tmpl;
 	struct dpv_engine *e = qp->e;
-	uint32_t w_psn, w_aeth, icrc;
+	uint32_t w_psn, w_aeth, icrc, len;
 	struct rte_mbuf *m;
 	uint8_t *d;
 
 	*no_tmpl = false;
-	if (unlikely(a->len == 0 || a->dqpn != qp->dest_qpn ||
-		     a->opcode != (DPV_ROCE_OP_ACK | eqp_tr(qp))) &&
-	    !ack_tmpl_set(qp)) {
+	if (unlikely(qp->resp.ack_len == 0) && !ack_tmpl_set(qp)) {
 		*no_tmpl = true;
 		return NULL;
 	}
+	len = qp->resp.ack_len;
 	m = dpv_engine_mbuf(e);
 	if (m == NULL) {
 		e->st.tx_drop_nombuf++;
 		return NULL;
 	}
-	d = (uint8_t *)rte_pktmbuf_append(m, a->len);
+	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
 	/* the template copies whole: the buffer must hold its bytes */
 	if (d == NULL ||
 	    (size_t)(d - (uint8_t *)m->buf_addr) + sizeof(a->b) > m->buf_len) {
@@ -729,20 +725,24 @@ dpv_engine_build_ack(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn,
 		*no_tmpl = true;
 		return NULL;
 	}
-	m->l2_len = a->l2;
-	memcpy(d, a->b, sizeof(a->b));
+	m->l2_len = qp->resp.ack_l2;
+	/* an untagged IPv4 ACK from the template's first line alone */
+	if (len <= 64)
+		memcpy(d, a->b, 64);
+	else
+		memcpy(d, a->b, sizeof(a->b));
 	/* the two words as stored (big-endian fields), read little-endian
 	 * by the ICRC */
 	w_psn = rte_cpu_to_be_32(psn & 0xffffff);
 	w_aeth = rte_cpu_to_be_32((uint32_t)syndrome << 24 |
 				  (qp->resp.msn & 0xffffff));
-	memcpy(d + a->psn_off, &w_psn, 4);
-	memcpy(d + a->aeth_off, &w_aeth, 4);
-	icrc = rte_cpu_to_le_32(a->icrc ^
+	memcpy(d + len - DPV_EACK_PSN_END, &w_psn, 4);
+	memcpy(d + len - DPV_EACK_AETH_END, &w_aeth, 4);
+	icrc = rte_cpu_to_le_32(qp->resp.ack_icrc ^
 				dpv_roce_icrc_delta2(rte_le_to_cpu_32(w_psn),
-						     a->k_psn,
+						     e->ack_k_psn,
 						     rte_le_to_cpu_32(w_aeth),
-						     a->k_aeth));
-	memcpy(d + a->len - DPV_ROCE_ICRC_LEN, &icrc, 4);
+						     e->ack_k_aeth));
+	memcpy(d + len - DPV_ROCE_ICRC_LEN, &icrc, 4);
 	return m;
 }
