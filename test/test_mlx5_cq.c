@@ -111,6 +111,113 @@ post_send(uint64_t id, unsigned int flags)
 	return dpv_mlx5_post_send(&sq, IBV_QPT_RC, QPN, &wr, &bad);
 }
 
+/*
+ * The engine's direct CQE writers (dpv_mlx5_cq_push_req() and
+ * dpv_mlx5_cq_push_recv()) write the bytes dpv_mlx5_cq_push() writes
+ * for the same completion, owner bit in, over opcodes, flags, lengths,
+ * SRQ numbers and the ring's laps; and both refuse a full ring alike.
+ */
+static int
+test_cq_push_direct(void)
+{
+	static const enum ibv_wc_opcode req_ops[] = {
+		IBV_WC_SEND,	 IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ,
+		IBV_WC_COMP_SWAP, IBV_WC_FETCH_ADD, IBV_WC_LOCAL_INV,
+		IBV_WC_BIND_MW};
+	static const unsigned int recv_flags[] = {
+		0, IBV_WC_WITH_IMM, IBV_WC_WITH_INV, IBV_WC_GRH,
+		IBV_WC_WITH_IMM | IBV_WC_GRH};
+	static const uint32_t lens[] = {0, 1, 64, 0x12345678};
+	struct dpv_mlx5_cq g, d;
+	unsigned int n = 0;
+	int ret = TEST_FAILED;
+
+	if (dpv_mlx5_cq_init(&g, 31, SOCKET_ID_ANY))
+		return TEST_FAILED;
+	if (dpv_mlx5_cq_init(&d, 31, SOCKET_ID_ANY)) {
+		dpv_mlx5_cq_fini(&g);
+		return TEST_FAILED;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned int i = 0; i < 400; i++, n++) {
+			struct dpv_cqe_info ci = {
+				.status = IBV_WC_SUCCESS,
+				.qpn = QPN + (i % 3) * 0x10000,
+				.wqe_counter = (uint16_t)(i * 977),
+				.byte_len = lens[i % RTE_DIM(lens)],
+			};
+			uint32_t idx = g.prod_index & (g.cqe_cnt - 1);
+			int rg, rd;
+
+			if (pass == 0) {
+				ci.opcode = req_ops[i % RTE_DIM(req_ops)];
+				ci.wc_flags = (i / 7) % 2 ? IBV_WC_WITH_IMM : 0;
+				rg = dpv_mlx5_cq_push(&g, &ci);
+				rd = dpv_mlx5_cq_push_req(&d, ci.qpn,
+							  ci.wqe_counter,
+							  ci.opcode,
+							  ci.wc_flags,
+							  ci.byte_len);
+			} else {
+				ci.is_recv = true;
+				ci.wc_flags =
+					recv_flags[i % RTE_DIM(recv_flags)];
+				ci.opcode = (i / 5) % 3 == 0 &&
+							    !(ci.wc_flags &
+							      IBV_WC_WITH_INV)
+						    ? IBV_WC_RECV_RDMA_WITH_IMM
+						    : IBV_WC_RECV;
+				if (ci.opcode == IBV_WC_RECV_RDMA_WITH_IMM)
+					ci.wc_flags |= IBV_WC_WITH_IMM;
+				ci.imm_data = 0xdeadbe00u + i;
+				if (ci.wc_flags & IBV_WC_WITH_INV) {
+					ci.invalidated_rkey = ci.imm_data;
+					ci.imm_data = 0;
+				}
+				ci.src_qp = (i / 11) % 2 ? 0xabcdefu : 0;
+				ci.srqn = (i / 13) % 2 ? SRQN : 0;
+				ci.solicited = (i / 17) % 2;
+				rg = dpv_mlx5_cq_push(&g, &ci);
+				rd = dpv_mlx5_cq_push_recv(
+					&d, ci.qpn, ci.wqe_counter, ci.opcode,
+					ci.wc_flags, ci.byte_len,
+					(ci.wc_flags & IBV_WC_WITH_INV)
+						? ci.invalidated_rkey
+						: ci.imm_data,
+					ci.src_qp, ci.srqn, ci.solicited);
+			}
+			if (rg != 0 || rd != 0) {
+				DPV_TEST_LOG("push %u: %d / %d", n, rg, rd);
+				goto out;
+			}
+			if (memcmp(&g.buf[idx], &d.buf[idx],
+				   sizeof(g.buf[idx])) != 0) {
+				DPV_TEST_LOG("CQE %u (pass %d) differs", n,
+					     pass);
+				goto out;
+			}
+			/* consumed: the ring laps, the owner bit turns */
+			g.dbrec[0] = htobe32(g.prod_index & 0xffffff);
+			d.dbrec[0] = htobe32(d.prod_index & 0xffffff);
+		}
+	}
+	/* a full ring: both refuse, neither moves */
+	for (unsigned int i = 0; i < g.cqe_cnt; i++)
+		if (dpv_mlx5_cq_push_req(&d, QPN, 0, IBV_WC_SEND, 0, 1) != 0)
+			goto out;
+	if (dpv_mlx5_cq_push_req(&d, QPN, 0, IBV_WC_SEND, 0, 1) != ENOSPC ||
+	    dpv_mlx5_cq_push_recv(&d, QPN, 0, IBV_WC_RECV, 0, 1, 0, 0, 0,
+				  false) != ENOSPC) {
+		DPV_TEST_LOG("a full ring took a CQE");
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	dpv_mlx5_cq_fini(&g);
+	dpv_mlx5_cq_fini(&d);
+	return ret;
+}
+
 static int
 test_init_caps(void)
 {
@@ -1064,6 +1171,7 @@ static struct dpv_test_suite mlx5_cq_suite = {
 			TEST_CASE_ST(setup, teardown, test_dv_views),
 			TEST_CASE(test_cq_resize),
 			TEST_CASE_ST(setup, teardown, test_cq128),
+			TEST_CASE(test_cq_push_direct),
 			TEST_CASES_END(),
 		},
 };

@@ -1757,6 +1757,21 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 
 /* ----------------------------------------------------------- completions */
 
+/* A CQE was pushed to cq (push's return ret): counted and its event
+ * raised; 0, or -ENOSPC (an overrun, logged) */
+static inline int
+cq_written(struct dpv_engine *e, struct dpv_mlx5_cq *cq, uint32_t qpn, int ret)
+{
+	if (ret) {
+		ENGINE_LOG(WARNING, "qp %u: CQ overrun", qpn);
+		return -ret;
+	}
+	e->st.cqes++;
+	e->work++;
+	dpv_engine_cq_notify(e, cq);
+	return 0;
+}
+
 int
 dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 	       enum ibv_wc_status status, enum ibv_wc_opcode opcode,
@@ -1764,6 +1779,25 @@ dpv_engine_cqe(struct dpv_eqp *qp, bool recv, uint16_t wqe_idx,
 	       unsigned wc_flags)
 {
 	struct dpv_mlx5_cq *cq = recv ? qp->rcq : qp->scq;
+
+	/* a completion without error, scatter or other flags into the
+	 * 64-byte ring of one engine: written in place, field by field */
+	if (likely(status == IBV_WC_SUCCESS && qp->cqe_scat_len == 0 &&
+		   dpv_ring_cq_plain(cq) && !cq->eng_shared &&
+		   (wc_flags & ~(IBV_WC_WITH_IMM | IBV_WC_WITH_INV |
+				 IBV_WC_GRH | DPV_ENGINE_CQE_SOLICITED)) ==
+			   0)) {
+		int ret = recv ? dpv_mlx5_cq_push_recv(
+					 cq, qp->qpn, wqe_idx, opcode,
+					 wc_flags, byte_len, imm_be, src_qp,
+					 qp->has_srq ? qp->srqn : 0,
+					 wc_flags & DPV_ENGINE_CQE_SOLICITED)
+			       : dpv_mlx5_cq_push_req(cq, qp->qpn, wqe_idx,
+						      opcode, wc_flags,
+						      byte_len);
+
+		return cq_written(qp->e, cq, qp->qpn, ret);
+	}
 	struct dpv_cqe_info ci = {
 		.status = status,
 		.opcode = opcode,
@@ -1806,21 +1840,14 @@ dpv_engine_cq_write(struct dpv_engine *e, struct dpv_mlx5_cq *cq,
 	bool shared = dpv_ring_cq_lock(cq);
 	int ret = dpv_ring_cq_push(cq, ci);
 
-	if (ret) {
-		dpv_ring_cq_unlock(cq, shared);
-		ENGINE_LOG(WARNING, "qp %u: CQ overrun", ci->qpn);
-		return -ret;
-	}
-	e->st.cqes++;
-	e->work++;
-	if (unlikely(cq->comp != NULL)) {
+	if (ret == 0 && unlikely(cq->comp != NULL)) {
 		/* a shared CQ's compression session never spans shards */
 		if (shared)
 			held_write(e, cq);
 		else
 			dpv_engine_held_note(e, cq);
 	}
-	dpv_engine_cq_notify(e, cq);
+	ret = cq_written(e, cq, ci->qpn, ret);
 	dpv_ring_cq_unlock(cq, shared);
-	return 0;
+	return ret;
 }

@@ -263,14 +263,14 @@ mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags)
 	}
 }
 
-static uint8_t
-resp_opcode(const struct dpv_cqe_info *ci)
+static __rte_always_inline uint8_t
+resp_opcode(enum ibv_wc_opcode opcode, unsigned int wc_flags)
 {
-	if (ci->opcode == IBV_WC_RECV_RDMA_WITH_IMM)
+	if (opcode == IBV_WC_RECV_RDMA_WITH_IMM)
 		return MLX5_CQE_RESP_WR_IMM;
-	if (ci->wc_flags & IBV_WC_WITH_IMM)
+	if (wc_flags & IBV_WC_WITH_IMM)
 		return MLX5_CQE_RESP_SEND_IMM;
-	if (ci->wc_flags & IBV_WC_WITH_INV)
+	if (wc_flags & IBV_WC_WITH_INV)
 		return MLX5_CQE_RESP_SEND_INV;
 	return MLX5_CQE_RESP_SEND;
 }
@@ -283,6 +283,38 @@ cq_used(const struct dpv_mlx5_cq *cq)
 		be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE));
 
 	return (cq->prod_index - cons) & 0xffffff;
+}
+
+/* A send completion's fields (success) */
+static __rte_always_inline void
+cqe_req_fields(struct mlx5_cqe64 *c, uint32_t qpn, int wqe_opcode,
+	       uint32_t byte_len)
+{
+	c->sop_drop_qpn =
+		htobe32(((uint32_t)wqe_opcode << 24) | (qpn & 0xffffff));
+	c->byte_cnt = htobe32(byte_len);
+}
+
+/* A receive completion's fields (success) that every one has: op its
+ * CQE opcode, iip the immediate (as it came), the invalidated key or the
+ * P_Key index, by op */
+static __rte_always_inline void
+cqe_recv_fields(struct mlx5_cqe64 *c, uint8_t op, uint32_t qpn, uint32_t srqn,
+		uint32_t byte_len, uint32_t imm_be, uint32_t inv_rkey,
+		uint16_t pkey_index, bool grh, uint8_t sl, uint32_t src_qp)
+{
+	c->sop_drop_qpn = htobe32(qpn & 0xffffff);
+	c->srqn_uidx = htobe32(srqn & 0xffffff);
+	c->byte_cnt = htobe32(byte_len);
+	if (op == MLX5_CQE_RESP_SEND_INV)
+		c->imm_inval_pkey = htobe32(inv_rkey);
+	else if (op == MLX5_CQE_RESP_SEND_IMM || op == MLX5_CQE_RESP_WR_IMM)
+		c->imm_inval_pkey = imm_be;
+	else
+		c->imm_inval_pkey = htobe32(pkey_index);
+	c->flags_rqpn = htobe32((grh ? 1u << 28 : 0) |
+				((uint32_t)(sl & 0xf) << 24) |
+				(src_qp & 0xffffff));
 }
 
 /* The CQE of ci in c; returns its op_own without the owner bit. In
@@ -311,24 +343,13 @@ cqe_fill(struct mlx5_cqe64 *restrict c, const struct dpv_cqe_info *ci,
 			((uint32_t)(ci->is_recv ? 0 : wqe_opcode) << 24) | qpn);
 	} else if (!ci->is_recv) {
 		op = MLX5_CQE_REQ;
-		c->sop_drop_qpn = htobe32(((uint32_t)wqe_opcode << 24) | qpn);
-		c->byte_cnt = htobe32(ci->byte_len);
+		cqe_req_fields(c, qpn, wqe_opcode, ci->byte_len);
 	} else {
-		op = resp_opcode(ci);
-		c->sop_drop_qpn = htobe32(qpn);
-		c->srqn_uidx = htobe32(ci->srqn & 0xffffff);
-		c->byte_cnt = htobe32(ci->byte_len);
-		if (op == MLX5_CQE_RESP_SEND_INV)
-			c->imm_inval_pkey = htobe32(ci->invalidated_rkey);
-		else if (op == MLX5_CQE_RESP_SEND_IMM ||
-			 op == MLX5_CQE_RESP_WR_IMM)
-			c->imm_inval_pkey = ci->imm_data;
-		else
-			c->imm_inval_pkey = htobe32(ci->pkey_index);
-		c->flags_rqpn =
-			htobe32(((ci->wc_flags & IBV_WC_GRH) ? 1u << 28 : 0) |
-				((uint32_t)(ci->sl & 0xf) << 24) |
-				(ci->src_qp & 0xffffff));
+		op = resp_opcode(ci->opcode, ci->wc_flags);
+		cqe_recv_fields(c, op, qpn, ci->srqn, ci->byte_len,
+				ci->imm_data, ci->invalidated_rkey,
+				ci->pkey_index, ci->wc_flags & IBV_WC_GRH,
+				ci->sl, ci->src_qp);
 		c->slid = htobe16(ci->slid);
 		c->ml_path = ci->dlid_path_bits & 0x7f;
 		if (ci->wc_flags & IBV_WC_IP_CSUM_OK) {
@@ -426,6 +447,53 @@ dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
 {
 	return cq_write(cq, ci,
 			mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags), 64);
+}
+
+/* The CQE slot for a direct writer (cleared but for op_own); NULL: the
+ * CQ is full */
+static __rte_always_inline struct mlx5_cqe64 *
+cqe_direct(struct dpv_mlx5_cq *cq, uint16_t wqe_counter)
+{
+	struct mlx5_cqe64 *dst;
+
+	if (cq_used(cq) >= cq->cqe_cnt)
+		return NULL;
+	dst = cqe_slot(cq, 64);
+	memset(dst, 0, offsetof(struct mlx5_cqe64, op_own));
+	dst->wqe_counter = htobe16(wqe_counter);
+	return dst;
+}
+
+int
+dpv_mlx5_cq_push_req(struct dpv_mlx5_cq *cq, uint32_t qpn,
+		     uint16_t wqe_counter, enum ibv_wc_opcode opcode,
+		     unsigned int wc_flags, uint32_t byte_len)
+{
+	struct mlx5_cqe64 *dst = cqe_direct(cq, wqe_counter);
+
+	if (dst == NULL)
+		return ENOSPC;
+	cqe_req_fields(dst, qpn, mlx5r_wc_to_wqe_opcode(opcode, wc_flags),
+		       byte_len);
+	cqe_publish(cq, dst, MLX5_CQE_REQ << 4);
+	return 0;
+}
+
+int
+dpv_mlx5_cq_push_recv(struct dpv_mlx5_cq *cq, uint32_t qpn,
+		      uint16_t wqe_counter, enum ibv_wc_opcode opcode,
+		      unsigned int wc_flags, uint32_t byte_len, uint32_t imm,
+		      uint32_t src_qp, uint32_t srqn, bool solicited)
+{
+	struct mlx5_cqe64 *dst = cqe_direct(cq, wqe_counter);
+	uint8_t op = resp_opcode(opcode, wc_flags);
+
+	if (dst == NULL)
+		return ENOSPC;
+	cqe_recv_fields(dst, op, qpn, srqn, byte_len, imm, imm, 0,
+			wc_flags & IBV_WC_GRH, 0, src_qp);
+	cqe_publish(cq, dst, (uint8_t)((op << 4) | (solicited ? 2 : 0)));
+	return 0;
 }
 
 int

@@ -1045,6 +1045,30 @@ void dpv_mlx5_rq_retire(struct dpv_mlx5_rq *rq, const struct dpv_recv_wr *rwr);
 int dpv_mlx5_cq_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci);
 
 /**
+ * Engine: dpv_mlx5_cq_push() of a send completion without error, its
+ * fields given one by one (no struct dpv_cqe_info to fill and read back).
+ * Only for a CQ for which dpv_ring_cq_plain() holds.
+ * @return 0; ENOSPC if the CQ is full (overrun, nothing written).
+ */
+int dpv_mlx5_cq_push_req(struct dpv_mlx5_cq *cq, uint32_t qpn,
+			 uint16_t wqe_counter, enum ibv_wc_opcode opcode,
+			 unsigned int wc_flags, uint32_t byte_len);
+
+/**
+ * Engine: dpv_mlx5_cq_push() of a receive completion without error
+ * (IBV_WC_RECV or IBV_WC_RECV_RDMA_WITH_IMM; wc_flags of IBV_WC_WITH_IMM,
+ * IBV_WC_WITH_INV and IBV_WC_GRH only; imm the immediate as it came, or
+ * the invalidated key; SL, SLID, path bits and P_Key index 0). Only for a
+ * CQ for which dpv_ring_cq_plain() holds.
+ * @return 0; ENOSPC if the CQ is full (overrun, nothing written).
+ */
+int dpv_mlx5_cq_push_recv(struct dpv_mlx5_cq *cq, uint32_t qpn,
+			  uint16_t wqe_counter, enum ibv_wc_opcode opcode,
+			  unsigned int wc_flags, uint32_t byte_len,
+			  uint32_t imm, uint32_t src_qp, uint32_t srqn,
+			  bool solicited);
+
+/**
  * Engine: should a completion event be raised now? Considers the latest
  * arm request (next or solicited-only) and every CQE written at or after
  * the consumer index the arm named (so an arm made while CQEs were already
@@ -1279,6 +1303,13 @@ dpv_ring_cq_ready(const struct dpv_mlx5_cq *cq)
 	return dpv_mlx5_cqe_sw_owned(oo, cq->cons_index, cq->cqe_cnt);
 }
 
+/** The 64-byte mlx5 format without CQE compression. */
+static inline bool
+dpv_ring_cq_plain(const struct dpv_mlx5_cq *cq)
+{
+	return cq->ops == &dpv_mlx5_ring_ops && cq->comp == NULL;
+}
+
 /**
  * Application side: no completion waits at the consumer index, known for
  * certain (the 64-byte mlx5 format without CQE compression; false where
@@ -1289,8 +1320,7 @@ dpv_ring_cq_ready(const struct dpv_mlx5_cq *cq)
 static inline bool
 dpv_ring_cq_known_empty(const struct dpv_mlx5_cq *cq)
 {
-	return cq->ops == &dpv_mlx5_ring_ops && cq->comp == NULL &&
-	       !dpv_ring_cq_ready(cq);
+	return dpv_ring_cq_plain(cq) && !dpv_ring_cq_ready(cq);
 }
 
 /** ibv_cq_ex start_poll / next_poll on a CQ of any format. */
