@@ -38,6 +38,9 @@ static struct dpv_engine *eng;
 static struct test_engine_qp qa, qb;
 static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x05};
 static enum ibv_qp_type qp_type;
+/* the QPs' address: IPv6 2001:db8::5 instead of IP_SELF */
+static bool use_v6;
+static const uint8_t gid6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 5};
 
 static int
 suite_setup(void)
@@ -97,6 +100,8 @@ setup_type(enum ibv_qp_type type)
 	qp_type = type;
 	memcpy(conf.mac, mac, 6);
 	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(IP_SELF));
+	if (use_v6)
+		memcpy(conf.gid, gid6, 16);
 	eng = dpv_engine_create(NULL, &conf);
 	if (eng == NULL || qp_init(&qa, QPN_A) || qp_init(&qb, QPN_B))
 		return -1;
@@ -104,6 +109,10 @@ setup_type(enum ibv_qp_type type)
 	if (dpv_engine_key_set(eng, KEY_B, &k) != 0)
 		return -1;
 	test_engine_loop_path(&path, mac, IP_SELF);
+	if (use_v6) {
+		memcpy(path.sgid, gid6, 16);
+		memcpy(path.dgid, gid6, 16);
+	}
 	c.dest_qpn = QPN_B;
 	if (test_engine_connect(eng, QPN_A, &c))
 		return -1;
@@ -157,6 +166,13 @@ setup_ud(void)
 }
 
 static int
+setup_rc6(void)
+{
+	use_v6 = true;
+	return setup_type(IBV_QPT_RC);
+}
+
+static int
 setup_rc(void)
 {
 	return setup_type(IBV_QPT_RC);
@@ -177,6 +193,7 @@ teardown(void)
 	test_engine_qp_fini(eng, &qb);
 	dpv_engine_destroy(eng);
 	eng = NULL;
+	use_v6 = false;
 }
 
 /* ------------------------------------------------------------ forging */
@@ -558,12 +575,64 @@ write_a(uint32_t psn)
 	return dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad);
 }
 
+/* test_ack_fast over IPv6, from its forged ACK f (made right) on */
+static int
+ack_fast6(const struct frame *f)
+{
+	struct dpv_engine_stats s0, s1;
+	struct dpv_engine_qp_stats q0, q1;
+	struct ibv_wc wc;
+
+	/* from another address, its ICRC right */
+	{
+		struct frame g = *f;
+
+		g.b[14 + 8 + 15] ^= 0x40; /* the source address */
+		dpv_roce_icrc_set(g.b + 14, g.len - 14);
+		dpv_engine_stats_get(eng, &s0);
+		dpv_engine_qp_stats_get(eng, QPN_A, &q0);
+		TEST_ASSERT_EQUAL(inject(&g), 0, "");
+		dpv_engine_stats_get(eng, &s1);
+		dpv_engine_qp_stats_get(eng, QPN_A, &q1);
+		TEST_ASSERT_EQUAL(q1.rx_drop_addr - q0.rx_drop_addr, 1,
+				  "not from A's peer: dropped");
+		TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 0, "");
+		TEST_ASSERT_EQUAL(
+			dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			"nothing completed by it");
+	}
+	/* the same ICRC (the fields are not under it), not the reference's
+	 * bytes: a wrong UDP checksum (in the reference's IPv6 tail), which
+	 * the full parse drops; another hop limit, a good ACK, which the full
+	 * parse takes: it completes the WRITE */
+	for (int i = 0; i < 2; i++) {
+		struct frame g = *f;
+
+		g.b[i == 0 ? 14 + 40 + 7 : 14 + 7] ^= 0x01;
+		dpv_engine_stats_get(eng, &s0);
+		TEST_ASSERT_EQUAL(inject(&g), 0, "");
+		dpv_engine_stats_get(eng, &s1);
+		TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 0,
+				  "not the reference's bytes (%d)", i);
+		TEST_ASSERT_EQUAL(DELTA(acks_rcvd), (uint64_t)i, "");
+		TEST_ASSERT_EQUAL(
+			dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), i,
+			"the hop limit's completes the WRITE");
+	}
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
+	return TEST_SUCCESS;
+}
+
 /*
  * ACKs that repeat the last one A took but for their PSN and AETH are
  * checked by their ICRC's deltas (engine_rx_ack_fast): the next ones B
  * sends take that way; forged ones that differ elsewhere, or whose ICRC
  * is wrong, complete nothing and are dropped as the full parse drops
  * them; the forged ACK made right completes A's WRITE that B never got.
+ * Over IPv6, one that differs in its hop limit alone (which the ICRC
+ * does not cover) is a good ACK, but not the reference's bytes: the full
+ * parse takes it.
  */
 static int
 test_ack_fast(void)
@@ -605,9 +674,14 @@ test_ack_fast(void)
 	/* its ACK, forged from A's reference (B's ACKs) */
 	r = &dpv_engine_qp_lookup(eng, QPN_A)->rx_ack;
 	TEST_ASSERT(r->len != 0, "A kept B's ACK");
-	bo = 14 + 20 + 8; /* an IPv4 ACK */
+	bo = 14 + (use_v6 ? 40 : 20) + 8;
+	TEST_ASSERT_EQUAL(r->len, bo + 12 + 4 + 4, "");
 	memset(&f, 0, sizeof(f));
-	memcpy(f.b, r->b, bo + 8);
+	memcpy(f.b, r->b, sizeof(r->b));
+	if (use_v6)
+		memcpy(f.b + sizeof(r->b),
+		       dpv_engine_qp_lookup(eng, QPN_A)->rx_ack6,
+		       bo + 8 - sizeof(r->b));
 	f.len = r->len;
 	w = rte_cpu_to_be_32(3); /* PSN 3, AckReq 0 */
 	memcpy(f.b + bo + 8, &w, 4);
@@ -626,6 +700,8 @@ test_ack_fast(void)
 	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
 			  "nothing completed by it");
 
+	if (use_v6)
+		return ack_fast6(&f);
 	/* a bad IPv4 checksum (a field the ICRC does not cover) */
 	{
 		struct frame g = f;
@@ -705,6 +781,7 @@ static const struct dpv_test_suite engine_hostile_suite = {
 			TEST_CASE_ST(setup_uc, teardown, test_len),
 			TEST_CASE_ST(setup_rc, teardown, test_read_resp_len),
 			TEST_CASE_ST(setup_rc, teardown, test_ack_fast),
+			TEST_CASE_ST(setup_rc6, teardown, test_ack_fast),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_qkey),
 			TEST_CASES_END(),
 		},

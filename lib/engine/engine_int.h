@@ -290,12 +290,15 @@ struct dpv_eack {
  * ICRC deltas check it, and the parse's other checks hold for it as they
  * held for this one. The bytes are compared, not left to the ICRC: it
  * does not cover every header field (the IPv4 checksum, TTL), and a
- * forger can make any frame's ICRC whatever he likes. IPv4 only: it
- * lives in the free end of a line of the QP (asserted below), as a QP
- * that grew by a line ran 10 % slower with 4,096 QPs (where its blocks
- * fall in the caches). Dropped with the QP's path
+ * forger can make any frame's ICRC whatever he likes. Untagged IPv4 or
+ * IPv6 (by its length: dpv_engine_ack_len()). It lives in the free end
+ * of a line of the QP (asserted below), as a QP that grew by a line ran
+ * 10 % slower with 4,096 QPs (where its blocks fall in the caches); the
+ * 20 bytes more of an IPv6 ACK's prefix in the hole after the ACK
+ * template (struct dpv_eqp's rx_ack6). Dropped with the QP's path
  * (dpv_engine_qp_tmpl_set) and at reset. */
 #define DPV_ERXACK_PREFIX (14 + 20 + 8 + 8)
+#define DPV_ERXACK_PREFIX6 (14 + 40 + 8 + 8)
 struct dpv_erxack {
 	uint32_t icrc;	/* with the PSN and AETH words zero */
 	uint8_t len;	/* the frame's bytes, ICRC in; 0: none */
@@ -411,6 +414,8 @@ struct dpv_eqp {
 	bool exposed;
 	struct dpv_erxack rx_ack;
 	struct dpv_eack ack_tmpl __attribute__((aligned(64)));
+	/* an IPv6 ACK reference's bytes after rx_ack.b */
+	uint8_t rx_ack6[DPV_ERXACK_PREFIX6 - DPV_ERXACK_PREFIX];
 
 	/* per-QP counters: the ones of every message (rx_pkts, acks_sent,
 	 * acks_rcvd) on its first line */
@@ -484,6 +489,9 @@ struct dpv_eqp {
 _Static_assert(offsetof(struct dpv_eqp, rx_ack) + sizeof(struct dpv_erxack) <=
 		       offsetof(struct dpv_eqp, ack_tmpl),
 	       "the ACK reference fills the end of the path's line, no more");
+_Static_assert(offsetof(struct dpv_eqp, st) ==
+		       offsetof(struct dpv_eqp, ack_tmpl) + 2 * 64,
+	       "the IPv6 ACK reference's tail outgrew the ACK template's hole");
 _Static_assert(offsetof(struct dpv_eqp, pdn) < 3 * 64,
 	       "a QP's hot fields outgrew three cache lines");
 _Static_assert(offsetof(struct dpv_eqp, hot_acks_rcvd) < 3 * 64,
@@ -862,12 +870,14 @@ enum dpv_roce_rx_status dpv_engine_parse_flags(struct rte_mbuf *m,
 struct dpv_eqp *dpv_engine_rx_ack_fast(struct dpv_engine *e,
 				       struct rte_mbuf *m,
 				       struct dpv_epkt *pkt);
-/* the length of an untagged IPv4 ACK frame (dpv_engine_rx_ack_fast looks
- * at no other) */
+/* the length of an untagged IPv4 or IPv6 ACK frame
+ * (dpv_engine_rx_ack_fast looks at no other) */
+#define DPV_ENGINE_ACK_LEN4 (14 + 20 + 8 + 12 + 4 + 4)
+#define DPV_ENGINE_ACK_LEN6 (14 + 40 + 8 + 12 + 4 + 4)
 static inline bool
 dpv_engine_ack_len(uint32_t len)
 {
-	return len == 14 + 20 + 8 + 12 + 4 + 4;
+	return len == DPV_ENGINE_ACK_LEN4 || len == DPV_ENGINE_ACK_LEN6;
 }
 /* The RC ACK m, which the full parse and the receive checks accepted for
  * qp, as the reference of dpv_engine_rx_ack_fast() */

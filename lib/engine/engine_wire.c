@@ -231,43 +231,67 @@ dpv_engine_parse_flags(struct rte_mbuf *m, struct dpv_epkt *p, uint32_t flags)
 	return DPV_ROCE_RX_OK;
 }
 
-/* The BTH's offset in an untagged IPv4 frame */
-#define ACK_BTH_OFF                                                            \
-	(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +          \
-	 sizeof(struct rte_udp_hdr))
-_Static_assert(ACK_BTH_OFF + 8 == DPV_ERXACK_PREFIX,
+/* An ACK frame ends with its BTH, AETH and ICRC: the BTH's offset in
+ * one of len bytes */
+#define ACK_TAIL 20
+static inline uint32_t
+ack_bth_off(uint32_t len)
+{
+	return len - ACK_TAIL;
+}
+_Static_assert(DPV_ENGINE_ACK_LEN4 - ACK_TAIL + 8 == DPV_ERXACK_PREFIX &&
+		       DPV_ENGINE_ACK_LEN6 - ACK_TAIL + 8 ==
+			       DPV_ERXACK_PREFIX6,
 	       "the reference holds an ACK up to its PSN word");
 
-/* An untagged IPv4 RC ACK frame (its length checked by the caller) */
+/* An untagged IPv4 or IPv6 RC ACK frame of len bytes (a length
+ * dpv_engine_ack_len() took) */
 static inline bool
-ack_frame(const uint8_t *d)
+ack_frame(const uint8_t *d, uint32_t len)
 {
 	rte_be16_t et;
 
 	memcpy(&et, d + 12, 2);
-	return et == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
-	       d[ACK_BTH_OFF] == DPV_ROCE_OP_ACK;
+	return et == (len == DPV_ENGINE_ACK_LEN4
+			      ? RTE_BE16(RTE_ETHER_TYPE_IPV4)
+			      : RTE_BE16(RTE_ETHER_TYPE_IPV6)) &&
+	       d[ack_bth_off(len)] == DPV_ROCE_OP_ACK;
 }
 
-/* The first DPV_ERXACK_PREFIX bytes at a and b are the same. */
+/* x with the bits where the 16 bytes at a and b differ */
+static inline __m128i
+diff16(__m128i x, const uint8_t *a, const uint8_t *b)
+{
+	return _mm_or_si128(
+		x, _mm_xor_si128(_mm_loadu_si128((const void *)a),
+				 _mm_loadu_si128((const void *)b)));
+}
+
+/* The ACK d repeats its reference r up to its PSN word (tail: the IPv6
+ * reference's bytes after r->b, NULL for IPv4). */
 static inline bool
-prefix_same(const uint8_t *a, const uint8_t *b)
+prefix_same(const uint8_t *d, const struct dpv_erxack *r,
+	    const uint8_t *tail)
 {
 	__m128i x = _mm_setzero_si128();
 
 #pragma GCC unroll 4
 	for (uint32_t k = 0; k < DPV_ERXACK_PREFIX - 16; k += 16)
-		x = _mm_or_si128(
-			x, _mm_xor_si128(_mm_loadu_si128((const void *)(a + k)),
-					 _mm_loadu_si128((const void *)(b + k))));
+		x = diff16(x, d + k, r->b + k);
 	/* the last 16, overlapping */
-	x = _mm_or_si128(
-		x, _mm_xor_si128(_mm_loadu_si128((const void *)(a +
-							 DPV_ERXACK_PREFIX -
-							 16)),
-				 _mm_loadu_si128((const void *)(b +
-							 DPV_ERXACK_PREFIX -
-							 16))));
+	x = diff16(x, d + DPV_ERXACK_PREFIX - 16,
+		   r->b + DPV_ERXACK_PREFIX - 16);
+	if (tail != NULL) {
+		_Static_assert(DPV_ERXACK_PREFIX6 - DPV_ERXACK_PREFIX > 16 &&
+				       DPV_ERXACK_PREFIX6 -
+						       DPV_ERXACK_PREFIX <=
+					       32,
+			       "two blocks cover the IPv6 tail");
+		x = diff16(x, d + DPV_ERXACK_PREFIX, tail);
+		x = diff16(x, d + DPV_ERXACK_PREFIX6 - 16,
+			   tail + DPV_ERXACK_PREFIX6 - DPV_ERXACK_PREFIX -
+				   16);
+	}
 	return _mm_testz_si128(x, x);
 }
 
@@ -277,9 +301,9 @@ static inline uint32_t
 ack_icrc_zero(const struct dpv_engine *e, const uint8_t *d, uint32_t len)
 {
 	return dpv_roce_le32(d + len - DPV_ROCE_ICRC_LEN) ^
-	       dpv_roce_icrc_delta2(dpv_roce_le32(d + ACK_BTH_OFF + 8),
+	       dpv_roce_icrc_delta2(dpv_roce_le32(d + ack_bth_off(len) + 8),
 				    e->ack_k_psn,
-				    dpv_roce_le32(d + ACK_BTH_OFF + 12),
+				    dpv_roce_le32(d + ack_bth_off(len) + 12),
 				    e->ack_k_aeth);
 }
 
@@ -288,19 +312,21 @@ dpv_engine_rx_ack_fast(struct dpv_engine *e, struct rte_mbuf *m,
 		       struct dpv_epkt *pkt)
 {
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-	const uint32_t bo = ACK_BTH_OFF;
+	const uint32_t len = m->data_len, bo = ack_bth_off(len);
+	const bool v4 = len == DPV_ENGINE_ACK_LEN4;
 	const struct dpv_erxack *r;
 	struct dpv_eqp *qp;
 
-	if (m->nb_segs != 1 || !ack_frame(d))
+	if (m->nb_segs != 1 || !ack_frame(d, len))
 		return NULL;
 	qp = dpv_engine_qp_lookup(e, dpv_bth_qpn((const void *)(d + bo)));
 	if (qp == NULL)
 		return NULL;
 	r = &qp->rx_ack;
-	if (r->len != m->data_len ||
+	if (r->len != len ||
 	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) ||
-	    !prefix_same(d, r->b) || ack_icrc_zero(e, d, r->len) != r->icrc)
+	    !prefix_same(d, r, v4 ? NULL : qp->rx_ack6) ||
+	    ack_icrc_zero(e, d, len) != r->icrc)
 		return NULL; /* the full parse decides, and counts */
 	qp->rx_ack.misses = 0;
 	{
@@ -323,7 +349,7 @@ dpv_engine_rx_ack_fast(struct dpv_engine *e, struct rte_mbuf *m,
 		pkt->msn = dpv_aeth_msn(a);
 		pkt->payload = d + bo + 16;
 		pkt->paylen = 0;
-		pkt->ipv4 = true;
+		pkt->ipv4 = v4;
 		pkt->l3 = d + sizeof(struct rte_ether_hdr);
 		pkt->udp_sport = rte_be_to_cpu_16(udp->src_port);
 	}
@@ -338,10 +364,13 @@ dpv_engine_rx_ack_note(struct dpv_eqp *qp, const struct rte_mbuf *m)
 
 	if (qp->type != IBV_QPT_RC || qp->dct != NULL || qp->srcqpn ||
 	    m->nb_segs != 1 || r->misses >= DPV_ERXACK_MISSES ||
-	    !dpv_engine_ack_len(m->data_len) || !ack_frame(d))
+	    !dpv_engine_ack_len(m->data_len) || !ack_frame(d, m->data_len))
 		return;
 	r->misses++;
 	memcpy(r->b, d, DPV_ERXACK_PREFIX);
+	if (m->data_len == DPV_ENGINE_ACK_LEN6)
+		memcpy(qp->rx_ack6, d + DPV_ERXACK_PREFIX,
+		       sizeof(qp->rx_ack6));
 	r->icrc = ack_icrc_zero(qp->e, d, m->data_len);
 	r->len = (uint8_t)m->data_len;
 }
