@@ -234,7 +234,7 @@ dpv_engine_parse_flags(struct rte_mbuf *m, struct dpv_epkt *p, uint32_t flags)
 /* An ACK frame ends with its BTH, AETH and ICRC: the BTH's offset in
  * one of len bytes */
 #define ACK_TAIL 20
-static inline uint32_t
+static __rte_always_inline uint32_t
 ack_bth_off(uint32_t len)
 {
 	return len - ACK_TAIL;
@@ -246,7 +246,7 @@ _Static_assert(DPV_ENGINE_ACK_LEN4 - ACK_TAIL + 8 == DPV_ERXACK_PREFIX &&
 
 /* An untagged IPv4 or IPv6 RC ACK frame of len bytes (a length
  * dpv_engine_ack_len() took) */
-static inline bool
+static __rte_always_inline bool
 ack_frame(const uint8_t *d, uint32_t len)
 {
 	rte_be16_t et;
@@ -269,7 +269,7 @@ diff16(__m128i x, const uint8_t *a, const uint8_t *b)
 
 /* The ACK d repeats its reference r up to its PSN word (tail: the IPv6
  * reference's bytes after r->b, NULL for IPv4). */
-static inline bool
+static __rte_always_inline bool
 prefix_same(const uint8_t *d, const struct dpv_erxack *r,
 	    const uint8_t *tail)
 {
@@ -297,7 +297,7 @@ prefix_same(const uint8_t *d, const struct dpv_erxack *r,
 
 /* The ICRC of the ACK d with its PSN and AETH words zero, from the one it
  * has */
-static inline uint32_t
+static __rte_always_inline uint32_t
 ack_icrc_zero(const struct dpv_engine *e, const uint8_t *d, uint32_t len)
 {
 	return dpv_roce_le32(d + len - DPV_ROCE_ICRC_LEN) ^
@@ -307,12 +307,14 @@ ack_icrc_zero(const struct dpv_engine *e, const uint8_t *d, uint32_t len)
 				    e->ack_k_aeth);
 }
 
-struct dpv_eqp *
-dpv_engine_rx_ack_fast(struct dpv_engine *e, struct rte_mbuf *m,
-		       struct dpv_epkt *pkt)
+/* dpv_engine_rx_ack_fast() for an ACK of len bytes (a constant: each
+ * IP version its own code) */
+static __rte_always_inline struct dpv_eqp *
+ack_fast(struct dpv_engine *e, struct rte_mbuf *m, struct dpv_epkt *pkt,
+	 const uint32_t len)
 {
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-	const uint32_t len = m->data_len, bo = ack_bth_off(len);
+	const uint32_t bo = ack_bth_off(len);
 	const bool v4 = len == DPV_ENGINE_ACK_LEN4;
 	const struct dpv_erxack *r;
 	struct dpv_eqp *qp;
@@ -354,6 +356,15 @@ dpv_engine_rx_ack_fast(struct dpv_engine *e, struct rte_mbuf *m,
 		pkt->udp_sport = rte_be_to_cpu_16(udp->src_port);
 	}
 	return qp;
+}
+
+struct dpv_eqp *
+dpv_engine_rx_ack_fast(struct dpv_engine *e, struct rte_mbuf *m,
+		       struct dpv_epkt *pkt)
+{
+	return m->data_len == DPV_ENGINE_ACK_LEN4
+		       ? ack_fast(e, m, pkt, DPV_ENGINE_ACK_LEN4)
+		       : ack_fast(e, m, pkt, DPV_ENGINE_ACK_LEN6);
 }
 
 void
