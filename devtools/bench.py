@@ -503,7 +503,11 @@ def compare(raw, rounds):
             pairs = [(mine[r], theirs[r]) for r in sorted(mine)
                      if r in theirs]
             wins = sum(1 for a, b in pairs if (a < b if lower else a > b))
-            out.append({"case": key, "metric": m,
+            # how far one build's own rounds lie apart (max / min): a
+            # difference of the medians below it is the host's noise
+            spread = max(max(v) / min(v) if min(v) > 0 else float("inf")
+                         for v in (vals, bvals))
+            out.append({"case": key, "metric": m, "spread": spread,
                         "median": statistics.median(vals),
                         "base_median": statistics.median(bvals),
                         "ratio": statistics.median(vals) /
@@ -634,13 +638,23 @@ def table(res, rat, cmp):
             "yes" if r["goal_met"] else "no"))
     if cmp:
         lines.append("")
-        lines.append("%-32s %-8s %9s %9s %7s %s" % (
+        lines.append("%-32s %-8s %9s %9s %7s %6s %s" % (
             "against --against build", "metric", "this", "base",
-            "ratio", "won (better: lower/higher)"))
+            "ratio", "spread", "won (better: lower/higher)"))
+        noisy = 0
         for c in cmp:
-            lines.append("%-32s %-8s %9.4g %9.4g %7.3f %d of %d (%s)" % (
-                c["case"], c["metric"], c["median"], c["base_median"],
-                c["ratio"], c["wins"], c["rounds"], c["better"]))
+            # the medians differ by less than half a build's own spread
+            within = abs(c["ratio"] - 1) < (c["spread"] - 1) / 2
+            noisy += within
+            lines.append("%-32s %-8s %9.4g %9.4g %7.3f %6.2f %d of %d (%s)%s"
+                         % (c["case"], c["metric"], c["median"],
+                            c["base_median"], c["ratio"], c["spread"],
+                            c["wins"], c["rounds"], c["better"],
+                            " ~" if within else ""))
+        if noisy:
+            lines.append("~ %d of %d: the medians differ by less than half "
+                         "the spread of one build's own rounds (max / min):"
+                         " within the host's noise" % (noisy, len(cmp)))
     return "\n".join(lines)
 
 
