@@ -499,7 +499,7 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 	}
 	/* a connected QP only takes packets from its peer's address */
 	DPV_EQP_INC_HOT(qp, rx_pkts); /* the engine's: one add a burst */
-	if (unlikely(qp->dct != NULL)) {
+	if (unlikely(qp->dc == DPV_ENGINE_DC_DCT) && qp->dct != NULL) {
 		dpv_engine_dct_rx(qp, &pkt); /* from any DCI (engine_dc.c) */
 		return false;
 	}

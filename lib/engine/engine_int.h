@@ -350,7 +350,10 @@ struct dpv_eqp {
 	struct dpv_mlx5_sq *sq;
 	struct dpv_mlx5_rq *rq; /* rq or srq */
 	struct dpv_mlx5_cq *scq, *rcq;
-	struct dpv_edct *dct; /* DCT: per-initiator states */
+	/* dpv_engine_ack_cycles() of timeout, set with it (no 64-bit
+	 * division each time the timer is armed, which a requester does
+	 * for most messages) */
+	uint64_t ack_cycles;
 
 	/* send work: ring of nswqe slots (a power of 2) of swqe_size
 	 * bytes each, sized by the SQ's SGE limit (max_sge) */
@@ -390,8 +393,9 @@ struct dpv_eqp {
 	 * dpv_engine_cqe() */
 	const uint8_t *cqe_scat;
 	uint8_t cqe_scat_len;
-	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
-	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint8_t timeout, retry_cnt, rnr_retry;
+	/* credit_probes' low 32 bits (DPV_EQP_COUNT_HOT()) */
+	uint32_t hot_credit_probes;
 	uint32_t dest_qpn;
 	uint32_t mtu;
 	uint32_t pdn; /* every key check */
@@ -399,12 +403,12 @@ struct dpv_eqp {
 	 * reads anyway (st's line was one more miss a message on each side
 	 * with thousands of QPs): DPV_EQP_COUNT_HOT() carries into st */
 	uint32_t hot_rx_pkts, hot_acks_sent, hot_acks_rcvd;
-	/* dpv_engine_ack_cycles() of timeout, set with it (no 64-bit
-	 * division each time the timer is armed) */
-	uint64_t ack_cycles;
-	/* credit_probes' low 32 bits (DPV_EQP_COUNT_HOT()): a SEND that
-	 * goes as the probe arms the ACK timer too, whose line this is */
-	uint32_t hot_credit_probes;
+
+	/* ---- READs, atomics and RNR NAKs; DCT ---- */
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	struct dpv_edct *dct; /* DCT (dc == DPV_ENGINE_DC_DCT): per-initiator
+				 states */
 
 	/* ---- each frame: its headers, the peer's address ---- */
 	struct dpv_etmpl tmpl __attribute__((aligned(64))); /* path's frames */
@@ -496,9 +500,9 @@ _Static_assert(offsetof(struct dpv_eqp, pdn) < 3 * 64,
 	       "a QP's hot fields outgrew three cache lines");
 _Static_assert(offsetof(struct dpv_eqp, hot_acks_rcvd) < 3 * 64,
 	       "the counters of every message left the hot lines");
-_Static_assert(offsetof(struct dpv_eqp, hot_credit_probes) / 64 ==
-		       offsetof(struct dpv_eqp, ack_cycles) / 64,
-	       "credit_probes left the ACK timer's line");
+_Static_assert(offsetof(struct dpv_eqp, ack_cycles) < 3 * 64 &&
+		       offsetof(struct dpv_eqp, hot_credit_probes) < 3 * 64,
+	       "the ACK timer's length or credit_probes left the hot lines");
 _Static_assert(offsetof(struct dpv_eresp, ack_len) / 64 ==
 			       offsetof(struct dpv_eresp, msn) / 64 &&
 		       offsetof(struct dpv_eresp, ack_icrc) / 64 ==

@@ -373,8 +373,8 @@ dpv_engine_rx_ack_note(struct dpv_eqp *qp, const struct rte_mbuf *m)
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct dpv_erxack *r = &qp->rx_ack;
 
-	if (qp->type != IBV_QPT_RC || qp->dct != NULL || qp->srcqpn ||
-	    m->nb_segs != 1 || r->misses >= DPV_ERXACK_MISSES ||
+	if (qp->type != IBV_QPT_RC || qp->dc == DPV_ENGINE_DC_DCT ||
+	    qp->srcqpn || m->nb_segs != 1 || r->misses >= DPV_ERXACK_MISSES ||
 	    !dpv_engine_ack_len(m->data_len) || !ack_frame(d, m->data_len))
 		return;
 	r->misses++;
