@@ -239,6 +239,17 @@ nak_count(struct dpv_eqp *qp, uint8_t code)
 		DPV_EQP_COUNT(qp, rem_op_naks_rcvd);
 }
 
+/* The QP's WQEs moved on: out of recovery, its retry and RNR counts
+ * whole again, the ACK timer from now. */
+static void
+comp_progress(struct dpv_eqp *qp)
+{
+	qp->comp.recovering = false;
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_left = qp->rnr_retry;
+	restart_timer(qp);
+}
+
 /*
  * A positive ACK (no READ response, no atomic ACK) that completes SEND,
  * WRITE and local WQEs in order: the state machine's steps for it in a
@@ -283,12 +294,8 @@ comp_ack_fast(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 		qp->comp.psn = dpv_psn_add(w->last_psn, 1);
 		progress = true;
 	}
-	if (progress) {
-		qp->comp.recovering = false;
-		qp->comp.retry_left = qp->retry_cnt;
-		qp->comp.rnr_left = qp->rnr_retry;
-		restart_timer(qp);
-	}
+	if (progress)
+		comp_progress(qp);
 done:
 	dpv_engine_comp_drain(qp);
 	return true;
@@ -514,12 +521,8 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = COMP_DONE;
 			break;
 		case COMP_DONE:
-			if (progress) {
-				qp->comp.recovering = false;
-				qp->comp.retry_left = qp->retry_cnt;
-				qp->comp.rnr_left = qp->rnr_retry;
-				restart_timer(qp);
-			}
+			if (progress)
+				comp_progress(qp);
 			dpv_engine_comp_drain(qp);
 			return;
 		}

@@ -278,7 +278,9 @@ struct dpv_etmpl {
 struct dpv_eack {
 	uint8_t b[96];
 };
-/* the ACK's PSN word, its AETH, then its ICRC */
+/* An ACK frame ends with its BTH, whose last word holds the PSN, its
+ * AETH and its ICRC: where each starts, counted from the frame's end */
+#define DPV_EACK_BTH_END 20
 #define DPV_EACK_PSN_END 12
 #define DPV_EACK_AETH_END 8
 

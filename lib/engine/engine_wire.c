@@ -231,16 +231,14 @@ dpv_engine_parse_flags(struct rte_mbuf *m, struct dpv_epkt *p, uint32_t flags)
 	return DPV_ROCE_RX_OK;
 }
 
-/* An ACK frame ends with its BTH, AETH and ICRC: the BTH's offset in
- * one of len bytes */
-#define ACK_TAIL 20
+/* the BTH's offset in an ACK frame of len bytes */
 static __rte_always_inline uint32_t
 ack_bth_off(uint32_t len)
 {
-	return len - ACK_TAIL;
+	return len - DPV_EACK_BTH_END;
 }
-_Static_assert(DPV_ENGINE_ACK_LEN4 - ACK_TAIL + 8 == DPV_ERXACK_PREFIX &&
-		       DPV_ENGINE_ACK_LEN6 - ACK_TAIL + 8 ==
+_Static_assert(DPV_ENGINE_ACK_LEN4 - DPV_EACK_PSN_END == DPV_ERXACK_PREFIX &&
+		       DPV_ENGINE_ACK_LEN6 - DPV_EACK_PSN_END ==
 			       DPV_ERXACK_PREFIX6,
 	       "the reference holds an ACK up to its PSN word");
 
@@ -301,9 +299,9 @@ static __rte_always_inline uint32_t
 ack_icrc_zero(const struct dpv_engine *e, const uint8_t *d, uint32_t len)
 {
 	return dpv_roce_le32(d + len - DPV_ROCE_ICRC_LEN) ^
-	       dpv_roce_icrc_delta2(dpv_roce_le32(d + ack_bth_off(len) + 8),
+	       dpv_roce_icrc_delta2(dpv_roce_le32(d + len - DPV_EACK_PSN_END),
 				    e->ack_k_psn,
-				    dpv_roce_le32(d + ack_bth_off(len) + 12),
+				    dpv_roce_le32(d + len - DPV_EACK_AETH_END),
 				    e->ack_k_aeth);
 }
 
