@@ -96,10 +96,13 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	}
 	rte_spinlock_init(&e->lock);
 	e->port = port;
+	e->port_kicks = port != NULL && dpv_port_tx_kicks(port);
 	e->rxq = conf->rx_queue;
 	e->txq = conf->tx_queue;
 	e->mp = conf->mp;
 	e->hz = rte_get_timer_hz();
+	e->kick_gap = e->hz / KICK_DIV;
+	e->busy_gap = e->hz / 100;
 	/* an engine made from a constructor may come before lib/roce's */
 	dpv_roce_icrc_init();
 	e->ack_k_psn = dpv_roce_icrc_word_factor(sizeof(struct dpv_aeth));
@@ -295,11 +298,11 @@ dpv_engine_held_commit(struct dpv_engine *e)
 /* ------------------------------------------------------------- TX / RX */
 
 void
-dpv_engine_tx_flush(struct dpv_engine *e)
+dpv_engine_tx_out(struct dpv_engine *e)
 {
 	uint16_t sent = 0, n = e->ntx;
 
-	if (n == 0 || unlikely(e->tx_stall))
+	if (unlikely(e->tx_stall))
 		return;
 	if (e->loop != NULL) {
 		sent = (uint16_t)rte_ring_enqueue_burst(e->loop, (void **)e->tx,
@@ -320,13 +323,6 @@ dpv_engine_tx_flush(struct dpv_engine *e)
 	e->ntx = n - sent;
 }
 
-bool
-dpv_engine_tx_room(struct dpv_engine *e)
-{
-	if (e->ntx == DPV_ENGINE_TX_BURST)
-		dpv_engine_tx_flush(e);
-	return e->ntx < DPV_ENGINE_TX_BURST;
-}
 
 void
 dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m)
@@ -718,17 +714,31 @@ take_kicks(struct dpv_engine *e)
 	} while (n == RTE_DIM(qpns));
 }
 
+static uint16_t rx_frames(struct dpv_engine *e, struct rte_mbuf **pkts,
+			  uint16_t n, uint16_t max);
+
 /* Receive a burst: responder and completer. Returns frames received. */
-static uint16_t
+static __rte_always_inline uint16_t
 rx_pass(struct dpv_engine *e, unsigned budget)
 {
 	struct rte_mbuf *pkts[DPV_ENGINE_TX_BURST];
-	uint16_t n;
-
 	uint16_t max = (uint16_t)RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST);
+	uint16_t n = engine_rx(e, pkts, max);
+
+	/* most polls of a waiting application find nothing: no more */
+	if (n == 0 && e->fwd == NULL)
+		return 0;
+	return rx_frames(e, pkts, n, max);
+}
+
+/* rx_pass() of the n frames at pkts, and of those other shards handed
+ * over (up to max in all) */
+static __rte_noinline uint16_t
+rx_frames(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n,
+	  uint16_t max)
+{
 	uint16_t nf = 0;
 
-	n = engine_rx(e, pkts, max);
 	e->st.rx_pkts += n;
 	e->st.rx_bursts += n != 0;
 	/* shards: then what the others handed over */
@@ -929,14 +939,15 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	/* doorbells rung on QPs off the run list: a slice per poll (all of
 	 * them when there are few) */
 	scan_doorbells(e, e->nrun == 0 && n == 0 ? 8 * SCAN_SLICE : SCAN_SLICE);
-	run_pass(e, budget, e->now);
+	if (e->nrun != 0)
+		run_pass(e, budget, e->now);
 	dpv_engine_tx_flush(e);
 	/* af_xdp sends what its ring holds when kicked, and every burst
 	 * kicks: kick at most every 20 us while there was work in the last
 	 * 10 ms (a system call per poll made each poll of a latency test's
 	 * wait ~1 us longer; the rest of the time, none) */
-	if (e->port != NULL && e->now - e->kick_at >= e->hz / KICK_DIV &&
-	    (e->work != 0 || e->now - e->busy_at < e->hz / 100)) {
+	if (e->port_kicks && e->now - e->kick_at >= e->kick_gap &&
+	    (e->work != 0 || e->now - e->busy_at < e->busy_gap)) {
 		dpv_port_tx_kick(e->port, e->txq);
 		e->kick_at = e->now;
 	}

@@ -702,6 +702,10 @@ struct dpv_engine {
 	volatile bool thread_stop;
 	unsigned idle_us;
 	uint64_t hz;
+	/* TSC cycles between kicks of an af_xdp port (1/KICK_DIV s), and
+	 * since the last work for a poll to kick (10 ms) */
+	uint64_t kick_gap, busy_gap;
+	bool port_kicks; /* dpv_port_tx_kicks() of the port */
 	/* dpv_roce_icrc_word_factor() of an ACK's PSN word (the AETH
 	 * follows) and of its AETH (the ICRC follows) */
 	uint32_t ack_k_psn, ack_k_aeth;
@@ -795,8 +799,25 @@ void dpv_engine_tx_ready(struct dpv_engine *e, struct rte_mbuf *m);
  * the ICRC's pass (dpv_roce_icrc_set_copy_l2()) */
 void dpv_engine_tx_copy(struct dpv_engine *e, struct rte_mbuf *m, uint8_t *p,
 			const void *src, uint32_t n);
-void dpv_engine_tx_flush(struct dpv_engine *e);
-bool dpv_engine_tx_room(struct dpv_engine *e);
+/* dpv_engine_tx_flush() of frames that are queued (e->ntx != 0) */
+void dpv_engine_tx_out(struct dpv_engine *e);
+/* Send the queued frames; what the port does not take stays queued. */
+static inline void
+dpv_engine_tx_flush(struct dpv_engine *e)
+{
+	/* most polls have nothing queued: no call */
+	if (e->ntx != 0)
+		dpv_engine_tx_out(e);
+}
+/* Room for one more frame in the transmit batch (a full batch is sent
+ * first). */
+static inline bool
+dpv_engine_tx_room(struct dpv_engine *e)
+{
+	if (unlikely(e->ntx == DPV_ENGINE_TX_BURST))
+		dpv_engine_tx_out(e);
+	return e->ntx < DPV_ENGINE_TX_BURST;
+}
 enum dpv_key_status dpv_engine_key_access(struct dpv_engine *e,
 					  struct dpv_eqp *qp, uint32_t key,
 					  uint64_t va, uint64_t len,

@@ -386,6 +386,16 @@ uint16_t dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 void dpv_port_tx_kick(struct dpv_port *p, uint16_t queue);
 
 /**
+ * Whether dpv_port_tx_kick() does anything on this port (af_xdp).
+ *
+ * @param p
+ *   The port.
+ * @return
+ *   True if the port is to be kicked.
+ */
+bool dpv_port_tx_kicks(const struct dpv_port *p);
+
+/**
  * Hand a frame received on the wire to the device's kernel interface
  * (the exception path: frames that are not RoCE). The frame is copied;
  * the caller keeps m. Never blocks (a full interface queue drops it).

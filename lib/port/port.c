@@ -1097,7 +1097,7 @@ dpv_port_progress(void)
  * port_burst_begin/end so that the driver's munmap() of the rings (when
  * the peer goes away) waits for it (port_memif_guard.c).
  */
-static inline uint16_t
+static __rte_always_inline uint16_t
 gated_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	    uint16_t n, bool tx)
 {
@@ -1128,7 +1128,7 @@ out:
 	return r;
 }
 
-static inline uint16_t
+static __rte_always_inline uint16_t
 rx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	 uint16_t n)
 {
@@ -1172,7 +1172,7 @@ dpv_port_rx_inject(struct dpv_port *p, struct rte_mbuf **pkts, uint16_t n)
 	return (int)rte_ring_enqueue_burst(p->inject, (void **)pkts, n, NULL);
 }
 
-static inline uint16_t
+static __rte_always_inline uint16_t
 tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	 uint16_t n)
 {
@@ -1197,6 +1197,12 @@ dpv_port_tx(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	if (unlikely(__atomic_load_n(&p->fault_on, __ATOMIC_ACQUIRE)))
 		return port_fault_tx(p->fault, p, queue, pkts, n);
 	return tx_burst(p, queue, pkts, n);
+}
+
+bool
+dpv_port_tx_kicks(const struct dpv_port *p)
+{
+	return p->tx_kick;
 }
 
 void
