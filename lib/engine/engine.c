@@ -301,9 +301,14 @@ void
 dpv_engine_tx_out(struct dpv_engine *e)
 {
 	uint16_t sent = 0, n = e->ntx;
+	uint64_t bytes = 0;
 
 	if (unlikely(e->tx_stall))
 		return;
+	/* counted before the burst: the frames the port takes are its own
+	 * (memif frees them as it copies) */
+	for (uint16_t i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(e->tx[i]);
 	if (e->loop != NULL) {
 		sent = (uint16_t)rte_ring_enqueue_burst(e->loop, (void **)e->tx,
 							n, NULL);
@@ -315,8 +320,9 @@ dpv_engine_tx_out(struct dpv_engine *e)
 	e->st.tx_pkts += sent;
 	e->st.tx_bursts += sent != 0;
 	e->kick_at = e->now; /* a burst kicks (af_xdp) */
-	for (uint16_t i = 0; i < sent; i++)
-		e->st.tx_bytes += rte_pktmbuf_pkt_len(e->tx[i]);
+	for (uint16_t i = sent; i < n; i++)
+		bytes -= rte_pktmbuf_pkt_len(e->tx[i]);
+	e->st.tx_bytes += bytes;
 	/* what the port did not take waits for the next flush */
 	if (sent < n)
 		memmove(e->tx, e->tx + sent, (n - sent) * sizeof(e->tx[0]));
