@@ -27,7 +27,7 @@
 #define WR_DEPTH 64
 
 struct pq {
-	struct dpv_mlx5_sq sq;
+	struct dpv_mlx5_sq sq __rte_cache_aligned; /* as in struct dpv_qp */
 	struct dpv_mlx5_rq rq;
 };
 

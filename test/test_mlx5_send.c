@@ -676,12 +676,23 @@ test_post_fast(void)
 						     0x300 + n};
 				struct ibv_sge isg = {(uintptr_t)db.addr,
 						      (uint32_t)db.length, 0};
+				struct ibv_sge sg2 = {0x80000 + n * 64, 8 + n,
+						      0x500 + n};
+				/* after the inline one, now and then: a common
+				 * WR the builder's loop takes */
+				struct ibv_send_wr wr2 = {
+					.wr_id = 2000 + n,
+					.sg_list = &sg2,
+					.num_sge = 1,
+					.opcode = IBV_WR_SEND,
+					.send_flags = IBV_SEND_SIGNALED};
 				struct ibv_send_wr inl = {
 					.wr_id = 1000 + n,
 					.sg_list = &isg,
 					.num_sge = 1,
 					.opcode = IBV_WR_SEND,
-					.send_flags = IBV_SEND_INLINE};
+					.send_flags = IBV_SEND_INLINE,
+					.next = n % 4 == 1 ? &wr2 : NULL};
 				struct ibv_send_wr wr = {
 					.wr_id = n,
 					.sg_list = &sg,
@@ -722,6 +733,12 @@ test_post_fast(void)
 						       IBV_SEND_INLINE,
 						       IBV_WR_SEND);
 					dpv_mlx5_wr_inline_list(&sb, 1, &db);
+				}
+				if (inl.next != NULL) {
+					dpv_mlx5_wr_op(&sb, wr2.wr_id,
+						       wr2.send_flags,
+						       IBV_WR_SEND);
+					dpv_mlx5_wr_sge_list(&sb, 1, &sg2);
 				}
 				TEST_ASSERT_EQUAL(dpv_mlx5_wr_complete(&sb), 0,
 						  "builder %u", n);

@@ -113,7 +113,8 @@ struct dpv_qp {
 	unsigned int n_open;	  /**< QP: opened handles alive */
 	bool creator_gone;	  /**< QP: the creating handle is destroyed
 				       (the QP lives while n_open > 0) */
-	struct dpv_mlx5_sq sq;
+	/* starts a cache line: a post touches its first two (mlx5_ring.h) */
+	struct dpv_mlx5_sq sq __rte_cache_aligned;
 	struct dpv_mlx5_rq rq;
 	/** mlx5dv_qp_ex_from_ibv_qp_ex() view, filled on first use
 	 *  (verbs_dv.c) */

@@ -131,33 +131,43 @@ enum dpv_mlx5_wq_kind {
  * Application-side fields: head, tail, cur_post, bb_tail, wrid[] and the
  * SQ/SRQ bookkeeping arrays. Engine-side fields: eng_*. The doorbell
  * record is the only field both sides write-read concurrently.
+ *
+ * The first 64 bytes hold what a send post, a poll and the engine's fetch
+ * read and write (asserted below); wrid[] (receive queues) and the set-up
+ * fields follow: with thousands of queues each line a message touches is
+ * a cache miss.
  */
 struct dpv_mlx5_wq {
-	uint8_t *buf;	    /**< ring, wqe_cnt << wqe_shift bytes */
-	uint32_t wqe_cnt;   /**< SQ: 64-byte blocks; RQ/SRQ: WQEs */
-	uint32_t wqe_shift; /**< log2 of the stride (SQ: 6) */
-	uint32_t max_post;  /**< WRs that can be outstanding */
-	uint32_t max_gs;    /**< SGEs per WR */
-	enum dpv_mlx5_wq_kind kind;
+	uint8_t *buf;	     /**< ring, wqe_cnt << wqe_shift bytes */
+	volatile __be32 *db; /**< this queue's doorbell record word */
 	/** operations of the ring's byte format (struct dpv_ring_ops), set
 	 *  by the init function of the format */
 	const struct dpv_ring_ops *ops;
-	uint8_t bb_shift; /**< mlx4 SQ: log2 of 64-byte blocks per WQE */
-	bool buf_borrowed; /**< buf lies in another queue's block (an mlx4
-			      QP's RQ after the SQ's): not freed here */
-	volatile __be32 *db; /**< this queue's doorbell record word */
-	__be32 *dbrec;	     /**< the 2-word record block (QP: shared by
-				  SQ and RQ after dpv_mlx5_qp_link_dbrec) */
-	__be32 *dbrec_own;   /**< the block this queue allocated */
-	uint64_t *wrid;	     /**< wr_id per slot (RQ, SRQ; an SQ: NULL) */
+	uint32_t wqe_cnt;    /**< SQ: 64-byte blocks; RQ/SRQ: WQEs */
+	uint32_t wqe_shift;  /**< log2 of the stride (SQ: 6) */
+	uint32_t max_post;   /**< WRs that can be outstanding */
+	uint32_t max_gs;     /**< SGEs per WR */
 	/* application side */
 	uint32_t head; /**< WRs posted */
 	uint32_t tail; /**< WRs completed (seen by poll) */
 	/* engine side */
 	uint32_t eng_pi; /**< next block/WQE to fetch */
 	uint32_t eng_ci; /**< oldest fetched but not retired */
+	enum dpv_mlx5_wq_kind kind;
+	uint8_t bb_shift; /**< mlx4 SQ: log2 of 64-byte blocks per WQE */
+	bool buf_borrowed; /**< buf lies in another queue's block (an mlx4
+			      QP's RQ after the SQ's): not freed here */
+	/* ---- the next line ---- */
+	uint64_t *wrid;	   /**< wr_id per slot (RQ, SRQ; an SQ: NULL) */
+	__be32 *dbrec;	   /**< the 2-word record block (QP: shared by
+				SQ and RQ after dpv_mlx5_qp_link_dbrec) */
+	__be32 *dbrec_own; /**< the block this queue allocated */
 	int socket;
 };
+
+_Static_assert(offsetof(struct dpv_mlx5_wq, buf_borrowed) < 64 &&
+		       offsetof(struct dpv_mlx5_wq, wrid) == 64,
+	       "a queue's hot fields fill its first cache line");
 
 /** What the poll side keeps of a posted send WQE, per slot: one entry
  *  instead of four arrays, so that these values of a WQE share a cache
@@ -173,21 +183,24 @@ struct dpv_mlx5_sq_slot {
 	uint32_t data;
 };
 
-/** Send queue. */
+/** Send queue. From cur_post to fm_next: what a post reads and writes
+ *  besides the first line of wq (asserted below), on the line after it
+ *  when the queue starts a cache line (struct dpv_qp, engine_perf). */
 struct dpv_mlx5_sq {
 	struct dpv_mlx5_wq wq;
 	uint32_t cur_post;     /**< 64-byte blocks posted */
 	uint32_t bb_tail;      /**< first block not yet completed */
-	uint32_t max_inline;   /**< actual inline capacity */
-	uint32_t max_wqe_bb;   /**< blocks of the largest WQE (incl. UMR) */
-	uint32_t max_tso_header; /**< largest IBV_WR_TSO header (0: no TSO) */
 	struct dpv_mlx5_sq_slot *slot; /**< per slot (of wq.wqe_cnt) */
-	enum ibv_qp_type type; /**< set by dpv_mlx5_sq_bind / posting */
 	uint32_t qpn;
+	enum ibv_qp_type type; /**< set by dpv_mlx5_sq_bind / posting */
 	/** set by the poster when it told the engine of new WQEs
 	 *  (dpv_engine_qp_kick()), cleared by the engine when it took note */
 	uint32_t kicked;
 	uint8_t fm_next; /**< fence to put on the next WQE */
+	/* ---- the rest of a post's state: WRs that take the builder ---- */
+	uint32_t max_inline;   /**< actual inline capacity */
+	uint32_t max_wqe_bb;   /**< blocks of the largest WQE (incl. UMR) */
+	uint32_t max_tso_header; /**< largest IBV_WR_TSO header (0: no TSO) */
 	/** ibv_qp_ex builder state (dpv_mlx5_wr_*). */
 	struct {
 		bool active; /**< between wr_start and complete/abort */
@@ -214,6 +227,10 @@ struct dpv_mlx5_sq {
 		uint16_t stream_id;
 	} bld;
 };
+
+_Static_assert(offsetof(struct dpv_mlx5_sq, fm_next) < 128,
+	       "a post's fields on the first two lines of a send queue");
+
 
 /** Receive queue or shared receive queue. */
 struct dpv_mlx5_rq {
@@ -1023,7 +1040,9 @@ dpv_mlx5_rq_fetch_eng(struct dpv_mlx5_rq *rq, struct dpv_recv_wr *out)
 {
 	bool r;
 
-	if (likely(!rq->eng_shared))
+	/* a plain RQ's flag is never set: not read (it sits on a line the
+	 * fetch does not otherwise touch) */
+	if (likely(rq->wq.kind != DPV_MLX5_WQ_SRQ || !rq->eng_shared))
 		return dpv_mlx5_rq_fetch(rq, out);
 	rte_spinlock_lock(&rq->eng_lock);
 	r = dpv_mlx5_rq_fetch(rq, out);

@@ -301,28 +301,43 @@ bld_room(struct dpv_mlx5_sq *sq, uint32_t end)
 	return 0;
 }
 
+/* room for one more WR after nreq not rung yet */
 static inline bool
-wr_room(struct dpv_mlx5_sq *sq)
+wr_room_n(const struct dpv_mlx5_sq *sq, uint32_t nreq)
 {
 	uint32_t tail = __atomic_load_n(&sq->wq.tail, __ATOMIC_ACQUIRE);
 
-	return sq->wq.head + sq->bld.nreq - tail < sq->wq.max_post;
+	return sq->wq.head + nreq - tail < sq->wq.max_post;
+}
+
+static inline bool
+wr_room(struct dpv_mlx5_sq *sq)
+{
+	return wr_room_n(sq, sq->bld.nreq);
+}
+
+/* the bookkeeping of a WQE that follows nreq WQEs not rung yet */
+static inline void
+wqe_commit_n(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
+	     uint32_t wr_data, bool umr, uint32_t nreq)
+{
+	uint32_t idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
+
+	sq->slot[idx] = (struct dpv_mlx5_sq_slot){
+		.wr_id = wr_id,
+		.head = sq->wq.head + nreq,
+		.bbend = sq->cur_post + nbb,
+		.data = wr_data,
+	};
+	sq->cur_post += nbb;
+	sq->fm_next = umr ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
 }
 
 static inline void
 wqe_commit(struct dpv_mlx5_sq *sq, uint64_t wr_id, uint32_t nbb,
 	   uint32_t wr_data, bool umr)
 {
-	uint32_t idx = sq->cur_post & (sq->wq.wqe_cnt - 1);
-
-	sq->slot[idx] = (struct dpv_mlx5_sq_slot){
-		.wr_id = wr_id,
-		.head = sq->wq.head + sq->bld.nreq,
-		.bbend = sq->cur_post + nbb,
-		.data = wr_data,
-	};
-	sq->cur_post += nbb;
-	sq->fm_next = umr ? MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE : 0;
+	wqe_commit_n(sq, wr_id, nbb, wr_data, umr, sq->bld.nreq);
 	sq->bld.nreq++;
 }
 

@@ -1020,8 +1020,9 @@ post_fast_ok(const struct dpv_mlx5_sq *sq, enum ibv_qp_type type,
 	}
 }
 
+/* wr as the WQE after nreq WQEs not rung yet (the caller counts it) */
 static int
-post_fast(struct dpv_mlx5_sq *sq, const struct ibv_send_wr *wr)
+post_fast(struct dpv_mlx5_sq *sq, const struct ibv_send_wr *wr, uint32_t nreq)
 {
 	bool raddr = wr->opcode == IBV_WR_RDMA_WRITE ||
 		     wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
@@ -1033,7 +1034,7 @@ post_fast(struct dpv_mlx5_sq *sq, const struct ibv_send_wr *wr)
 	uint8_t *w;
 	int rc;
 
-	if (!wr_room(sq))
+	if (!wr_room_n(sq, nreq))
 		return ENOMEM;
 	rc = bld_room(sq, ds * 16);
 	if (rc)
@@ -1055,7 +1056,7 @@ post_fast(struct dpv_mlx5_sq *sq, const struct ibv_send_wr *wr)
 	d->byte_count = htobe32(wr->sg_list[0].length);
 	d->lkey = htobe32(wr->sg_list[0].lkey);
 	d->addr = htobe64(wr->sg_list[0].addr);
-	wqe_commit(sq, wr->wr_id, 1, 0, false);
+	wqe_commit_n(sq, wr->wr_id, 1, 0, false, nreq);
 	return 0;
 }
 
@@ -1063,9 +1064,31 @@ int
 dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 		   struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
+	uint32_t nreq = 0;
 	int err = 0;
 
+	/* the common WRs first, without the builder's state: a post then
+	 * reads and writes two lines of sq (struct dpv_mlx5_sq) */
+	if (unlikely(sq->type != type || sq->qpn != (qpn & 0xffffff)))
+		dpv_mlx5_sq_bind(sq, type, qpn);
+	for (; wr && post_fast_ok(sq, type, wr); wr = wr->next) {
+		err = post_fast(sq, wr, nreq);
+		if (err)
+			break;
+		nreq++;
+	}
+	if (wr == NULL || err) {
+		if (nreq) {
+			sq->wq.head += nreq;
+			mlx5r_db_write(&sq->wq, sq->cur_post & 0xffff);
+		}
+		if (err)
+			*bad = wr;
+		return err;
+	}
+	/* the others through the builder, after the nreq above */
 	dpv_mlx5_wr_start(sq, type, qpn);
+	sq->bld.nreq = nreq;
 	for (; wr; wr = wr->next) {
 		struct pieces p = {.sge = wr->sg_list};
 		bool inl = wr->send_flags & IBV_SEND_INLINE;
@@ -1074,9 +1097,10 @@ dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 			bld_close(sq); /* the WR before, if built */
 			if (sq->bld.err)
 				break;
-			err = post_fast(sq, wr);
+			err = post_fast(sq, wr, sq->bld.nreq);
 			if (err)
 				break;
+			sq->bld.nreq++;
 			continue;
 		}
 
