@@ -35,6 +35,7 @@ static uint32_t next_key = 1;
 
 static struct dpv_mlx5_rq srq;
 static bool use_srq;
+static unsigned srq_sges = 2; /* SGEs of its WQEs */
 #define SRQN 0x77
 
 static struct dpv_mlx5_wq *
@@ -227,7 +228,7 @@ case_setup_mtu(enum ibv_qp_type type, enum ibv_mtu mtu, uint8_t rnr_retry)
 	eng = dpv_engine_create(port, port ? NULL : &conf);
 	if (eng == NULL)
 		return -1;
-	if (use_srq && dpv_mlx5_srq_init(&srq, 32, 2, SOCKET_ID_ANY))
+	if (use_srq && dpv_mlx5_srq_init(&srq, 32, srq_sges, SOCKET_ID_ANY))
 		return -1;
 	if (tqp_init(&qa, QPN_A, type) || tqp_init(&qb, QPN_B, type))
 		return -1;
@@ -315,6 +316,7 @@ teardown(void)
 	if (use_srq)
 		dpv_mlx5_rq_fini(&srq);
 	use_srq = false;
+	srq_sges = 2;
 	use_hook = false;
 	use_hook_ver = false;
 	block_self = false;
@@ -523,6 +525,15 @@ static int
 setup_rc_srq(void)
 {
 	use_srq = true;
+	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7);
+}
+
+/* an SRQ whose WQEs carry the most SGEs a receive WQE can */
+static int
+setup_rc_srq_wide(void)
+{
+	use_srq = true;
+	srq_sges = DPV_WR_MAX_SGE;
 	return case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7);
 }
 
@@ -1788,6 +1799,58 @@ test_rc_srq(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A SEND scattered over every SGE a receive WQE of qb's queue carries
+ * (its RQ: 4, or an SRQ: 2 or DPV_WR_MAX_SGE), of uneven lengths with
+ * gaps between them: each lands where its SGE says, the gaps untouched.
+ * The engine keeps the SGEs' checked addresses beside them for a narrow
+ * queue and in their own array for a wide one (rwqe_host()).
+ */
+static int
+test_rc_recv_scatter(void)
+{
+	struct dpv_mlx5_rq *q = use_srq ? &srq : &qb.rq;
+	unsigned n = q->wq.max_gs;
+	struct ibv_sge sge[DPV_WR_MAX_SGE];
+	struct ibv_recv_wr rwr = {.wr_id = 80, .sg_list = sge,
+				  .num_sge = (int)n},
+			   *bad;
+	const uint32_t gap = 5;
+	uint32_t off = 0, total = 0;
+	struct ibv_wc wc;
+
+	for (unsigned i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){.addr = (uintptr_t)qb.buf + off,
+					  .length = 37 + 11 * i,
+					  .lkey = qb.key};
+		off += sge[i].length + gap;
+		total += sge[i].length;
+	}
+	TEST_ASSERT(off < BUF_SIZE, "buffer too small");
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(q, &rwr, &bad), 0, "");
+	fill(qa.buf, total, 91);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 81, 0, total, 0, 0), 0,
+			  "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_EQUAL(wc.wr_id, 80, "");
+	TEST_ASSERT_EQUAL(wc.byte_len, total, "");
+	off = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *at = (const uint8_t *)(uintptr_t)sge[i].addr;
+
+		TEST_ASSERT_BUFFERS_EQUAL(at, qa.buf + off, sge[i].length,
+					  "SGE %u of %u", i, n);
+		for (uint32_t g = 0; g < gap; g++)
+			TEST_ASSERT_EQUAL(at[sge[i].length + g], 0,
+					  "gap after SGE %u written", i);
+		off += sge[i].length;
+	}
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	return TEST_SUCCESS;
+}
+
 /* The progress thread moves data while the test only polls the CQ. */
 static int
 test_rc_thread(void)
@@ -1985,6 +2048,11 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_mw),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_mw_inv),
 			TEST_CASE_ST(setup_rc_srq, teardown, test_rc_srq),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_recv_scatter),
+			TEST_CASE_ST(setup_rc_srq, teardown,
+				     test_rc_recv_scatter),
+			TEST_CASE_ST(setup_rc_srq_wide, teardown,
+				     test_rc_recv_scatter),
 			TEST_CASE_ST(setup_rc_hook, teardown, test_rc_key_hook),
 			TEST_CASE_ST(setup_rc, teardown, test_key_access_same),
 			TEST_CASE_ST(setup_rc_hook, teardown,

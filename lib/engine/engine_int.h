@@ -169,6 +169,27 @@ struct dpv_erwqe {
 	uint8_t *host[DPV_WR_MAX_SGE];
 };
 
+/* SGEs a receive queue's WQEs carry at most for their checked process
+ * addresses to fit in the rest of sg_list[] (rwqe_host()) */
+#define DPV_ERWQE_HOST_IN_SGL                                                  \
+	(DPV_WR_MAX_SGE * sizeof(struct dpv_sge) /                             \
+	 (sizeof(struct dpv_sge) + sizeof(uint8_t *)))
+
+/*
+ * The checked process address of each SGE of r, whose queue's WQEs carry
+ * up to max_gs SGEs (the decoder writes no more): right after those SGEs
+ * when they fit, so that a one-SGE WQE's SGE and address share a line
+ * (with thousands of QPs, host[] was a line of its own a message), else
+ * host[]. Relative to r: a copy of r keeps them.
+ */
+static inline uint8_t **
+rwqe_host(struct dpv_erwqe *r, uint32_t max_gs)
+{
+	if (max_gs <= DPV_ERWQE_HOST_IN_SGL)
+		return (uint8_t **)(void *)&r->wr.sg_list[max_gs];
+	return r->host;
+}
+
 struct dpv_eqp;
 void dpv_esge_copy_ind(struct dpv_eqp *qp, const struct dpv_sge *s,
 		       uint64_t off, uint8_t *buf, uint32_t len, bool to_list);

@@ -130,11 +130,13 @@ static int
 get_rwqe(struct dpv_eqp *qp)
 {
 	struct dpv_erwqe *r = &qp->resp.rwqe;
+	uint8_t **host_of;
 
 	if (qp->resp.have_rwqe)
 		return 0;
 	if (qp->rq == NULL || !dpv_mlx5_rq_fetch_eng(qp->rq, &r->wr))
 		return -1;
+	host_of = rwqe_host(r, qp->rq->wq.max_gs);
 	if (qp->has_srq && qp->e->conf.srq_fetched)
 		qp->e->conf.srq_fetched(qp->e->conf.event_arg, qp->rq);
 	qp->resp.have_rwqe = true;
@@ -151,7 +153,7 @@ get_rwqe(struct dpv_eqp *qp)
 		    dpv_engine_key_sig_take(qp, &r->wr.sg_list[i],
 					    &r->wr.total_len) != DPV_KEY_OK)
 			return -2;
-		r->host[i] = host;
+		host_of[i] = host;
 	}
 	return 0;
 }
@@ -189,8 +191,8 @@ place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 		return -1;
 	}
 	qp->resp.rcv_off += len;
-	dpv_esge_copy(qp, r->wr.sg_list, r->host, r->wr.num_sge, off,
-		      (uint8_t *)(uintptr_t)src, len, true);
+	dpv_esge_copy(qp, r->wr.sg_list, rwqe_host(r, qp->rq->wq.max_gs),
+		      r->wr.num_sge, off, (uint8_t *)(uintptr_t)src, len, true);
 	return 0;
 }
 
