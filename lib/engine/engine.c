@@ -329,7 +329,6 @@ dpv_engine_tx_out(struct dpv_engine *e)
 	e->ntx = n - sent;
 }
 
-
 void
 dpv_engine_tx(struct dpv_engine *e, struct rte_mbuf *m)
 {
