@@ -28,7 +28,7 @@
 
 struct pq {
 	struct dpv_mlx5_sq sq __rte_cache_aligned; /* as in struct dpv_qp */
-	struct dpv_mlx5_rq rq;
+	struct dpv_mlx5_rq rq __rte_cache_aligned;
 };
 
 /* The QPs one engine (one shard) runs, and their two CQs. */

@@ -113,9 +113,10 @@ struct dpv_qp {
 	unsigned int n_open;	  /**< QP: opened handles alive */
 	bool creator_gone;	  /**< QP: the creating handle is destroyed
 				       (the QP lives while n_open > 0) */
-	/* starts a cache line: a post touches its first two (mlx5_ring.h) */
+	/* each starts a cache line: a send post touches the first two of
+	 * sq, a receive post the first of rq (mlx5_ring.h) */
 	struct dpv_mlx5_sq sq __rte_cache_aligned;
-	struct dpv_mlx5_rq rq;
+	struct dpv_mlx5_rq rq __rte_cache_aligned;
 	/** mlx5dv_qp_ex_from_ibv_qp_ex() view, filled on first use
 	 *  (verbs_dv.c) */
 	struct mlx5dv_qp_ex dv_qpex;

@@ -610,7 +610,8 @@ struct dpv_srq {
 	atomic_uint srq_limit; /**< armed limit, 0 = not armed */
 	atomic_uint completed; /**< receive completions polled */
 	struct dpv_vlock post_lock;
-	struct dpv_mlx5_rq ring;
+	/* starts a cache line: a post touches its first (mlx5_ring.h) */
+	struct dpv_mlx5_rq ring __rte_cache_aligned;
 };
 
 static inline struct dpv_srq *

@@ -132,10 +132,9 @@ enum dpv_mlx5_wq_kind {
  * SQ/SRQ bookkeeping arrays. Engine-side fields: eng_*. The doorbell
  * record is the only field both sides write-read concurrently.
  *
- * The first 64 bytes hold what a send post, a poll and the engine's fetch
- * read and write (asserted below); wrid[] (receive queues) and the set-up
- * fields follow: with thousands of queues each line a message touches is
- * a cache miss.
+ * The first 64 bytes hold what a post, a poll and the engine's fetch read
+ * and write (asserted below), the set-up fields follow: with thousands of
+ * queues each line a message touches is a cache miss.
  */
 struct dpv_mlx5_wq {
 	uint8_t *buf;	     /**< ring, wqe_cnt << wqe_shift bytes */
@@ -143,8 +142,8 @@ struct dpv_mlx5_wq {
 	/** operations of the ring's byte format (struct dpv_ring_ops), set
 	 *  by the init function of the format */
 	const struct dpv_ring_ops *ops;
+	uint64_t *wrid;	     /**< wr_id per slot (RQ, SRQ; an SQ: NULL) */
 	uint32_t wqe_cnt;    /**< SQ: 64-byte blocks; RQ/SRQ: WQEs */
-	uint32_t wqe_shift;  /**< log2 of the stride (SQ: 6) */
 	uint32_t max_post;   /**< WRs that can be outstanding */
 	uint32_t max_gs;     /**< SGEs per WR */
 	/* application side */
@@ -153,12 +152,12 @@ struct dpv_mlx5_wq {
 	/* engine side */
 	uint32_t eng_pi; /**< next block/WQE to fetch */
 	uint32_t eng_ci; /**< oldest fetched but not retired */
-	enum dpv_mlx5_wq_kind kind;
-	uint8_t bb_shift; /**< mlx4 SQ: log2 of 64-byte blocks per WQE */
+	uint8_t wqe_shift; /**< log2 of the stride (SQ: 6) */
+	uint8_t kind;	   /**< enum dpv_mlx5_wq_kind */
+	uint8_t bb_shift;  /**< mlx4 SQ: log2 of 64-byte blocks per WQE */
 	bool buf_borrowed; /**< buf lies in another queue's block (an mlx4
 			      QP's RQ after the SQ's): not freed here */
-	/* ---- the next line ---- */
-	uint64_t *wrid;	   /**< wr_id per slot (RQ, SRQ; an SQ: NULL) */
+	/* ---- the next line: set up once ---- */
 	__be32 *dbrec;	   /**< the 2-word record block (QP: shared by
 				SQ and RQ after dpv_mlx5_qp_link_dbrec) */
 	__be32 *dbrec_own; /**< the block this queue allocated */
@@ -166,7 +165,7 @@ struct dpv_mlx5_wq {
 };
 
 _Static_assert(offsetof(struct dpv_mlx5_wq, buf_borrowed) < 64 &&
-		       offsetof(struct dpv_mlx5_wq, wrid) == 64,
+		       offsetof(struct dpv_mlx5_wq, dbrec) == 64,
 	       "a queue's hot fields fill its first cache line");
 
 /** What the poll side keeps of a posted send WQE, per slot: one entry
