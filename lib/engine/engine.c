@@ -561,6 +561,17 @@ qp_has_work(const struct dpv_eqp *qp)
 	       dpv_ring_wq_posted(&qp->rq->wq);
 }
 
+/* Whether the requester has anything to do: WQEs fetched and not all
+ * sent, an RNR wait to end, or WQEs posted and not fetched. A QP on the
+ * run list for an ACK or its timers alone (a ping-pong's, after the
+ * reply arrived) is not called for nothing. */
+static inline bool
+req_has_work(const struct dpv_eqp *qp)
+{
+	return qp->s_cur != qp->s_head || qp->comp.rnr_until != 0 ||
+	       (qp->sq != NULL && dpv_ring_wq_posted(&qp->sq->wq));
+}
+
 /* A retransmission or RNR timer of a QP off the run list has expired. */
 static inline bool
 qp_timer_due(const struct dpv_eqp *qp, uint64_t now)
@@ -818,8 +829,9 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 		if (qp->type == IBV_QPT_RAW_PACKET) {
 			if (qp->state == IBV_QPS_RTS)
 				dpv_engine_raw_send(qp, &b);
-		} else if (qp->state == IBV_QPS_RTS ||
-			   qp->state == IBV_QPS_SQD) {
+		} else if ((qp->state == IBV_QPS_RTS ||
+			    qp->state == IBV_QPS_SQD) &&
+			   req_has_work(qp)) {
 			dpv_engine_requester(qp, &b);
 		}
 		if (late && b == budget && e->ack_hold &&
