@@ -621,6 +621,17 @@ scan_doorbells(struct dpv_engine *e, uint32_t max)
 	uint32_t n = RTE_MIN(max, e->nqps);
 	bool always = scan_always(e);
 
+	/* few QPs (a latency test's one): all of them, every poll */
+	if (always && n == e->nqps) {
+		for (uint32_t k = 0; k < n; k++) {
+			struct dpv_eqp *qp = e->qps[k];
+
+			if (!qp->active &&
+			    (qp_has_work(qp) || qp_timer_due(qp, e->now)))
+				dpv_engine_qp_activate(qp);
+		}
+		return;
+	}
 	if (!always && e->sweep_left == 0) {
 		bool rescan =
 			unlikely(__atomic_load_n(&e->rescan,
