@@ -442,7 +442,9 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 	if (unlikely(rx_homebound(e, handed)) &&
 	    __atomic_load_n(&e->conf.home->raw_flows, __ATOMIC_RELAXED) != 0)
 		return rx_forward(e, e->conf.home, m);
-	if (dpv_engine_raw_rx(e, m))
+	/* raw_flows: this engine's count of them (no call when none) */
+	if (__atomic_load_n(&e->raw_flows, __ATOMIC_RELAXED) != 0 &&
+	    dpv_engine_raw_rx(e, m))
 		return false; /* taken by a raw-packet flow */
 	/* an ACK like the last one its QP took: checked by its ICRC's
 	 * deltas, the rest of the parse and the checks below hold for it */
@@ -1810,7 +1812,8 @@ cq_written(struct dpv_engine *e, struct dpv_mlx5_cq *cq, uint32_t qpn, int ret)
 	}
 	e->st.cqes++;
 	e->work++;
-	dpv_engine_cq_notify(e, cq);
+	if (cq->eng_events) /* an event may be due (no call otherwise) */
+		dpv_engine_cq_notify(e, cq);
 	return 0;
 }
 
