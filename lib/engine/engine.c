@@ -838,9 +838,7 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			dpv_engine_sq_flush_send(qp); /* posted in SQE */
 			continue;
 		}
-		/* the timer's check inline: most visits find it not due */
-		if (qp->comp.deadline != 0 && now >= qp->comp.deadline)
-			dpv_engine_comp_timers(qp, now);
+		dpv_engine_comp_timers(qp, now);
 		if (qp->type == IBV_QPT_RAW_PACKET) {
 			if (qp->state == IBV_QPS_RTS)
 				dpv_engine_raw_send(qp, &b);
@@ -867,8 +865,7 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			qp->resp.ack_hold_seq = 0;
 			dpv_engine_ack_flush(qp);
 		}
-		if (qp->s_tail != qp->s_cur) /* WQEs to complete, in order */
-			dpv_engine_comp_drain(qp);
+		dpv_engine_comp_drain(qp);
 		/* a signature stop drains up to the WQE it stopped at */
 		if (qp->sqd_notify && qp->state == IBV_QPS_SQD &&
 		    (qp->s_tail == qp->s_head ||

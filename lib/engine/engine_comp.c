@@ -529,14 +529,12 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	}
 }
 
-/* Retransmission timer. */
+/* Retransmission timer, expired (dpv_engine_comp_timers()). */
 void
-dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
+dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 {
 	uint32_t idx;
 
-	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
-		return;
 	qp->comp.deadline = 0;
 	/* nothing sent and unacknowledged; but a retransmission the port did
 	 * not take yet still waits for its answer */
@@ -561,10 +559,9 @@ dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
 	qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
 }
 
-/* Complete finished WQEs in order; an error moves the QP to ERR (SQE on
- * UD and UC: dpv_engine_qp_send_error()). */
+/* dpv_engine_comp_drain()'s loop */
 void
-dpv_engine_comp_drain(struct dpv_eqp *qp)
+dpv_engine_comp_drain_out(struct dpv_eqp *qp)
 {
 	while (qp->s_tail != qp->s_cur) {
 		struct dpv_eswqe *w = swqe_at(qp, qp->s_tail);

@@ -1016,8 +1016,30 @@ void dpv_engine_rx_mcast(struct dpv_engine *e, struct dpv_epkt *pkt);
 
 /* engine_comp.c */
 void dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt);
-void dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now);
-void dpv_engine_comp_drain(struct dpv_eqp *qp);
+/* the QP's ACK timer expired: retransmit, or fail the WQE when its
+ * retries are spent (dpv_engine_comp_timers()) */
+void dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now);
+/* dpv_engine_comp_drain() of a QP with WQEs fetched and not completed */
+void dpv_engine_comp_drain_out(struct dpv_eqp *qp);
+
+/* The QP's retransmission timer: handled when due (most calls, from each
+ * run-list visit, find it not due: no call then). */
+static inline void
+dpv_engine_comp_timers(struct dpv_eqp *qp, uint64_t now)
+{
+	if (qp->comp.deadline != 0 && now >= qp->comp.deadline)
+		dpv_engine_comp_timeout(qp, now);
+}
+
+/* Complete finished WQEs in order; an error moves the QP to ERR (SQE on
+ * UD and UC: dpv_engine_qp_send_error()). No call when none is
+ * outstanding. */
+static inline void
+dpv_engine_comp_drain(struct dpv_eqp *qp)
+{
+	if (qp->s_tail != qp->s_cur)
+		dpv_engine_comp_drain_out(qp);
+}
 void dpv_engine_sq_flush(struct dpv_eqp *qp);
 void dpv_engine_sq_flush_send(struct dpv_eqp *qp);
 
