@@ -956,11 +956,18 @@ dpv_mlx5_wr_inline_list(struct dpv_mlx5_sq *sq, size_t num_buf,
 	bld_data(sq, &p, true);
 }
 
+/* nreq WQEs written since the last doorbell: posted */
+static void
+ring_doorbell_n(struct dpv_mlx5_sq *sq, uint32_t nreq)
+{
+	sq->wq.head += nreq;
+	mlx5r_db_write(&sq->wq, sq->cur_post & 0xffff);
+}
+
 static void
 ring_doorbell(struct dpv_mlx5_sq *sq)
 {
-	sq->wq.head += sq->bld.nreq;
-	mlx5r_db_write(&sq->wq, sq->cur_post & 0xffff);
+	ring_doorbell_n(sq, sq->bld.nreq);
 }
 
 void
@@ -1078,10 +1085,8 @@ dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 		nreq++;
 	}
 	if (wr == NULL || err) {
-		if (nreq) {
-			sq->wq.head += nreq;
-			mlx5r_db_write(&sq->wq, sq->cur_post & 0xffff);
-		}
+		if (nreq)
+			ring_doorbell_n(sq, nreq);
 		if (err)
 			*bad = wr;
 		return err;
