@@ -429,6 +429,23 @@ rx_not_mine(struct dpv_engine *e, struct rte_mbuf *m, uint32_t qpn,
 	return to != NULL && rx_forward(e, to, m);
 }
 
+/*
+ * Whether a QP needs the run pass after the completer took an ACK: WQEs
+ * still outstanding (their timer, the window or the credits the ACK
+ * opened), an ACK or responses of its own owed, a state to act on. One
+ * whose WQEs the ACK all completed is left off: with thousands of QPs,
+ * one message each, that visit was a third of a message's (posts to come
+ * are kicked, or found by the doorbell scan, as for any QP off the list;
+ * a QP whose rings the application holds keeps its visit).
+ */
+static inline bool
+ack_left_work(const struct dpv_eqp *qp)
+{
+	return qp->s_tail != qp->s_head || dpv_engine_ack_owed(qp) ||
+	       dpv_engine_resp_owed(qp) || qp->sqd_notify || qp->exposed ||
+	       qp->state != IBV_QPS_RTS;
+}
+
 /* Process a received frame; true if it was handed on (not to be freed). */
 static bool
 engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
@@ -452,8 +469,9 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 	    (qp = dpv_engine_rx_ack_fast(e, m, &pkt)) != NULL) {
 		e->st.rx_acks_fast++;
 		DPV_EQP_INC_HOT(qp, rx_pkts);
-		dpv_engine_qp_activate(qp);
 		dpv_engine_completer(qp, &pkt);
+		if (ack_left_work(qp))
+			dpv_engine_qp_activate(qp);
 		return false;
 	}
 	why = dpv_engine_parse(m, &pkt); /* fills all of pkt */
