@@ -632,6 +632,17 @@ scan_always(const struct dpv_engine *e)
 	return e->nqps <= SCAN_SLICE || e->nexposed != 0;
 }
 
+/* A QP off the run list, as the scan finds it: onto the list if it has
+ * work or a timer due (true), else left off (false). */
+static inline bool
+scan_one(struct dpv_engine *e, struct dpv_eqp *qp)
+{
+	if (!qp_has_work(qp) && !qp_timer_due(qp, e->now))
+		return false;
+	dpv_engine_qp_activate(qp);
+	return true;
+}
+
 /* Check the doorbells and timers of up to max QPs off the run list, round
  * robin: every poll while scan_always(), else in sweeps when a timer may be
  * due (see struct dpv_engine's sweep_at). */
@@ -646,9 +657,8 @@ scan_doorbells(struct dpv_engine *e, uint32_t max)
 		for (uint32_t k = 0; k < n; k++) {
 			struct dpv_eqp *qp = e->qps[k];
 
-			if (!qp->active &&
-			    (qp_has_work(qp) || qp_timer_due(qp, e->now)))
-				dpv_engine_qp_activate(qp);
+			if (!qp->active)
+				scan_one(e, qp);
 		}
 		return;
 	}
@@ -669,12 +679,8 @@ scan_doorbells(struct dpv_engine *e, uint32_t max)
 		if (e->scan_pos >= e->nqps)
 			e->scan_pos = 0;
 		qp = e->qps[e->scan_pos++];
-		if (!qp->active) {
-			if (qp_has_work(qp) || qp_timer_due(qp, e->now))
-				dpv_engine_qp_activate(qp);
-			else if (!always)
-				idle_timer_note(e, qp);
-		}
+		if (!qp->active && !scan_one(e, qp) && !always)
+			idle_timer_note(e, qp);
 		if (!always && --e->sweep_left == 0)
 			e->sweep_at = RTE_MIN(e->sweep_min,
 					      e->now + e->hz / SWEEP_DIV);

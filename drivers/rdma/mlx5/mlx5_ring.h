@@ -230,7 +230,6 @@ struct dpv_mlx5_sq {
 _Static_assert(offsetof(struct dpv_mlx5_sq, fm_next) < 128,
 	       "a post's fields on the first two lines of a send queue");
 
-
 /** Receive queue or shared receive queue. */
 struct dpv_mlx5_rq {
 	struct dpv_mlx5_wq wq;
