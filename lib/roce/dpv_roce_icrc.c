@@ -120,6 +120,8 @@ crc_reg_reduce(__m128i x, const uint8_t *p, uint32_t len)
 static __m128i fold_k4;	  /* x^575, x^511 mod P */
 static __m128i fold_k384; /* x^447, x^383 mod P */
 static __m128i fold_k256; /* x^319, x^255 mod P */
+/* [d]: 128 d bits forward (x^(128 d + 63), x^(128 d - 1) mod P), d 1..7 */
+static __m128i fold_kd[8];
 
 /* x moved d bits forward (d the distance the constants k stand for). */
 __attribute__((target("pclmul,sse2"))) static inline __m128i
@@ -283,6 +285,63 @@ fold_tail(__m128i x, const uint8_t *p, uint32_t len, const __m128i *masks,
 }
 
 /*
+ * A short run of m whole blocks (m 2 to 8: 32 <= len < 144, a small
+ * frame's ICRC): every block but the last folded straight to the last
+ * one's place with its own constants, so that the multiplies do not wait
+ * for each other (one after the other, the fold of seven blocks was a
+ * chain of multiplies; here it is one multiply deep), then the tail
+ * reduced. The blocks below nmask are ORed with masks[] first, the
+ * register goes into block 0. m is a constant where this is inlined: the
+ * blocks stay in registers.
+ */
+__attribute__((target("pclmul,sse2"))) static __rte_always_inline uint32_t
+fold_short_m(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
+	     unsigned int nmask, const unsigned int m)
+{
+	__m128i a = _mm_setzero_si128(), b = _mm_setzero_si128(), x;
+
+#pragma GCC unroll 8
+	for (unsigned int i = 0; i < m; i++) {
+		x = _mm_loadu_si128((const __m128i *)(const void *)(p +
+								   16 * i));
+		if (i < nmask)
+			x = _mm_or_si128(x, masks[i]);
+		if (i == 0)
+			x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
+		if (i == m - 1)
+			break;
+		if (i & 1)
+			b = _mm_xor_si128(b, fold_fwd(x, fold_kd[m - 1 - i]));
+		else
+			a = _mm_xor_si128(a, fold_fwd(x, fold_kd[m - 1 - i]));
+	}
+	x = _mm_xor_si128(x, _mm_xor_si128(a, b));
+	return crc_reg_reduce(x, p + 16 * m, len - 16 * m);
+}
+
+__attribute__((target("pclmul,sse2"))) static uint32_t
+fold_short(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
+	   unsigned int nmask)
+{
+	switch (len / 16) {
+	case 2:
+		return fold_short_m(c, p, len, masks, nmask, 2);
+	case 3:
+		return fold_short_m(c, p, len, masks, nmask, 3);
+	case 4:
+		return fold_short_m(c, p, len, masks, nmask, 4);
+	case 5:
+		return fold_short_m(c, p, len, masks, nmask, 5);
+	case 6:
+		return fold_short_m(c, p, len, masks, nmask, 6);
+	case 7:
+		return fold_short_m(c, p, len, masks, nmask, 7);
+	default:
+		return fold_short_m(c, p, len, masks, nmask, 8);
+	}
+}
+
+/*
  * The register c after p[0..len) (len >= 16) by folding; the first nmask
  * (at most 4) 16-byte blocks are ORed with masks[] first (the ICRC's
  * variant fields read as ones). From 64 bytes on, four independent
@@ -297,6 +356,8 @@ crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	__m128i x;
 	unsigned int i = 1; /* the next block's number (for its mask) */
 
+	if (len >= 32 && len < 144)
+		return fold_short(c, p, len, masks, nmask);
 	if (crc_wide && len >= 512) {
 		/* the masks are all inside the first 128 bytes */
 		x = fold_wide(c, &p, &len, masks, nmask);
@@ -492,6 +553,10 @@ crc_init(void)
 		fold_k256 = _mm_set_epi64x(
 			(long long)xn_mod_p_reflected64(255),
 			(long long)xn_mod_p_reflected64(319));
+		for (k = 1; k < RTE_DIM(fold_kd); k++)
+			fold_kd[k] = _mm_set_epi64x(
+				(long long)xn_mod_p_reflected64(128 * k - 1),
+				(long long)xn_mod_p_reflected64(128 * k + 63));
 		fold_k8 = _mm_set_epi64x((long long)xn_mod_p_reflected64(1023),
 					 (long long)xn_mod_p_reflected64(1087));
 		red_k = _mm_set_epi64x((long long)xn_mod_p_reflected64(63),
