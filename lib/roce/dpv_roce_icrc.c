@@ -323,19 +323,18 @@ __attribute__((target("pclmul,sse2"))) static uint32_t
 fold_short(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	   unsigned int nmask)
 {
+	/* one copy of the code for each count of blocks */
+#define FOLD_SHORT_CASE(n)                                                     \
+	case n:                                                                \
+		return fold_short_m(c, p, len, masks, nmask, n)
 	switch (len / 16) {
-	case 2:
-		return fold_short_m(c, p, len, masks, nmask, 2);
-	case 3:
-		return fold_short_m(c, p, len, masks, nmask, 3);
-	case 4:
-		return fold_short_m(c, p, len, masks, nmask, 4);
-	case 5:
-		return fold_short_m(c, p, len, masks, nmask, 5);
-	case 6:
-		return fold_short_m(c, p, len, masks, nmask, 6);
-	case 7:
-		return fold_short_m(c, p, len, masks, nmask, 7);
+		FOLD_SHORT_CASE(2);
+		FOLD_SHORT_CASE(3);
+		FOLD_SHORT_CASE(4);
+		FOLD_SHORT_CASE(5);
+		FOLD_SHORT_CASE(6);
+		FOLD_SHORT_CASE(7);
+#undef FOLD_SHORT_CASE
 	default:
 		return fold_short_m(c, p, len, masks, nmask, 8);
 	}
