@@ -575,6 +575,45 @@ write_a(uint32_t psn)
 	return dpv_mlx5_post_send(&qa.sq, IBV_QPT_RC, QPN_A, &wr, &bad);
 }
 
+/* A's buffer registered, then three of its WRITEs (PSN 0..2) to B, each
+ * completed before the next */
+static int
+three_writes(void)
+{
+	struct dpv_engine_key k = {.length = BUF_SIZE,
+				   .access = IBV_ACCESS_LOCAL_WRITE,
+				   .pdn = PDN};
+	struct ibv_wc wc;
+
+	k.addr = k.iova = (uintptr_t)qa.buf;
+	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, KEY_A, &k), 0, "");
+	for (uint32_t psn = 0; psn < 3; psn++) {
+		TEST_ASSERT_EQUAL(write_a(psn), 0, "");
+		TEST_ASSERT_EQUAL(
+			test_engine_wait_wc(eng, &qa.scq, &wc, lookup, 100), 0,
+			"WRITE %u completes", psn);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	}
+	return TEST_SUCCESS;
+}
+
+/* f's IPv4 header made wrong in its checksum alone (a field the ICRC does
+ * not cover), or (other) from IP_OTHER, its checksum and ICRC right */
+static void
+ipv4_forge(struct frame *f, bool other)
+{
+	struct rte_ipv4_hdr *ip = (void *)(f->b + 14);
+
+	if (!other) {
+		ip->hdr_checksum ^= RTE_BE16(0x0101);
+		return;
+	}
+	ip->src_addr = rte_cpu_to_be_32(IP_OTHER);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	dpv_roce_icrc_set(f->b + 14, f->len - 14);
+}
+
 /* A's forged ACK g from another address (its ICRC right) is dropped as
  * not from A's peer, by the full parse, and completes nothing. */
 static int
@@ -648,25 +687,14 @@ ack_fast6(const struct frame *f)
 static int
 test_ack_fast(void)
 {
-	struct dpv_engine_key k = {.length = BUF_SIZE,
-				   .access = IBV_ACCESS_LOCAL_WRITE,
-				   .pdn = PDN};
 	struct dpv_engine_stats s0, s1;
 	const struct dpv_erxack *r;
 	struct frame f;
 	struct ibv_wc wc;
 	uint32_t bo, w;
 
-	k.addr = k.iova = (uintptr_t)qa.buf;
-	TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, KEY_A, &k), 0, "");
 	dpv_engine_stats_get(eng, &s0);
-	for (uint32_t psn = 0; psn < 3; psn++) {
-		TEST_ASSERT_EQUAL(write_a(psn), 0, "");
-		TEST_ASSERT_EQUAL(
-			test_engine_wait_wc(eng, &qa.scq, &wc, lookup, 100), 0,
-			"WRITE %u completes", psn);
-		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
-	}
+	TEST_ASSERT_EQUAL(three_writes(), TEST_SUCCESS, "");
 	dpv_engine_stats_get(eng, &s1);
 	TEST_ASSERT_EQUAL(DELTA(rx_acks_fast), 2,
 			  "the first ACK parsed, the next two by their deltas");
@@ -715,9 +743,8 @@ test_ack_fast(void)
 	/* a bad IPv4 checksum (a field the ICRC does not cover) */
 	{
 		struct frame g = f;
-		struct rte_ipv4_hdr *ip = (void *)(g.b + 14);
 
-		ip->hdr_checksum ^= RTE_BE16(0x0101);
+		ipv4_forge(&g, false);
 		dpv_engine_stats_get(eng, &s0);
 		TEST_ASSERT_EQUAL(inject(&g), 0, "");
 		dpv_engine_stats_get(eng, &s1);
@@ -732,12 +759,8 @@ test_ack_fast(void)
 	/* from another address, its checksums and ICRC right */
 	{
 		struct frame g = f;
-		struct rte_ipv4_hdr *ip = (void *)(g.b + 14);
 
-		ip->src_addr = rte_cpu_to_be_32(IP_OTHER);
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		dpv_roce_icrc_set(g.b + 14, g.len - 14);
+		ipv4_forge(&g, true);
 		TEST_ASSERT_EQUAL(expect_addr_drop(&g), TEST_SUCCESS, "");
 	}
 
@@ -750,6 +773,168 @@ test_ack_fast(void)
 			  "the forged ACK completes the WRITE");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
+	return TEST_SUCCESS;
+}
+
+/* Inject the request g to B and see what became of it: fast (taken as
+ * B's reference's repeat), drop (rx_drop_* counter moved by one: off into
+ * struct dpv_engine_stats, or B's rx_drop_addr if off is SIZE_MAX),
+ * landed (its payload at B's buffer + 1024). */
+static int
+expect_req(const struct frame *g, uint64_t fast, size_t off, bool landed)
+{
+	struct dpv_engine_stats s0, s1;
+	struct dpv_engine_qp_stats q0, q1;
+	uint64_t n0, n1;
+
+	memset(qb.buf + 1024, 0, 64);
+	dpv_engine_stats_get(eng, &s0);
+	dpv_engine_qp_stats_get(eng, QPN_B, &q0);
+	TEST_ASSERT_EQUAL(inject(g), 0, "");
+	dpv_engine_stats_get(eng, &s1);
+	dpv_engine_qp_stats_get(eng, QPN_B, &q1);
+	TEST_ASSERT_EQUAL(DELTA(rx_reqs_fast), fast, "");
+	if (off != 0) {
+		if (off == SIZE_MAX) {
+			n0 = q0.rx_drop_addr;
+			n1 = q1.rx_drop_addr;
+		} else {
+			memcpy(&n0, (const uint8_t *)&s0 + off, sizeof(n0));
+			memcpy(&n1, (const uint8_t *)&s1 + off, sizeof(n1));
+		}
+		TEST_ASSERT_EQUAL(n1 - n0, 1, "dropped and counted");
+	}
+	if (landed)
+		TEST_ASSERT(memcmp(qb.buf + 1024, payload, 64) == 0,
+			    "the WRITE landed");
+	else
+		TEST_ASSERT(all_zero(qb.buf + 1024, 64), "nothing written");
+	return TEST_SUCCESS;
+}
+
+/* B's next WRITE (PSN psn, paylen bytes of payload to B's buffer + 1024)
+ * forged from B's reference r: its first bytes, lengths, IPv4 checksum
+ * and ICRC made right */
+static void
+from_ref(struct frame *f, const struct dpv_erxreq *r, uint32_t psn,
+	 uint32_t paylen)
+{
+	struct dpv_roce_pkt *p = &f->p;
+	struct dpv_reth *reth;
+	uint32_t w;
+
+	memset(f, 0, sizeof(*f));
+	memcpy(f->b, r->b, sizeof(r->b));
+	p->l3_off = 14;
+	p->l4_off = 14 + 20;
+	p->bth_off = 14 + 20 + 8;
+	p->payload_off = p->bth_off + 12 + 16;
+	w = rte_cpu_to_be_32((uint32_t)DPV_BTH_ACKREQ << 24 | psn);
+	memcpy(f->b + p->bth_off + 8, &w, 4);
+	reth = (void *)(f->b + p->bth_off + 12);
+	dpv_reth_set_va(reth, (uintptr_t)qb.buf + 1024);
+	dpv_reth_set_rkey(reth, KEY_B);
+	dpv_reth_set_len(reth, paylen);
+	memcpy(f->b + p->payload_off, payload, paylen);
+	refit(f, paylen);
+}
+
+/*
+ * One-packet requests that repeat the last one B took (same length, same
+ * bytes up to the BTH's PSN word) skip the parse (dpv_engine_rx_req_fast):
+ * A's next WRITEs take that way. Forged ones that differ in those bytes
+ * (but for the IPv4 identification, which A numbers, and the checksum)
+ * go to the full parse, which drops them as before; one with a wrong ICRC
+ * or IPv4 checksum is dropped and counted as such; one of another length
+ * is parsed and becomes the reference; the forged WRITE made right lands,
+ * by the fast way. IPv6 frames have no reference.
+ */
+static int
+test_req_fast(void)
+{
+	struct dpv_engine_stats s0, s1;
+	const struct dpv_erxreq *r;
+	struct frame f;
+
+	dpv_engine_stats_get(eng, &s0);
+	TEST_ASSERT_EQUAL(three_writes(), TEST_SUCCESS, "");
+	dpv_engine_stats_get(eng, &s1);
+	r = &dpv_engine_qp_lookup(eng, QPN_B)->rx_req;
+	if (use_v6) {
+		TEST_ASSERT_EQUAL(DELTA(rx_reqs_fast), 0, "no IPv6 reference");
+		TEST_ASSERT_EQUAL(r->len, 0, "");
+		return TEST_SUCCESS;
+	}
+	TEST_ASSERT_EQUAL(DELTA(rx_reqs_fast), 2,
+			  "the first WRITE parsed, the next two not");
+	TEST_ASSERT_EQUAL(r->len, 14 + 20 + 8 + 12 + 16 + 64 + 4, "");
+
+	/* B's next WRITE (PSN 3), forged from the reference */
+	for (uint32_t i = 0; i < 64; i++)
+		payload[i] = (uint8_t)(0xa0 + i);
+	from_ref(&f, r, 3, 64);
+	TEST_ASSERT_EQUAL(f.len, r->len, "");
+
+	/* a wrong ICRC */
+	f.b[f.len - 1] ^= 1;
+	TEST_ASSERT_EQUAL(expect_req(&f, 0,
+				     offsetof(struct dpv_engine_stats,
+					      rx_drop_icrc),
+				     false),
+			  TEST_SUCCESS, "");
+	f.b[f.len - 1] ^= 1;
+	/* a bad IPv4 checksum, then another source address */
+	for (int i = 0; i < 2; i++) {
+		struct frame g = f;
+
+		ipv4_forge(&g, i == 1);
+		TEST_ASSERT_EQUAL(expect_req(&g, 0,
+					     i == 1 ? SIZE_MAX
+						    : offsetof(
+							      struct dpv_engine_stats,
+							      rx_drop_parse),
+					     false),
+				  TEST_SUCCESS, "");
+	}
+	/* another P_Key (in the BTH's first bytes), its ICRC right */
+	{
+		struct frame g = f;
+
+		bth(&g)->pkey = rte_cpu_to_be_16(0x1234);
+		dpv_roce_icrc_set(g.b + 14, g.len - 14);
+		TEST_ASSERT_EQUAL(expect_req(&g, 0,
+					     offsetof(struct dpv_engine_stats,
+						      rx_drop_pkey),
+					     false),
+				  TEST_SUCCESS, "");
+	}
+	/* one more payload word: another length, parsed, and it lands (PSN
+	 * 3); then the reference is that frame's, and the next (PSN 4) of
+	 * that length takes the fast way */
+	{
+		struct frame g;
+		uint16_t len0 = r->len;
+
+		from_ref(&g, r, 3, 68);
+		TEST_ASSERT_EQUAL(expect_req(&g, 0, 0, true), TEST_SUCCESS,
+				  "");
+		TEST_ASSERT_EQUAL(r->len, g.len, "the new reference");
+		from_ref(&g, r, 4, 68);
+		TEST_ASSERT_EQUAL(expect_req(&g, 1, 0, true), TEST_SUCCESS,
+				  "");
+		/* back at the first length: parsed (PSN 5), then the fast
+		 * way (PSN 6) */
+		from_ref(&f, r, 5, 64);
+		TEST_ASSERT_EQUAL(f.len, len0, "");
+		TEST_ASSERT_EQUAL(expect_req(&f, 0, 0, true), TEST_SUCCESS,
+				  "");
+		from_ref(&f, r, 6, 64);
+		TEST_ASSERT_EQUAL(expect_req(&f, 1, 0, true), TEST_SUCCESS,
+				  "");
+	}
+	/* a duplicate of it: by the fast way, answered as a duplicate (an
+	 * ACK), not written again */
+	TEST_ASSERT_EQUAL(expect_req(&f, 1, 0, false), TEST_SUCCESS, "");
 	return TEST_SUCCESS;
 }
 
@@ -782,6 +967,8 @@ static const struct dpv_test_suite engine_hostile_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_read_resp_len),
 			TEST_CASE_ST(setup_rc, teardown, test_ack_fast),
 			TEST_CASE_ST(setup_rc6, teardown, test_ack_fast),
+			TEST_CASE_ST(setup_rc, teardown, test_req_fast),
+			TEST_CASE_ST(setup_rc6, teardown, test_req_fast),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_qkey),
 			TEST_CASES_END(),
 		},

@@ -968,6 +968,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
 	X(rx_acks_fast, 0,                                                     \
 	  "ACKs checked against their QP's last one instead of parsed")       \
+	X(rx_reqs_fast, 0,                                                     \
+	  "one-packet requests checked against their QP's last one")          \
 	X(rx_drop_parse, 0,                                                    \
 	  "dropped: bad frame or header (sum of rx_drop_parse_<reason>)")      \
 	X(rx_drop_icrc, 0,                                                     \

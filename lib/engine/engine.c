@@ -474,6 +474,16 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 			dpv_engine_qp_activate(qp);
 		return false;
 	}
+	/* a one-packet request like the last one its QP took: the checks
+	 * below held for that one and hold for it (struct dpv_erxreq) */
+	if (likely(e->n_srcqpn == 0) &&
+	    (qp = dpv_engine_rx_req_fast(e, m, &pkt)) != NULL) {
+		e->st.rx_reqs_fast++;
+		DPV_EQP_INC_HOT(qp, rx_pkts);
+		dpv_engine_qp_activate(qp);
+		dpv_engine_responder(qp, &pkt);
+		return false;
+	}
 	why = dpv_engine_parse(m, &pkt); /* fills all of pkt */
 	if (unlikely(why != DPV_ROCE_RX_OK)) {
 		if (rx_homebound(e, handed))
@@ -539,6 +549,7 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 			DPV_EQP_COUNT(qp, rx_drop_state);
 			return false;
 		}
+		dpv_engine_rx_req_note(qp, &pkt);
 		dpv_engine_responder(qp, &pkt);
 	} else {
 		if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) {
@@ -1583,6 +1594,7 @@ qp_reset(struct dpv_eqp *qp)
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	dpv_engine_dc_reset(qp);
 	dpv_erxack_drop(&qp->rx_ack);
+	qp->rx_req.len = 0;
 }
 
 /* Send the ACK the QP owes for what it accepted (coalesced ACKs go at the

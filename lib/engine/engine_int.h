@@ -340,6 +340,27 @@ dpv_erxack_drop(struct dpv_erxack *r)
 	r->misses = 0;
 }
 
+/*
+ * The last one-packet request (RC SEND ONLY or RDMA WRITE ONLY, untagged
+ * IPv4) a QP took by the full parse and the checks after it, for the next
+ * ones from the same peer (dpv_engine_rx_req_fast(), engine_wire.c): its
+ * length and its bytes up to the BTH's PSN word (Ethernet, IPv4 and UDP
+ * headers, the BTH's first 8 bytes). A frame of the same length that
+ * repeats those bytes, but for the IPv4 identification and checksum (a
+ * sender may number its frames), passes every check of the parse and of
+ * the receive path up to the responder as this one did (addresses,
+ * lengths, opcode, pad, P_Key, QP), but the IPv4 checksum and the ICRC,
+ * which are computed as the parse computes them. Recorded by every request the full parse takes
+ * that is such a request (a QP whose sizes change keeps the last one);
+ * dropped with the QP's path (dpv_engine_qp_tmpl_set) and at reset. On a
+ * line of its own at the end of the QP: read only when a request comes.
+ */
+#define DPV_ERXREQ_PREFIX DPV_ERXACK_PREFIX
+struct dpv_erxreq {
+	uint16_t len; /* the frame's bytes, ICRC in; 0: none */
+	uint8_t b[DPV_ERXREQ_PREFIX];
+} __attribute__((aligned(64)));
+
 /* the frame template's headers are copied whole into an ACK template */
 _Static_assert(sizeof(((struct dpv_etmpl *)0)->b) <=
 		       sizeof(((struct dpv_eack *)0)->b),
@@ -509,6 +530,7 @@ struct dpv_eqp {
 		 * max_dest_rd_atomic entries answering duplicates */
 		struct dpv_eres res[DPV_ENGINE_MAX_RD_ATOMIC];
 	} resp __attribute__((aligned(64)));
+	struct dpv_erxreq rx_req;
 };
 
 /* what every packet reads lies on the first cache lines of the QP and of
@@ -930,6 +952,15 @@ dpv_engine_ack_len(uint32_t len)
 /* The RC ACK m, which the full parse and the receive checks accepted for
  * qp, as the reference of dpv_engine_rx_ack_fast() */
 void dpv_engine_rx_ack_note(struct dpv_eqp *qp, const struct rte_mbuf *m);
+/* A one-packet request that repeats its QP's reference (struct
+ * dpv_erxreq) with a good ICRC: its QP (RTR, RTS, SQD or SQE), pkt
+ * decoded but for the addresses; NULL: the full parse decides. */
+struct dpv_eqp *dpv_engine_rx_req_fast(struct dpv_engine *e,
+				       struct rte_mbuf *m,
+				       struct dpv_epkt *pkt);
+/* pkt, which the full parse and the receive checks took for qp, as its
+ * reference if it is such a request. */
+void dpv_engine_rx_req_note(struct dpv_eqp *qp, const struct dpv_epkt *pkt);
 struct rte_mbuf *dpv_engine_build(struct dpv_engine *e,
 				  const struct dpv_engine_path *path,
 				  const struct dpv_etmpl *t,

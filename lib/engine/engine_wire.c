@@ -265,20 +265,28 @@ diff16(__m128i x, const uint8_t *a, const uint8_t *b)
 				 _mm_loadu_si128((const void *)b)));
 }
 
+/* The bits where the first DPV_ERXACK_PREFIX bytes of d and ref differ. */
+static __rte_always_inline __m128i
+diff_prefix(const uint8_t *d, const uint8_t *ref)
+{
+	__m128i x = _mm_setzero_si128();
+
+#pragma GCC unroll 4
+	for (uint32_t k = 0; k < DPV_ERXACK_PREFIX - 16; k += 16)
+		x = diff16(x, d + k, ref + k);
+	/* the last 16, overlapping */
+	return diff16(x, d + DPV_ERXACK_PREFIX - 16,
+		      ref + DPV_ERXACK_PREFIX - 16);
+}
+
 /* The ACK d repeats its reference r up to its PSN word (tail: the IPv6
  * reference's bytes after r->b, NULL for IPv4). */
 static __rte_always_inline bool
 prefix_same(const uint8_t *d, const struct dpv_erxack *r,
 	    const uint8_t *tail)
 {
-	__m128i x = _mm_setzero_si128();
+	__m128i x = diff_prefix(d, r->b);
 
-#pragma GCC unroll 4
-	for (uint32_t k = 0; k < DPV_ERXACK_PREFIX - 16; k += 16)
-		x = diff16(x, d + k, r->b + k);
-	/* the last 16, overlapping */
-	x = diff16(x, d + DPV_ERXACK_PREFIX - 16,
-		   r->b + DPV_ERXACK_PREFIX - 16);
 	if (tail != NULL) {
 		_Static_assert(DPV_ERXACK_PREFIX6 - DPV_ERXACK_PREFIX > 16 &&
 				       DPV_ERXACK_PREFIX6 -
@@ -382,6 +390,121 @@ dpv_engine_rx_ack_note(struct dpv_eqp *qp, const struct rte_mbuf *m)
 		       sizeof(qp->rx_ack6));
 	r->icrc = ack_icrc_zero(qp->e, d, m->data_len);
 	r->len = (uint8_t)m->data_len;
+}
+
+/* an untagged IPv4 RoCE frame's BTH */
+#define REQ_BTH_OFF                                                            \
+	(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +          \
+	 sizeof(struct rte_udp_hdr))
+_Static_assert(REQ_BTH_OFF + 8 == DPV_ERXREQ_PREFIX,
+	       "the request reference ends at the BTH's PSN word");
+
+/* The request d repeats the reference ref up to its PSN word, but for its
+ * IPv4 identification and checksum (a sender may number its frames: both
+ * differ from frame to frame, and the checksum is checked) */
+static __rte_always_inline bool
+req_prefix_same(const uint8_t *d, const uint8_t *ref)
+{
+	/* bytes 16..31 of the frame: the identification at 18, the
+	 * checksum at 24 (_mm_set_epi8 takes byte 15 first) */
+	const __m128i keep = _mm_set_epi8(-1, -1, -1, -1, -1, -1, 0, 0, -1, -1,
+					  -1, -1, 0, 0, -1, -1);
+	__m128i x = diff16(_mm_setzero_si128(), d, ref);
+
+	_Static_assert(DPV_ERXREQ_PREFIX > 32 && DPV_ERXREQ_PREFIX <= 48 + 16,
+		       "three blocks and an overlapping one");
+	x = _mm_or_si128(x, _mm_and_si128(diff16(_mm_setzero_si128(), d + 16,
+						 ref + 16),
+					  keep));
+	x = diff16(x, d + 32, ref + 32);
+	x = diff16(x, d + DPV_ERXREQ_PREFIX - 16, ref + DPV_ERXREQ_PREFIX - 16);
+	return _mm_testz_si128(x, x) &&
+	       dpv_roce_ipv4_csum_ok_((const void *)(d + 14),
+				      sizeof(struct rte_ipv4_hdr));
+}
+
+struct dpv_eqp *
+dpv_engine_rx_req_fast(struct dpv_engine *e, struct rte_mbuf *m,
+		       struct dpv_epkt *pkt)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	const struct dpv_bth *bth = (const void *)(d + REQ_BTH_OFF);
+	const uint32_t l2 = sizeof(struct rte_ether_hdr);
+	const struct dpv_roce_opcode_info *oi;
+	const struct rte_udp_hdr *udp;
+	uint32_t len = m->data_len;
+	struct dpv_eqp *qp;
+	rte_be16_t et;
+	uint8_t op;
+
+	/* what the reference can be: a look before the QP's lines */
+	if (m->nb_segs != 1 ||
+	    len < DPV_ERXREQ_PREFIX + 4 + DPV_ROCE_ICRC_LEN)
+		return NULL;
+	memcpy(&et, d + 12, 2);
+	op = d[REQ_BTH_OFF];
+	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+	    (op != DPV_ROCE_OP_SEND_ONLY && op != DPV_ROCE_OP_WRITE_ONLY))
+		return NULL;
+	qp = dpv_engine_qp_lookup(e, dpv_bth_qpn(bth));
+	if (qp == NULL || qp->rx_req.len != len ||
+	    (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+	     qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE))
+		return NULL;
+	/* a wrong ICRC: the full parse computes it again, and counts it */
+	if (!req_prefix_same(d, qp->rx_req.b) ||
+	    dpv_roce_icrc_calc_l2(d + l2, len - l2) !=
+		    dpv_roce_icrc_get(d + l2, len - l2))
+		return NULL;
+	oi = dpv_roce_opcode(op);
+	udp = (const void *)(d + REQ_BTH_OFF - sizeof(*udp));
+	/* the fields fill_epkt() gives such a request, but the addresses:
+	 * they are the reference's, which the receive path checked, and
+	 * nothing after it reads them for an RC request */
+	*pkt = (struct dpv_epkt){
+		.m = m,
+		.flags = oi->mask,
+		.opcode = op,
+		.se = dpv_bth_se(bth),
+		.ackreq = dpv_bth_ackreq(bth),
+		.pkey = dpv_bth_pkey(bth),
+		.dqpn = dpv_bth_qpn(bth),
+		.psn = dpv_bth_psn(bth),
+		.payload = d + REQ_BTH_OFF + oi->length,
+		.paylen = len - REQ_BTH_OFF - oi->length - DPV_ROCE_ICRC_LEN -
+			  dpv_bth_pad(bth),
+		.ipv4 = true,
+		.l3 = d + l2,
+		.udp_sport = rte_be_to_cpu_16(udp->src_port),
+	};
+	if (op == DPV_ROCE_OP_WRITE_ONLY) {
+		const struct dpv_reth *r =
+			(const void *)(d + REQ_BTH_OFF + HOFF(oi, RETH));
+
+		pkt->va = dpv_reth_va(r);
+		pkt->rkey = dpv_reth_rkey(r);
+		pkt->dmalen = dpv_reth_len(r);
+	}
+	return qp;
+}
+
+void
+dpv_engine_rx_req_note(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
+{
+	const struct rte_mbuf *m = pkt->m;
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	/* untagged IPv4 without options: the BTH where the fast path reads
+	 * it */
+	if ((pkt->opcode != DPV_ROCE_OP_SEND_ONLY &&
+	     pkt->opcode != DPV_ROCE_OP_WRITE_ONLY) ||
+	    qp->type != IBV_QPT_RC || qp->dc != 0 || qp->srcqpn ||
+	    !pkt->ipv4 || pkt->l3 != d + sizeof(struct rte_ether_hdr) ||
+	    d[sizeof(struct rte_ether_hdr)] != 0x45 || m->nb_segs != 1 ||
+	    m->data_len < DPV_ERXREQ_PREFIX + 4 + DPV_ROCE_ICRC_LEN)
+		return;
+	memcpy(qp->rx_req.b, d, DPV_ERXREQ_PREFIX);
+	qp->rx_req.len = m->data_len;
 }
 
 /* lib/roce's parser checks the frame (a fast path for the common one);
@@ -732,6 +855,7 @@ dpv_engine_qp_tmpl_set(struct dpv_eqp *qp)
 	dpv_engine_tmpl_set(&qp->tmpl, &qp->path);
 	qp->resp.ack_len = 0;
 	dpv_erxack_drop(&qp->rx_ack);
+	qp->rx_req.len = 0;
 }
 
 struct rte_mbuf *
