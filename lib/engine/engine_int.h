@@ -350,10 +350,13 @@ dpv_erxack_drop(struct dpv_erxack *r)
  * sender may number its frames), passes every check of the parse and of
  * the receive path up to the responder as this one did (addresses,
  * lengths, opcode, pad, P_Key, QP), but the IPv4 checksum and the ICRC,
- * which are computed as the parse computes them. Recorded by every request the full parse takes
- * that is such a request (a QP whose sizes change keeps the last one);
- * dropped with the QP's path (dpv_engine_qp_tmpl_set) and at reset. On a
- * line of its own at the end of the QP: read only when a request comes.
+ * which are computed as the parse computes them. Recorded by every
+ * request the full parse takes that is such a request (a QP whose sizes
+ * change keeps the last one); dropped with the QP's path
+ * (dpv_engine_qp_tmpl_set) and at reset. On a line of its own at the end
+ * of the QP: read only when a request comes. IPv6 requests take the full
+ * parse: their 70 bytes would take a second line (measured slower with
+ * 4,096 QPs, see doc/guides/performance.rst).
  */
 #define DPV_ERXREQ_PREFIX DPV_ERXACK_PREFIX
 struct dpv_erxreq {
