@@ -544,15 +544,14 @@ engine_rx_one(struct dpv_engine *e, struct rte_mbuf *m, bool handed)
 		return false;
 	dpv_engine_qp_activate(qp); /* an ACK may be owed, WQEs may finish */
 	if (pkt.flags & DPV_OPF_REQ) {
-		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
-		    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE) {
+		if (!dpv_engine_qp_takes_req(qp)) {
 			DPV_EQP_COUNT(qp, rx_drop_state);
 			return false;
 		}
 		dpv_engine_rx_req_note(qp, &pkt);
 		dpv_engine_responder(qp, &pkt);
 	} else {
-		if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) {
+		if (!dpv_engine_qp_takes_resp(qp)) {
 			DPV_EQP_COUNT(qp, rx_drop_state);
 			return false;
 		}

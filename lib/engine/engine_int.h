@@ -562,6 +562,23 @@ _Static_assert(offsetof(struct dpv_eresp, rwqe) <= 2 * 64 &&
 		       offsetof(struct dpv_eqp, resp) % 64 == 0,
 	       "the responder's scalars outgrew two cache lines");
 
+/* Whether the QP's state lets it take requests: RTR and on, not in error
+ * (IBTA: RTR, RTS, SQD, SQE). */
+static inline bool
+dpv_engine_qp_takes_req(const struct dpv_eqp *qp)
+{
+	return qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RTS ||
+	       qp->state == IBV_QPS_SQD || qp->state == IBV_QPS_SQE;
+}
+
+/* Whether the QP's state lets it take responses (ACKs, READ responses):
+ * RTS or SQD, where its requests are outstanding. */
+static inline bool
+dpv_engine_qp_takes_resp(const struct dpv_eqp *qp)
+{
+	return qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD;
+}
+
 /* Whether the QP owes an ACK (its responder's line is read only once it
  * has received a request). */
 static inline bool

@@ -43,8 +43,7 @@ dpv_engine_rx_mcast(struct dpv_engine *e, struct dpv_epkt *pkt)
 
 		if (qp == NULL || qp->type != IBV_QPT_UD)
 			continue;
-		if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
-		    qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE)
+		if (!dpv_engine_qp_takes_req(qp))
 			continue;
 		if (qp->block_self_mcast && self_mac &&
 		    pkt->src_qp == qp->wire_qpn)

@@ -332,7 +332,7 @@ ack_fast(struct dpv_engine *e, struct rte_mbuf *m, struct dpv_epkt *pkt,
 		return NULL;
 	r = &qp->rx_ack;
 	if (r->len != len ||
-	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) ||
+	    !dpv_engine_qp_takes_resp(qp) ||
 	    !prefix_same(d, r, v4 ? NULL : qp->rx_ack6) ||
 	    ack_icrc_zero(e, d, len) != r->icrc)
 		return NULL; /* the full parse decides, and counts */
@@ -448,8 +448,7 @@ dpv_engine_rx_req_fast(struct dpv_engine *e, struct rte_mbuf *m,
 		return NULL;
 	qp = dpv_engine_qp_lookup(e, dpv_bth_qpn(bth));
 	if (qp == NULL || qp->rx_req.len != len ||
-	    (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
-	     qp->state != IBV_QPS_SQD && qp->state != IBV_QPS_SQE))
+	    !dpv_engine_qp_takes_req(qp))
 		return NULL;
 	/* a wrong ICRC: the full parse computes it again, and counts it */
 	if (!req_prefix_same(d, qp->rx_req.b) ||
