@@ -398,6 +398,16 @@ dpv_engine_rx_ack_note(struct dpv_eqp *qp, const struct rte_mbuf *m)
 	 sizeof(struct rte_udp_hdr))
 _Static_assert(REQ_BTH_OFF + 8 == DPV_ERXREQ_PREFIX,
 	       "the request reference ends at the BTH's PSN word");
+/* the shortest frame a reference is kept for: the prefix, the PSN word,
+ * the ICRC */
+#define REQ_MIN_LEN (DPV_ERXREQ_PREFIX + 4 + DPV_ROCE_ICRC_LEN)
+
+/* an opcode a reference is kept for: RC SEND ONLY, RDMA WRITE ONLY */
+static inline bool
+req_fast_op(uint8_t op)
+{
+	return op == DPV_ROCE_OP_SEND_ONLY || op == DPV_ROCE_OP_WRITE_ONLY;
+}
 
 /* The request d repeats the reference ref up to its PSN word, but for its
  * IPv4 identification and checksum (a sender may number its frames: both
@@ -438,13 +448,11 @@ dpv_engine_rx_req_fast(struct dpv_engine *e, struct rte_mbuf *m,
 	uint8_t op;
 
 	/* what the reference can be: a look before the QP's lines */
-	if (m->nb_segs != 1 ||
-	    len < DPV_ERXREQ_PREFIX + 4 + DPV_ROCE_ICRC_LEN)
+	if (m->nb_segs != 1 || len < REQ_MIN_LEN)
 		return NULL;
 	memcpy(&et, d + 12, 2);
 	op = d[REQ_BTH_OFF];
-	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
-	    (op != DPV_ROCE_OP_SEND_ONLY && op != DPV_ROCE_OP_WRITE_ONLY))
+	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) || !req_fast_op(op))
 		return NULL;
 	qp = dpv_engine_qp_lookup(e, dpv_bth_qpn(bth));
 	if (qp == NULL || qp->rx_req.len != len ||
@@ -495,12 +503,11 @@ dpv_engine_rx_req_note(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 
 	/* untagged IPv4 without options: the BTH where the fast path reads
 	 * it */
-	if ((pkt->opcode != DPV_ROCE_OP_SEND_ONLY &&
-	     pkt->opcode != DPV_ROCE_OP_WRITE_ONLY) ||
-	    qp->type != IBV_QPT_RC || qp->dc != 0 || qp->srcqpn ||
-	    !pkt->ipv4 || pkt->l3 != d + sizeof(struct rte_ether_hdr) ||
+	if (!req_fast_op(pkt->opcode) || qp->type != IBV_QPT_RC ||
+	    qp->dc != 0 || qp->srcqpn || !pkt->ipv4 ||
+	    pkt->l3 != d + sizeof(struct rte_ether_hdr) ||
 	    d[sizeof(struct rte_ether_hdr)] != 0x45 || m->nb_segs != 1 ||
-	    m->data_len < DPV_ERXREQ_PREFIX + 4 + DPV_ROCE_ICRC_LEN)
+	    m->data_len < REQ_MIN_LEN)
 		return;
 	memcpy(qp->rx_req.b, d, DPV_ERXREQ_PREFIX);
 	qp->rx_req.len = m->data_len;
