@@ -674,6 +674,28 @@ ack_fast6(const struct frame *f)
 	return TEST_SUCCESS;
 }
 
+/* An ACK to A forged from A's reference (B's last ACK that A parsed): its
+ * BTH's PSN word and its AETH as given (host order), its ICRC made right */
+static void
+ack_from_ref(struct frame *f, uint32_t psn_word, uint32_t aeth)
+{
+	const struct dpv_eqp *qp = dpv_engine_qp_lookup(eng, QPN_A);
+	const struct dpv_erxack *r = &qp->rx_ack;
+	uint32_t bo = 14 + (use_v6 ? 40 : 20) + 8, w;
+
+	memset(f, 0, sizeof(*f));
+	memcpy(f->b, r->b, sizeof(r->b));
+	if (use_v6)
+		memcpy(f->b + sizeof(r->b), qp->rx_ack6,
+		       bo + 8 - sizeof(r->b));
+	f->len = r->len;
+	w = rte_cpu_to_be_32(psn_word);
+	memcpy(f->b + bo + 8, &w, 4);
+	w = rte_cpu_to_be_32(aeth);
+	memcpy(f->b + bo + 12, &w, 4);
+	dpv_roce_icrc_set(f->b + 14, f->len - 14);
+}
+
 /*
  * ACKs that repeat the last one A took but for their PSN and AETH are
  * checked by their ICRC's deltas (engine_rx_ack_fast): the next ones B
@@ -691,7 +713,7 @@ test_ack_fast(void)
 	const struct dpv_erxack *r;
 	struct frame f;
 	struct ibv_wc wc;
-	uint32_t bo, w;
+	uint32_t bo;
 
 	dpv_engine_stats_get(eng, &s0);
 	TEST_ASSERT_EQUAL(three_writes(), TEST_SUCCESS, "");
@@ -714,18 +736,8 @@ test_ack_fast(void)
 	TEST_ASSERT(r->len != 0, "A kept B's ACK");
 	bo = 14 + (use_v6 ? 40 : 20) + 8;
 	TEST_ASSERT_EQUAL(r->len, bo + 12 + 4 + 4, "");
-	memset(&f, 0, sizeof(f));
-	memcpy(f.b, r->b, sizeof(r->b));
-	if (use_v6)
-		memcpy(f.b + sizeof(r->b),
-		       dpv_engine_qp_lookup(eng, QPN_A)->rx_ack6,
-		       bo + 8 - sizeof(r->b));
-	f.len = r->len;
-	w = rte_cpu_to_be_32(3); /* PSN 3, AckReq 0 */
-	memcpy(f.b + bo + 8, &w, 4);
-	w = rte_cpu_to_be_32(0x1fu << 24 | 4); /* ACK, no credit, MSN 4 */
-	memcpy(f.b + bo + 12, &w, 4);
-	dpv_roce_icrc_set(f.b + 14, f.len - 14);
+	/* PSN 3, AckReq 0; an ACK with no credit, MSN 4 */
+	ack_from_ref(&f, 3, 0x1fu << 24 | 4);
 
 	/* a wrong ICRC */
 	f.b[f.len - 1] ^= 1;
@@ -938,6 +950,171 @@ test_req_fast(void)
 	return TEST_SUCCESS;
 }
 
+/* The fields dpv_engine_parse() gives the frame in m that the fast way
+ * gave it too (fast): every header field of a request, those of an ACK
+ * (ack), its payload and network header, not its MACs and GIDs (the fast
+ * ways read none). */
+static int
+same_as_parse(struct rte_mbuf *m, const struct dpv_epkt *fast, bool ack)
+{
+	struct dpv_epkt p;
+
+	TEST_ASSERT_EQUAL(dpv_engine_parse(m, &p), DPV_ROCE_RX_OK,
+			  "the full parse takes it");
+#define SAME(x) TEST_ASSERT_EQUAL(fast->x, p.x, "decoded " #x)
+	SAME(m);
+	SAME(flags);
+	SAME(pkey);
+	SAME(opcode);
+	SAME(se);
+	SAME(ackreq);
+	SAME(dqpn);
+	SAME(psn);
+	SAME(syndrome);
+	SAME(msn);
+	SAME(payload);
+	SAME(paylen);
+	SAME(ipv4);
+	SAME(l3);
+	SAME(udp_sport);
+	if (ack)
+		return TEST_SUCCESS;
+	SAME(va);
+	SAME(rkey);
+	SAME(dmalen);
+	SAME(swap_add);
+	SAME(compare);
+	SAME(orig);
+	SAME(qkey);
+	SAME(src_qp);
+	SAME(imm_be);
+	SAME(ieth_rkey);
+	SAME(xrc_srqn);
+	SAME(dc_key);
+	SAME(dc_dci);
+	SAME(dc_cpsn);
+#undef SAME
+	return TEST_SUCCESS;
+}
+
+/* f decoded by its fast way (an ACK to A, or a request to B) the way the
+ * full parse decodes it; nothing is received */
+static int
+fast_same(const struct frame *f, bool ack)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct dpv_epkt fast;
+	const struct dpv_eqp *qp;
+	void *d;
+	int ret;
+
+	TEST_ASSERT(m != NULL, "");
+	d = rte_pktmbuf_append(m, (uint16_t)f->len);
+	if (d == NULL) {
+		rte_pktmbuf_free(m);
+		return TEST_FAILED;
+	}
+	memcpy(d, f->b, f->len);
+	/* a field the fast way leaves unset shows */
+	memset(&fast, 0xa5, sizeof(fast));
+	qp = ack ? dpv_engine_rx_ack_fast(eng, m, &fast)
+		 : dpv_engine_rx_req_fast(eng, m, &fast);
+	if (qp == NULL || qp->qpn != (ack ? QPN_A : QPN_B)) {
+		DPV_TEST_LOG("not taken by the fast way");
+		ret = TEST_FAILED;
+	} else {
+		ret = same_as_parse(m, &fast, ack);
+	}
+	rte_pktmbuf_free(m);
+	return ret;
+}
+
+/* f's IPv4 identification made id (its checksum and ICRC made right) */
+static void
+ipv4_number(struct frame *f, uint16_t id)
+{
+	struct rte_ipv4_hdr *ip = (void *)(f->b + 14);
+
+	ip->packet_id = rte_cpu_to_be_16(id);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	dpv_roce_icrc_set(f->b + 14, f->len - 14);
+}
+
+/*
+ * What the fast ways decode (dpv_engine_rx_ack_fast and _req_fast) is
+ * what the full parse decodes, field by field, for frames that differ
+ * from their QP's reference where a frame may: an ACK's PSN, AckReq,
+ * syndrome (credits, RNR NAK, NAK) and MSN; a WRITE's PSN, AckReq and
+ * RETH; a SEND's (with a pad) PSN and payload; a request's IPv4
+ * identification.
+ */
+static int
+test_fast_decode(void)
+{
+	static const uint32_t aeths[] = {
+		0x1fu << 24 | 4,	/* ACK, no credit */
+		0x0au << 24 | 0xffffff, /* ACK, credits, MSN at its top */
+		0x21u << 24,		/* RNR NAK */
+		0x60u << 24 | 0x123456, /* NAK: PSN sequence error */
+		0x63u << 24 | 7,	/* NAK: remote operation error */
+	};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qb.buf, .length = 256, .lkey = KEY_B};
+	struct ibv_recv_wr rwr = {.sg_list = &sge, .num_sge = 1}, *rbad;
+	const struct dpv_erxreq *r;
+	struct dpv_reth *reth;
+	struct frame f;
+	uint32_t w;
+
+	TEST_ASSERT_EQUAL(three_writes(), TEST_SUCCESS, "");
+	for (uint32_t i = 0; i < RTE_DIM(aeths); i++) {
+		/* PSNs at the top with AckReq 0, small ones with it */
+		uint32_t psn = i & 1 ? 0xffffff
+				     : (uint32_t)DPV_BTH_ACKREQ << 24 | i;
+
+		ack_from_ref(&f, psn, aeths[i]);
+		TEST_ASSERT_EQUAL(fast_same(&f, true), TEST_SUCCESS,
+				  "ACK %u", i);
+	}
+	if (use_v6)
+		return TEST_SUCCESS; /* no request reference */
+
+	/* WRITEs from B's reference */
+	r = &dpv_engine_qp_lookup(eng, QPN_B)->rx_req;
+	TEST_ASSERT(r->len != 0, "");
+	for (uint32_t i = 0; i < 64; i++)
+		payload[i] = (uint8_t)(0x30 + i);
+	from_ref(&f, r, 3, 64);
+	TEST_ASSERT_EQUAL(fast_same(&f, false), TEST_SUCCESS, "");
+	w = rte_cpu_to_be_32(0xffffff); /* AckReq 0 */
+	memcpy(f.b + f.p.bth_off + 8, &w, 4);
+	reth = (void *)(f.b + f.p.bth_off + 12);
+	dpv_reth_set_va(reth, 0x0123456789abcdefull);
+	dpv_reth_set_rkey(reth, 0xfedcba98);
+	dpv_reth_set_len(reth, 0x7fffffff);
+	dpv_roce_icrc_set(f.b + 14, f.len - 14);
+	TEST_ASSERT_EQUAL(fast_same(&f, false), TEST_SUCCESS, "");
+	ipv4_number(&f, 0xbeef);
+	TEST_ASSERT_EQUAL(fast_same(&f, false), TEST_SUCCESS, "");
+
+	/* a SEND of 61 bytes (3 of pad) received at PSN 3 is the reference,
+	 * then SENDs like it */
+	TEST_ASSERT_EQUAL(dpv_mlx5_post_recv(&qb.rq, &rwr, &rbad), 0, "");
+	TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_SEND_ONLY, 3, 61, 0, 0), 0,
+			  "");
+	TEST_ASSERT_EQUAL(inject(&f), 0, "");
+	TEST_ASSERT_EQUAL(r->len, f.len, "the SEND is the reference");
+	for (uint32_t i = 0; i < 64; i++)
+		payload[i] = (uint8_t)(0x90 - i);
+	TEST_ASSERT_EQUAL(forge(&f, DPV_ROCE_OP_SEND_ONLY, 0xabcdef, 61, 0, 0),
+			  0, "");
+	TEST_ASSERT_EQUAL(fast_same(&f, false), TEST_SUCCESS, "");
+	ipv4_number(&f, 1);
+	TEST_ASSERT_EQUAL(fast_same(&f, false), TEST_SUCCESS, "");
+	return TEST_SUCCESS;
+}
+
 /* IBTA P_Key matching, the pure function. */
 static int
 test_pkey_match(void)
@@ -969,6 +1146,8 @@ static const struct dpv_test_suite engine_hostile_suite = {
 			TEST_CASE_ST(setup_rc6, teardown, test_ack_fast),
 			TEST_CASE_ST(setup_rc, teardown, test_req_fast),
 			TEST_CASE_ST(setup_rc6, teardown, test_req_fast),
+			TEST_CASE_ST(setup_rc, teardown, test_fast_decode),
+			TEST_CASE_ST(setup_rc6, teardown, test_fast_decode),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_qkey),
 			TEST_CASES_END(),
 		},
