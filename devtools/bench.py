@@ -231,7 +231,13 @@ def perftest_port(pair):
     return 20000 + (os.getpid() + pair.seq) % 20000
 
 
-def perftest_case(pair, tool, size, quick, build=None):
+IDLE_SHIM = "test/libdpv-idle-qps.so"
+IDLE_QPS = 63  # the idle QPs of the ib_send_lat+idle case
+
+
+def perftest_case(pair, tool, size, quick, build=None, idle=0):
+    """One perftest run; idle: that many more QPs per process, never used
+    (test/idle_qps.c, this build's, preloaded into both perftests)."""
     vs, vc, sock = pair.ports(tool)
     lat = tool.endswith("_lat")
     if lat:
@@ -247,6 +253,10 @@ def perftest_case(pair, tool, size, quick, build=None):
     if not lat:
         args.append("--report_gbits")
     env = dpv_env(pair, build, 15000)
+    if idle:
+        env["LD_PRELOAD"] = os.path.abspath(os.path.join(pair.args.build,
+                                                         IDLE_SHIM))
+        env["DPV_IDLE_QPS"] = str(idle)
     es = dict(env, DPV_EAL=EAL + " " + vs, DPV_IP="192.0.2.1/24")
     ec = dict(env, DPV_EAL=EAL + " " + vc, DPV_IP="192.0.2.2/24")
     c = ["timeout", "60"] + args + [pair.peer()]
@@ -379,7 +389,7 @@ def engine_perf_case(pair, qps, quick, shards=0, build=None):
     if r is None:
         return None, out
     d = {"mmsgs": float(r["msg_mps"])}
-    for k in ("bytes_per_qp", "idle_poll_ns"):
+    for k in ("bytes_per_qp", "idle_poll_ns", "idle_poll_kick_ns"):
         if k in r:
             d[k] = float(r[k])
     return d, out
@@ -417,6 +427,10 @@ def plan(args):
             if t == "ib_send_lat" and s > 65536:
                 continue
             cases.append(("dpv", t, s))
+    # the same beside 63 idle QPs a process (an application with many
+    # connections that talks on one)
+    if os.path.exists(os.path.join(args.build, IDLE_SHIM)):
+        cases.append(("dpv", "ib_send_lat+idle%d" % IDLE_QPS, 64))
     for t in ["ib_write_bw", "ib_read_bw", "ib_send_bw"]:
         for s in sizes_bw:
             cases.append(("dpv", t, s))
@@ -458,6 +472,9 @@ def run_case(pair, case, quick):
         return floor_case(pair, what, size, quick)
     if kind == "dpv" and what == "idle":
         return idle_case(pair, quick, build)
+    if kind == "dpv" and "+idle" in what:
+        tool, n = what.split("+idle")
+        return perftest_case(pair, tool, size, quick, build, idle=int(n))
     if kind == "dpv":
         return perftest_case(pair, what, size, quick, build)
     if kind == "tcp":
@@ -569,6 +586,10 @@ def ratios(res, rounds, args):
     add("send_lat 64B / floor roce_lat 64B",
         (key("dpv", "ib_send_lat", 64), "p50_us"),
         (key("floor", "roce_lat", 64), "p50_us"), None, False)
+    # what idle QPs cost the one in use (no goal: 1 is the design)
+    add("send_lat 64B beside %d idle QPs / alone" % IDLE_QPS,
+        (key("dpv", "ib_send_lat+idle%d" % IDLE_QPS, 64), "p50_us"),
+        (key("dpv", "ib_send_lat", 64), "p50_us"), None, False)
     add("send_lat p99 / its median",
         (key("dpv", "ib_send_lat", 64), "p99_us"),
         (key("dpv", "ib_send_lat", 64), "p50_us"), 3.0, False)
