@@ -313,8 +313,8 @@ unsigned dpv_engine_progress(struct dpv_engine *e);
 
 /**
  * Whether posters should call dpv_engine_qp_kick(): the engine has more
- * QPs than its doorbell scan checks in one poll (64). Any thread (a
- * relaxed read).
+ * QPs than its doorbell scan checks in one poll (64), or was told that
+ * posts kick (dpv_engine_set_posts_kick()). Any thread (a relaxed read).
  *
  * @param e
  *   The engine (not NULL).
@@ -382,6 +382,41 @@ void dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq);
  *   the engine.
  */
 unsigned dpv_engine_progress_post(struct dpv_engine *e);
+
+/**
+ * dpv_engine_progress_post() after a post to the SQ @p sq when
+ * dpv_engine_kick_wanted() (NULL: the same as dpv_engine_progress_post()):
+ * the caller, holding the engine, puts the SQ's QP on the run list itself
+ * (no kick ring, no atomic operation); if another thread holds the
+ * engine, the SQ is kicked (dpv_engine_qp_kick()).
+ *
+ * @param e
+ *   The engine that runs the QP (not NULL).
+ * @param sq
+ *   The QP's send ring, or NULL.
+ * @return
+ *   As dpv_engine_progress_post().
+ */
+unsigned dpv_engine_progress_post_sq(struct dpv_engine *e,
+				     struct dpv_mlx5_sq *sq);
+
+/**
+ * Every post to the engine's QPs kicks its QP (dpv_engine_qp_kick() or
+ * dpv_engine_progress_post_sq()), however few QPs it has: its polls then
+ * leave out the doorbell scan, which otherwise checks every QP off the run
+ * list on every poll while there are no more than 64 (~4 ns a QP: a poll
+ * of an engine with 32 idle QPs took ~150 ns instead of ~20); the timers
+ * of QPs off the run list are then watched by sweeps, as with more QPs.
+ * QPs whose rings the application holds (dpv_engine_qp_expose()) are still
+ * scanned. The verbs library turns it on for its devices. Takes the
+ * engine lock; the next poll sweeps once for doorbells rung before.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @param on
+ *   true: posts kick; false: the scan finds them (the default).
+ */
+void dpv_engine_set_posts_kick(struct dpv_engine *e, bool on);
 
 /**
  * Application-driven progress from a verbs call (poll CQ, ...): like

@@ -95,6 +95,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 		return NULL;
 	}
 	rte_spinlock_init(&e->lock);
+	e->scan_all = true; /* scan_mode_set() of no QP */
 	e->port = port;
 	e->port_kicks = port != NULL && dpv_port_tx_kicks(port);
 	e->rxq = conf->rx_queue;
@@ -639,7 +640,16 @@ idle_timer_note(struct dpv_engine *e, const struct dpv_eqp *qp)
 static inline bool
 scan_always(const struct dpv_engine *e)
 {
-	return e->nqps <= SCAN_SLICE || e->nexposed != 0;
+	return e->scan_all;
+}
+
+/* scan_always() again, after a change of what it depends on (engine lock
+ * held) */
+static void
+scan_mode_set(struct dpv_engine *e)
+{
+	e->scan_all =
+		e->nexposed != 0 || (!e->posts_kick && e->nqps <= SCAN_SLICE);
 }
 
 /* A QP off the run list, as the scan finds it: onto the list if it has
@@ -717,6 +727,7 @@ dpv_engine_qp_expose(struct dpv_engine *e, uint32_t qpn)
 	if (!qp->exposed) {
 		qp->exposed = true;
 		e->nexposed++;
+		scan_mode_set(e);
 	}
 	rte_spinlock_unlock(&e->lock);
 	return 0;
@@ -725,7 +736,19 @@ dpv_engine_qp_expose(struct dpv_engine *e, uint32_t qpn)
 bool
 dpv_engine_kick_wanted(const struct dpv_engine *e)
 {
-	return __atomic_load_n(&e->nqps, __ATOMIC_RELAXED) > SCAN_SLICE;
+	return __atomic_load_n(&e->posts_kick, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&e->nqps, __ATOMIC_RELAXED) > SCAN_SLICE;
+}
+
+void
+dpv_engine_set_posts_kick(struct dpv_engine *e, bool on)
+{
+	rte_spinlock_lock(&e->lock);
+	__atomic_store_n(&e->posts_kick, on, __ATOMIC_RELAXED);
+	scan_mode_set(e);
+	rte_spinlock_unlock(&e->lock);
+	/* doorbells rung before, which no kick told */
+	dpv_engine_rescan(e);
 }
 
 void
@@ -1051,8 +1074,19 @@ build_posted(struct dpv_engine *e)
 		send_pass(e, dpv_engine_now());
 }
 
-unsigned
-dpv_engine_progress_post(struct dpv_engine *e)
+/* The QP of the SQ posted to onto the run list, by the poster holding
+ * the engine: what its kick would have done at the next poll. */
+static inline void
+post_take(struct dpv_engine *e, const struct dpv_mlx5_sq *sq)
+{
+	struct dpv_eqp *qp = dpv_engine_qp_lookup(e, sq->qpn);
+
+	if (qp != NULL && qp->sq == sq)
+		dpv_engine_qp_activate(qp);
+}
+
+static inline unsigned
+progress_post(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
 {
 	uint64_t now;
 	unsigned r;
@@ -1064,9 +1098,14 @@ dpv_engine_progress_post(struct dpv_engine *e)
 		 * try once more, so that either the holder, once it has let
 		 * go, sees the flag or this thread gets the lock */
 		__atomic_exchange_n(&e->post_missed, 1, __ATOMIC_SEQ_CST);
-		if (!dpv_engine_trylock(e))
+		if (!dpv_engine_trylock(e)) {
+			if (sq != NULL)
+				dpv_engine_qp_kick(e, sq);
 			return 0;
+		}
 	}
+	if (sq != NULL)
+		post_take(e, sq);
 	if (e->posts_unbuilt != 0 && !e->polled &&
 	    e->posts_unpolled + 1 < POST_POLL_EVERY) {
 		/* the next of a burst whose first post was timed: no clock
@@ -1106,6 +1145,18 @@ dpv_engine_progress_post(struct dpv_engine *e)
 	e->ack_hold = false;
 	unlock_fast(e);
 	return r;
+}
+
+unsigned
+dpv_engine_progress_post(struct dpv_engine *e)
+{
+	return progress_post(e, NULL);
+}
+
+unsigned
+dpv_engine_progress_post_sq(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
+{
+	return progress_post(e, sq);
 }
 
 bool
@@ -1570,6 +1621,7 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		ret = -ENOSPC;
 	else {
 		e->qps[e->nqps++] = qp;
+		scan_mode_set(e);
 		e->sweep_at = 0; /* scans may turn to sweeps: one now */
 	}
 	if (ret == 0 && qp->srcqpn)
@@ -1820,6 +1872,7 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 	e->sweep_at = 0;
 	if (qp->exposed)
 		e->nexposed--;
+	scan_mode_set(e);
 	for (uint32_t i = 0; qp->active && i < e->nrun; i++) {
 		if (e->run[i] == qp) {
 			e->run[i] = e->run[--e->nrun];

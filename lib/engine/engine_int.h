@@ -713,6 +713,12 @@ struct dpv_engine {
 	uint32_t n_srcqpn; /* UD QPs with a source QPN (engine_raw.c steers
 			      the frames for their numbers) */
 	uint32_t nexposed; /* QPs with exposed set: scanned every poll */
+	/* every post kicks its QP (dpv_engine_set_posts_kick): no doorbell
+	 * scan, however few QPs (any thread reads it) */
+	bool posts_kick;
+	/* scan_always() of the QP counts and posts_kick above, kept by
+	 * scan_mode_set() as they change */
+	bool scan_all;
 	struct rte_hash *qp_hash;
 	struct dpv_eqp **qps; /* owned QPs */
 	uint32_t nqps, max_qps;

@@ -758,7 +758,7 @@ static void
 qp_progress(struct dpv_qp *qp)
 {
 	if (qp->dev->progress_post)
-		qp->dev->progress_post(qp->dev);
+		qp->dev->progress_post(qp->dev, qp);
 	else if (qp->dev->progress)
 		qp->dev->progress(qp->dev);
 }
@@ -809,8 +809,10 @@ dpv_qp_rings_exposed(struct dpv_qp *qp)
 void
 dpv_qp_after_post_send(struct dpv_qp *qp)
 {
-	/* with many QPs, the engine is told which SQ has new WQEs */
-	if (qp->engine && dpv_engine_kick_wanted(qp->engine))
+	/* the engine is told which SQ has new WQEs: by the post's progress
+	 * (engine_progress_post()), else by a kick */
+	if (qp->engine && qp->dev->progress_post == NULL &&
+	    dpv_engine_kick_wanted(qp->engine))
 		dpv_engine_qp_kick(qp->engine, &qp->sq);
 	dpv_qp_after_post(qp);
 }

@@ -824,12 +824,21 @@ engine_progress(struct dpv_device *dev)
 }
 
 static void
-engine_progress_post(struct dpv_device *dev)
+engine_progress_post(struct dpv_device *dev, struct dpv_qp *qp)
 {
-	if (!app_call(dev))
+	struct dpv_engine *qe = qp->engine;
+	/* posts kick on the device's engines (dpv_engine_set_posts_kick) */
+	struct dpv_mlx5_sq *sq = qe != NULL ? &qp->sq : NULL;
+
+	if (!app_call(dev)) {
+		/* a worker lcore owns the engine: it learns of the post */
+		if (sq != NULL)
+			dpv_engine_qp_kick(qe, sq);
 		return;
+	}
 	for (unsigned s = 0; s < dev->nshards; s++)
-		dpv_engine_progress_post(dev->engines[s]);
+		dpv_engine_progress_post_sq(dev->engines[s],
+					    dev->engines[s] == qe ? sq : NULL);
 }
 
 /*
@@ -977,6 +986,10 @@ dpv_verbs_engine_attach(struct dpv_device *dev)
 				dpv_engine_destroy(dev->engines[s]);
 			return rc;
 		}
+		/* every post goes through engine_progress_post() (or is
+		 * kicked), but for QPs whose rings the application holds,
+		 * which dpv_qp_rings_exposed() leaves to the scan */
+		dpv_engine_set_posts_kick(e, true);
 		dev->engines[s] = e;
 	}
 	dev->nshards = n;

@@ -187,6 +187,7 @@ struct dpv_verbs_device {
 /** Most engine shards of a device (= DPV_SHARDS_MAX of lib/port). */
 #define DPV_DEV_SHARDS_MAX 8
 struct dpv_engine;
+struct dpv_qp;
 
 struct dpv_device {
 	struct dpv_verbs_device vdev;
@@ -207,9 +208,11 @@ struct dpv_device {
 	 * engine is attached): run by poll_cq, get_cq_event and posting.
 	 */
 	void (*progress)(struct dpv_device *dev);
-	/** The same after a post: frames of a burst of posts leave together
-	 *  (dpv_engine_progress_post()). NULL: progress is used. */
-	void (*progress_post)(struct dpv_device *dev);
+	/** The same after a post to qp's send queue: frames of a burst of
+	 *  posts leave together (dpv_engine_progress_post_sq()), and the QP is
+	 *  told to its engine (put on its run list, or kicked when the engine
+	 *  is busy or a worker lcore owns it). NULL: progress is used. */
+	void (*progress_post)(struct dpv_device *dev, struct dpv_qp *qp);
 	void *engine;  /**< struct dpv_engine * of the device (its home
 			    shard: engines[0]) */
 	/** Engine shards (verbs_engine.c): nshards engines, each on its own
