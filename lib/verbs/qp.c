@@ -806,17 +806,6 @@ dpv_qp_rings_exposed(struct dpv_qp *qp)
 		dpv_engine_qp_expose(qp->engine, qp->qpex.qp_base.qp_num);
 }
 
-void
-dpv_qp_after_post_send(struct dpv_qp *qp)
-{
-	/* the engine is told which SQ has new WQEs: by the post's progress
-	 * (engine_progress_post()), else by a kick */
-	if (qp->engine && qp->dev->progress_post == NULL &&
-	    dpv_engine_kick_wanted(qp->engine))
-		dpv_engine_qp_kick(qp->engine, &qp->sq);
-	dpv_qp_after_post(qp);
-}
-
 /* ------------------------------------------------------------------ */
 /* Create                                                             */
 
@@ -1591,7 +1580,7 @@ dpv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	dpv_vlock_lock(&qp->sq_lock);
 	rc = ring_post_send(qp, wr, bad);
 	dpv_vlock_unlock(&qp->sq_lock);
-	dpv_qp_after_post_send(qp);
+	dpv_qp_after_post(qp);
 	return rc;
 }
 

@@ -243,17 +243,15 @@ int dpv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 
 /**
  * After posting: let the device's engine make progress (it consumes the
- * new WQEs, and flushes them when the QP is in ERR); without an engine,
- * flush at once when the QP is in ERR (or SQE).
+ * new WQEs, and flushes them when the QP is in ERR; a send post also tells
+ * it which SQ has new WQEs: the device's progress_post); without an
+ * engine, flush at once when the QP is in ERR (or SQE).
  *
  * @param qp
  *   QP.
  */
 void dpv_qp_after_post(struct dpv_qp *qp);
 
-/** dpv_qp_after_post() after a send post: tells the engine which SQ has
- *  new WQEs when it has many QPs (dpv_engine_qp_kick()). */
-void dpv_qp_after_post_send(struct dpv_qp *qp);
 /* The application was given the QP's rings (mlx5dv/mlx4dv_init_obj): it may
  * post without calling us, so the engine scans its doorbell every poll. */
 void dpv_qp_rings_exposed(struct dpv_qp *qp);

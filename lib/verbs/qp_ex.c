@@ -182,7 +182,7 @@ wr_complete(struct ibv_qp_ex *x)
 	qp->wr_active = false;
 	dpv_vlock_unlock(&qp->sq_lock);
 	if (rc == 0)
-		dpv_qp_after_post_send(qp);
+		dpv_qp_after_post(qp);
 	return rc;
 }
 
