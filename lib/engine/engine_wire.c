@@ -265,15 +265,20 @@ diff16(__m128i x, const uint8_t *a, const uint8_t *b)
 				 _mm_loadu_si128((const void *)b)));
 }
 
-/* The bits where the first DPV_ERXACK_PREFIX bytes of d and ref differ. */
+/* The bits where the first DPV_ERXACK_PREFIX bytes of d and ref differ,
+ * those of bytes 16..31 only where keep1 has them (a constant where this
+ * is inlined: all ones costs nothing). */
 static __rte_always_inline __m128i
-diff_prefix(const uint8_t *d, const uint8_t *ref)
+diff_prefix(const uint8_t *d, const uint8_t *ref, __m128i keep1)
 {
-	__m128i x = _mm_setzero_si128();
+	__m128i x = diff16(_mm_setzero_si128(), d, ref);
 
-#pragma GCC unroll 4
-	for (uint32_t k = 0; k < DPV_ERXACK_PREFIX - 16; k += 16)
-		x = diff16(x, d + k, ref + k);
+	_Static_assert(DPV_ERXACK_PREFIX > 48 && DPV_ERXACK_PREFIX <= 48 + 16,
+		       "three blocks and an overlapping one");
+	x = _mm_or_si128(
+		x, _mm_and_si128(diff16(_mm_setzero_si128(), d + 16, ref + 16),
+				 keep1));
+	x = diff16(x, d + 32, ref + 32);
 	/* the last 16, overlapping */
 	return diff16(x, d + DPV_ERXACK_PREFIX - 16,
 		      ref + DPV_ERXACK_PREFIX - 16);
@@ -285,7 +290,7 @@ static __rte_always_inline bool
 prefix_same(const uint8_t *d, const struct dpv_erxack *r,
 	    const uint8_t *tail)
 {
-	__m128i x = diff_prefix(d, r->b);
+	__m128i x = diff_prefix(d, r->b, _mm_set1_epi8(-1));
 
 	if (tail != NULL) {
 		_Static_assert(DPV_ERXACK_PREFIX6 - DPV_ERXACK_PREFIX > 16 &&
@@ -419,15 +424,8 @@ req_prefix_same(const uint8_t *d, const uint8_t *ref)
 	 * checksum at 24 (_mm_set_epi8 takes byte 15 first) */
 	const __m128i keep = _mm_set_epi8(-1, -1, -1, -1, -1, -1, 0, 0, -1, -1,
 					  -1, -1, 0, 0, -1, -1);
-	__m128i x = diff16(_mm_setzero_si128(), d, ref);
+	__m128i x = diff_prefix(d, ref, keep);
 
-	_Static_assert(DPV_ERXREQ_PREFIX > 32 && DPV_ERXREQ_PREFIX <= 48 + 16,
-		       "three blocks and an overlapping one");
-	x = _mm_or_si128(x, _mm_and_si128(diff16(_mm_setzero_si128(), d + 16,
-						 ref + 16),
-					  keep));
-	x = diff16(x, d + 32, ref + 32);
-	x = diff16(x, d + DPV_ERXREQ_PREFIX - 16, ref + DPV_ERXREQ_PREFIX - 16);
 	return _mm_testz_si128(x, x) &&
 	       dpv_roce_ipv4_csum_ok_((const void *)(d + 14),
 				      sizeof(struct rte_ipv4_hdr));
