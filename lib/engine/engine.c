@@ -31,8 +31,9 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 /* QPs off the run list whose doorbells one poll checks */
 #define SCAN_SLICE 64
 /* more QPs than this (their state beyond the L2's share): a receive burst
- * prefetches each frame's QP lines one frame ahead (rx_prefetch_qp) */
-#define RX_PREFETCH_QPS 64
+ * prefetches each frame's QP lines one frame ahead (rx_prefetch_qp), and
+ * a kick the engine's WQE slot (take_kicks) */
+#define PREFETCH_QPS 64
 /* with kicks, a sweep of all QPs for timers at least every 1/SWEEP_DIV s
  * (those found due earlier are swept for when due) */
 #define SWEEP_DIV 10
@@ -773,6 +774,7 @@ dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
 static void
 take_kicks(struct dpv_engine *e)
 {
+	bool pf = e->nqps > PREFETCH_QPS;
 	uint32_t qpns[32];
 	unsigned int n;
 
@@ -798,6 +800,10 @@ take_kicks(struct dpv_engine *e)
 				      ((qp->sq->wq.eng_pi &
 					(qp->sq->wq.wqe_cnt - 1))
 				       << qp->sq->wq.wqe_shift));
+			/* and the engine's slot that WQE is decoded into: its
+			 * first write was a miss the fetch waited for */
+			if (pf && qp->s_head - qp->s_tail < qp->nswqe)
+				rte_prefetch0_write(swqe_at(qp, qp->s_head));
 			dpv_engine_qp_activate(qp);
 		}
 	} while (n == RTE_DIM(qpns));
@@ -852,7 +858,7 @@ static __rte_noinline uint16_t
 rx_frames(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n,
 	  uint16_t max)
 {
-	bool pf = e->nqps > RX_PREFETCH_QPS;
+	bool pf = e->nqps > PREFETCH_QPS;
 	uint16_t nf = 0;
 
 	e->st.rx_pkts += n;
