@@ -835,15 +835,19 @@ static inline void
 rx_prefetch_qp(struct dpv_engine *e, struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint32_t bth = 14 + 20 + 8;
+	const uint32_t bth = sizeof(struct rte_ether_hdr) +
+			     sizeof(struct rte_ipv4_hdr) +
+			     sizeof(struct rte_udp_hdr);
 	struct dpv_eqp *qp;
-	uint32_t qpn;
+	rte_be16_t et;
 
-	if (m->data_len < bth + 12 || d[12] != 0x08 || d[13] != 0x00)
+	if (m->data_len < bth + sizeof(struct dpv_bth))
 		return;
-	qpn = ((uint32_t)d[bth + 5] << 16) | ((uint32_t)d[bth + 6] << 8) |
-	      d[bth + 7];
-	qp = e->qpn_tab[qpn & e->qpn_mask];
+	memcpy(&et, d + offsetof(struct rte_ether_hdr, ether_type), sizeof(et));
+	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		return;
+	qp = e->qpn_tab[dpv_bth_qpn((const struct dpv_bth *)(d + bth)) &
+			e->qpn_mask];
 	if (qp != NULL) {
 		rte_prefetch0(qp);
 		rte_prefetch0(d[bth] == DPV_ROCE_OP_ACK
