@@ -770,11 +770,19 @@ dpv_engine_qp_kick(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
 	}
 }
 
+/* Whether the engine has more QPs than PREFETCH_QPS: their state is beyond
+ * the L2's share, and the passes prefetch it. */
+static inline bool
+prefetch_qps(const struct dpv_engine *e)
+{
+	return e->nqps > PREFETCH_QPS;
+}
+
 /* The QPs kicked since the last poll go on the run list. */
 static void
 take_kicks(struct dpv_engine *e)
 {
-	bool pf = e->nqps > PREFETCH_QPS;
+	bool pf = prefetch_qps(e);
 	uint32_t qpns[32];
 	unsigned int n;
 
@@ -835,9 +843,7 @@ static inline void
 rx_prefetch_qp(struct dpv_engine *e, struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint32_t bth = sizeof(struct rte_ether_hdr) +
-			     sizeof(struct rte_ipv4_hdr) +
-			     sizeof(struct rte_udp_hdr);
+	const uint32_t bth = DPV_ENGINE_BTH_OFF_IPV4;
 	struct dpv_eqp *qp;
 	rte_be16_t et;
 
@@ -862,7 +868,7 @@ static __rte_noinline uint16_t
 rx_frames(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n,
 	  uint16_t max)
 {
-	bool pf = e->nqps > PREFETCH_QPS;
+	bool pf = prefetch_qps(e);
 	uint16_t nf = 0;
 
 	e->st.rx_pkts += n;

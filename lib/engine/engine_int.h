@@ -353,12 +353,17 @@ dpv_erxack_drop(struct dpv_erxack *r)
  * which are computed as the parse computes them. Recorded by every
  * request the full parse takes that is such a request (a QP whose sizes
  * change keeps the last one); dropped with the QP's path
- * (dpv_engine_qp_tmpl_set) and at reset. On a line of its own at the end
- * of the QP: read only when a request comes. IPv6 requests take the full
- * parse: their 70 bytes would take a second line (measured slower with
- * 4,096 QPs, see doc/guides/performance.rst).
+ * (dpv_engine_qp_tmpl_set) and at reset. On a line of its own, the one
+ * before the responder's state (struct dpv_eqp): read only when a request
+ * comes. IPv6 requests take the full parse: their 70 bytes would take a
+ * second line (measured slower with 4,096 QPs, see
+ * doc/guides/performance.rst).
  */
 #define DPV_ERXREQ_PREFIX DPV_ERXACK_PREFIX
+/* where an untagged IPv4 RoCE frame's BTH starts */
+#define DPV_ENGINE_BTH_OFF_IPV4                                                \
+	(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +          \
+	 sizeof(struct rte_udp_hdr))
 struct dpv_erxreq {
 	uint16_t len; /* the frame's bytes, ICRC in; 0: none */
 	uint8_t b[DPV_ERXREQ_PREFIX];
@@ -577,8 +582,6 @@ _Static_assert(offsetof(struct dpv_eresp, ack_len) / 64 ==
 _Static_assert(offsetof(struct dpv_eqp, resp) ==
 		       offsetof(struct dpv_eqp, rx_req) + 64,
 	       "the request reference left the line before the responder's");
-_Static_assert(offsetof(struct dpv_eqp, ack_tmpl) % 64 == 0,
-	       "the ACK template's bytes start a line");
 _Static_assert(offsetof(struct dpv_eresp, rwqe) <= 2 * 64 &&
 		       offsetof(struct dpv_eqp, resp) % 64 == 0,
 	       "the responder's scalars outgrew two cache lines");

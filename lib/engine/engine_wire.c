@@ -397,11 +397,7 @@ dpv_engine_rx_ack_note(struct dpv_eqp *qp, const struct rte_mbuf *m)
 	r->len = (uint8_t)m->data_len;
 }
 
-/* an untagged IPv4 RoCE frame's BTH */
-#define REQ_BTH_OFF                                                            \
-	(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +          \
-	 sizeof(struct rte_udp_hdr))
-_Static_assert(REQ_BTH_OFF + 8 == DPV_ERXREQ_PREFIX,
+_Static_assert(DPV_ENGINE_BTH_OFF_IPV4 + 8 == DPV_ERXREQ_PREFIX,
 	       "the request reference ends at the BTH's PSN word");
 /* the shortest frame a reference is kept for: the prefix, the PSN word,
  * the ICRC */
@@ -436,7 +432,7 @@ dpv_engine_rx_req_fast(struct dpv_engine *e, struct rte_mbuf *m,
 		       struct dpv_epkt *pkt)
 {
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-	const struct dpv_bth *bth = (const void *)(d + REQ_BTH_OFF);
+	const struct dpv_bth *bth = (const void *)(d + DPV_ENGINE_BTH_OFF_IPV4);
 	const uint32_t l2 = sizeof(struct rte_ether_hdr);
 	const struct dpv_roce_opcode_info *oi;
 	const struct rte_udp_hdr *udp;
@@ -449,7 +445,7 @@ dpv_engine_rx_req_fast(struct dpv_engine *e, struct rte_mbuf *m,
 	if (m->nb_segs != 1 || len < REQ_MIN_LEN)
 		return NULL;
 	memcpy(&et, d + 12, 2);
-	op = d[REQ_BTH_OFF];
+	op = d[DPV_ENGINE_BTH_OFF_IPV4];
 	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) || !req_fast_op(op))
 		return NULL;
 	qp = dpv_engine_qp_lookup(e, dpv_bth_qpn(bth));
@@ -462,7 +458,7 @@ dpv_engine_rx_req_fast(struct dpv_engine *e, struct rte_mbuf *m,
 		    dpv_roce_icrc_get(d + l2, len - l2))
 		return NULL;
 	oi = dpv_roce_opcode(op);
-	udp = (const void *)(d + REQ_BTH_OFF - sizeof(*udp));
+	udp = (const void *)(d + DPV_ENGINE_BTH_OFF_IPV4 - sizeof(*udp));
 	/* the fields fill_epkt() gives such a request, but the addresses:
 	 * they are the reference's, which the receive path checked, and
 	 * nothing after it reads them for an RC request */
@@ -475,16 +471,17 @@ dpv_engine_rx_req_fast(struct dpv_engine *e, struct rte_mbuf *m,
 		.pkey = dpv_bth_pkey(bth),
 		.dqpn = dpv_bth_qpn(bth),
 		.psn = dpv_bth_psn(bth),
-		.payload = d + REQ_BTH_OFF + oi->length,
-		.paylen = len - REQ_BTH_OFF - oi->length - DPV_ROCE_ICRC_LEN -
-			  dpv_bth_pad(bth),
+		.payload = d + DPV_ENGINE_BTH_OFF_IPV4 + oi->length,
+		.paylen = len - DPV_ENGINE_BTH_OFF_IPV4 - oi->length -
+			  DPV_ROCE_ICRC_LEN - dpv_bth_pad(bth),
 		.ipv4 = true,
 		.l3 = d + l2,
 		.udp_sport = rte_be_to_cpu_16(udp->src_port),
 	};
 	if (op == DPV_ROCE_OP_WRITE_ONLY) {
 		const struct dpv_reth *r =
-			(const void *)(d + REQ_BTH_OFF + HOFF(oi, RETH));
+			(const void *)(d + DPV_ENGINE_BTH_OFF_IPV4 +
+				       HOFF(oi, RETH));
 
 		pkt->va = dpv_reth_va(r);
 		pkt->rkey = dpv_reth_rkey(r);
