@@ -262,11 +262,17 @@ test_icrc_methods_eal(void)
 	    test_icrc_copy() != TEST_SUCCESS)
 		return TEST_FAILED;
 	/* again with rte_net_crc's 512-bit code for long runs, where the
-	 * CPU has it (the library's EAL default allows it) */
+	 * CPU has it (the library's EAL default allows it), and with 128-bit
+	 * SIMD only (the copy in the pass of 128-bit multiplies, which CPUs
+	 * without VPCLMULQDQ run) */
 	w = rte_vect_get_max_simd_bitwidth();
-	if (rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) == 0) {
+	for (unsigned int k = 0; k < 2; k++) {
 		int rc;
 
+		if (rte_vect_set_max_simd_bitwidth(k == 0 ? RTE_VECT_SIMD_512
+							  : RTE_VECT_SIMD_128) !=
+		    0)
+			continue;
 		dpv_roce_icrc_select_best();
 		rc = test_icrc_methods();
 		if (rc == TEST_SUCCESS)
@@ -454,7 +460,8 @@ roce_icrc_perf(void)
 	       "payload copied into the frame (from 256 KiB of memory, 4 KiB "
 	       "apart), then (l2); cp+(l2): the two in one pass "
 	       "(dpv_roce_icrc_set_copy_l2, from 512-byte payloads where the "
-	       "CPU has VPCLMULQDQ and EAL allows 256-bit SIMD, not 512); "
+	       "CPU has VPCLMULQDQ and EAL allows 256-bit SIMD, not 512; "
+	       "from 1,536-byte payloads with 128-bit multiplies elsewhere); "
 	       "then rte_net_crc "
 	       "per algorithm over the same bytes without masking, an upper "
 	       "bound for it; avx512 falls back to sse42 unless EAL allows "

@@ -397,6 +397,44 @@ crc_reg_copy(uint32_t c, uint8_t *d, const uint8_t *p, uint32_t len)
 	return fold_tail(x, d, len, NULL, 0, 0);
 }
 
+/*
+ * crc_reg_copy() where the CPU has PCLMULQDQ but not VPCLMULQDQ (or EAL
+ * allows only 128-bit SIMD): four 16-byte blocks in flight, 64 bytes a
+ * step, as fold_four(), each block stored to d as it is loaded (len >=
+ * 64, d 16-byte aligned). On 4 KiB frames (roce_icrc_perf, Zen 2) the
+ * two in turn ran at 8.8 GB/s, this pass at 10.4 (the fold alone 12);
+ * on 1 KiB frames the pass was 10 % slower (ICRC_COPY128_MIN).
+ */
+#define ICRC_COPY128_MIN 1536
+__attribute__((target("pclmul,sse2"))) static uint32_t
+crc_reg_copy128(uint32_t c, uint8_t *d, const uint8_t *p, uint32_t len)
+{
+	__m128i l[4], k4 = fold_k4, x;
+
+#pragma GCC unroll 4
+	for (unsigned int j = 0; j < 4; j++) {
+		l[j] = _mm_loadu_si128((const __m128i *)(const void *)(p +
+								       16 * j));
+		_mm_store_si128((__m128i *)(void *)(d + 16 * j), l[j]);
+	}
+	l[0] = _mm_xor_si128(l[0], _mm_cvtsi32_si128((int)c));
+	for (p += 64, d += 64, len -= 64; len >= 64;
+	     p += 64, d += 64, len -= 64)
+#pragma GCC unroll 4
+		for (unsigned int j = 0; j < 4; j++) {
+			__m128i v = _mm_loadu_si128(
+				(const __m128i *)(const void *)(p + 16 * j));
+
+			_mm_store_si128((__m128i *)(void *)(d + 16 * j), v);
+			l[j] = _mm_xor_si128(fold_fwd(l[j], k4), v);
+		}
+	x = _mm_xor_si128(_mm_xor_si128(fold_fwd(l[0], fold_k384),
+					fold_fwd(l[1], fold_k256)),
+			  _mm_xor_si128(fold_fwd(l[2], fold_k), l[3]));
+	memcpy(d, p, len);
+	return fold_tail(x, d, len, NULL, 0, 0);
+}
+
 /* masks from 8 bytes before the IP header: IPv4 (no options) and IPv6 */
 static __m128i icrc_mask4[3], icrc_mask6[4];
 
@@ -796,7 +834,8 @@ dpv_roce_icrc_set_copy_l2(void *l3, uint32_t l3_len, uint32_t pay_off,
 
 #ifdef RTE_ARCH_X86_64
 	/* where rte_net_crc's 512-bit code runs, it stays faster */
-	if (crc_wide && !dpdk_crc512 && n >= DPV_ROCE_ICRC_COPY_MIN &&
+	if (cpu_has_clmul && !dpdk_crc512 &&
+	    n >= (crc_wide ? DPV_ROCE_ICRC_COPY_MIN : ICRC_COPY128_MIN) &&
 	    pay_off <= l3_len && n <= l3_len - pay_off - DPV_ROCE_ICRC_LEN) {
 		const __m128i *masks;
 		/* the masked blocks lie within the headers */
@@ -813,8 +852,13 @@ dpv_roce_icrc_set_copy_l2(void *l3, uint32_t l3_len, uint32_t pay_off,
 			memcpy(p + pay_off, src, head);
 			c = crc_reg_fold(~0u, p - 8, pay_off + 8 + head, masks,
 					 nmask);
-			c = crc_reg_copy(c, p + pay_off + head,
-					 (const uint8_t *)src + head, n - head);
+			c = crc_wide ? crc_reg_copy(c, p + pay_off + head,
+						    (const uint8_t *)src + head,
+						    n - head)
+				     : crc_reg_copy128(
+					       c, p + pay_off + head,
+					       (const uint8_t *)src + head,
+					       n - head);
 			/* the pad */
 			c = crc_reg_clmul(c, p + end,
 					  l3_len - DPV_ROCE_ICRC_LEN - end);

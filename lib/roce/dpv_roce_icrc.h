@@ -226,11 +226,13 @@ uint32_t dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len);
 
 /**
  * memcpy() of a frame's payload into it, then dpv_roce_icrc_set_l2():
- * in one pass over the payload where the CPU has VPCLMULQDQ and EAL
- * allows 256-bit SIMD (the ICRC's carry-less multiplies bound its speed,
- * and the copy's loads and stores go beside them), for payloads of
- * DPV_ROCE_ICRC_COPY_MIN bytes or more; otherwise the two in turn. The
- * frame's other bytes (headers, pad) must be in place.
+ * in one pass over the payload (the ICRC's carry-less multiplies bound
+ * its speed, and the copy's loads and stores go beside them) where the
+ * CPU has VPCLMULQDQ and EAL allows 256-bit SIMD, for payloads of
+ * DPV_ROCE_ICRC_COPY_MIN bytes or more, and with 128-bit multiplies
+ * where it has only PCLMULQDQ, from 1,536 bytes on (below, the pass's
+ * extra reduction costs more than the second read saves); otherwise the
+ * two in turn. The frame's other bytes (headers, pad) must be in place.
  *
  * @param l3
  *   Start of the IP header; l3 - 8 .. l3 - 1 must be readable.
