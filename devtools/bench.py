@@ -18,6 +18,12 @@ build's libraries next to its own (A A' B B' ..., the pair's order
 swapped every other round), and a comparison says by how much and in how
 many rounds this build won. Called by
 devtools/bench.sh.
+
+Around each case app/dpv-floor's dpv-c2c measures how long a cache line
+takes between two CPUs. A VM whose host moves its vCPUs between cores
+that share a cache and cores that do not shows two values, and every
+figure of two processes moves with them; when a sitting saw both, each
+ratio is also given from the runs of one placement alone ("near", "far").
 """
 import argparse
 import json
@@ -50,6 +56,46 @@ def sh(cmd, env=None, timeout=120):
         if isinstance(out, bytes):
             out = out.decode(errors="replace")
         return 124, out + "\n[timeout]"
+
+
+# a sitting whose probes lie this far apart (a gap between two groups of
+# values, as a ratio) saw two placements of its CPUs
+C2C_GAP = 2.0
+
+
+def c2c_probe(args):
+    """ns a cache line takes between the first two CPUs (dpv-c2c), or
+    None (one CPU, no such program, the threads did not run together)."""
+    exe = os.path.join(args.build, "app/dpv-floor/dpv-c2c")
+    if not os.path.exists(exe):
+        return None
+    rc, out = sh([exe, "--trips", "20000", "--max-ms", "500"], timeout=10)
+    m = re.search(r"^RESULT c2c_ns=([\d.]+)", out, re.M)
+    return float(m.group(1)) if rc == 0 and m else None
+
+
+def placements(probes):
+    """probes: {(key, round): (before, after)}. The value between two
+    groups of probe values (the widest gap of their sorted logarithms,
+    if at least C2C_GAP), and each run's group: "near", "far", or None
+    where its two probes fell in different groups or one failed; with no
+    such gap, every run None."""
+    vals = sorted(v for b in probes.values() for v in b if v)
+    cut = None
+    # two values at least on each side: one stray probe is no placement
+    for i in range(2, len(vals) - 1):
+        lo, hi = vals[i - 1], vals[i]
+        if hi / lo >= C2C_GAP and (cut is None or
+                                   hi / lo > cut[1] / cut[0]):
+            cut = (lo, hi)
+    if cut is None:
+        return None, {}
+    edge = (cut[0] * cut[1]) ** 0.5
+    group = {}
+    for kr, b in probes.items():
+        g = {"near" if v < edge else "far" for v in b if v}
+        group[kr] = g.pop() if len(g) == 1 and all(b) else None
+    return edge, group
 
 
 class Pair:
@@ -539,11 +585,19 @@ def summary(vals):
             "max": max(vals), "runs": vals}
 
 
-def ratios(res, rounds, args):
+def ratios(res, rounds, args, group=None):
     """The figures of the data-path issue, as ratios of medians; each also
     as the median of its per-round ratios ("paired": both sides from the
-    same round, steadier when the host changes speed between rounds)."""
+    same round, steadier when the host changes speed between rounds), and
+    where the sitting saw two placements of its CPUs (group: placements()),
+    as the ratio of the medians of the runs of each placement alone."""
     out = []
+    group = group or {}
+
+    def placed(a, g):
+        runs = rounds.get(a[0], {}).get(a[1], {})
+        return [v for r, v in sorted(runs.items())
+                if group.get((a[0], r)) == g]
 
     def key(kind, what, size):
         return "%s/%s/%d" % (kind, what, size)
@@ -571,9 +625,14 @@ def ratios(res, rounds, args):
         r = va / vb
         ok = None if goal is None else \
             (r >= goal if higher_better else r <= goal)
-        out.append({"ratio": name, "value": r, "paired": pr, "goal": goal,
-                    "goal_met": ok,
-                    "sense": ">=" if higher_better else "<="})
+        item = {"ratio": name, "value": r, "paired": pr, "goal": goal,
+                "goal_met": ok, "sense": ">=" if higher_better else "<="}
+        for g in ("near", "far"):
+            na = placed(a, g)
+            nb = placed(b, g) if isinstance(b, tuple) else [b]
+            item[g] = statistics.median(na) / statistics.median(nb) \
+                if na and nb and statistics.median(nb) else None
+        out.append(item)
 
     add("send_lat 64B / floor one-way 64B",
         (key("dpv", "ib_send_lat", 64), "p50_us"),
@@ -641,22 +700,35 @@ def fmt_metric(m, s):
     return "%.3g [%.3g-%.3g]" % (s["median"], s["min"], s["max"])
 
 
-def table(res, rat, cmp):
+def fmt_ratio(v):
+    return "-" if v is None else "%.3f" % v
+
+
+def table(res, rat, cmp, edge=None):
     lines = ["%-32s %-8s %s" % ("case", "metric", "median [min-max]")]
     for key in sorted(res):
         for m, s in sorted(res[key].items()):
             lines.append("%-32s %-8s %s" % (key, m, fmt_metric(m, s)))
     lines.append("")
-    lines.append("%-42s %8s %8s %8s %s" % ("ratio", "value", "paired",
-                                           "goal", "met"))
+    two = edge is not None
+    lines.append("%-42s %8s %8s %8s %s%s" % (
+        "ratio", "value", "paired", "goal", "met",
+        "   %8s %8s" % ("near", "far") if two else ""))
     for r in rat:
-        lines.append("%-42s %8.3f %8s %s %s" % (
-            r["ratio"], r["value"],
-            "-" if r["paired"] is None else "%.3f" % r["paired"],
+        lines.append(("%-42s %8.3f %8s %s %-3s%s" % (
+            r["ratio"], r["value"], fmt_ratio(r["paired"]),
             "%-8s" % "-" if r["goal"] is None else
             "%s%-6g" % (r["sense"], r["goal"]),
             "-" if r["goal_met"] is None else
-            "yes" if r["goal_met"] else "no"))
+            "yes" if r["goal_met"] else "no",
+            "   %8s %8s" % (fmt_ratio(r.get("near")),
+                            fmt_ratio(r.get("far"))) if two else ""))
+                     .rstrip())
+    if two:
+        lines.append("near / far: from the runs whose CPUs passed a cache "
+                     "line in under / over %.0f ns (dpv-c2c before and "
+                     "after the run; runs that straddled a change left "
+                     "out)" % edge)
     if cmp:
         lines.append("")
         lines.append("%-32s %-8s %9s %9s %7s %6s %s" % (
@@ -759,18 +831,18 @@ def main():
                  args.against)
     os.makedirs(args.out, exist_ok=True)
     cases = plan(args)
-    raw, rounds = {}, {}
+    raw, rounds, probes = {}, {}, {}
     fails, retried = [], []
     with tempfile.TemporaryDirectory(prefix="dpv-bench.") as tmp:
         pair = Pair(args, tmp)
         try:
-            run_all(pair, cases, args, raw, rounds, fails, retried)
+            run_all(pair, cases, args, raw, rounds, fails, retried, probes)
         finally:
             pair.veth_down()
-    return finish(args, raw, rounds, fails, retried)
+    return finish(args, raw, rounds, fails, retried, probes)
 
 
-def run_all(pair, cases, args, raw, rounds, fails, retried):
+def run_all(pair, cases, args, raw, rounds, fails, retried, probes):
     """Every case once per round, rounds repeated: A B C A B C ... A run
     that fails is tried once more (a shared machine's hiccup, e.g. a memif
     peer starved for seconds, should not end a long benchmark); its log is
@@ -780,9 +852,11 @@ def run_all(pair, cases, args, raw, rounds, fails, retried):
         for case in round_order(cases, rnd):
             key = "%s/%s/%d" % case
             for attempt in (1, 2):
+                before = c2c_probe(args)
                 t0 = time.time()
                 r, out = run_case(pair, case, args.quick)
                 dt = time.time() - t0
+                after = c2c_probe(args)
                 if r is not None:
                     break
                 log = os.path.join(args.out, "failed-%s-%d%s.log" % (
@@ -799,19 +873,23 @@ def run_all(pair, cases, args, raw, rounds, fails, retried):
                 continue
             if attempt == 2:
                 retried.append(key)
-            print("run %d %-30s %s (%.1fs)" % (
+            probes[(key, rnd)] = (before, after)
+            print("run %d %-30s %s (%.1fs, c2c %s/%s ns)" % (
                 rnd + 1, key, " ".join("%s=%g" % kv_ for kv_ in
-                                       r.items()), dt), flush=True)
+                                       r.items()), dt,
+                "-" if before is None else "%.0f" % before,
+                "-" if after is None else "%.0f" % after), flush=True)
             for m, v in r.items():
                 raw.setdefault(key, {}).setdefault(m, []).append(v)
                 rounds.setdefault(key, {}).setdefault(m, {})[rnd] = v
 
 
-def finish(args, raw, rounds, fails, retried):
+def finish(args, raw, rounds, fails, retried, probes):
     res = {k: {m: summary(v) for m, v in ms.items()} for k, ms in raw.items()}
-    rat = ratios(res, rounds, args)
+    edge, group = placements(probes)
+    rat = ratios(res, rounds, args, group)
     cmp = compare(raw, rounds)
-    txt = table(res, rat, cmp)
+    txt = table(res, rat, cmp, edge)
     print()
     print(txt)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -823,7 +901,13 @@ def finish(args, raw, rounds, fails, retried):
             "build": args.build, "against": args.against}
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": res, "ratios": rat,
-                   "compare": cmp, "failed": fails, "retried": retried},
+                   "compare": cmp, "failed": fails, "retried": retried,
+                   # the cache-line probe around each run, its group
+                   "c2c": {"edge_ns": edge, "runs": {
+                       "%s/%d" % (k, r + 1): {"before_ns": b[0],
+                                              "after_ns": b[1],
+                                              "group": group.get((k, r))}
+                       for (k, r), b in sorted(probes.items())}}},
                   f, indent=1)
     with open(os.path.join(args.out, "table.txt"), "w") as f:
         f.write(txt + "\n")

@@ -31,6 +31,12 @@ for k in floor/lat/64 floor/stream/64 floor/roce_write/64 floor/roce_lat/64 \
 		{ echo "FAIL: $k missing from results.json"; exit 1; }
 done
 grep -q '^ratio' "$OUT/table.txt" || { echo "FAIL: no ratio table"; exit 1; }
+# the cache-line probe around each run (dpv-c2c), with two CPUs a time
+grep -q '"c2c": {' "$OUT/results.json" || { echo "FAIL: no c2c"; exit 1; }
+if [ "$(nproc)" -ge 2 ]; then
+	grep -qE '"before_ns": [0-9]' "$OUT/results.json" ||
+		{ echo "FAIL: no probe time"; exit 1; }
+fi
 grep -qE '^idle process CPU, % of one core +[0-9.]+ ' "$OUT/table.txt" ||
 	{ echo "FAIL: no idle CPU line"; exit 1; }
 # the RoCE floor (port + ICRC): a rate, and its lines without a goal
