@@ -40,10 +40,11 @@ fi
 grep -qE '^idle process CPU, % of one core +[0-9.]+ ' "$OUT/table.txt" ||
 	{ echo "FAIL: no idle CPU line"; exit 1; }
 # the RoCE floor (port + ICRC): a rate, and its lines without a goal
-grep -qE '^floor roce_write 64B / floor 64B rate +[0-9.]+ +[-0-9.]+ +- +-$' \
+# (then near / far columns when the sitting saw two placements)
+grep -qE '^floor roce_write 64B / floor 64B rate +[0-9.]+ +[-0-9.]+ +- +-( +[-0-9.]+ +[-0-9.]+)?$' \
 	"$OUT/table.txt" || { echo "FAIL: no RoCE floor line"; exit 1; }
 # and the RC SEND ping-pong's round trip as RoCE frames
-grep -qE '^send_lat 64B / floor roce_lat 64B +[0-9.]+ +[-0-9.]+ +- +-$' \
+grep -qE '^send_lat 64B / floor roce_lat 64B +[0-9.]+ +[-0-9.]+ +- +-( +[-0-9.]+ +[-0-9.]+)?$' \
 	"$OUT/table.txt" || { echo "FAIL: no RoCE latency floor line"; exit 1; }
 # the comparison: each of the three cases, both rounds paired
 for k in dpv/ib_send_lat/64 dpv/ib_write_bw/64 perf/engine_perf/1; do
@@ -58,5 +59,33 @@ for k in [("dpv/ib_send_lat/64", "p50_us"), ("dpv/ib_write_bw/64", "mpps"),
           ("perf/engine_perf/1", "mmsgs")]:
     if k not in keys:
         sys.exit("FAIL: %s %s not compared in results.json" % k)
+PY
+# the placements of the vCPUs (devtools/bench.py's placements() and the
+# near / far ratios), on probes and runs made up here: two placements, a
+# run that straddled a move, one whose probes lie 2x apart
+PYTHONDONTWRITEBYTECODE=1 python3 - "$SRC/devtools" <<'PY' || exit 1
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench
+import types
+lat, flo = "dpv/ib_send_lat/64", "floor/lat/64"
+probes = {(lat, 0): (30, 31), (flo, 0): (29, 33), (lat, 1): (230, 240),
+          (flo, 1): (250, 236), (lat, 2): (30, 240), (flo, 2): (120, 250)}
+edge, group = bench.placements(probes)
+want = {(lat, 0): "near", (flo, 0): "near", (lat, 1): "far",
+        (flo, 1): "far", (lat, 2): None, (flo, 2): None}
+if edge is None or not 33 < edge < 120 or group != want:
+    sys.exit("FAIL: placements() %r %r" % (edge, group))
+if bench.placements({k: (30, 31) for k in probes})[0] is not None:
+    sys.exit("FAIL: one placement taken for two")
+rounds = {lat: {"p50_us": {0: 0.8, 1: 1.6, 2: 1.2}},
+          flo: {"p50_us": {0: 0.2, 1: 0.8, 2: 0.5}}}
+res = {k: {"p50_us": bench.summary(list(v["p50_us"].values()))}
+       for k, v in rounds.items()}
+args = types.SimpleNamespace(port="memif")
+r = [x for x in bench.ratios(res, rounds, args, group)
+     if x["ratio"].startswith("send_lat 64B / floor one-way")][0]
+if abs(r["near"] - 4.0) > 1e-9 or abs(r["far"] - 2.0) > 1e-9:
+    sys.exit("FAIL: near / far ratios %r" % r)
 PY
 echo "PASS: bench quick run"
