@@ -233,13 +233,17 @@ fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
  * Blocks 1..3 of a fold (masks[1..nmask) applied) and 64 bytes a step
  * after them, four blocks in flight, brought back to one block: x is
  * block 0 with the register in; *p and *len start at block 1 and advance
- * (*len >= 48 on entry).
+ * (*len >= 48 on entry). With d (*dp) not NULL, 16-byte aligned, each
+ * block loaded is stored there too, unmasked (a copy in the same pass;
+ * *dp advances), as fold_wide_core() does.
  */
-__attribute__((target("pclmul,sse2"))) static __m128i
-fold_four(__m128i x, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
-	  unsigned int nmask)
+__attribute__((target("pclmul,sse2"),
+	       always_inline)) static inline __m128i
+fold_four_core(__m128i x, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
+	       const __m128i *masks, unsigned int nmask)
 {
 	const uint8_t *p = *pp;
+	uint8_t *d = dp != NULL ? *dp : NULL;
 	uint32_t len = *lenp - 48;
 	__m128i l[4], k4 = fold_k4;
 
@@ -247,22 +251,41 @@ fold_four(__m128i x, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
 #pragma GCC unroll 4
 	for (unsigned int i = 1; i < 4; i++, p += 16) {
 		l[i] = _mm_loadu_si128((const __m128i *)(const void *)p);
+		if (d != NULL) {
+			_mm_store_si128((__m128i *)(void *)d, l[i]);
+			d += 16;
+		}
 		if (i < nmask)
 			l[i] = _mm_or_si128(l[i], masks[i]);
 	}
-	for (; len >= 64; p += 64, len -= 64)
+	for (; len >= 64; p += 64, len -= 64) {
 #pragma GCC unroll 4
-		for (unsigned int j = 0; j < 4; j++)
-			l[j] = _mm_xor_si128(
-				fold_fwd(l[j], k4),
-				_mm_loadu_si128(
-					(const __m128i *)(const void *)(p +
-									16 * j)));
+		for (unsigned int j = 0; j < 4; j++) {
+			__m128i v = _mm_loadu_si128(
+				(const __m128i *)(const void *)(p + 16 * j));
+
+			if (d != NULL)
+				_mm_store_si128((__m128i *)(void *)(d + 16 * j),
+						v);
+			l[j] = _mm_xor_si128(fold_fwd(l[j], k4), v);
+		}
+		if (d != NULL)
+			d += 64;
+	}
 	*pp = p;
+	if (dp != NULL)
+		*dp = d;
 	*lenp = len;
 	return _mm_xor_si128(_mm_xor_si128(fold_fwd(l[0], fold_k384),
 					   fold_fwd(l[1], fold_k256)),
 			     _mm_xor_si128(fold_fwd(l[2], fold_k), l[3]));
+}
+
+__attribute__((target("pclmul,sse2"))) static __m128i
+fold_four(__m128i x, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
+	  unsigned int nmask)
+{
+	return fold_four_core(x, pp, NULL, lenp, masks, nmask);
 }
 
 /*
@@ -399,38 +422,23 @@ crc_reg_copy(uint32_t c, uint8_t *d, const uint8_t *p, uint32_t len)
 
 /*
  * crc_reg_copy() where the CPU has PCLMULQDQ but not VPCLMULQDQ (or EAL
- * allows only 128-bit SIMD): four 16-byte blocks in flight, 64 bytes a
- * step, as fold_four(), each block stored to d as it is loaded (len >=
- * 64, d 16-byte aligned). On 4 KiB frames (roce_icrc_perf, Zen 2) the
- * two in turn ran at 8.8 GB/s, this pass at 10.4 (the fold alone 12);
- * on 1 KiB frames the pass was 10 % slower (ICRC_COPY128_MIN).
+ * allows only 128-bit SIMD): fold_four_core() with the copy in its pass
+ * (len >= 64, d 16-byte aligned). On 4 KiB frames (roce_icrc_perf, Zen
+ * 2) the two in turn ran at 8.8 GB/s, this pass at 10.4 (the fold alone
+ * 12); on 1 KiB frames the pass was 10 % slower (ICRC_COPY128_MIN).
  */
 #define ICRC_COPY128_MIN 1536
 __attribute__((target("pclmul,sse2"))) static uint32_t
 crc_reg_copy128(uint32_t c, uint8_t *d, const uint8_t *p, uint32_t len)
 {
-	__m128i l[4], k4 = fold_k4, x;
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
 
-#pragma GCC unroll 4
-	for (unsigned int j = 0; j < 4; j++) {
-		l[j] = _mm_loadu_si128((const __m128i *)(const void *)(p +
-								       16 * j));
-		_mm_store_si128((__m128i *)(void *)(d + 16 * j), l[j]);
-	}
-	l[0] = _mm_xor_si128(l[0], _mm_cvtsi32_si128((int)c));
-	for (p += 64, d += 64, len -= 64; len >= 64;
-	     p += 64, d += 64, len -= 64)
-#pragma GCC unroll 4
-		for (unsigned int j = 0; j < 4; j++) {
-			__m128i v = _mm_loadu_si128(
-				(const __m128i *)(const void *)(p + 16 * j));
-
-			_mm_store_si128((__m128i *)(void *)(d + 16 * j), v);
-			l[j] = _mm_xor_si128(fold_fwd(l[j], k4), v);
-		}
-	x = _mm_xor_si128(_mm_xor_si128(fold_fwd(l[0], fold_k384),
-					fold_fwd(l[1], fold_k256)),
-			  _mm_xor_si128(fold_fwd(l[2], fold_k), l[3]));
+	_mm_store_si128((__m128i *)(void *)d, x);
+	x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
+	p += 16;
+	d += 16;
+	len -= 16;
+	x = fold_four_core(x, &p, &d, &len, NULL, 0);
 	memcpy(d, p, len);
 	return fold_tail(x, d, len, NULL, 0, 0);
 }
