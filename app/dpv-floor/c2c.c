@@ -17,7 +17,6 @@
  * RESULT, with fewer than two CPUs or when the time limit (default 1 s)
  * ends it first (the host did not run both threads at once).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
