@@ -438,6 +438,317 @@ test_dup_after_recycle(void)
 	return TEST_SUCCESS;
 }
 
+/* A: an ATOMIC WRITE of v (its bytes as they are in memory) at raddr of
+ * key rkey, through the ibv_wr_* builder (struct ibv_send_wr has no place
+ * for its 8 bytes). */
+static int
+post_aw_key(uint64_t wr_id, uint64_t raddr, uint32_t rkey, uint64_t v)
+{
+	int rc;
+
+	dpv_mlx5_wr_start(&qa.sq, IBV_QPT_RC, QPN_A);
+	rc = dpv_mlx5_wr_op(&qa.sq, wr_id, IBV_SEND_SIGNALED,
+			    IBV_WR_ATOMIC_WRITE);
+	if (rc == 0)
+		dpv_mlx5_wr_atomic_write(&qa.sq, rkey, raddr, &v);
+	rc = dpv_mlx5_wr_complete(&qa.sq);
+	return rc;
+}
+
+static int
+post_aw(uint64_t wr_id, uint64_t raddr, uint64_t v)
+{
+	return post_aw_key(wr_id, raddr, qb.key, v);
+}
+
+/* An ATOMIC WRITE, wait for its completion: its status (and opcode). */
+static int
+aw_status(uint64_t raddr, uint32_t rkey, uint64_t v, enum ibv_wc_opcode *op)
+{
+	struct ibv_wc wc;
+
+	if (post_aw_key(77, raddr, rkey, v) != 0 ||
+	    wait_wc(&qa.scq, &wc) != 0 || wc.wr_id != 77)
+		return -1;
+	if (op != NULL)
+		*op = wc.opcode;
+	return wc.status;
+}
+
+/*
+ * ATOMIC WRITE: 64 bytes of data by RDMA WRITE, then an 8-byte flag by
+ * ATOMIC WRITE: both land, the flag's bytes as they were, and the send
+ * completion says IBV_WC_ATOMIC_WRITE. The request is one frame and its
+ * answer an empty READ response; the ring keeps an entry for it.
+ */
+static int
+test_atomic_write(void)
+{
+	struct dpv_eqp *b = dpv_engine_qp_lookup(eng, QPN_B);
+	const uint64_t flag = 0x0102030405060708ull;
+	struct dpv_engine_qp_stats qs;
+	enum ibv_wc_opcode op = IBV_WC_SEND;
+	struct ibv_wc wc;
+	uint64_t v;
+	bool held = false;
+
+	TEST_ASSERT_NOT_NULL(b, "");
+	for (int i = 0; i < 64; i++)
+		qa.buf[1024 + i] = (uint8_t)(i * 5 + 1);
+	TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_WRITE, 1, 1024, 64,
+			       (uintptr_t)qb.buf + 1024, 0),
+			  0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(
+		aw_status((uintptr_t)qb.buf + 1088, qb.key, flag, &op),
+		IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(op, IBV_WC_ATOMIC_WRITE, "opcode %d", op);
+	/* struct ibv_send_wr has no place for its 8 bytes */
+	TEST_ASSERT_EQUAL(
+		post(IBV_WR_ATOMIC_WRITE, 3, 0, 8, (uintptr_t)qb.buf + 1088, 0),
+		EINVAL, "ibv_post_send");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf + 1024, qa.buf + 1024, 64, "data");
+	memcpy(&v, qb.buf + 1088, 8);
+	TEST_ASSERT_EQUAL(v, flag, "flag %" PRIx64, v);
+	for (int i = 0; i < b->resp.res_n; i++)
+		held |= b->resp.res[i].kind == 3;
+	TEST_ASSERT(held, "an entry for duplicates");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &qs), 0, "");
+	TEST_ASSERT_EQUAL(qs.retransmits, 0, "");
+	/* eight in a row, with 2 credits: each completes, in order */
+	for (int m = 0; m < 8; m++)
+		TEST_ASSERT_EQUAL(
+			post_aw(m, (uintptr_t)qb.buf + 2048 + m * 8, 1000 + m),
+			0, "");
+	for (int m = 0; m < 8; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "%d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)m, "in order");
+		memcpy(&v, qb.buf + 2048 + m * 8, 8);
+		TEST_ASSERT_EQUAL(v, 1000u + m, "");
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * What the responder refuses, each ending the connection with a NAK and
+ * nothing written: an address not 8-byte aligned (Invalid Request), a key
+ * without remote write (Remote Access), a QP without remote write
+ * (Invalid Request).
+ */
+static int
+aw_refused(int which)
+{
+	struct dpv_engine_key k = {
+		.length = BUF_SIZE,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.pdn = PDN,
+	};
+	uint64_t raddr = (uintptr_t)qb.buf + 512, v;
+	uint32_t rkey = qb.key;
+	int want = IBV_WC_REM_INV_REQ_ERR;
+
+	memset(qb.buf + 500, 0x5a, 32);
+	if (which == 0) {
+		raddr += 4;
+	} else if (which == 1) {
+		k.addr = k.iova = (uintptr_t)qb.buf;
+		rkey = 0x343;
+		TEST_ASSERT_EQUAL(dpv_engine_key_set(eng, rkey, &k), 0, "");
+		want = IBV_WC_REM_ACCESS_ERR;
+	} else {
+		struct ibv_qp_attr a = {.qp_access_flags =
+						IBV_ACCESS_REMOTE_READ |
+						IBV_ACCESS_REMOTE_ATOMIC};
+
+		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_B, &a,
+						       IBV_QP_ACCESS_FLAGS,
+						       NULL),
+				  0, "");
+	}
+	TEST_ASSERT_EQUAL(aw_status(raddr, rkey, 0x1111111111111111ull, NULL),
+			  want, "case %d", which);
+	for (int i = 0; i < 32; i += 8) {
+		memcpy(&v, qb.buf + 500 + i, 8);
+		TEST_ASSERT_EQUAL(v, 0x5a5a5a5a5a5a5a5aull, "written");
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+test_aw_misaligned(void)
+{
+	return aw_refused(0);
+}
+
+static int
+test_aw_key(void)
+{
+	return aw_refused(1);
+}
+
+static int
+test_aw_qp_access(void)
+{
+	return aw_refused(2);
+}
+
+/* max_dest_rd_atomic = 0: an ATOMIC WRITE is refused as a READ is. */
+static int
+test_dest0_atomic_write(void)
+{
+	uint64_t v;
+
+	memset(qb.buf, 0, 8);
+	TEST_ASSERT_EQUAL(aw_status((uintptr_t)qb.buf, qb.key, 42, NULL),
+			  IBV_WC_REM_INV_REQ_ERR, "");
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 0, "not written");
+	return TEST_SUCCESS;
+}
+
+/* Send an ATOMIC WRITE of v as QP A would (a duplicate when psn is old),
+ * or one whose payload is len bytes long, and run the engine; the frames
+ * the engine sent. */
+static int
+raw_aw(uint32_t psn, uint64_t v, uint32_t len, uint64_t *frames)
+{
+	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
+	struct dpv_engine_stats s0, s1;
+	struct dpv_ehdr h = {
+		.opcode = DPV_ROCE_OP_ATOMIC_WRITE,
+		.ackreq = true,
+		.dqpn = QPN_B,
+		.psn = psn,
+		.va = (uintptr_t)qb.buf,
+		.rkey = qb.key,
+		.dmalen = 8,
+	};
+	uint8_t val[16] = {0};
+	struct rte_mbuf *m;
+	uint8_t *pl;
+
+	if (a == NULL)
+		return -1;
+	memcpy(val, &v, 8);
+	dpv_engine_stats_get(eng, &s0);
+	m = dpv_engine_build(eng, &a->path, NULL, &h, len, &pl);
+	if (m == NULL)
+		return -1;
+	memcpy(pl, val, len);
+	dpv_engine_tx(eng, m);
+	dpv_engine_tx_flush(eng);
+	for (int i = 0; i < 64; i++)
+		dpv_engine_poll(eng, 32);
+	dpv_engine_stats_get(eng, &s1);
+	*frames = s1.tx_pkts - s0.tx_pkts;
+	return 0;
+}
+
+/*
+ * A duplicate ATOMIC WRITE is answered from the responder's ring and not
+ * written again (the word holds what a later WRITE put there); one older
+ * than the ring is dropped. An ATOMIC WRITE of 4 or 12 bytes is refused
+ * (Invalid Request).
+ */
+static int
+test_aw_dup(void)
+{
+	struct dpv_eqp *b = dpv_engine_qp_lookup(eng, QPN_B);
+	struct dpv_engine_stats st0, st1;
+	uint32_t psn = 0;
+	uint64_t v, frames;
+	struct ibv_wc wc;
+
+	TEST_ASSERT_NOT_NULL(b, "");
+	TEST_ASSERT_EQUAL(aw_status((uintptr_t)qb.buf, qb.key, 7, NULL),
+			  IBV_WC_SUCCESS, "");
+	for (int i = 0; i < b->resp.res_n; i++)
+		if (b->resp.res[i].kind == 3)
+			psn = b->resp.res[i].first;
+	/* a WRITE over it, then the duplicate: the WRITE's bytes stay */
+	memset(qa.buf, 0x33, 8);
+	TEST_ASSERT_EQUAL(
+		post(IBV_WR_RDMA_WRITE, 2, 0, 8, (uintptr_t)qb.buf, 0), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	dpv_engine_stats_get(eng, &st0);
+	TEST_ASSERT_EQUAL(raw_aw(psn, 9, 8, &frames), 0, "");
+	dpv_engine_stats_get(eng, &st1);
+	TEST_ASSERT_EQUAL(st1.dup_requests, st0.dup_requests + 1, "");
+	TEST_ASSERT_EQUAL(st1.dup_rd_atomic_dropped, st0.dup_rd_atomic_dropped,
+			  "answered from the ring");
+	TEST_ASSERT_EQUAL(frames, 2,
+			  "request + empty READ response, got %" PRIu64,
+			  frames);
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 0x3333333333333333ull, "not written again");
+	/* older than anything the ring holds: dropped */
+	TEST_ASSERT_EQUAL(raw_aw(dpv_psn_add(psn, 0xfffff0), 9, 8, &frames), 0,
+			  "");
+	dpv_engine_stats_get(eng, &st0);
+	TEST_ASSERT_EQUAL(st0.dup_rd_atomic_dropped,
+			  st1.dup_rd_atomic_dropped + 1, "dropped");
+	TEST_ASSERT_EQUAL(frames, 1, "no answer");
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 0x3333333333333333ull, "not written");
+	/* the next PSN, but 4 bytes: Invalid Request, nothing written */
+	TEST_ASSERT_EQUAL(raw_aw(b->resp.epsn, 9, 4, &frames), 0, "");
+	dpv_engine_stats_get(eng, &st1);
+	TEST_ASSERT_EQUAL(st1.inv_req_naks_sent, st0.inv_req_naks_sent + 1, "");
+	memcpy(&v, qb.buf, 8);
+	TEST_ASSERT_EQUAL(v, 0x3333333333333333ull, "not written");
+	return TEST_SUCCESS;
+}
+
+/*
+ * ATOMIC WRITEs and READs pipelined with 2 credits through a wire losing
+ * every 5th frame: every one completes in order, each word holds its
+ * value, the READs their data.
+ */
+static int
+test_aw_loss(void)
+{
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+	uint64_t v;
+
+	for (uint32_t i = 0; i < 8 * 1500; i++)
+		qb.buf[4096 + i] = (uint8_t)(i * 3 + 1);
+	dpv_engine_inject_tx_loss(eng, 5);
+	for (int m = 0; m < 16; m++) {
+		if (m & 1)
+			TEST_ASSERT_EQUAL(post_aw(m, (uintptr_t)qb.buf + m * 8,
+						  0xa0a0a0a000000000ull + m),
+					  0, "");
+		else
+			TEST_ASSERT_EQUAL(
+				post(IBV_WR_RDMA_READ, m, 4096 + m * 750, 1500,
+				     (uintptr_t)qb.buf + 4096 + m * 750, 0),
+				0, "");
+	}
+	for (int m = 0; m < 16; m++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "op %d", m);
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "op %d status %d",
+				  m, wc.status);
+		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)m, "in order");
+		TEST_ASSERT_EQUAL(
+			wc.opcode,
+			(m & 1) ? IBV_WC_ATOMIC_WRITE : IBV_WC_RDMA_READ, "");
+	}
+	for (int m = 1; m < 16; m += 2) {
+		memcpy(&v, qb.buf + m * 8, 8);
+		TEST_ASSERT_EQUAL(v, 0xa0a0a0a000000000ull + m, "word %d", m);
+	}
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf + 4096, qb.buf + 4096, 16 * 750,
+				  "reads");
+	dpv_engine_stats_get(eng, &st);
+	return loss_report(&st, "recycled", st.rd_atomic_recycled,
+			   "dup dropped", st.dup_rd_atomic_dropped);
+}
+
 static int
 setup_rd0(void)
 {
@@ -1100,6 +1411,14 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 		{
 			TEST_CASE_ST(setup_dest0, teardown, test_dest0_read),
 			TEST_CASE_ST(setup_dest0, teardown, test_dest0_atomic),
+			TEST_CASE_ST(setup_dest0, teardown,
+				     test_dest0_atomic_write),
+			TEST_CASE_ST(setup_2_2, teardown, test_atomic_write),
+			TEST_CASE_ST(setup_2_2, teardown, test_aw_misaligned),
+			TEST_CASE_ST(setup_2_2, teardown, test_aw_key),
+			TEST_CASE_ST(setup_2_2, teardown, test_aw_qp_access),
+			TEST_CASE_ST(setup_2_2, teardown, test_aw_dup),
+			TEST_CASE_ST(setup_2_2, teardown, test_aw_loss),
 			TEST_CASE_ST(setup_2_2, teardown, test_loss_pipeline),
 			TEST_CASE_ST(setup_2_2, teardown,
 				     test_dup_after_recycle),

@@ -332,14 +332,13 @@ case_create_flags(void)
 static int
 case_send_ops(void)
 {
-	const uint64_t rc_ops = IBV_QP_EX_WITH_RDMA_WRITE |
-				IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-				IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-				IBV_QP_EX_WITH_RDMA_READ |
-				IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-				IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-				IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW |
-				IBV_QP_EX_WITH_SEND_WITH_INV;
+	const uint64_t rc_ops =
+		IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
+		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |
+		IBV_QP_EX_WITH_ATOMIC_WRITE;
 	struct ibv_qp_init_attr_ex a;
 	struct ibv_qp_ex *x;
 	struct ibv_qp *qp;
@@ -355,7 +354,7 @@ case_send_ops(void)
 			    x->wr_rdma_write && x->wr_rdma_write_imm &&
 			    x->wr_rdma_read && x->wr_atomic_cmp_swp &&
 			    x->wr_atomic_fetch_add && x->wr_local_inv &&
-			    x->wr_bind_mw,
+			    x->wr_bind_mw && x->wr_atomic_write,
 		    "every requested op");
 	TEST_ASSERT(x->wr_set_sge && x->wr_set_sge_list && x->wr_set_inline_data &&
 			    x->wr_set_inline_data_list && x->wr_start &&
@@ -382,6 +381,11 @@ case_send_ops(void)
 	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.send_ops_flags = IBV_QP_EX_WITH_RDMA_READ;
 	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "READ on UC");
+	/* ATOMIC WRITE is an RC opcode only (IBA 1.5) */
+	init_attr(&a, IBV_QPT_UC);
+	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+	TEST_ASSERT_EQUAL(create_ex(&a, NULL), EOPNOTSUPP, "atomic write, UC");
 	init_attr(&a, IBV_QPT_RC);
 	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.send_ops_flags = IBV_QP_EX_WITH_TSO;

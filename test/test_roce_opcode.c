@@ -77,7 +77,8 @@ test_opcode_table(void)
 				  oi->name);
 		TEST_ASSERT_EQUAL(!!(m & DPV_OPF_PAYLOAD),
 				  !!(m & (DPV_OPF_SEND | DPV_OPF_WRITE |
-					  DPV_OPF_READ_RESP)),
+					  DPV_OPF_READ_RESP)) ||
+					  dpv_roce_op_atomic_write(m),
 				  "%s: payload", oi->name);
 		TEST_ASSERT(strncmp(oi->name,
 				    (const char *[]){"RC_", "UC_", "RD_", "UD_",
@@ -86,13 +87,14 @@ test_opcode_table(void)
 				    3) == 0,
 			    "%s: prefix", oi->name);
 	}
-	TEST_ASSERT_EQUAL(valid, 23 + 12 + 2 + 1 + 23 + 23, "valid opcodes");
+	/* RC has ATOMIC WRITE too */
+	TEST_ASSERT_EQUAL(valid, 24 + 12 + 2 + 1 + 23 + 23, "valid opcodes");
 	TEST_ASSERT_EQUAL(ntr[7], 23, "DC");
 	/* DC requests: the 16-byte DCETH right after the BTH */
 	TEST_ASSERT_EQUAL(dpv_roce_opcode(0xe6)->off[DPV_HDR_DCETH], 12, "");
 	TEST_ASSERT_EQUAL(dpv_roce_opcode(0xe6)->off[DPV_HDR_RETH], 28, "");
 	TEST_ASSERT_EQUAL(dpv_roce_opcode(0xf1)->length, 16, "DC ACK");
-	TEST_ASSERT_EQUAL(ntr[0], 23, "RC");
+	TEST_ASSERT_EQUAL(ntr[0], 24, "RC");
 	TEST_ASSERT_EQUAL(ntr[1], 12, "UC");
 	TEST_ASSERT_EQUAL(ntr[2], 0, "RD");
 	TEST_ASSERT_EQUAL(ntr[3], 2, "UD");
@@ -104,6 +106,15 @@ test_opcode_table(void)
 	TEST_ASSERT_EQUAL(dpv_roce_opcode(0x13)->length, 40, "");
 	TEST_ASSERT_EQUAL(dpv_roce_opcode(0xa6)->off[DPV_HDR_RETH], 16, "");
 	TEST_ASSERT_EQUAL(dpv_roce_opcode(0x81)->length, 28, "CNP");
+	/* ATOMIC WRITE: BTH and RETH, then its 8 bytes */
+	TEST_ASSERT_EQUAL(dpv_roce_opcode(0x1d)->off[DPV_HDR_RETH], 12, "");
+	TEST_ASSERT_EQUAL(dpv_roce_opcode(0x1d)->length, 28, "");
+	TEST_ASSERT(
+		dpv_roce_op_atomic_write(dpv_roce_opcode(0x1d)->mask) &&
+			!dpv_roce_op_atomic_write(
+				dpv_roce_opcode(0x13)->mask) &&
+			!dpv_roce_op_atomic_write(dpv_roce_opcode(0x0a)->mask),
+		"atomic write flags");
 	TEST_ASSERT(strcmp(dpv_roce_opcode_name(0x11), "RC_ACKNOWLEDGE") == 0,
 		    "name");
 	return TEST_SUCCESS;

@@ -159,12 +159,14 @@ test_query_device(void)
 			  "phys_port_cnt_ex");
 	TEST_ASSERT(memcmp(&ax.orig_attr, &a, sizeof(a)) == 0, "same attrs");
 	/* the 64-bit flags carry the 32-bit ones, as rdma-core's do, and
-	 * above them only the raw-packet FCS scatter (test_raw_ofl.c) and
-	 * PCI write end padding (test_raw_cflags.c) */
+	 * above them only the raw-packet FCS scatter (test_raw_ofl.c), PCI
+	 * write end padding (test_raw_cflags.c) and RC ATOMIC WRITE (bit
+	 * 40, test_engine_rdatomic.c) */
 	TEST_ASSERT_EQUAL(ax.device_cap_flags_ex,
 			  (uint64_t)(uint32_t)a.device_cap_flags |
 				  IBV_DEVICE_RAW_SCATTER_FCS |
-				  IBV_DEVICE_PCI_WRITE_END_PADDING,
+				  IBV_DEVICE_PCI_WRITE_END_PADDING |
+				  (1ULL << 40),
 			  "device_cap_flags_ex 0x%" PRIx64 ", flags 0x%x",
 			  ax.device_cap_flags_ex, a.device_cap_flags);
 	TEST_ASSERT_EQUAL(ax.rss_caps.supported_qpts,

@@ -48,6 +48,8 @@ wc_opcode(enum ibv_wr_opcode op)
 		return IBV_WC_COMP_SWAP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return IBV_WC_FETCH_ADD;
+	case IBV_WR_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
 	case IBV_WR_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
 	case IBV_WR_BIND_MW:
@@ -57,13 +59,6 @@ wc_opcode(enum ibv_wr_opcode op)
 	default:
 		return IBV_WC_SEND;
 	}
-}
-
-static bool
-is_rd_atomic(enum ibv_wr_opcode op)
-{
-	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 /* The WQE at s_cur is partly on the wire (a long message going out). */
@@ -276,7 +271,7 @@ comp_ack_fast(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 			return false;
 		if (dpv_psn_cmp(psn, w->last_psn) < 0)
 			break; /* inside w: w waits on */
-		if (is_rd_atomic(w->wr.opcode)) {
+		if (wr_rd_atomic(w->wr.opcode)) {
 			if (psn != w->last_psn)
 				return false; /* its response was lost */
 			break;
@@ -348,7 +343,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			 * atomic) or w is implicitly acknowledged (SEND, WRITE)
 			 */
 			if (dpv_psn_cmp(pkt->psn, w->last_psn) > 0) {
-				state = is_rd_atomic(w->wr.opcode)
+				state = wr_rd_atomic(w->wr.opcode)
 						? COMP_LOST
 						: COMP_ACK_WQE;
 				break;
@@ -366,7 +361,11 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case COMP_CHECK_ACK:
 			/* the packet's PSN is inside w */
 			if (pkt->flags & DPV_OPF_READ_RESP) {
-				state = w->wr.opcode == IBV_WR_RDMA_READ
+				/* an ATOMIC WRITE's answer is an empty READ
+				 * response */
+				state = w->wr.opcode == IBV_WR_RDMA_READ ||
+							w->wr.opcode ==
+								IBV_WR_ATOMIC_WRITE
 						? COMP_READ
 						: COMP_DONE;
 				break;
@@ -384,7 +383,7 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				/* ACK of the last packet of a SEND/WRITE; an
 				 * ACK in the middle, or of a READ, tells
 				 * nothing new */
-				state = !is_rd_atomic(w->wr.opcode) &&
+				state = !wr_rd_atomic(w->wr.opcode) &&
 							pkt->psn == w->last_psn
 						? COMP_ACK_WQE
 						: COMP_DONE;
@@ -414,14 +413,17 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				state = COMP_LOST; /* out of order */
 				break;
 			}
-			want = RTE_MIN((uint64_t)qp->mtu,
-				       w->wr.total_len - off);
+			want = w->wr.opcode == IBV_WR_ATOMIC_WRITE
+				       ? 0
+				       : RTE_MIN((uint64_t)qp->mtu,
+						 w->wr.total_len - off);
 			if (pkt->paylen != want) {
 				st = IBV_WC_BAD_RESP_ERR;
 				state = COMP_ERROR;
 				break;
 			}
-			scatter(qp, w, off, pkt->payload, pkt->paylen);
+			if (pkt->paylen != 0)
+				scatter(qp, w, off, pkt->payload, pkt->paylen);
 			qp->comp.psn = dpv_psn_add(pkt->psn, 1);
 			progress = true;
 			if (pkt->psn == w->last_psn) {
@@ -585,7 +587,7 @@ dpv_engine_comp_drain_out(struct dpv_eqp *qp)
 					   : IBV_WC_SUCCESS,
 				       wc_opcode(w->wr.opcode), len, 0, 0, 0);
 		}
-		if (is_rd_atomic(w->wr.opcode) && qp->req.rd_out > 0 &&
+		if (wr_rd_atomic(w->wr.opcode) && qp->req.rd_out > 0 &&
 		    w->sent > 0)
 			qp->req.rd_out--;
 		dpv_mlx5_sq_retire(qp->sq, &w->wr);

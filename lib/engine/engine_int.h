@@ -259,7 +259,8 @@ dpv_esge_direct(const struct dpv_sge *sge, uint8_t *const *host, uint32_t nsge,
 
 /* One executed READ or atomic, kept to answer its duplicates. */
 struct dpv_eres {
-	uint8_t kind;	      /* 0 free, 1 READ, 2 atomic */
+	uint8_t kind;	      /* 0 free, 1 READ, 2 atomic, 3 ATOMIC WRITE
+				 (done: an empty READ response) */
 	uint8_t op;	      /* atomic: its opcode (low 5 bits) */
 	bool todo;	      /* responses owed: READ frames from next on;
 				 an atomic not executed yet */
@@ -1185,6 +1186,18 @@ static inline bool
 eqp_credit_pkt(const struct dpv_eqp *qp)
 {
 	return qp->opts & DPV_QP_OPT_CREDIT_PKT;
+}
+
+/* The operations that take a READ/atomic credit and wait for a response
+ * (READ, the atomics, ATOMIC WRITE): one bit test. */
+static inline bool
+wr_rd_atomic(enum ibv_wr_opcode op)
+{
+	const uint32_t m =
+		1u << IBV_WR_RDMA_READ | 1u << IBV_WR_ATOMIC_CMP_AND_SWP |
+		1u << IBV_WR_ATOMIC_FETCH_AND_ADD | 1u << IBV_WR_ATOMIC_WRITE;
+
+	return (unsigned)op < 32 && ((1u << op) & m) != 0;
 }
 
 /* The operations whose message takes a receive WQE at the responder. */

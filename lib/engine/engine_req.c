@@ -38,13 +38,6 @@ static const char *const req_state_name[] = {
 #undef X
 };
 
-static bool
-is_rd_atomic(enum ibv_wr_opcode op)
-{
-	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Pull newly posted WQEs from the ring while there is room. */
 void
 dpv_engine_sq_fetch(struct dpv_eqp *qp)
@@ -92,9 +85,11 @@ check_local(struct dpv_eqp *qp, struct dpv_eswqe *w)
 {
 	uint32_t need = 0;
 
+	/* (an ATOMIC WRITE's 8 bytes are inline: the ring decodes exactly
+	 * 8) */
 	if (w->wr.flags & DPV_WR_F_INLINE)
 		return IBV_WC_SUCCESS;
-	if (is_rd_atomic(w->wr.opcode))
+	if (wr_rd_atomic(w->wr.opcode))
 		need = IBV_ACCESS_LOCAL_WRITE;
 	for (uint32_t i = 0; i < w->wr.num_sge; i++) {
 		struct dpv_sge *s = &w->wr.sg_list[i];
@@ -193,6 +188,8 @@ req_opcode(const struct dpv_eswqe *w, uint32_t k)
 		return DPV_ROCE_OP_CMP_SWAP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return DPV_ROCE_OP_FETCH_ADD;
+	case IBV_WR_ATOMIC_WRITE:
+		return DPV_ROCE_OP_ATOMIC_WRITE;
 	default:
 		break;
 	}
@@ -226,6 +223,8 @@ op_allowed(enum ibv_qp_type t, enum ibv_wr_opcode op)
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND ||
 		       t == IBV_QPT_DRIVER;
+	case IBV_WR_ATOMIC_WRITE: /* an RC opcode only */
+		return t == IBV_QPT_RC;
 	default:
 		return false;
 	}
@@ -576,7 +575,7 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			if ((w->wr.flags & DPV_WR_F_FENCE) && w->sent == 0 &&
 			    qp->req.rd_out > 0)
 				return; /* fenced behind READs/atomics */
-			if (is_rd_atomic(w->wr.opcode) && w->sent == 0 &&
+			if (wr_rd_atomic(w->wr.opcode) && w->sent == 0 &&
 			    (qp->req.rd_out >= qp->max_rd_atomic ||
 			     (qp->comp.rd_cap &&
 			      qp->req.rd_out >= qp->comp.rd_cap)))
@@ -660,7 +659,7 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 				state = REQ_WQE_SENT;
 			break;
 		case REQ_WQE_SENT:
-			if (is_rd_atomic(w->wr.opcode))
+			if (wr_rd_atomic(w->wr.opcode))
 				qp->req.rd_out++;
 			/* UC and UD complete when sent; RC waits for the ACK */
 			w->state = eqp_reliable(qp) ? SWQE_SENT : SWQE_DONE;

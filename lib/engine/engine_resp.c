@@ -443,7 +443,7 @@ dpv_engine_resp_output(struct dpv_eqp *qp)
 
 			if (!r->todo)
 				continue;
-			if (!(r->kind == 1 ? read_emit(qp, r, NULL)
+			if (!(r->kind != 2 ? read_emit(qp, r, NULL)
 					   : atomic_emit(qp, r))) {
 				qp->resp.out_i = i;
 				return;
@@ -529,6 +529,67 @@ res_find(struct dpv_eqp *qp, uint8_t kind, uint32_t psn)
 			return r;
 	}
 	return NULL;
+}
+
+/*
+ * ATOMIC WRITE (checked: 8 bytes at an aligned address of a key that
+ * allows remote writes, host as the check found it): its 8 bytes stored
+ * at once, and its answer, an empty READ RESPONSE ONLY, sent or owed in
+ * its turn. The entry (kind 3) answers a duplicate without writing
+ * again. false: the key's memory is not there (an indirect key).
+ */
+static bool
+atomic_write_exec(struct dpv_eqp *qp, const struct dpv_epkt *pkt, void *host)
+{
+	uint64_t *p = dpv_engine_key_atomic(qp, pkt->rkey, pkt->va, host);
+	struct dpv_eres *rs;
+	uint64_t v;
+
+	if (p == NULL)
+		return false;
+	memcpy(&v, pkt->payload, sizeof(v));
+	if (likely(((uintptr_t)p & 7) == 0))
+		__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	else /* a zero-based or IOVA region may shift the alignment */
+		memcpy(p, &v, sizeof(v));
+	rs = res_new(qp);
+	rs->kind = 3;
+	rs->first = rs->next = rs->last = pkt->psn;
+	rs->rkey = pkt->rkey;
+	rs->va = pkt->va;
+	rs->len = 0;
+	rs->msn = ++qp->resp.msn;
+	qp->resp.ack.pending = false;
+	qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
+	if (qp->resp.out_pend || !read_emit(qp, rs, NULL)) {
+		DPV_EQP_COUNT(qp, rd_resp_waits);
+		res_owe(qp, rs);
+	}
+	return true;
+}
+
+/* A duplicate ATOMIC WRITE: never written again; its answer again if the
+ * entry is still held (in its turn if responses are owed). */
+static void
+atomic_write_dup(struct dpv_eqp *qp, uint32_t psn)
+{
+	struct dpv_eres *rs = res_find(qp, 3, psn);
+
+	if (rs == NULL) {
+		DPV_EQP_COUNT(qp, dup_rd_atomic_dropped);
+		return;
+	}
+	rs->next = rs->first;
+	rs->msn = qp->resp.msn;
+	if (qp->resp.out_pend) {
+		res_owe(qp, rs);
+		return;
+	}
+	ack_now(qp);
+	if (!read_emit(qp, rs, NULL)) {
+		DPV_EQP_COUNT(qp, rd_resp_waits);
+		res_owe(qp, rs);
+	}
 }
 
 /* UD: Q_Key, receive WQE, GRH + payload, completion. */
@@ -765,12 +826,22 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				state = rc ? RESP_NAK_INV : RESP_DROP;
 				break;
 			}
+			/* ATOMIC WRITE: exactly its 8 bytes (IBA oA19-28),
+			 * with the permission a WRITE needs */
+			if (unlikely(dpv_roce_op_atomic_write(fl)) &&
+			    (pkt->paylen != 8 || pkt->dmalen != 8)) {
+				DPV_EQP_COUNT(qp, rx_drop_len);
+				state = RESP_NAK_INV;
+				break;
+			}
 			if (fl & DPV_OPF_WRITE)
 				need = IBV_ACCESS_REMOTE_WRITE;
 			else if (fl & DPV_OPF_READ)
 				need = IBV_ACCESS_REMOTE_READ;
 			else if (fl & DPV_OPF_ATOMIC)
-				need = IBV_ACCESS_REMOTE_ATOMIC;
+				need = dpv_roce_op_atomic_write(fl)
+					       ? IBV_ACCESS_REMOTE_WRITE
+					       : IBV_ACCESS_REMOTE_ATOMIC;
 			if (need && !(qp->access & need)) {
 				state = rc ? RESP_NAK_INV : RESP_DROP;
 				break;
@@ -881,6 +952,13 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				    !read_emit(qp, rs, host)) {
 					DPV_EQP_COUNT(qp, rd_resp_waits);
 					res_owe(qp, rs);
+				}
+				state = RESP_DONE;
+				break;
+			} else if (dpv_roce_op_atomic_write(fl)) {
+				if (!atomic_write_exec(qp, pkt, host)) {
+					state = RESP_NAK_ACCESS;
+					break;
 				}
 				state = RESP_DONE;
 				break;
@@ -1001,6 +1079,8 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 						}
 					}
 				}
+			} else if (dpv_roce_op_atomic_write(fl)) {
+				atomic_write_dup(qp, pkt->psn);
 			} else if (fl & DPV_OPF_ATOMIC) {
 				/* never re-executed: the saved result or
 				 * nothing (older than the ring); one still

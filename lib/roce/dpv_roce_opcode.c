@@ -76,6 +76,10 @@ const uint8_t dpv_roce_hdr_size[DPV_HDR_NUM] = {
 #define M_READ_REQ (DPV_OPF_REQ | DPV_OPF_READ | DPV_OPF_ONLY | DPV_OPF_RETH)
 #define M_RRESP	   (DPV_OPF_RESP | DPV_OPF_READ_RESP | DPV_OPF_PAYLOAD)
 #define M_ATOMIC   (DPV_OPF_REQ | DPV_OPF_ATOMIC | DPV_OPF_ONLY | DPV_OPF_ATMETH)
+/* ATOMIC WRITE: an atomic with a RETH and its 8 bytes as payload */
+#define M_ATOMIC_WRITE                                                         \
+	(DPV_OPF_REQ | DPV_OPF_ATOMIC | DPV_OPF_ONLY | DPV_OPF_RETH |          \
+	 DPV_OPF_PAYLOAD)
 #define M_ACK	   (DPV_OPF_RESP | DPV_OPF_ACK | DPV_OPF_ONLY | DPV_OPF_AETH)
 #define M_ATOMIC_ACK                                                           \
 	(DPV_OPF_RESP | DPV_OPF_ATOMIC_ACK | DPV_OPF_ONLY | DPV_OPF_AETH |     \
@@ -127,6 +131,8 @@ const uint8_t dpv_roce_hdr_size[DPV_HDR_NUM] = {
 
 const struct dpv_roce_opcode_info dpv_roce_opcode_tbl[256] = {
 	RELIABLE(DPV_ROCE_TR_RC, "RC_", DPV_OPF_RC, 0),
+	ENTRY(DPV_ROCE_TR_RC | DPV_ROCE_OP_ATOMIC_WRITE, "RC_ATOMIC_WRITE",
+	      DPV_OPF_RC | DPV_OPF_ACKREQ | M_ATOMIC_WRITE),
 	SEND_WRITE(DPV_ROCE_TR_UC, "UC_", DPV_OPF_UC, 0),
 	ENTRY(DPV_ROCE_TR_UD | 0x04, "UD_SEND_ONLY",
 	      DPV_OPF_UD | DPV_OPF_DETH | M_SEND_ONLY),

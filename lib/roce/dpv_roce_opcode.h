@@ -24,6 +24,7 @@
  * has none left): test (opcode & 0xe0) == DPV_ROCE_TR_DC.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,10 @@ enum dpv_roce_op {
 	DPV_ROCE_OP_FETCH_ADD = 0x14,
 	DPV_ROCE_OP_SEND_LAST_INV = 0x16,
 	DPV_ROCE_OP_SEND_ONLY_INV = 0x17,
+	/** RDMA ATOMIC WRITE (IBA 1.5, memory placement extensions): a RETH
+	 *  and exactly 8 bytes written at once; answered by an empty RDMA
+	 *  READ RESPONSE ONLY. RC only. */
+	DPV_ROCE_OP_ATOMIC_WRITE = 0x1d,
 };
 
 /** The CNP opcode (RoCEv2 Annex A17). */
@@ -117,7 +122,8 @@ enum dpv_roce_hdr_id {
 #define DPV_OPF_WRITE (1u << 14)
 /** RDMA READ request. */
 #define DPV_OPF_READ (1u << 15)
-/** Atomic request (CmpSwap or FetchAdd). */
+/** Atomic request: CmpSwap or FetchAdd (with an AtomicETH), or ATOMIC
+ *  WRITE (with a RETH and a payload: dpv_roce_op_atomic_write()). */
 #define DPV_OPF_ATOMIC (1u << 16)
 /** RDMA READ response (any position). */
 #define DPV_OPF_READ_RESP (1u << 17)
@@ -197,6 +203,22 @@ dpv_roce_opcode_name(uint8_t opcode)
 	const char *n = dpv_roce_opcode_tbl[opcode].name;
 
 	return n != NULL ? n : "INVALID";
+}
+
+/**
+ * Whether opcode flags describe an ATOMIC WRITE (an atomic that carries a
+ * RETH and a payload) rather than CmpSwap or FetchAdd.
+ *
+ * @param fl
+ *   The opcode's flags (struct dpv_roce_opcode_info mask).
+ * @return
+ *   true for ATOMIC WRITE.
+ */
+static inline bool
+dpv_roce_op_atomic_write(uint32_t fl)
+{
+	return (fl & (DPV_OPF_ATOMIC | DPV_OPF_RETH)) ==
+	       (DPV_OPF_ATOMIC | DPV_OPF_RETH);
 }
 
 #ifdef __cplusplus

@@ -842,7 +842,8 @@ static uint64_t
 send_ops_supported(enum ibv_qp_type t)
 {
 	switch (t) {
-	case IBV_QPT_RC:
+	case IBV_QPT_RC: /* ATOMIC WRITE is an RC opcode only */
+		return QP_SEND_OPS_RC | IBV_QP_EX_WITH_ATOMIC_WRITE;
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_DRIVER: /* a DCI */
 		return QP_SEND_OPS_RC;

@@ -91,6 +91,14 @@ wr_atomic_fetch_add(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr,
 }
 
 static void
+wr_atomic_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr,
+		const void *val)
+{
+	if (op(x, IBV_WR_ATOMIC_WRITE))
+		dpv_mlx5_wr_atomic_write(xsq(x), rkey, addr, val);
+}
+
+static void
 wr_local_inv(struct ibv_qp_ex *x, uint32_t rkey)
 {
 	if (op(x, IBV_WR_LOCAL_INV))
@@ -224,6 +232,8 @@ dpv_qp_ex_init(struct dpv_qp *qp)
 		x->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (f & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (f & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		x->wr_atomic_write = wr_atomic_write;
 	if (f & IBV_QP_EX_WITH_LOCAL_INV)
 		x->wr_local_inv = wr_local_inv;
 	if (f & IBV_QP_EX_WITH_BIND_MW)

@@ -63,6 +63,11 @@
 #define DPV_CAP_MAX_PKEYS	    1
 #define DPV_CAP_LOCAL_CA_ACK_DELAY  15
 
+/** device_cap_flags_ex bit of RC RDMA ATOMIC WRITE (the kernel's
+ *  IB_UVERBS_DEVICE_ATOMIC_WRITE; rdma-core 44's verbs.h has no name for
+ *  it). */
+#define DPV_DEVICE_ATOMIC_WRITE (1ULL << 40)
+
 /**
  * Raw packet (lib/engine/engine_raw.c, doc/guides/raw.rst): RAW_PACKET
  * QPs, receive WQs, RWQ indirection tables and RSS QPs (Toeplitz over

@@ -256,6 +256,12 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		a.odp_caps.per_transport_caps.ud_odp_caps = DPV_CAP_ODP_UD;
 		a.xrc_odp_caps = DPV_CAP_ODP_SRQ_TRANSPORT;
 	}
+	if (dctx_dev(context)->engine != NULL &&
+	    (dctx_dev(context)->ring_ops->caps & DPV_RING_CAP_WR_EX))
+		/* RC ATOMIC WRITE through ibv_wr_atomic_write() (qp_ex.c);
+		 * the kernel's IB_UVERBS_DEVICE_ATOMIC_WRITE, which rdma-core
+		 * 44's headers do not name */
+		a.device_cap_flags_ex |= DPV_DEVICE_ATOMIC_WRITE;
 	if (!(dctx_dev(context)->ring_ops->caps & DPV_RING_CAP_WR_EX)) {
 		/* "rings = mlx4": no TSO (qp.c refuses it) */
 		memset(&a.tso_caps, 0, sizeof(a.tso_caps));

@@ -252,6 +252,8 @@ mlx5r_wc_to_wqe_opcode(enum ibv_wc_opcode op, unsigned int wc_flags)
 		return MLX5_OPCODE_ATOMIC_CS;
 	case IBV_WC_FETCH_ADD:
 		return MLX5_OPCODE_ATOMIC_FA;
+	case IBV_WC_ATOMIC_WRITE:
+		return DPV_MLX5_OPCODE_ATOMIC_WRITE;
 	case IBV_WC_BIND_MW:
 	case IBV_WC_LOCAL_INV:
 	case IBV_WC_DRIVER1: /* MLX5DV_WC_UMR: an indirect key configured */
@@ -765,6 +767,9 @@ req_opcode(struct ibv_wc *wc, uint8_t op, uint32_t wr_data)
 	case MLX5_OPCODE_ATOMIC_FA:
 		wc->opcode = IBV_WC_FETCH_ADD;
 		wc->byte_len = 8;
+		break;
+	case DPV_MLX5_OPCODE_ATOMIC_WRITE:
+		wc->opcode = IBV_WC_ATOMIC_WRITE;
 		break;
 	case MLX5_OPCODE_UMR:
 		wc->opcode = (enum ibv_wc_opcode)wr_data;

@@ -276,6 +276,13 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 		out->imm_data = 0;
 		raddr = atomic = true;
 		break;
+	case DPV_MLX5_OPCODE_ATOMIC_WRITE:
+		if (sq->type != IBV_QPT_RC)
+			return false;
+		out->opcode = IBV_WR_ATOMIC_WRITE;
+		out->imm_data = 0;
+		raddr = atomic = true;
+		break;
 	case MLX5_OPCODE_UMR:
 		return decode_umr(sq, base, off, end, idx, out);
 	case MLX5_OPCODE_TSO:
@@ -307,6 +314,24 @@ decode_send(struct dpv_mlx5_sq *sq, uint32_t start, uint32_t ds,
 		if (off + sizeof(a) > end)
 			return false;
 		mlx5r_copy_out(&sq->wq, base + off, &a, sizeof(a));
+		if (op == DPV_MLX5_OPCODE_ATOMIC_WRITE) {
+			/* its 8 bytes, as inline data where the ring holds
+			 * them (the first block: never wrapped) */
+			out->flags |= DPV_WR_F_INLINE;
+			out->inl[0].addr =
+				sq->wq.buf +
+				((base + off +
+				  offsetof(struct mlx5_wqe_atomic_seg,
+					   swap_add)) &
+				 (mlx5r_ring_bytes(&sq->wq) - 1));
+			out->inl[0].len = 8;
+			out->inl[1].len = 0;
+			out->inline_len = 8;
+			out->total_len = 8;
+			off += sizeof(a);
+			/* nothing may follow */
+			return off >= end;
+		}
 		if (op == MLX5_OPCODE_ATOMIC_CS) {
 			out->swap = be64toh(a.swap_add);
 			out->compare_add = be64toh(a.compare);

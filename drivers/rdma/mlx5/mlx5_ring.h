@@ -342,6 +342,12 @@ dpv_ring_cq_unlock(struct dpv_mlx5_cq *cq, bool shared)
  * read to MLX5_CQE_INVALID << 4 before it hands the entries back (as
  * ConnectX consumers do).
  * @{ */
+/** dpverbs' own WQE opcode (no ConnectX one exists) of an RDMA ATOMIC
+ *  WRITE: control, remote-address and atomic segments, the atomic
+ *  segment's swap_add holding the 8 bytes in memory order; a send CQE of
+ *  it carries the same opcode (IBV_WC_ATOMIC_WRITE). */
+#define DPV_MLX5_OPCODE_ATOMIC_WRITE 0x1d
+
 /** op_own format bits (2..3) of a title CQE */
 #define DPV_MLX5_CQE_FMT_COMPRESSED 3
 /** largest session (mlx5dv cqe_comp_caps.max_num) */
@@ -820,6 +826,11 @@ int dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id,
 void dpv_mlx5_wr_rdma(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr);
 void dpv_mlx5_wr_atomic(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr,
 			uint64_t compare_add, uint64_t swap);
+/** IBV_WR_ATOMIC_WRITE (ibv_wr_atomic_write): the remote address and the
+ *  8 bytes at val, copied into the WQE (an atomic segment whose swap_add
+ *  holds them as they are; WQE opcode DPV_MLX5_OPCODE_ATOMIC_WRITE). */
+void dpv_mlx5_wr_atomic_write(struct dpv_mlx5_sq *sq, uint32_t rkey,
+			      uint64_t raddr, const void *val);
 void dpv_mlx5_wr_imm(struct dpv_mlx5_sq *sq, __be32 imm_data);
 void dpv_mlx5_wr_inv(struct dpv_mlx5_sq *sq, uint32_t invalidate_rkey);
 void dpv_mlx5_wr_ud_addr(struct dpv_mlx5_sq *sq, struct ibv_ah *ah,

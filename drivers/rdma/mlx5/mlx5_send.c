@@ -45,7 +45,8 @@ op_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		       op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
 		       op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW ||
-		       op == IBV_WR_DRIVER1;
+		       op == IBV_WR_DRIVER1 ||
+		       (type == IBV_QPT_RC && op == IBV_WR_ATOMIC_WRITE);
 	case IBV_QPT_UC:
 		/* UC has no SEND with invalidate on the wire */
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
@@ -82,6 +83,8 @@ wr_to_mlx5_op(enum ibv_wr_opcode op)
 		return MLX5_OPCODE_ATOMIC_CS;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return MLX5_OPCODE_ATOMIC_FA;
+	case IBV_WR_ATOMIC_WRITE:
+		return DPV_MLX5_OPCODE_ATOMIC_WRITE;
 	case IBV_WR_TSO:
 		return MLX5_OPCODE_TSO;
 	default:
@@ -204,7 +207,7 @@ dpv_mlx5_wr_op(struct dpv_mlx5_sq *sq, uint64_t wr_id, unsigned int send_flags,
 	if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
 	    op == IBV_WR_RDMA_READ)
 		data += sizeof(struct mlx5_wqe_raddr_seg);
-	else if (is_atomic(op))
+	else if (is_atomic(op) || op == IBV_WR_ATOMIC_WRITE)
 		data += sizeof(struct mlx5_wqe_raddr_seg) +
 			sizeof(struct mlx5_wqe_atomic_seg);
 	rc = bld_room(sq, data);
@@ -295,6 +298,31 @@ dpv_mlx5_wr_atomic(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr,
 		s.a.compare = 0;
 	}
 	bld_write(sq, sq->bld.hdr_off, &s, sizeof(s));
+}
+
+void
+dpv_mlx5_wr_atomic_write(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr,
+			 const void *val)
+{
+	struct {
+		struct mlx5_wqe_raddr_seg r;
+		struct mlx5_wqe_atomic_seg a;
+	} s;
+
+	if (!bld_check(sq))
+		return;
+	if (sq->bld.op != IBV_WR_ATOMIC_WRITE || val == NULL) {
+		bld_fail(sq, EINVAL);
+		return;
+	}
+	s.r.raddr = htobe64(raddr);
+	s.r.rkey = htobe32(rkey);
+	s.r.reserved = 0;
+	memcpy(&s.a.swap_add, val, sizeof(s.a.swap_add));
+	s.a.compare = 0;
+	bld_write(sq, sq->bld.hdr_off, &s, sizeof(s));
+	/* the data is in the WQE: no SGE or inline data may follow */
+	sq->bld.data_set = true;
 }
 
 void
@@ -1115,6 +1143,12 @@ dpv_mlx5_post_send(struct dpv_mlx5_sq *sq, enum ibv_qp_type type, uint32_t qpn,
 			break;
 		}
 		p.n = (size_t)wr->num_sge;
+		/* ATOMIC WRITE's 8 bytes have no place in struct
+		 * ibv_send_wr: ibv_wr_atomic_write() only (as with rxe) */
+		if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
+			err = EINVAL;
+			break;
+		}
 		if (dpv_mlx5_wr_op(sq, wr->wr_id, wr->send_flags, wr->opcode))
 			break;
 		switch (wr->opcode) {
