@@ -385,9 +385,29 @@ test_pd_ah_errors(void)
 	TEST_ASSERT_EQUAL(
 		dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ | MLX5DV_OBJ_RWQ), EINVAL,
 		"no WQ given (a real one: test raw, case_rss)");
-	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_DM), EOPNOTSUPP,
-			  "no device memory");
+	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_DM), EINVAL,
+			  "no device memory given");
 	TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, 0), 0, "nothing asked");
+	{
+		/* device memory: its own bytes, what ibv_memcpy_to_dm put */
+		struct ibv_alloc_dm_attr da = {.length = 128};
+		struct mlx5dv_dm ddm = {.comp_mask = MLX5DV_DM_MASK_REMOTE_VA};
+		struct ibv_dm *dm = ibv_alloc_dm(ctx, &da);
+		uint32_t w = 0x5a5aa5a5, got;
+
+		TEST_ASSERT_NOT_NULL(dm, "errno %d", errno);
+		TEST_ASSERT_EQUAL(ibv_memcpy_to_dm(dm, 64, &w, 4), 0, "");
+		o.dm.in = dm;
+		o.dm.out = &ddm;
+		TEST_ASSERT_EQUAL(dpv_mlx5dv_init_obj(&o, MLX5DV_OBJ_DM), 0,
+				  "");
+		TEST_ASSERT(ddm.buf != NULL && ddm.length == 128 &&
+				    ddm.comp_mask == 0,
+			    "no remote VA");
+		memcpy(&got, (uint8_t *)ddm.buf + 64, 4);
+		TEST_ASSERT_EQUAL(got, w, "");
+		TEST_ASSERT_EQUAL(ibv_free_dm(dm), 0, "");
+	}
 	return TEST_SUCCESS;
 }
 

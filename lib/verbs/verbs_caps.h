@@ -63,6 +63,12 @@
 #define DPV_CAP_MAX_PKEYS	    1
 #define DPV_CAP_LOCAL_CA_ACK_DELAY  15
 
+/** Device memory a device gives out in all (max_dm_size; ConnectX-5's
+ *  MEMIC holds 256 KiB): what ibv_alloc_dm() may allocate, together. */
+#define DPV_CAP_MAX_DM_SIZE (256u * 1024)
+/** Largest alignment ibv_alloc_dm() takes (log_align_req): a page. */
+#define DPV_CAP_DM_LOG_ALIGN_MAX 12
+
 /** device_cap_flags_ex bit of RC RDMA ATOMIC WRITE (the kernel's
  *  IB_UVERBS_DEVICE_ATOMIC_WRITE; rdma-core 44's verbs.h has no name for
  *  it). */

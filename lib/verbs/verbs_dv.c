@@ -105,6 +105,20 @@ dv_pd(struct ibv_pd *ibpd, struct mlx5dv_pd *out)
 	return 0;
 }
 
+/* Device memory (verbs_dm.c): its memory, as a ConnectX's MEMIC mapping
+ * gives it; no remote VA (peers reach it through zero-based regions). */
+static int
+dv_dm(struct ibv_dm *ibdm, struct mlx5dv_dm *out)
+{
+	if (ibdm == NULL || out == NULL)
+		return EINVAL;
+	out->buf = to_ddm(ibdm)->buf;
+	out->length = to_ddm(ibdm)->length;
+	out->comp_mask = 0;
+	out->remote_va = 0;
+	return 0;
+}
+
 int
 dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
@@ -120,9 +134,8 @@ dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 		rc = dv_srq(obj->srq.in, obj->srq.out);
 	if (rc == 0 && (obj_type & MLX5DV_OBJ_RWQ))
 		rc = dv_rwq(obj->rwq.in, obj->rwq.out);
-	/* no device memory object can exist */
 	if (rc == 0 && (obj_type & MLX5DV_OBJ_DM))
-		rc = EOPNOTSUPP;
+		rc = dv_dm(obj->dm.in, obj->dm.out);
 	if (rc == 0 && (obj_type & MLX5DV_OBJ_AH))
 		rc = dv_ah(obj->ah.in, obj->ah.out);
 	if (rc == 0 && (obj_type & MLX5DV_OBJ_PD))

@@ -97,7 +97,9 @@ int dpv_mlx4dv_context_ok(struct ibv_context *ctx);
  *   MLX5DV_SRQ_MASK_SRQN is asked for in comp_mask (kept there).
  * - MLX5DV_OBJ_AH: av (struct mlx5_wqe_av); comp_mask 0.
  * - MLX5DV_OBJ_PD: pdn (of the PD under a parent domain); comp_mask 0.
- * - MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM: such objects cannot be created here.
+ * - MLX5DV_OBJ_RWQ: buffer, dbrec, wqe_cnt, stride; comp_mask 0.
+ * - MLX5DV_OBJ_DM: buf (the device memory itself) and length; comp_mask
+ *   0, no remote_va.
  * Other bits are ignored. Objects are handled in the order above; the
  * first failure stops.
  *
@@ -107,8 +109,8 @@ int dpv_mlx4dv_context_ok(struct ibv_context *ctx);
  * @param obj      in/out pointers per object type
  * @param obj_type bitmask of enum mlx5dv_obj_type
  * @return 0; EINVAL obj NULL, or an in/out pointer NULL for a requested
- *   type; EOPNOTSUPP MLX5DV_OBJ_RWQ or MLX5DV_OBJ_DM, or a QP or CQ of a
- *   device configured "rings = mlx4" (mlx4dv_init_obj describes those).
+ *   type; EOPNOTSUPP a QP or CQ of a device configured "rings = mlx4"
+ *   (mlx4dv_init_obj describes those).
  */
 int dpv_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
 

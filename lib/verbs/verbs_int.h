@@ -202,6 +202,8 @@ struct dpv_device {
 	struct dpv_srq *_Atomic *srqs;
 	unsigned int srq_hint;
 	TAILQ_HEAD(, dpv_xrcd) xrcds; /**< XRC domains opened by file (lock) */
+	atomic_size_t dm_used;	      /**< device memory allocated (bytes) */
+	atomic_uint dm_handles;	      /**< the last ibv_dm handle given */
 	void *qp_priv; /**< device-wide QP state, owned by qp.c */
 	/**
 	 * Application-driven progress of the device's engine (NULL until an
@@ -467,7 +469,39 @@ struct dpv_mr {
 	unsigned int access;
 	struct dpv_pd *pd;
 	atomic_uint mw_binds; /**< windows bound to it: dereg gives EBUSY */
+	void *host;	      /**< the memory at iova (ibv.addr, but for a
+				   device-memory region, whose addr is NULL) */
+	struct dpv_dm *dm;    /**< device memory it covers, or NULL */
 };
+
+/**
+ * Device memory (ibv_alloc_dm, verbs_dm.c): memory the device's engine
+ * owns, reached by the application only through ibv_memcpy_to/from_dm
+ * and zero-based regions (ibv_reg_dm_mr). Here it is host memory like any
+ * region's: what a ConnectX MEMIC buffer gives an RDMA peer (a region of
+ * its own, its words written whole) without the PCI hop.
+ */
+struct dpv_dm {
+	struct ibv_dm ibv;
+	uint8_t *buf;	 /**< length bytes, aligned as asked */
+	size_t length;	 /**< as allocated */
+	size_t charged;	 /**< what it takes of the device's budget */
+	atomic_uint mrs; /**< regions on it: ibv_free_dm gives EBUSY */
+};
+
+static inline struct dpv_dm *
+to_ddm(struct ibv_dm *dm)
+{
+	return container_of(dm, struct dpv_dm, ibv);
+}
+
+/** ibv_reg_dm_mr() (verbs_mr.c): a zero-based region of length bytes of
+ *  dm from offset on. */
+struct ibv_mr *dpv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+			     uint64_t offset, size_t length,
+			     unsigned int access);
+/** The device-memory ops of a context (verbs_dm.c). */
+void dpv_dm_ops_init(struct verbs_context *vctx);
 
 static inline struct dpv_mr *
 to_dmr(struct ibv_mr *mr)

@@ -282,16 +282,18 @@ mr_to_mkey(const struct dpv_mr *mr, struct dpv_mkey *k)
 	k->key = mr->ibv.lkey;
 	k->type = DPV_MKEY_MR;
 	k->pdn = mr->pd->pdn;
-	k->addr = (uintptr_t)mr->ibv.addr;
+	k->addr = (uintptr_t)mr->host;
 	k->iova = mr->iova;
 	k->length = mr->ibv.length;
 	k->access = mr->access;
 	k->obj = (void *)(uintptr_t)mr;
 }
 
+/* A region of length bytes at host, which its keys reach at iova on
+ * (addr: what ibv_mr says; dm: the device memory it covers, or NULL). */
 static struct ibv_mr *
-reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
-       unsigned int access)
+reg_mr_at(struct ibv_pd *ibpd, void *addr, void *host, size_t length,
+	  uint64_t iova, unsigned int access, struct dpv_dm *dm)
 {
 	struct dpv_device *dev;
 	struct dpv_mkey k;
@@ -299,7 +301,8 @@ reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 	uint32_t key;
 	int rc;
 
-	if (ibpd == NULL || length == 0 || (addr == NULL && length)) {
+	/* a region of device memory may be empty, as a ConnectX's may */
+	if (ibpd == NULL || (length == 0 && dm == NULL) || host == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -327,6 +330,8 @@ reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 	mr->iova = iova;
 	mr->access = access & DPV_MR_ACCESS_SUPPORTED;
 	mr->pd = dpv_pd_base(ibpd);
+	mr->host = host;
+	mr->dm = dm;
 	mr_to_mkey(mr, &k);
 	rc = mkey_alloc(dev, &k, &key);
 	if (rc != 0) {
@@ -338,7 +343,37 @@ reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 	mr->ibv.rkey = key;
 	mr->ibv.handle = key;
 	dpv_ref_get(&to_dpd(ibpd)->refcnt);
+	if (dm != NULL)
+		atomic_fetch_add(&dm->mrs, 1);
 	return &mr->ibv;
+}
+
+static struct ibv_mr *
+reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
+       unsigned int access)
+{
+	return reg_mr_at(ibpd, addr, addr, length, iova, access, NULL);
+}
+
+struct ibv_mr *
+dpv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm, uint64_t offset,
+	      size_t length, unsigned int access)
+{
+	struct dpv_dm *dm;
+
+	/* zero-based: the application never sees the memory's address
+	 * (ibv_alloc_dm(3)); addr is NULL, as rdma-core sets it */
+	if (pd == NULL || ibdm == NULL || pd->context != ibdm->context ||
+	    !(access & IBV_ACCESS_ZERO_BASED)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dm = to_ddm(ibdm);
+	if (offset > dm->length || length > dm->length - offset) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return reg_mr_at(pd, NULL, dm->buf + offset, length, 0, access, dm);
 }
 
 #undef ibv_reg_mr
@@ -383,10 +418,14 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 
 	if (flags == 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
 		goto einval;
+	/* a device-memory region stays what ibv_reg_dm_mr() made it */
+	if (mr->dm != NULL)
+		goto einval;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		if (addr == NULL || length == 0)
 			goto einval;
 		nmr.ibv.addr = addr;
+		nmr.host = addr;
 		nmr.ibv.length = length;
 		nmr.iova = (mr->access & IBV_ACCESS_ZERO_BASED)
 				   ? 0
@@ -419,6 +458,7 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	}
 	/* field by field: mw_binds is counted concurrently by the engine */
 	mr->ibv.addr = nmr.ibv.addr;
+	mr->host = nmr.host;
 	mr->ibv.length = nmr.ibv.length;
 	mr->ibv.pd = nmr.ibv.pd;
 	mr->pd = nmr.pd;
@@ -442,6 +482,8 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 	if (rc != 0)
 		return rc;
 	dpv_ref_put(&to_dpd(ibmr->pd)->refcnt);
+	if (mr->dm != NULL)
+		atomic_fetch_sub(&mr->dm->mrs, 1);
 	free(mr);
 	return 0;
 }

@@ -62,5 +62,6 @@ dpv_verbs_fill_ops(struct verbs_context *vctx)
 	vctx->query_rt_values = query_rt_values_unsupported;
 	dpv_wq_ops_init(vctx);
 	dpv_flow_ops_init(vctx);
+	dpv_dm_ops_init(vctx);
 	dpv_raw_ops_init(vctx);
 }

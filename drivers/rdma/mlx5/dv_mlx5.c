@@ -608,11 +608,22 @@ mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num)
 		     dpv_mlx5dv_map_ah_to_qp(ah, qp_num));
 }
 
+/* MEMIC is ibv_alloc_dm()'s device memory (lib/verbs/verbs_dm.c); the
+ * steering and header-modify ICM kinds belong to a ConnectX's flow
+ * tables, which have no counterpart here. */
 struct ibv_dm *
 mlx5dv_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *dm_attr,
 		struct mlx5dv_alloc_dm_attr *mlx5_dm_attr)
 {
-	DV_MLX5_NOTSUP_NULL();
+	if (context == NULL || dm_attr == NULL || mlx5_dm_attr == NULL ||
+	    mlx5_dm_attr->comp_mask != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dv_mlx5_is_dpv_device(context->device) ||
+	    mlx5_dm_attr->type != MLX5DV_DM_TYPE_MEMIC)
+		DV_MLX5_NOTSUP_NULL();
+	return ibv_alloc_dm(context, dm_attr);
 }
 
 void *
