@@ -331,13 +331,39 @@ test_loss_pipeline(void)
 	return TEST_SUCCESS;
 }
 
-/* Send a duplicate FETCH_ADD (as QP A would) and run the engine; the
- * number of frames the engine sent. */
+/* Send the request h with len bytes of payload as QP A would (a
+ * duplicate, a malformed one) and run the engine; the number of frames
+ * the engine sent. */
 static int
-dup_atomic(uint32_t psn, uint64_t *frames)
+inject_req(const struct dpv_ehdr *h, const void *payload, uint32_t len,
+	   uint64_t *frames)
 {
 	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
 	struct dpv_engine_stats s0, s1;
+	struct rte_mbuf *m;
+	uint8_t *pl;
+
+	if (a == NULL)
+		return -1;
+	dpv_engine_stats_get(eng, &s0);
+	m = dpv_engine_build(eng, &a->path, NULL, h, len, &pl);
+	if (m == NULL)
+		return -1;
+	if (len != 0)
+		memcpy(pl, payload, len);
+	dpv_engine_tx(eng, m);
+	dpv_engine_tx_flush(eng);
+	for (int i = 0; i < 64; i++)
+		dpv_engine_poll(eng, 32);
+	dpv_engine_stats_get(eng, &s1);
+	*frames = s1.tx_pkts - s0.tx_pkts;
+	return 0;
+}
+
+/* A duplicate FETCH_ADD, as inject_req(). */
+static int
+dup_atomic(uint32_t psn, uint64_t *frames)
+{
 	struct dpv_ehdr h = {
 		.opcode = DPV_ROCE_OP_FETCH_ADD,
 		.ackreq = true,
@@ -348,22 +374,8 @@ dup_atomic(uint32_t psn, uint64_t *frames)
 		.dmalen = 8,
 		.swap_add = 1000,
 	};
-	struct rte_mbuf *m;
-	uint8_t *pl;
 
-	if (a == NULL)
-		return -1;
-	dpv_engine_stats_get(eng, &s0);
-	m = dpv_engine_build(eng, &a->path, NULL, &h, 0, &pl);
-	if (m == NULL)
-		return -1;
-	dpv_engine_tx(eng, m);
-	dpv_engine_tx_flush(eng);
-	for (int i = 0; i < 64; i++)
-		dpv_engine_poll(eng, 32);
-	dpv_engine_stats_get(eng, &s1);
-	*frames = s1.tx_pkts - s0.tx_pkts;
-	return 0;
+	return inject_req(&h, NULL, 0, frames);
 }
 
 /*
@@ -615,8 +627,6 @@ test_dest0_atomic_write(void)
 static int
 raw_aw(uint32_t psn, uint64_t v, uint32_t len, uint64_t *frames)
 {
-	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
-	struct dpv_engine_stats s0, s1;
 	struct dpv_ehdr h = {
 		.opcode = DPV_ROCE_OP_ATOMIC_WRITE,
 		.ackreq = true,
@@ -627,24 +637,9 @@ raw_aw(uint32_t psn, uint64_t v, uint32_t len, uint64_t *frames)
 		.dmalen = 8,
 	};
 	uint8_t val[16] = {0};
-	struct rte_mbuf *m;
-	uint8_t *pl;
 
-	if (a == NULL)
-		return -1;
 	memcpy(val, &v, 8);
-	dpv_engine_stats_get(eng, &s0);
-	m = dpv_engine_build(eng, &a->path, NULL, &h, len, &pl);
-	if (m == NULL)
-		return -1;
-	memcpy(pl, val, len);
-	dpv_engine_tx(eng, m);
-	dpv_engine_tx_flush(eng);
-	for (int i = 0; i < 64; i++)
-		dpv_engine_poll(eng, 32);
-	dpv_engine_stats_get(eng, &s1);
-	*frames = s1.tx_pkts - s0.tx_pkts;
-	return 0;
+	return inject_req(&h, val, len, frames);
 }
 
 /*

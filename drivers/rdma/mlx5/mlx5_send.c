@@ -253,6 +253,15 @@ bld_check(struct dpv_mlx5_sq *sq)
 	return true;
 }
 
+/* A remote-address segment. */
+static inline void
+raddr_fill(struct mlx5_wqe_raddr_seg *r, uint32_t rkey, uint64_t raddr)
+{
+	r->raddr = htobe64(raddr);
+	r->rkey = htobe32(rkey);
+	r->reserved = 0;
+}
+
 void
 dpv_mlx5_wr_rdma(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr)
 {
@@ -266,9 +275,7 @@ dpv_mlx5_wr_rdma(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr)
 		bld_fail(sq, EINVAL);
 		return;
 	}
-	r.raddr = htobe64(raddr);
-	r.rkey = htobe32(rkey);
-	r.reserved = 0;
+	raddr_fill(&r, rkey, raddr);
 	bld_write(sq, sq->bld.hdr_off, &r, sizeof(r));
 }
 
@@ -287,9 +294,7 @@ dpv_mlx5_wr_atomic(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr,
 		bld_fail(sq, EINVAL);
 		return;
 	}
-	s.r.raddr = htobe64(raddr);
-	s.r.rkey = htobe32(rkey);
-	s.r.reserved = 0;
+	raddr_fill(&s.r, rkey, raddr);
 	if (sq->bld.op == IBV_WR_ATOMIC_CMP_AND_SWP) {
 		s.a.swap_add = htobe64(swap);
 		s.a.compare = htobe64(compare_add);
@@ -315,9 +320,7 @@ dpv_mlx5_wr_atomic_write(struct dpv_mlx5_sq *sq, uint32_t rkey, uint64_t raddr,
 		bld_fail(sq, EINVAL);
 		return;
 	}
-	s.r.raddr = htobe64(raddr);
-	s.r.rkey = htobe32(rkey);
-	s.r.reserved = 0;
+	raddr_fill(&s.r, rkey, raddr);
 	memcpy(&s.a.swap_add, val, sizeof(s.a.swap_add));
 	s.a.compare = 0;
 	bld_write(sq, sq->bld.hdr_off, &s, sizeof(s));
