@@ -471,12 +471,6 @@ cqx_read_cvlan(struct ibv_cq_ex *cqx)
 
 /* Not requestable (create_cq_ex refuses the flags); present because the
  * inline readers call them without a check. */
-static uint64_t
-cqx_read_zero64(struct ibv_cq_ex *cqx)
-{
-	return 0;
-}
-
 static uint32_t
 cqx_read_flow_tag(struct ibv_cq_ex *cqx)
 {
@@ -489,8 +483,24 @@ cqx_read_tm_info(struct ibv_cq_ex *cqx, struct ibv_wc_tm_info *ti)
 	memset(ti, 0, sizeof(*ti));
 }
 
+/* the time stamps of the engine's CQEs (verbs_clock.c) */
+#define DPV_WC_EX_TS                                                           \
+	((uint64_t)IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |                       \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 #define DPV_WC_EX_SUPPORTED                                                    \
-	((uint64_t)IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN)
+	((uint64_t)IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN | DPV_WC_EX_TS)
+
+static uint64_t
+cqx_read_ts(struct ibv_cq_ex *cqx)
+{
+	return dpv_mlx5_cq_read_completion_ts(RING(cqx));
+}
+
+static uint64_t
+cqx_read_wallclock(struct ibv_cq_ex *cqx)
+{
+	return dpv_clock_to_ns(dpv_mlx5_cq_read_completion_ts(RING(cqx)));
+}
 
 /* ---------------------------------------------------------------------- */
 /* Create / destroy / resize                                               */
@@ -623,8 +633,12 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->wc_flags & ~DPV_WC_EX_SUPPORTED) {
-		errno = EOPNOTSUPP; /* timestamps, flow tag, TM */
+	/* flow tag, TM; time stamps are written by the mlx5 format's
+	 * CQEs only */
+	if ((attr->wc_flags & ~DPV_WC_EX_SUPPORTED) ||
+	    ((attr->wc_flags & DPV_WC_EX_TS) &&
+	     dctx_dev(context)->ring_ops != &dpv_mlx5_ring_ops)) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	/* polled from one thread at a time (dpv_pd_single_threaded also
@@ -641,6 +655,8 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 		return NULL;
 	cq->is_ex = true;
 	cq->wc_flags = attr->wc_flags;
+	/* before any QP can complete into it */
+	cq->ring.eng_ts = (attr->wc_flags & DPV_WC_EX_TS) != 0;
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
 		cq->pd = to_dpd(attr->parent_domain);
 		dpv_ref_get(&cq->pd->refcnt);
@@ -659,8 +675,8 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 	x->read_slid = cqx_read_slid;
 	x->read_sl = cqx_read_sl;
 	x->read_dlid_path_bits = cqx_read_dlid_path_bits;
-	x->read_completion_ts = cqx_read_zero64;
-	x->read_completion_wallclock_ns = cqx_read_zero64;
+	x->read_completion_ts = cqx_read_ts;
+	x->read_completion_wallclock_ns = cqx_read_wallclock;
 	x->read_cvlan = cqx_read_cvlan;
 	x->read_flow_tag = cqx_read_flow_tag;
 	x->read_tm_info = cqx_read_tm_info;
@@ -688,6 +704,11 @@ dpv_mlx5dv_create_cq(struct ibv_context *context,
 	}
 	/* compressed sessions are of the mlx5 format alone */
 	if (comp != 0 && dctx_dev(context)->ring_ops != &dpv_mlx5_ring_ops) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* a session's mini CQEs carry no time stamp */
+	if (comp != 0 && (attr->wc_flags & DPV_WC_EX_TS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

@@ -159,6 +159,17 @@ struct mlx5dv_qp_ex *dpv_mlx5dv_qp_ex(struct ibv_qp_ex *qpex);
 struct mlx5dv_mkey *dpv_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr);
 
 /**
+ * mlx5dv_get_clock_info(): a fresh (counter, CLOCK_REALTIME) sample and
+ * the factor of the device clock (verbs_clock.c), for mlx5dv_ts_to_ns().
+ *
+ * @param context a dpverbs context
+ * @param ci      filled
+ * @return 0; EINVAL NULL; EOPNOTSUPP no counter rate known.
+ */
+int dpv_mlx5dv_get_clock_info(struct ibv_context *context,
+			      struct mlx5dv_clock_info *ci);
+
+/**
  * mlx5dv_wr_set_mkey_sig_block() of a key being configured: checks attr
  * and stages it; the configuration WQE (DPV_UMR_SET_SIG) applies what is
  * staged when it executes, so a key's next configuration must not be

@@ -495,6 +495,17 @@ to_ddm(struct ibv_dm *dm)
 	return container_of(dm, struct dpv_dm, ibv);
 }
 
+/** The device clock (verbs_clock.c): the CPU's time-stamp counter, which
+ *  the engine writes into the CQEs of CQs that ask for time stamps. */
+uint64_t dpv_clock_raw(void);
+/** Its rate, kHz (ibv_device_attr_ex.hca_core_clock). */
+uint64_t dpv_clock_khz(void);
+/** A reading of it as CLOCK_REALTIME nanoseconds. */
+uint64_t dpv_clock_to_ns(uint64_t raw);
+/** ibv_query_rt_values_ex(): the raw clock (in raw_clock.tv_nsec). */
+int dpv_query_rt_values(struct ibv_context *context,
+			struct ibv_values_ex *values);
+
 /** ibv_reg_dm_mr() (verbs_mr.c): a zero-based region of length bytes of
  *  dm from offset on. */
 struct ibv_mr *dpv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,

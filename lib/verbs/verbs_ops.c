@@ -27,13 +27,6 @@ post_recv_unsupported(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	return EOPNOTSUPP;
 }
 
-static int
-query_rt_values_unsupported(struct ibv_context *context,
-			    struct ibv_values_ex *values)
-{
-	return EOPNOTSUPP;
-}
-
 void
 dpv_verbs_fill_ops(struct verbs_context *vctx)
 {
@@ -59,7 +52,7 @@ dpv_verbs_fill_ops(struct verbs_context *vctx)
 	vctx->alloc_parent_domain = dpv_alloc_parent_domain;
 	vctx->alloc_td = dpv_alloc_td;
 	vctx->dealloc_td = dpv_dealloc_td;
-	vctx->query_rt_values = query_rt_values_unsupported;
+	vctx->query_rt_values = dpv_query_rt_values;
 	dpv_wq_ops_init(vctx);
 	dpv_flow_ops_init(vctx);
 	dpv_dm_ops_init(vctx);

@@ -217,7 +217,7 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	fill_device_attr(dctx_dev(context), &a.orig_attr);
-	/* No timestamps, tag matching or CQ moderation: all zero. */
+	/* No tag matching or CQ moderation: all zero. */
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	/* the 64-bit flags repeat the 32-bit ones (rdma-core and the kernel
 	 * do; programs read this field); no flag above bit 31 applies */
@@ -256,6 +256,10 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		a.xrc_odp_caps = DPV_CAP_ODP_SRQ_TRANSPORT;
 		/* device memory (verbs_dm.c) */
 		a.max_dm_size = DPV_CAP_MAX_DM_SIZE;
+		/* completion time stamps: the CPU's time-stamp counter, all
+		 * 64 bits of it (verbs_clock.c) */
+		a.completion_timestamp_mask = UINT64_MAX;
+		a.hca_core_clock = dpv_clock_khz();
 	}
 	if (dctx_dev(context)->engine != NULL &&
 	    (dctx_dev(context)->ring_ops->caps & DPV_RING_CAP_WR_EX))

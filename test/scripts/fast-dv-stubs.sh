@@ -48,6 +48,8 @@ REAL = {
     '_mlx5dv_query_port': 'EINVAL',
     'mlx5dv_modify_qp_udp_sport': 'EINVAL',
     'mlx5dv_map_ah_to_qp': 'EINVAL',
+    'mlx5dv_get_clock_info': 'EINVAL',
+    'mlx5dv_alloc_dm': 'NULL/EINVAL',
     'mlx4dv_init_obj': 'EINVAL',
     'mlx4dv_query_device': 'EINVAL',
     'mlx4dv_set_context_attr': 'EINVAL',

@@ -230,11 +230,17 @@ mlx5dv_set_context_attr(struct ibv_context *context,
 	DV_MLX5_NOTSUP_INT();
 }
 
+/* The device clock is the CPU's time-stamp counter (lib/verbs/
+ * verbs_clock.c). */
 int
 mlx5dv_get_clock_info(struct ibv_context *context,
 		      struct mlx5dv_clock_info *clock_info)
 {
-	DV_MLX5_NOTSUP_INT();
+	if (context == NULL)
+		return EINVAL;
+	if (!dv_mlx5_is_dpv_device(context->device))
+		DV_MLX5_NOTSUP_INT();
+	return dpv_mlx5dv_get_clock_info(context, clock_info);
 }
 
 /*

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
 #include "mlx5_ring_priv.h"
@@ -394,10 +395,12 @@ cqe_slot(struct dpv_mlx5_cq *cq, unsigned int sz)
 }
 
 /* Hand the CQE at dst (cqe_slot()) to the consumer: op_own oo, owner bit
- * added. */
+ * added; stamped with the time-stamp counter if the CQ asked for it. */
 static __rte_always_inline void
 cqe_publish(struct dpv_mlx5_cq *cq, struct mlx5_cqe64 *dst, uint8_t oo)
 {
+	if (unlikely(cq->eng_ts))
+		dst->timestamp = htobe64(rte_rdtsc());
 	dpv_barrier_before_cqe_owner();
 	__atomic_store_n(&dst->op_own,
 			 (uint8_t)(oo | !!(cq->prod_index & cq->cqe_cnt)),

@@ -280,6 +280,10 @@ struct dpv_mlx5_cq {
 	uint16_t cur_vlan;
 	/* engine side */
 	uint32_t prod_index;
+	/** each CQE carries the time the engine wrote it (the CPU's
+	 *  time-stamp counter: a CQ created with a completion time stamp;
+	 *  not with CQE compression) */
+	bool eng_ts;
 	/** completion events can reach someone (the verbs CQ has a
 	 *  completion channel; set before any QP uses the CQ): only then
 	 *  does the engine check the arm state (a full barrier) after the
