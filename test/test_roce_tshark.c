@@ -107,6 +107,12 @@ roce_tshark_autotest(void)
 		TEST_ASSERT_EQUAL(v[3], q->pkey, "%s pkey", name);
 		TEST_ASSERT_EQUAL(v[4], q->pad, "%s padcnt", name);
 		TEST_ASSERT_EQUAL(v[5], q->ackreq, "%s ackreq", name);
+		/* tshark 4.0 knows the IBA 1.5 ATOMIC WRITE by its BTH alone
+		 * (an "Unknown OpCode"): the rest is not decoded */
+		if (dpv_roce_op_atomic_write(q->mask)) {
+			i++;
+			continue;
+		}
 		if (q->mask & DPV_OPF_RETH) {
 			TEST_ASSERT(v[6] == q->reth.va, "%s reth va", name);
 			TEST_ASSERT_EQUAL(v[7], q->reth.len, "%s dmalen", name);
