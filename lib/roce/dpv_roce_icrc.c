@@ -101,7 +101,7 @@ static __m128i red_mask; /* bits 32..127 */
  * U = E x^32 + F: the register is F plus E x^32 mod P, one slice-by-4
  * table step. A 4-byte step takes the tail the same way, a word at a
  * time (a RoCE frame's ICRC covers whole words). */
-__attribute__((target("pclmul,sse2"))) static inline uint32_t
+__attribute__((target("pclmul,sse2"), aligned(64))) static inline uint32_t
 crc_reg_reduce(__m128i x, const uint8_t *p, uint32_t len)
 {
 	__m128i t = _mm_xor_si128(_mm_clmulepi64_si128(x, red_k, 0x00),
@@ -371,7 +371,7 @@ fold_short(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
  * rate): about three times the speed of one chain; from 512 bytes, eight
  * in 256-bit registers where allowed (fold_wide()).
  */
-__attribute__((target("pclmul,sse2"))) static uint32_t
+__attribute__((target("pclmul,sse2"), aligned(64))) static uint32_t
 crc_reg_fold(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	     unsigned int nmask)
 {

@@ -394,13 +394,21 @@ cqe_slot(struct dpv_mlx5_cq *cq, unsigned int sz)
 	return dst;
 }
 
+/* A CQE's time stamp: the time-stamp counter now (out of line: the CQs
+ * that ask for it are few, the writers' hot code stays as it was). */
+static __rte_noinline __rte_cold void
+cqe_stamp(struct mlx5_cqe64 *dst)
+{
+	dst->timestamp = htobe64(rte_rdtsc());
+}
+
 /* Hand the CQE at dst (cqe_slot()) to the consumer: op_own oo, owner bit
  * added; stamped with the time-stamp counter if the CQ asked for it. */
 static __rte_always_inline void
 cqe_publish(struct dpv_mlx5_cq *cq, struct mlx5_cqe64 *dst, uint8_t oo)
 {
 	if (unlikely(cq->eng_ts))
-		dst->timestamp = htobe64(rte_rdtsc());
+		cqe_stamp(dst);
 	dpv_barrier_before_cqe_owner();
 	__atomic_store_n(&dst->op_own,
 			 (uint8_t)(oo | !!(cq->prod_index & cq->cqe_cnt)),
