@@ -99,6 +99,33 @@ test_loop_rss(void)
 	return n == 2 ? (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
+int
+test_loop_pair(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
+	       enum ibv_qp_type t, int gid_index, struct test_loop_conn *c,
+	       struct ibv_qp *qp[2])
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.cap = {.max_send_wr = 8,
+			.max_recv_wr = 8,
+			.max_send_sge = 1,
+			.max_recv_sge = 1},
+		.qp_type = t,
+	};
+
+	qp[0] = ibv_create_qp(pd, &ia);
+	qp[1] = qp[0] != NULL ? ibv_create_qp(pd, &ia) : NULL;
+	if (qp[1] == NULL)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		c->dest_qpn = qp[!i]->qp_num;
+		if (test_loop_connect(qp[i], gid_index, c) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 uint64_t
 test_loop_heap(void)
 {

@@ -28,6 +28,14 @@ int test_loop_gid(struct ibv_context *ctx, union ibv_gid *gid);
 int test_loop_connect(struct ibv_qp *qp, int gid_index,
 		      const struct test_loop_conn *c);
 
+/* Two QPs of type t on pd (8 send and receive WRs of one SGE each),
+ * sending to scq and receiving to rcq, each connected to the other
+ * (test_loop_connect(), c's dest_qpn set here). 0, or -1 with what was
+ * created in qp[] (NULL otherwise) for the caller to destroy. */
+int test_loop_pair(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
+		   enum ibv_qp_type t, int gid_index, struct test_loop_conn *c,
+		   struct ibv_qp *qp[2]);
+
 /* Resident set size of this process, bytes (0 if unknown). */
 uint64_t test_loop_rss(void);
 

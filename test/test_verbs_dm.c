@@ -199,13 +199,6 @@ post_wait(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_send_wr *wr)
 static int
 test_dm_traffic(void)
 {
-	struct ibv_qp_init_attr ia = {
-		.cap = {.max_send_wr = 8,
-			.max_recv_wr = 8,
-			.max_send_sge = 1,
-			.max_recv_sge = 1},
-		.qp_type = IBV_QPT_RC,
-	};
 	struct test_loop_conn c = {
 		.mtu = IBV_MTU_1024, .timeout = 14, .rd_atomic = 4};
 	struct ibv_qp *qp[2] = {NULL, NULL};
@@ -231,16 +224,8 @@ test_dm_traffic(void)
 	TEST_ASSERT_NOT_NULL(dmr, "errno %d", errno);
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	TEST_ASSERT_NOT_NULL(cq, "");
-	ia.send_cq = ia.recv_cq = cq;
-	qp[0] = ibv_create_qp(pd, &ia);
-	qp[1] = qp[0] ? ibv_create_qp(pd, &ia) : NULL;
-	if (qp[1] == NULL)
+	if (test_loop_pair(pd, cq, cq, IBV_QPT_RC, gid_index, &c, qp) != 0)
 		goto out;
-	for (int i = 0; i < 2; i++) {
-		c.dest_qpn = qp[!i]->qp_num;
-		if (test_loop_connect(qp[i], gid_index, &c) != 0)
-			goto out;
-	}
 	for (int i = 0; i < 512; i++)
 		mem[0][i] = (uint8_t)(i * 3 + 1);
 

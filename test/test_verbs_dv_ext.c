@@ -64,29 +64,13 @@ static int
 pair_cqs(struct ibv_cq *scq, struct ibv_cq *rcq, enum ibv_qp_type t,
 	 struct ibv_qp *qp[2])
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = scq,
-		.recv_cq = rcq,
-		.cap = {.max_send_wr = 8,
-			.max_recv_wr = 8,
-			.max_send_sge = 1,
-			.max_recv_sge = 1},
-		.qp_type = t,
-	};
 	struct test_loop_conn c = {.mtu = IBV_MTU_1024,
 				   .timeout = 14,
 				   .rd_atomic = 1};
 
-	qp[0] = ibv_create_qp(pd, &ia);
-	qp[1] = qp[0] ? ibv_create_qp(pd, &ia) : NULL;
-	if (qp[1] == NULL)
-		return TEST_FAILED;
-	for (int i = 0; i < 2; i++) {
-		c.dest_qpn = qp[!i]->qp_num;
-		if (test_loop_connect(qp[i], gid_index, &c) != 0)
-			return TEST_FAILED;
-	}
-	return TEST_SUCCESS;
+	return test_loop_pair(pd, scq, rcq, t, gid_index, &c, qp) == 0
+		       ? TEST_SUCCESS
+		       : TEST_FAILED;
 }
 
 static void

@@ -128,30 +128,15 @@ poll_one(struct ibv_cq_ex *x, uint64_t *ts, uint64_t *wall, uint64_t *wr_id)
 static int
 ts_traffic(struct ibv_cq_ex *scq, struct ibv_cq_ex *rcq, bool stamped)
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = ibv_cq_ex_to_cq(scq),
-		.recv_cq = ibv_cq_ex_to_cq(rcq),
-		.cap = {.max_send_wr = 4,
-			.max_recv_wr = 4,
-			.max_send_sge = 1,
-			.max_recv_sge = 1},
-		.qp_type = IBV_QPT_RC,
-	};
 	struct test_loop_conn c = {.mtu = IBV_MTU_1024, .timeout = 14};
 	struct ibv_qp *qp[2] = {NULL, NULL};
 	struct mlx5dv_clock_info ci;
 	uint64_t last_s = 0, last_r = 0;
 	int rc = TEST_FAILED;
 
-	qp[0] = ibv_create_qp(pd, &ia);
-	qp[1] = qp[0] ? ibv_create_qp(pd, &ia) : NULL;
-	if (qp[1] == NULL)
+	if (test_loop_pair(pd, ibv_cq_ex_to_cq(scq), ibv_cq_ex_to_cq(rcq),
+			   IBV_QPT_RC, gid_index, &c, qp) != 0)
 		goto out;
-	for (int i = 0; i < 2; i++) {
-		c.dest_qpn = qp[!i]->qp_num;
-		if (test_loop_connect(qp[i], gid_index, &c) != 0)
-			goto out;
-	}
 	for (int m = 0; m < NMSG; m++) {
 		struct ibv_sge rs = {(uintptr_t)mem[1], 64, mr->lkey};
 		struct ibv_sge ss = {(uintptr_t)mem[0], 64, mr->lkey};
