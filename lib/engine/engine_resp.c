@@ -532,54 +532,39 @@ res_find(struct dpv_eqp *qp, uint8_t kind, uint32_t psn)
 }
 
 /*
- * ATOMIC WRITE (checked: 8 bytes at an aligned address of a key that
- * allows remote writes, host as the check found it): its 8 bytes stored
- * at once, and its answer, an empty READ RESPONSE ONLY, sent or owed in
- * its turn. The entry (kind 3) answers a duplicate without writing
- * again. false: the key's memory is not there (an indirect key).
+ * A new request answered by READ responses (a READ of len bytes, kind 1;
+ * an ATOMIC WRITE, kind 3 and len 0: one empty response): its entry, and
+ * its responses now, or behind owed responses or what the port has no
+ * room for (sent in order later). host: the region's memory as the
+ * request's check found it.
  */
-static bool
-atomic_write_exec(struct dpv_eqp *qp, const struct dpv_epkt *pkt, void *host)
+static void
+read_answer(struct dpv_eqp *qp, const struct dpv_epkt *pkt, uint8_t kind,
+	    uint32_t len, const uint8_t *host)
 {
-	uint64_t *p = dpv_engine_key_atomic(qp, pkt->rkey, pkt->va, host);
-	struct dpv_eres *rs;
-	uint64_t v;
+	uint32_t np = dpv_pkt_count(len, qp->mtu);
+	struct dpv_eres *rs = res_new(qp);
 
-	if (p == NULL)
-		return false;
-	memcpy(&v, pkt->payload, sizeof(v));
-	if (likely(((uintptr_t)p & 7) == 0))
-		__atomic_store_n(p, v, __ATOMIC_RELEASE);
-	else /* a zero-based or IOVA region may shift the alignment */
-		memcpy(p, &v, sizeof(v));
-	rs = res_new(qp);
-	rs->kind = 3;
-	rs->first = rs->next = rs->last = pkt->psn;
+	rs->kind = kind;
+	rs->first = rs->next = pkt->psn;
+	rs->last = dpv_psn_add(pkt->psn, np - 1);
 	rs->rkey = pkt->rkey;
 	rs->va = pkt->va;
-	rs->len = 0;
+	rs->len = len;
 	rs->msn = ++qp->resp.msn;
 	qp->resp.ack.pending = false;
-	qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
-	if (qp->resp.out_pend || !read_emit(qp, rs, NULL)) {
+	qp->resp.epsn = dpv_psn_add(pkt->psn, np);
+	if (qp->resp.out_pend || !read_emit(qp, rs, host)) {
 		DPV_EQP_COUNT(qp, rd_resp_waits);
 		res_owe(qp, rs);
 	}
-	return true;
 }
 
-/* A duplicate ATOMIC WRITE: never written again; its answer again if the
- * entry is still held (in its turn if responses are owed). */
+/* A held entry's READ responses again (from rs->next), for a duplicate:
+ * in their turn if responses are owed. */
 static void
-atomic_write_dup(struct dpv_eqp *qp, uint32_t psn)
+read_answer_again(struct dpv_eqp *qp, struct dpv_eres *rs)
 {
-	struct dpv_eres *rs = res_find(qp, 3, psn);
-
-	if (rs == NULL) {
-		DPV_EQP_COUNT(qp, dup_rd_atomic_dropped);
-		return;
-	}
-	rs->next = rs->first;
 	rs->msn = qp->resp.msn;
 	if (qp->resp.out_pend) {
 		res_owe(qp, rs);
@@ -590,6 +575,30 @@ atomic_write_dup(struct dpv_eqp *qp, uint32_t psn)
 		DPV_EQP_COUNT(qp, rd_resp_waits);
 		res_owe(qp, rs);
 	}
+}
+
+/*
+ * ATOMIC WRITE (checked: 8 bytes at an aligned address of a key that
+ * allows remote writes, host as the check found it): its 8 bytes stored
+ * at once, and its answer, an empty READ RESPONSE ONLY. The entry (kind
+ * 3) answers a duplicate without writing again. false: the key's memory
+ * is not there (an indirect key).
+ */
+static bool
+atomic_write_exec(struct dpv_eqp *qp, const struct dpv_epkt *pkt, void *host)
+{
+	uint64_t *p = dpv_engine_key_atomic(qp, pkt->rkey, pkt->va, host);
+	uint64_t v;
+
+	if (p == NULL)
+		return false;
+	memcpy(&v, pkt->payload, sizeof(v));
+	if (likely(((uintptr_t)p & 7) == 0))
+		__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	else /* a zero-based or IOVA region may shift the alignment */
+		memcpy(p, &v, sizeof(v));
+	read_answer(qp, pkt, 3, 0, NULL);
+	return true;
 }
 
 /* UD: Q_Key, receive WQE, GRH + payload, completion. */
@@ -933,26 +942,7 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 				}
 				qp->resp.wr_left -= pkt->paylen;
 			} else if (fl & DPV_OPF_READ) {
-				uint32_t np =
-					dpv_pkt_count(pkt->dmalen, qp->mtu);
-				struct dpv_eres *rs = res_new(qp);
-
-				rs->kind = 1;
-				rs->first = rs->next = pkt->psn;
-				rs->last = dpv_psn_add(pkt->psn, np - 1);
-				rs->rkey = pkt->rkey;
-				rs->va = pkt->va;
-				rs->len = pkt->dmalen;
-				rs->msn = ++qp->resp.msn;
-				qp->resp.ack.pending = false;
-				qp->resp.epsn = dpv_psn_add(pkt->psn, np);
-				/* behind owed responses, or what the port has
-				 * no room for now: sent in order later */
-				if (qp->resp.out_pend ||
-				    !read_emit(qp, rs, host)) {
-					DPV_EQP_COUNT(qp, rd_resp_waits);
-					res_owe(qp, rs);
-				}
+				read_answer(qp, pkt, 1, pkt->dmalen, host);
 				state = RESP_DONE;
 				break;
 			} else if (dpv_roce_op_atomic_write(fl)) {
@@ -1066,21 +1056,20 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 					if (!rs->todo ||
 					    dpv_psn_cmp(pkt->psn, rs->next) < 0)
 						rs->next = pkt->psn;
-					rs->msn = qp->resp.msn;
-					if (qp->resp.out_pend) {
-						res_owe(qp, rs);
-					} else {
-						ack_now(qp);
-						if (!read_emit(qp, rs, NULL)) {
-							DPV_EQP_COUNT(
-								qp,
-								rd_resp_waits);
-							res_owe(qp, rs);
-						}
-					}
+					read_answer_again(qp, rs);
 				}
 			} else if (dpv_roce_op_atomic_write(fl)) {
-				atomic_write_dup(qp, pkt->psn);
+				/* never written again: its empty response
+				 * again, or nothing (older than the ring) */
+				struct dpv_eres *rs = res_find(qp, 3, pkt->psn);
+
+				if (rs == NULL) {
+					DPV_EQP_COUNT(qp,
+						      dup_rd_atomic_dropped);
+				} else {
+					rs->next = rs->first;
+					read_answer_again(qp, rs);
+				}
 			} else if (fl & DPV_OPF_ATOMIC) {
 				/* never re-executed: the saved result or
 				 * nothing (older than the ring); one still

@@ -39,12 +39,6 @@ clock_sample(uint64_t *raw, uint64_t *ns)
 }
 
 uint64_t
-dpv_clock_raw(void)
-{
-	return rte_rdtsc();
-}
-
-uint64_t
 dpv_clock_khz(void)
 {
 	return rte_get_tsc_hz() / 1000;

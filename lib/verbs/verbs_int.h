@@ -495,10 +495,9 @@ to_ddm(struct ibv_dm *dm)
 	return container_of(dm, struct dpv_dm, ibv);
 }
 
-/** The device clock (verbs_clock.c): the CPU's time-stamp counter, which
- *  the engine writes into the CQEs of CQs that ask for time stamps. */
-uint64_t dpv_clock_raw(void);
-/** Its rate, kHz (ibv_device_attr_ex.hca_core_clock). */
+/** The device clock (verbs_clock.c) is the CPU's time-stamp counter,
+ *  which the engine writes into the CQEs of CQs that ask for time stamps:
+ *  its rate, kHz (ibv_device_attr_ex.hca_core_clock). */
 uint64_t dpv_clock_khz(void);
 /** A reading of it as CLOCK_REALTIME nanoseconds. */
 uint64_t dpv_clock_to_ns(uint64_t raw);
