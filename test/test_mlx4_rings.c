@@ -1631,6 +1631,27 @@ test_mlx4_refused(void)
 	errno = 0;
 	qp = ibv_create_qp_ex(ctx, &x);
 	TEST_ASSERT(qp == NULL && errno == EOPNOTSUPP, "wr builder refused");
+	/* tag matching: ConnectX-3 has none (no caps, no TM SRQ) */
+	{
+		struct ibv_srq_init_attr_ex sa = {
+			.attr = {.max_wr = 4, .max_sge = 1},
+			.comp_mask =
+				IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+				IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_TM,
+			.srq_type = IBV_SRQT_TM,
+			.pd = pd,
+			.cq = cq,
+			.tm_cap = {.max_num_tags = 4, .max_ops = 4},
+		};
+		struct ibv_device_attr_ex ax;
+
+		TEST_ASSERT_EQUAL(ibv_query_device_ex(ctx, NULL, &ax), 0, "");
+		TEST_ASSERT_EQUAL(ax.tm_caps.flags, 0, "TM caps");
+		errno = 0;
+		TEST_ASSERT(ibv_create_srq_ex(ctx, &sa) == NULL &&
+				    errno == EOPNOTSUPP,
+			    "TM SRQ refused");
+	}
 	ibv_destroy_cq(cq);
 	return TEST_SUCCESS;
 }

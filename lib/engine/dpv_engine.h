@@ -705,6 +705,34 @@ dpv_engine_key_index(uint32_t key)
 	return key >> 8;
 }
 
+struct dpv_tm;
+struct dpv_tm_op;
+
+/**
+ * Run one list operation of a tag matching SRQ (dpv_tm.h) now, under the
+ * engine lock: add or remove a tagged buffer, take note of the
+ * unexpected count software reports; its completion, if signaled, goes
+ * to cq (the SRQ's) with srqn.
+ *
+ * @param e
+ *   The engine of the SRQ's QPs (a device's home shard).
+ * @param tm
+ *   The SRQ's tag matching state.
+ * @param cq
+ *   The SRQ's CQ.
+ * @param srqn
+ *   The SRQ's number (its CQEs carry it).
+ * @param op
+ *   The operation (handle allocated by the caller for an ADD).
+ * @return
+ *   1 if a DEL removed the buffer (its handle is free again), 0
+ *   otherwise (a DEL of a buffer taken meanwhile completes with
+ *   IBV_WC_TM_ERR); -EINVAL for a handle out of range.
+ */
+int dpv_engine_tm_op(struct dpv_engine *e, struct dpv_tm *tm,
+		     struct dpv_mlx5_cq *cq, uint32_t srqn,
+		     const struct dpv_tm_op *op);
+
 /**
  * Register (or replace) a memory key. The slot is
  * dpv_engine_key_index(key); the low 8 bits are the variant that must

@@ -36,6 +36,10 @@ enum dpv_wr_flag {
 	DPV_WR_F_MALFORMED = 1u << 6,	/**< the WQE could not be decoded:
 					     complete it with
 					     IBV_WC_LOC_QP_OP_ERR */
+	/** the engine's own request (tag matching rendezvous: its READ and
+	 *  FIN), not in the send ring: no CQE, nothing to retire; wqe_index
+	 *  is the tag's handle */
+	DPV_WR_F_INTERNAL = 1u << 7,
 };
 
 /** One scatter/gather element (host order). */
@@ -213,6 +217,18 @@ struct dpv_cqe_info {
 	 *  READ / atomic results), 0: none. */
 	const void *scat;
 	uint8_t scat_len;
+	/** Tag matching (dpv_tm.h): the CQE's app_op (enum dpv_tm_cqe_op),
+	 *  0 for none. Tagged completions name the buffer by tm_handle and
+	 *  carry the message's header (tm_tag, tm_ctx, network order); list
+	 *  operations carry their wr_id, whether they failed and whether a
+	 *  sync is asked for. */
+	uint8_t tm_op;
+	bool tm_fail;
+	bool tm_sync_req;
+	uint16_t tm_handle;
+	uint32_t tm_ctx;
+	uint64_t tm_tag;
+	uint64_t tm_wr_id;
 };
 
 /** Most data bytes a 64-byte CQE carries (mlx5 MLX5_INLINE_SCATTER_32). */

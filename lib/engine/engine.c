@@ -1630,6 +1630,8 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		__atomic_store_n(&qp->sq->kicked, 0, __ATOMIC_RELAXED);
 	qp->rq = init->srq ? init->srq : init->rq;
 	qp->has_srq = init->srq != NULL;
+	/* tag matching: RC only (the verbs layer refuses the others) */
+	qp->tm = init->srq && init->type == IBV_QPT_RC ? init->srq->tm : NULL;
 	qp->srqn = init->srqn;
 	qp->scq = init->send_cq;
 	qp->rcq = init->recv_cq;

@@ -561,6 +561,25 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 	qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
 }
 
+/* A request of the engine's own (tag matching rendezvous) done: no CQE,
+ * nothing retired in the ring; its slot is free before the engine's next
+ * step (a FIN after a READ) takes one. An error ends the QP as any. */
+static void
+comp_internal(struct dpv_eqp *qp, struct dpv_eswqe *w, bool err)
+{
+	struct dpv_eswqe done = *w;
+
+	if (wr_rd_atomic(w->wr.opcode) && qp->req.rd_out > 0 && w->sent > 0)
+		qp->req.rd_out--;
+	w->state = SWQE_FREE;
+	qp->s_tail++;
+	dpv_engine_tm_wr_done(qp, &done,
+			      err ? (enum ibv_wc_status)w->status
+				  : IBV_WC_SUCCESS);
+	if (err)
+		dpv_engine_qp_send_error(qp);
+}
+
 /* dpv_engine_comp_drain()'s loop */
 void
 dpv_engine_comp_drain_out(struct dpv_eqp *qp)
@@ -571,6 +590,12 @@ dpv_engine_comp_drain_out(struct dpv_eqp *qp)
 
 		if (w->state != SWQE_DONE && !err)
 			break;
+		if (unlikely(w->wr.flags & DPV_WR_F_INTERNAL)) {
+			comp_internal(qp, w, err);
+			if (err)
+				return;
+			continue;
+		}
 		if (err || qp->sq_sig_all ||
 		    (w->wr.flags & DPV_WR_F_SIGNALED)) {
 			uint32_t len = (uint32_t)w->wr.total_len;
@@ -624,6 +649,14 @@ dpv_engine_sq_flush_send(struct dpv_eqp *qp)
 	if (qp->sq == NULL)
 		return;
 	flush_ring(qp, &qp->sq->wq, qp->scq);
+	/* the engine's own requests: their tags complete in error */
+	for (uint32_t i = qp->s_tail;
+	     unlikely(qp->tm != NULL) && i != qp->s_head; i++) {
+		struct dpv_eswqe *w = swqe_at(qp, i);
+
+		if (w->wr.flags & DPV_WR_F_INTERNAL)
+			dpv_engine_tm_wr_done(qp, w, IBV_WC_WR_FLUSH_ERR);
+	}
 	qp->s_tail = qp->s_cur = qp->s_head;
 	qp->req.rd_out = 0;
 	qp->comp.deadline = 0;
@@ -638,6 +671,10 @@ dpv_engine_sq_flush(struct dpv_eqp *qp)
 	if (qp->rq != NULL) {
 		if (!qp->has_srq) {
 			flush_ring(qp, &qp->rq->wq, qp->rcq);
+		} else if (qp->resp.have_rwqe &&
+			   qp->tm_kind != DPV_TM_MSG_NONE) {
+			dpv_engine_tm_recv_done(qp, IBV_WC_WR_FLUSH_ERR, 0, 0,
+						0);
 		} else if (qp->resp.have_rwqe) {
 			dpv_engine_cqe(qp, true, qp->resp.rwqe.wr.wqe_index,
 				       IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, 0,

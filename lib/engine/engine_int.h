@@ -23,6 +23,7 @@
 #include "dpv_roce_hdr.h"
 #include "dpv_roce_opcode.h"
 #include "dpv_wr.h"
+#include "dpv_tm.h"
 
 extern int dpv_logtype_engine;
 /*
@@ -162,6 +163,23 @@ struct dpv_eswqe {
 	 * SGEs) */
 	struct dpv_wr wr;
 };
+
+/* A send WQE slot taken for a new WQE, whose wr is filled: its state set
+ * for the requester (the ring clears what it decodes; the rest is here). */
+static inline void
+dpv_eswqe_start(struct dpv_eswqe *w)
+{
+	w->state = SWQE_PENDING;
+	w->sent = 0;
+	w->checked = false;
+	w->npkts = 0;
+	w->rd_skip = 0;
+	w->rewound = false;
+	w->stream_err = false;
+	w->canceled = false;
+	w->status = IBV_WC_SUCCESS;
+	w->orig = 0;
+}
 
 /* The receive WQE the responder is filling. */
 struct dpv_erwqe {
@@ -483,6 +501,13 @@ struct dpv_eqp {
 	struct dpv_engine_qp_stats st __attribute__((aligned(64)));
 
 	/* ---- attributes (modify_qp) and identity ---- */
+	/* a tag matching SRQ's (engine_tm.c), and the kind of the message
+	 * being received from it (enum dpv_tm_msg, 0 none), the header
+	 * bytes of its first packet not placed, its tagged buffer */
+	struct dpv_tm *tm;
+	uint8_t tm_kind;
+	uint8_t tm_skip;
+	uint16_t tm_handle;
 	uint32_t srqn;
 	uint32_t xrcdn; /* XRC_RECV */
 	uint32_t wire_qpn; /* DETH source QP of its sends (qpn, or the
@@ -635,6 +660,7 @@ static inline bool
 dpv_scat_req(const struct dpv_eqp *qp, const struct dpv_wr *w)
 {
 	if (!(qp->opts & DPV_QP_OPT_SCAT_REQ) ||
+	    (w->flags & DPV_WR_F_INTERNAL) ||
 	    !(qp->sq_sig_all || (w->flags & DPV_WR_F_SIGNALED)))
 		return false;
 	if (w->opcode == IBV_WR_RDMA_READ)
@@ -875,6 +901,39 @@ dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn)
 		return qp;
 	return e->n_over ? dpv_engine_qp_lookup_over(e, qpn) : NULL;
 }
+
+/* ------------------------------------------------ tag matching (engine_tm.c)
+ */
+
+/* The kind of message a QP on a tag matching SRQ is receiving (tm_kind). */
+enum dpv_tm_msg {
+	DPV_TM_MSG_NONE = 0,
+	DPV_TM_MSG_MATCHED,    /* EAGER into a tagged buffer */
+	DPV_TM_MSG_UNEXPECTED, /* tagged, unmatched: an ordinary WQE */
+	DPV_TM_MSG_NO_TAG,     /* untagged: an ordinary WQE */
+	DPV_TM_MSG_RNDV,       /* a matched RNDV request: dropped, the engine
+				  reads the data */
+};
+
+/* The buffer of the message whose first packet pkt is: a tagged one
+ * (1; -2 if its key refused it), or 0: an ordinary receive WQE is to be
+ * taken (qp->tm_kind says which kind of delivery). */
+int dpv_engine_tm_take(struct dpv_eqp *qp, const struct dpv_epkt *pkt);
+/* An ordinary WQE was taken for the message tm_take() answered 0 for. */
+void dpv_engine_tm_ordinary(struct dpv_eqp *qp);
+/* Place a packet's payload of a message of a TM SRQ (the header of an
+ * EAGER's first packet skipped); 0, or -1 if it overflows the buffer. */
+int dpv_engine_tm_place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len);
+/* The message received into a TM SRQ's buffer is complete (st): its
+ * completion, the responder's buffer released. */
+void dpv_engine_tm_recv_done(struct dpv_eqp *qp, enum ibv_wc_status st,
+			     uint32_t len, uint32_t imm, unsigned int flags);
+/* A request of the engine's own (DPV_WR_F_INTERNAL) completed with st. */
+void dpv_engine_tm_wr_done(struct dpv_eqp *qp, const struct dpv_eswqe *w,
+			   enum ibv_wc_status st);
+/* Place len bytes at the responder's offset in its receive buffer (0;
+ * -1 if they overflow it). */
+int dpv_engine_resp_place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len);
 
 /* Put a QP on the run list (engine lock held). */
 static inline void

@@ -48,16 +48,7 @@ dpv_engine_sq_fetch(struct dpv_eqp *qp)
 		/* the ring clears what it decodes; the rest is set here */
 		if (!dpv_ring_sq_fetch(qp->sq, &w->wr))
 			break;
-		w->state = SWQE_PENDING;
-		w->sent = 0;
-		w->checked = false;
-		w->npkts = 0;
-		w->rd_skip = 0;
-		w->rewound = false;
-		w->stream_err = false;
-		w->canceled = false;
-		w->status = IBV_WC_SUCCESS;
-		w->orig = 0;
+		dpv_eswqe_start(w);
 		qp->s_head++;
 	}
 }

@@ -196,6 +196,32 @@ place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 	return 0;
 }
 
+int
+dpv_engine_resp_place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
+{
+	return place(qp, src, len);
+}
+
+/* A QP on a tag matching SRQ: the buffer the message pkt starts goes
+ * to, a tagged one or an ordinary WQE (get_rwqe()'s answers). */
+static int
+get_rwqe_tm(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
+{
+	int r;
+
+	if (qp->resp.have_rwqe)
+		return 0;
+	r = dpv_engine_tm_take(qp, pkt);
+	if (r != 0)
+		return r > 0 ? 0 : r;
+	r = get_rwqe(qp);
+	if (r == 0)
+		dpv_engine_tm_ordinary(qp);
+	else if (r == -1)
+		qp->tm_kind = DPV_TM_MSG_NONE; /* RNR: taken again later */
+	return r;
+}
+
 /* Scatter to CQE: keep a whole small SEND for the receive CQE. */
 static int
 place_cqe(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
@@ -216,10 +242,11 @@ solicited_flag(const struct dpv_epkt *pkt)
 	return pkt->se ? DPV_ENGINE_CQE_SOLICITED : 0;
 }
 
-/* Complete the receive WQE being filled. */
-static void
-complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
-	      uint32_t len, uint32_t imm, uint32_t src_qp, unsigned flags)
+/* Complete the receive WQE being filled (not of a tag matching SRQ's
+ * message). */
+static __rte_always_inline void
+complete_plain(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
+	       uint32_t len, uint32_t imm, uint32_t src_qp, unsigned flags)
 {
 	struct dpv_erwqe *r = &qp->resp.rwqe;
 
@@ -235,6 +262,18 @@ complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
 		dpv_mlx5_rq_retire(qp->rq, &r->wr);
 	qp->resp.have_rwqe = false;
 	qp->resp.rcv_off = 0;
+}
+
+/* Complete the receive buffer being filled: a receive WQE, or a tag
+ * matching SRQ's buffer (engine_tm.c). */
+static __rte_always_inline void
+complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
+	      uint32_t len, uint32_t imm, uint32_t src_qp, unsigned flags)
+{
+	if (unlikely(qp->has_srq) && qp->tm_kind != DPV_TM_MSG_NONE)
+		dpv_engine_tm_recv_done(qp, st, len, imm, flags);
+	else
+		complete_plain(qp, st, op, len, imm, src_qp, flags);
 }
 
 /*
@@ -694,13 +733,15 @@ resp_fast(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	    qp->resp.cur_op != 0 || pkt->paylen > qp->mtu)
 		return false;
 	if (pkt->opcode == DPV_ROCE_OP_SEND_ONLY) {
+		if (unlikely(qp->has_srq) && qp->tm != NULL)
+			return false; /* tag matching: the state machine */
 		rc = get_rwqe(qp);
 		if (rc == -1)
 			return false; /* RNR NAK */
 		qp->resp.nak_sent = false;
 		if (rc == -2) {
-			complete_recv(qp, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0,
-				      0, 0, 0);
+			complete_plain(qp, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0,
+				       0, 0, 0);
 			fatal_nak(qp, AETH_NAK | AETH_NAK_REM_OP, pkt->psn);
 			return true;
 		}
@@ -714,9 +755,9 @@ resp_fast(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			place(qp, pkt->payload, pkt->paylen);
 		qp->resp.epsn = dpv_psn_add(pkt->psn, 1);
 		qp->resp.msn++;
-		complete_recv(qp, IBV_WC_SUCCESS, IBV_WC_RECV,
-			      (uint32_t)qp->resp.rcv_off, pkt->imm_be, 0,
-			      solicited_flag(pkt));
+		complete_plain(qp, IBV_WC_SUCCESS, IBV_WC_RECV,
+			       (uint32_t)qp->resp.rcv_off, pkt->imm_be, 0,
+			       solicited_flag(pkt));
 	} else if (pkt->opcode == DPV_ROCE_OP_WRITE_ONLY) {
 		if (!(qp->access & IBV_ACCESS_REMOTE_WRITE) ||
 		    pkt->paylen == 0 || pkt->dmalen != pkt->paylen)
@@ -861,7 +902,10 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case RESP_CHECK_RESOURCE:
 			if ((fl & DPV_OPF_SEND) ||
 			    ((fl & DPV_OPF_IMMDT) && (fl & DPV_OPF_WRITE))) {
-				r = get_rwqe(qp);
+				r = unlikely(qp->has_srq) && qp->tm != NULL &&
+						    (fl & DPV_OPF_SEND)
+					    ? get_rwqe_tm(qp, pkt)
+					    : get_rwqe(qp);
 				if (r == -1) {
 					state = rc ? RESP_RNR : RESP_DROP;
 					if (!rc)
@@ -915,7 +959,13 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			break;
 		case RESP_EXECUTE:
 			if (fl & DPV_OPF_SEND) {
-				if ((dpv_scat_resp(qp, fl, pkt->paylen)
+				if ((unlikely(qp->has_srq) &&
+						     qp->tm_kind !=
+							     DPV_TM_MSG_NONE
+					     ? dpv_engine_tm_place(qp,
+								   pkt->payload,
+								   pkt->paylen)
+				     : dpv_scat_resp(qp, fl, pkt->paylen)
 					     ? place_cqe(qp, pkt->payload,
 							 pkt->paylen)
 					     : place(qp, pkt->payload,

@@ -1010,8 +1010,12 @@ qp_create_check(struct ibv_context *ctx, const struct ibv_qp_init_attr_ex *a)
 	if (a->srq != NULL) {
 		if (a->qp_type == IBV_QPT_XRC_SEND)
 			return EINVAL;
+		enum ibv_srq_type st = to_dsrq(a->srq)->vsrq.srq_type;
+
+		/* tag matching SRQs serve RC QPs */
 		if (rq && (a->srq->context != ctx ||
-			   to_dsrq(a->srq)->vsrq.srq_type != IBV_SRQT_BASIC))
+			   !(st == IBV_SRQT_BASIC ||
+			     (st == IBV_SRQT_TM && a->qp_type == IBV_QPT_RC))))
 			return EINVAL;
 	}
 	if (sq && (a->cap.max_send_wr > DPV_CAP_MAX_QP_WR ||
@@ -1122,7 +1126,11 @@ qp_create(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a)
 		req.max_recv_wr = a->cap.max_recv_wr;
 		req.max_recv_sge = a->cap.max_recv_sge;
 	}
-	qp->shard = shard_pick(qp->dev, a->qp_type);
+	/* tag matching QPs: the home shard, whose engine runs the SRQ's
+	 * list operations */
+	qp->shard = a->srq != NULL && to_dsrq(a->srq)->ring.tm != NULL
+			    ? 0
+			    : shard_pick(qp->dev, a->qp_type);
 	arena = dpv_mlx5_mem_arena_set(qp->shard);
 	rc = ring_init(qp, &req);
 	dpv_mlx5_mem_arena_set(arena);

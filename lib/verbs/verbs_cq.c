@@ -477,10 +477,14 @@ cqx_read_flow_tag(struct ibv_cq_ex *cqx)
 	return 0;
 }
 
+/* the tag and TMH app_ctx of a tag matching completion (dpv_tm.h; 0 for
+ * the others) */
 static void
 cqx_read_tm_info(struct ibv_cq_ex *cqx, struct ibv_wc_tm_info *ti)
 {
 	memset(ti, 0, sizeof(*ti));
+	ti->tag = RING(cqx)->cur_tm_tag;
+	ti->priv = RING(cqx)->cur_tm_ctx;
 }
 
 /* the time stamps of the engine's CQEs (verbs_clock.c) */
@@ -633,9 +637,12 @@ cq_create_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* flow tag, TM; time stamps are written by the mlx5 format's
-	 * CQEs only */
-	if ((attr->wc_flags & ~DPV_WC_EX_SUPPORTED) ||
+	/* no flow tag; time stamps and tag matching information are
+	 * written by the mlx5 format's CQEs only */
+	if ((attr->wc_flags &
+	     ~(DPV_WC_EX_SUPPORTED | (uint64_t)IBV_WC_EX_WITH_TM_INFO)) ||
+	    ((attr->wc_flags & IBV_WC_EX_WITH_TM_INFO) &&
+	     !dpv_tm_supported(dctx_dev(context))) ||
 	    ((attr->wc_flags & DPV_WC_EX_TS) &&
 	     dctx_dev(context)->ring_ops != &dpv_mlx5_ring_ops)) {
 		errno = EOPNOTSUPP;

@@ -667,6 +667,9 @@ to_dsrq(struct ibv_srq *s)
 	return container_of(s, struct dpv_srq, vsrq.srq);
 }
 
+/** Whether the device has tag matching SRQs (an engine, mlx5 rings). */
+bool dpv_tm_supported(const struct dpv_device *dev);
+
 /**
  * SRQ of a device by its number (the srqn of XRC sends and of SRQ
  * completions, DPV_MLX5_LOOKUP_SRQ | srqn). Lock-free.

@@ -47,6 +47,7 @@ dpv_verbs_fill_ops(struct verbs_context *vctx)
 	vctx->modify_cq = dpv_modify_cq;
 	vctx->create_srq_ex = dpv_create_srq_ex_op;
 	vctx->get_srq_num = dpv_get_srq_num;
+	vctx->post_srq_ops = dpv_post_srq_ops;
 	vctx->open_xrcd = dpv_open_xrcd;
 	vctx->close_xrcd = dpv_close_xrcd;
 	vctx->alloc_parent_domain = dpv_alloc_parent_domain;

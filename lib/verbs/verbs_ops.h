@@ -51,6 +51,8 @@ struct ibv_cq_ex *dpv_create_cq_ex_op(struct ibv_context *context,
 				      struct ibv_cq_init_attr_ex *attr);
 int dpv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 
+int dpv_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
+		     struct ibv_ops_wr **bad_wr);
 int dpv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 struct ibv_srq *dpv_create_srq_ex_op(struct ibv_context *context,

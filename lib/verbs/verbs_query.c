@@ -10,6 +10,7 @@
 
 #include "dpv_build_config.h"
 #include "dpv_engine.h"
+#include "dpv_tm.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 #include "verbs_port.h"
@@ -260,6 +261,14 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		 * 64 bits of it (verbs_clock.c) */
 		a.completion_timestamp_mask = UINT64_MAX;
 		a.hca_core_clock = dpv_clock_khz();
+	}
+	if (dpv_tm_supported(dctx_dev(context))) {
+		/* tag matching SRQs for RC QPs (dpv_tm.h, engine_tm.c) */
+		a.tm_caps.max_rndv_hdr_size = DPV_TM_MAX_RNDV_HDR;
+		a.tm_caps.max_num_tags = DPV_TM_MAX_TAGS;
+		a.tm_caps.flags = IBV_TM_CAP_RC;
+		a.tm_caps.max_ops = DPV_TM_MAX_OPS;
+		a.tm_caps.max_sge = DPV_TM_MAX_SGE;
 	}
 	if (dctx_dev(context)->engine != NULL &&
 	    (dctx_dev(context)->ring_ops->caps & DPV_RING_CAP_WR_EX))

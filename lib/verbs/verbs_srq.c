@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "dpv_engine.h"
+#include "dpv_tm.h"
 #include "verbs_int.h"
 #include "verbs_ops.h"
 
@@ -185,6 +186,8 @@ srq_check_caps(const struct dpv_device *dev, const struct ibv_srq_attr *a)
 static void
 srq_release(struct dpv_srq *srq)
 {
+	dpv_tm_destroy(srq->ring.tm);
+	srq->ring.tm = NULL;
 	dpv_mlx5_rq_fini(&srq->ring);
 	dpv_ref_put(&srq->pd->refcnt);
 	if (srq->xrcd)
@@ -200,7 +203,7 @@ srq_release(struct dpv_srq *srq)
 static struct ibv_srq *
 srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 	   struct ibv_srq_attr *a, enum ibv_srq_type type,
-	   struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+	   struct ibv_xrcd *xrcd, struct ibv_cq *cq, uint32_t max_tags)
 {
 	struct dpv_srq *srq;
 	int rc;
@@ -249,12 +252,22 @@ srq_create(struct ibv_context *context, struct ibv_pd *pd, void *srq_context,
 	srq->vsrq.srq_type = type;
 	if (type == IBV_SRQT_XRC) {
 		srq->xrcd = to_dxrcd(xrcd);
-		srq->cq = to_dcq(cq);
 		srq->vsrq.xrcd = &srq->xrcd->vxrcd;
-		srq->vsrq.cq = cq;
 		dpv_ref_get(&srq->xrcd->refcnt);
+	}
+	if (type == IBV_SRQT_TM) {
+		srq->ring.tm = dpv_tm_create(max_tags);
+		if (srq->ring.tm == NULL) {
+			srq_release(srq);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	if (cq != NULL) {
+		srq->cq = to_dcq(cq);
+		srq->vsrq.cq = cq;
 		dpv_ref_get(&srq->cq->refcnt);
-		/* XRC targets live on the home shard */
+		/* XRC targets and tag matching QPs live on the home shard */
 		dpv_shard_use_cq(dctx_dev(context), &srq->cq->ring, 0);
 	}
 	/* publish last: the engine may look the SRQ up from now on */
@@ -276,7 +289,7 @@ ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 		return NULL;
 	}
 	return srq_create(pd->context, pd, attr->srq_context, &attr->attr,
-			  IBV_SRQT_BASIC, NULL, NULL);
+			  IBV_SRQT_BASIC, NULL, NULL, 0);
 }
 
 struct ibv_srq *
@@ -296,8 +309,25 @@ dpv_create_srq_ex_op(struct ibv_context *context,
 	if (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
 		type = a->srq_type;
 	if (type == IBV_SRQT_TM || (a->comp_mask & IBV_SRQ_INIT_ATTR_TM)) {
-		errno = EOPNOTSUPP; /* no tag matching */
-		return NULL;
+		if (!dpv_tm_supported(dctx_dev(context))) {
+			errno = EOPNOTSUPP; /* mlx4 rings, no engine */
+			return NULL;
+		}
+		/* a TM SRQ: its type, attributes, PD and CQ (list
+		 * operations complete there) */
+		if (type != IBV_SRQT_TM ||
+		    !(a->comp_mask & IBV_SRQ_INIT_ATTR_TM) ||
+		    !(a->comp_mask & IBV_SRQ_INIT_ATTR_PD) ||
+		    !(a->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || a->cq == NULL ||
+		    a->cq->context != context || a->tm_cap.max_num_tags == 0 ||
+		    a->tm_cap.max_num_tags > DPV_TM_MAX_TAGS ||
+		    a->tm_cap.max_ops > DPV_TM_MAX_OPS) {
+			errno = EINVAL;
+			return NULL;
+		}
+		return srq_create(context, a->pd, a->srq_context, &a->attr,
+				  IBV_SRQT_TM, NULL, a->cq,
+				  a->tm_cap.max_num_tags);
 	}
 	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) {
 		errno = EINVAL;
@@ -320,7 +350,7 @@ dpv_create_srq_ex_op(struct ibv_context *context,
 	}
 	srq = srq_create(context, a->pd, a->srq_context, &a->attr, type,
 			 type == IBV_SRQT_XRC ? a->xrcd : NULL,
-			 type == IBV_SRQT_XRC ? a->cq : NULL);
+			 type == IBV_SRQT_XRC ? a->cq : NULL, 0);
 	return srq;
 }
 
@@ -406,6 +436,100 @@ dpv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	dpv_vlock_lock(&srq->post_lock);
 	rc = dpv_ring_post_recv(&srq->ring, wr, bad_wr);
 	dpv_vlock_unlock(&srq->post_lock);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Tag matching (dpv_tm.h)                                                 */
+
+bool
+dpv_tm_supported(const struct dpv_device *dev)
+{
+	return dev->engine != NULL && dev->ring_ops == &dpv_mlx5_ring_ops;
+}
+
+/* The engine's form of list operation w; 0 or the errno that refuses it
+ * (nothing done). An ADD takes a handle (written back in w). */
+static int
+tm_op_of(struct dpv_srq *srq, struct ibv_ops_wr *w, struct dpv_tm_op *op)
+{
+	struct dpv_tm *tm = srq->ring.tm;
+	int64_t h;
+
+	memset(op, 0, sizeof(*op));
+	op->opcode = w->opcode;
+	op->wr_id = w->wr_id;
+	op->signaled = (w->flags & IBV_OPS_SIGNALED) != 0;
+	op->sync = (w->flags & IBV_OPS_TM_SYNC) != 0;
+	op->unexpected_cnt = (uint16_t)w->tm.unexpected_cnt;
+	if (w->flags & ~(IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC))
+		return EINVAL;
+	switch (w->opcode) {
+	case IBV_WR_TAG_ADD:
+		if (w->tm.add.num_sge < 0 ||
+		    w->tm.add.num_sge > DPV_TM_MAX_SGE ||
+		    (w->tm.add.num_sge > 0 && w->tm.add.sg_list == NULL))
+			return EINVAL;
+		op->tag = w->tm.add.tag;
+		op->mask = w->tm.add.mask;
+		op->num_sge = (uint32_t)w->tm.add.num_sge;
+		for (uint32_t i = 0; i < op->num_sge; i++) {
+			op->sge[i].addr = w->tm.add.sg_list[i].addr;
+			op->sge[i].length = w->tm.add.sg_list[i].length;
+			op->sge[i].lkey = w->tm.add.sg_list[i].lkey;
+		}
+		h = dpv_tm_handle_get(tm);
+		if (h < 0)
+			return ENOMEM; /* max_num_tags listed or unread */
+		tm->wrid[h] = w->tm.add.recv_wr_id;
+		op->handle = (uint32_t)h;
+		w->tm.handle = (uint32_t)h;
+		return 0;
+	case IBV_WR_TAG_DEL:
+		if (w->tm.handle >= tm->ntags)
+			return EINVAL;
+		op->handle = w->tm.handle;
+		return 0;
+	case IBV_WR_TAG_SYNC:
+		return 0;
+	default:
+		return EINVAL;
+	}
+}
+
+int
+dpv_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *wr,
+		 struct ibv_ops_wr **bad_wr)
+{
+	struct dpv_srq *srq = to_dsrq(ibsrq);
+	struct dpv_device *dev = dctx_dev(ibsrq->context);
+	int rc = 0;
+
+	if (srq->ring.tm == NULL) {
+		*bad_wr = wr;
+		return EINVAL; /* not a tag matching SRQ */
+	}
+	dpv_vlock_lock(&srq->post_lock);
+	for (; wr != NULL; wr = wr->next) {
+		struct dpv_tm_op op;
+		int r;
+
+		rc = tm_op_of(srq, wr, &op);
+		if (rc != 0)
+			break;
+		/* the home shard's engine: TM QPs live there (qp.c) */
+		r = dpv_engine_tm_op(dev->engines[0], srq->ring.tm,
+				     &srq->cq->ring, srq->vsrq.srq_num, &op);
+		if (r < 0) {
+			rc = -r;
+			break;
+		}
+		if (r == 1) /* removed: no completion will name it */
+			dpv_tm_handle_put(srq->ring.tm, op.handle);
+	}
+	dpv_vlock_unlock(&srq->post_lock);
+	if (rc != 0)
+		*bad_wr = wr;
 	return rc;
 }
 

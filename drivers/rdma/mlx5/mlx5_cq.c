@@ -320,6 +320,45 @@ cqe_recv_fields(struct mlx5_cqe64 *c, uint8_t op, uint32_t qpn, uint32_t srqn,
 				(src_qp & 0xffffff));
 }
 
+/* A tag matching completion's fields (dpv_tm.h), on the CQE cqe_fill()
+ * made of it; returns its opcode (op, or NO_PACKET for the completions
+ * no message ends: list operations, an RNDV's tag taken). */
+static __rte_noinline uint8_t
+cqe_tm_fill(struct mlx5_cqe64 *c, const struct dpv_cqe_info *ci, uint8_t op)
+{
+	c->app = DPV_TM_CQE_APP;
+	c->app_op = ci->tm_op;
+	c->app_info = htobe16(ci->tm_handle);
+	c->srqn_uidx = htobe32(ci->srqn & 0xffffff);
+	switch (ci->tm_op) {
+	case DPV_TM_CQE_APPEND:
+	case DPV_TM_CQE_REMOVE:
+	case DPV_TM_CQE_NOOP:
+		/* success as ConnectX reports it; then, in its reserved
+		 * bytes, ours: a sync asked for and the operation's wr_id */
+		memset(&c->tm_cqe, 0, sizeof(c->tm_cqe));
+		c->tm_cqe.success = htobe32(ci->tm_fail ? 0 : MLX5_TMC_SUCCESS);
+		c->tm_cqe.rsvd0[0] = ci->tm_sync_req;
+		memcpy(&c->tm_cqe.rsvd0[4], &ci->tm_wr_id,
+		       sizeof(ci->tm_wr_id));
+		c->sop_drop_qpn = 0;
+		c->byte_cnt = 0;
+		return MLX5_CQE_NO_PACKET;
+	case DPV_TM_CQE_CONSUMED:
+	case DPV_TM_CQE_EXPECTED:
+	case DPV_TM_CQE_CONSUMED_MSG:
+		memset(&c->tmh, 0, sizeof(c->tmh));
+		c->tmh.tag = ci->tm_tag;
+		c->tmh.app_ctx = ci->tm_ctx;
+		return ci->tm_op == DPV_TM_CQE_CONSUMED &&
+				       ci->status == IBV_WC_SUCCESS
+			       ? MLX5_CQE_NO_PACKET
+			       : op;
+	default:
+		return op;
+	}
+}
+
 /* The CQE of ci in c; returns its op_own without the owner bit. In
  * place (c in the ring): op_own is left alone, for the caller to write
  * last. */
@@ -376,6 +415,8 @@ cqe_fill(struct mlx5_cqe64 *restrict c, const struct dpv_cqe_info *ci,
 		memcpy(c, ci->scat, RTE_MIN(ci->scat_len, DPV_CQE_SCAT_MAX));
 		owner |= MLX5_INLINE_SCATTER_32;
 	}
+	if (unlikely(ci->tm_op != 0))
+		op = cqe_tm_fill(c, ci, op);
 	return (uint8_t)((op << 4) | ((ci->is_recv && ci->solicited) ? 2 : 0) |
 			 owner);
 }
@@ -682,6 +723,20 @@ cqe_is_recv(uint8_t op)
 	       op == MLX5_CQE_RESP_ERR;
 }
 
+/* A receive CQE dropped: its SRQ slot (or tagged buffer) is free. */
+static void
+clean_recv(struct dpv_mlx5_rq *srq, const struct mlx5_cqe64 *c, uint8_t op)
+{
+	if (unlikely(c->app == DPV_TM_CQE_APP) &&
+	    dpv_tm_cqe_tagged(c->app_op)) {
+		if (srq->tm != NULL &&
+		    (op == MLX5_CQE_RESP_ERR || dpv_tm_cqe_final(c->app_op)))
+			dpv_tm_handle_put(srq->tm, be16toh(c->app_info));
+		return;
+	}
+	mlx5r_srq_free(srq, be16toh(c->wqe_counter));
+}
+
 static __rte_always_inline unsigned int
 cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq,
 	 unsigned int sz)
@@ -713,7 +768,7 @@ cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq,
 		    (op == MLX5_CQE_REQ || op == MLX5_CQE_REQ_ERR ||
 		     cqe_is_recv(op))) {
 			if (srq != NULL && cqe_is_recv(op))
-				mlx5r_srq_free(srq, be16toh(c->wqe_counter));
+				clean_recv(srq, c, op);
 			freed++;
 		} else if (freed != 0) {
 			struct mlx5_cqe64 *d =
@@ -844,14 +899,152 @@ mlx5r_lookup_recv(dpv_mlx5_wq_lookup_t lookup, void *arg, uint32_t qpn, uint32_t
 	return wq != NULL ? wq : lookup(arg, qpn, true);
 }
 
+/* A receive CQE's completion (success; op_own oo), its WQE consumed. */
+static __rte_always_inline int
+cqe_recv(const struct mlx5_cqe64 *cqe, uint8_t oo, uint32_t qpn, uint32_t srqn,
+	 uint16_t ctr, dpv_mlx5_wq_lookup_t lookup, void *arg,
+	 struct ibv_wc *wc)
+{
+	uint8_t op = oo >> 4;
+	struct dpv_mlx5_wq *rwq;
+	uint32_t fr;
+
+	rwq = mlx5r_lookup_recv(lookup, arg, qpn, srqn);
+	/* before mlx5r_resp_done: an SRQ slot is free after it */
+	wc->status = (oo & MLX5_INLINE_SCATTER_32)
+			     ? dpv_mlx5_scat_to_recv(rwq, ctr, cqe,
+						     be32toh(cqe->byte_cnt))
+			     : IBV_WC_SUCCESS;
+	if (mlx5r_resp_done(rwq, ctr, wc))
+		return EIO;
+	wc->byte_len = be32toh(cqe->byte_cnt);
+	wc->opcode = op == MLX5_CQE_RESP_WR_IMM ? IBV_WC_RECV_RDMA_WITH_IMM
+						: IBV_WC_RECV;
+	if (op == MLX5_CQE_RESP_WR_IMM || op == MLX5_CQE_RESP_SEND_IMM) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = cqe->imm_inval_pkey;
+	} else if (op == MLX5_CQE_RESP_SEND_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
+	} else {
+		wc->pkey_index = be32toh(cqe->imm_inval_pkey) & 0xffff;
+	}
+	fr = be32toh(cqe->flags_rqpn);
+	wc->src_qp = fr & 0xffffff;
+	wc->sl = (fr >> 24) & 0xf;
+	if ((fr >> 28) & 3)
+		wc->wc_flags |= IBV_WC_GRH;
+	wc->slid = be16toh(cqe->slid);
+	wc->dlid_path_bits = cqe->ml_path & 0x7f;
+	if ((cqe->hds_ip_ext & (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK)) ==
+		    (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK) &&
+	    ((cqe->l4_hdr_type_etc >> 2) & 3) == MLX5_CQE_L3_HDR_TYPE_IPV4)
+		wc->wc_flags |= IBV_WC_IP_CSUM_OK;
+	return 0;
+}
+
+/*
+ * A tag matching completion (dpv_tm.h) of a list operation or a tagged
+ * buffer: its wr_id from the CQE or the buffer's handle, which is free
+ * after its last completion. Ordinary WQEs' ones (unexpected, no tag)
+ * are decoded as receives and take their opcode in cqe_decode().
+ */
+static __rte_noinline int
+cqe_tm_decode(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op,
+	      dpv_mlx5_wq_lookup_t lookup, void *arg, struct ibv_wc *wc)
+{
+	uint32_t srqn = be32toh(cqe->srqn_uidx) & 0xffffff;
+	struct dpv_mlx5_wq *wq =
+		srqn ? lookup(arg, DPV_MLX5_LOOKUP_SRQ | srqn, true) : NULL;
+	uint8_t aop = cqe->app_op;
+	uint16_t h = be16toh(cqe->app_info);
+	struct dpv_tm *tm;
+
+	if (wq == NULL || wq->kind != DPV_MLX5_WQ_SRQ)
+		return EIO;
+	tm = ((struct dpv_mlx5_rq *)wq)->tm;
+	if (tm == NULL)
+		return EIO;
+	cq->cur_tm_tag = 0;
+	cq->cur_tm_ctx = 0;
+	switch (aop) {
+	case DPV_TM_CQE_APPEND:
+	case DPV_TM_CQE_REMOVE:
+	case DPV_TM_CQE_NOOP:
+		memcpy(&wc->wr_id, &cqe->tm_cqe.rsvd0[4], sizeof(wc->wr_id));
+		wc->opcode = aop == DPV_TM_CQE_APPEND	? IBV_WC_TM_ADD
+			     : aop == DPV_TM_CQE_REMOVE ? IBV_WC_TM_DEL
+							: IBV_WC_TM_SYNC;
+		wc->status = (be32toh(cqe->tm_cqe.success) & MLX5_TMC_SUCCESS)
+				     ? IBV_WC_SUCCESS
+				     : IBV_WC_TM_ERR;
+		if (cqe->tm_cqe.rsvd0[0])
+			wc->wc_flags |= IBV_WC_TM_SYNC_REQ;
+		wc->qp_num = 0;
+		return 0;
+	case DPV_TM_CQE_CONSUMED:
+	case DPV_TM_CQE_EXPECTED:
+	case DPV_TM_CQE_CONSUMED_MSG:
+		break;
+	default:
+		return EIO;
+	}
+	if (h >= tm->ntags)
+		return EIO;
+	wc->wr_id = tm->wrid[h];
+	wc->opcode = IBV_WC_TM_RECV;
+	if (op == MLX5_CQE_RESP_ERR) {
+		const struct mlx5_err_cqe *e = (const void *)cqe;
+
+		wc->qp_num = be32toh(e->s_wqe_opcode_qpn) & 0xffffff;
+		wc->status = mlx5r_synd_to_status(e->syndrome);
+		wc->vendor_err = e->vendor_err_synd;
+		dpv_tm_handle_put(tm, h);
+		return 0;
+	}
+	wc->status = IBV_WC_SUCCESS;
+	cq->cur_tm_tag = be64toh(cqe->tmh.tag);
+	cq->cur_tm_ctx = be32toh(cqe->tmh.app_ctx);
+	wc->byte_len = be32toh(cqe->byte_cnt);
+	wc->wc_flags = aop == DPV_TM_CQE_CONSUMED ? IBV_WC_TM_MATCH
+		       : aop == DPV_TM_CQE_EXPECTED
+			       ? IBV_WC_TM_DATA_VALID
+			       : IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID;
+	if (op == MLX5_CQE_RESP_SEND_IMM) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = cqe->imm_inval_pkey;
+	}
+	if (dpv_tm_cqe_final(aop))
+		dpv_tm_handle_put(tm, h);
+	return 0;
+}
+
+/* A receive CQE of a tag matching SRQ: a tagged buffer's, or an
+ * ordinary WQE's (decoded as any receive, the opcode of its kind). */
+static __rte_noinline int
+cqe_tm_recv(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t oo,
+	    uint32_t qpn, uint32_t srqn, uint16_t ctr,
+	    dpv_mlx5_wq_lookup_t lookup, void *arg, struct ibv_wc *wc)
+{
+	int rc;
+
+	if (dpv_tm_cqe_tagged(cqe->app_op))
+		return cqe_tm_decode(cq, cqe, oo >> 4, lookup, arg, wc);
+	rc = cqe_recv(cqe, oo, qpn, srqn, ctr, lookup, arg, wc);
+	wc->opcode = cqe->app_op == DPV_TM_CQE_NO_TAG ? IBV_WC_TM_NO_TAG
+						      : IBV_WC_TM_RECV;
+	cq->cur_tm_tag = 0;
+	cq->cur_tm_ctx = 0;
+	return rc;
+}
+
 /* The completion of an owned CQE (already consumed) with op_own oo. */
 static __rte_always_inline int
 cqe_decode(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t oo,
 	   dpv_mlx5_wq_lookup_t lookup, void *arg, struct ibv_wc *wc)
 {
 	uint8_t op = oo >> 4;
-	struct dpv_mlx5_wq *rwq;
-	uint32_t qpn, srqn, fr;
+	uint32_t qpn, srqn;
 	uint16_t ctr;
 
 	qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
@@ -877,48 +1070,25 @@ cqe_decode(struct dpv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t oo,
 	case MLX5_CQE_RESP_SEND_IMM:
 	case MLX5_CQE_RESP_SEND_INV:
 		srqn = be32toh(cqe->srqn_uidx) & 0xffffff;
-		rwq = mlx5r_lookup_recv(lookup, arg, qpn, srqn);
-		/* before mlx5r_resp_done: an SRQ slot is free after it */
-		wc->status =
-			(oo & MLX5_INLINE_SCATTER_32)
-				? dpv_mlx5_scat_to_recv(rwq, ctr, cqe,
-							be32toh(cqe->byte_cnt))
-				: IBV_WC_SUCCESS;
-		if (mlx5r_resp_done(rwq, ctr, wc))
-			return EIO;
-		wc->byte_len = be32toh(cqe->byte_cnt);
-		wc->opcode = op == MLX5_CQE_RESP_WR_IMM
-				     ? IBV_WC_RECV_RDMA_WITH_IMM
-				     : IBV_WC_RECV;
-		if (op == MLX5_CQE_RESP_WR_IMM ||
-		    op == MLX5_CQE_RESP_SEND_IMM) {
-			wc->wc_flags |= IBV_WC_WITH_IMM;
-			wc->imm_data = cqe->imm_inval_pkey;
-		} else if (op == MLX5_CQE_RESP_SEND_INV) {
-			wc->wc_flags |= IBV_WC_WITH_INV;
-			wc->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
-		} else {
-			wc->pkey_index = be32toh(cqe->imm_inval_pkey) & 0xffff;
-		}
-		fr = be32toh(cqe->flags_rqpn);
-		wc->src_qp = fr & 0xffffff;
-		wc->sl = (fr >> 24) & 0xf;
-		if ((fr >> 28) & 3)
-			wc->wc_flags |= IBV_WC_GRH;
-		wc->slid = be16toh(cqe->slid);
-		wc->dlid_path_bits = cqe->ml_path & 0x7f;
-		if ((cqe->hds_ip_ext & (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK)) ==
-			    (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK) &&
-		    ((cqe->l4_hdr_type_etc >> 2) & 3) ==
-			    MLX5_CQE_L3_HDR_TYPE_IPV4)
-			wc->wc_flags |= IBV_WC_IP_CSUM_OK;
-		return 0;
+		/* tag matching CQEs come from SRQs only */
+		if (unlikely(srqn != 0) && cqe->app == DPV_TM_CQE_APP)
+			return cqe_tm_recv(cq, cqe, oo, qpn, srqn, ctr, lookup,
+					   arg, wc);
+		return cqe_recv(cqe, oo, qpn, srqn, ctr, lookup, arg, wc);
+	case MLX5_CQE_NO_PACKET:
+		if (cqe->app == DPV_TM_CQE_APP)
+			return cqe_tm_decode(cq, cqe, op, lookup, arg, wc);
+		return MLX5R_CQE_SKIP;
 	case MLX5_CQE_REQ_ERR:
 	case MLX5_CQE_RESP_ERR: {
 		struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)cqe;
 		uint32_t sq_op = be32toh(e->s_wqe_opcode_qpn);
 		int rc;
 
+		if (op == MLX5_CQE_RESP_ERR &&
+		    unlikely(cqe->app == DPV_TM_CQE_APP) &&
+		    dpv_tm_cqe_tagged(cqe->app_op))
+			return cqe_tm_decode(cq, cqe, op, lookup, arg, wc);
 		qpn = sq_op & 0xffffff;
 		wc->qp_num = qpn;
 		if (op == MLX5_CQE_REQ_ERR)

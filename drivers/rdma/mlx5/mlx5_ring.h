@@ -55,6 +55,8 @@
 
 #include "dpv_wr.h"
 
+struct dpv_tm;
+
 /** @name Named memory barriers
  * @{ */
 /** Application: WQEs (or SRQ links) are written; order them before the
@@ -245,6 +247,8 @@ struct dpv_mlx5_rq {
 	/** QPs of several shards take from it: under eng_lock */
 	bool eng_shared;
 	rte_spinlock_t eng_lock;
+	/** a tag matching SRQ: its tagged buffers (dpv_tm.h), NULL if not */
+	struct dpv_tm *tm;
 };
 
 /** Completion queue. */
@@ -276,6 +280,8 @@ struct dpv_mlx5_cq {
 	atomic_uint arm_req;  /**< incremented by each arm request (our
 				   stand-in for the UAR doorbell write) */
 	struct ibv_wc cur_wc; /**< ibv_cq_ex: the current completion */
+	uint64_t cur_tm_tag;  /**< ibv_cq_ex: its tag (tag matching) */
+	uint32_t cur_tm_ctx;  /**< ibv_cq_ex: its TMH app_ctx */
 	uint64_t cur_ts;      /**< ibv_cq_ex: its time stamp */
 	uint16_t cur_vlan;
 	/* engine side */

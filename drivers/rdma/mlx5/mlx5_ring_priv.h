@@ -14,6 +14,7 @@
 #include <rte_log.h>
 
 #include "mlx5_ring.h"
+#include "dpv_tm.h"
 
 extern int dpv_logtype_mlx5_ring;
 #define MLX5R_LOG(level, fmt, ...)                                             \
