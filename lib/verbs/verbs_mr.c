@@ -521,6 +521,105 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 }
 
 /* ---------------------------------------------------------------------- */
+/* ibv_advise_mr                                                           */
+
+/*
+ * The on-demand region an SGE of ibv_advise_mr names, in *k: 0, or the
+ * errno of the kernel's mlx5 prefetch: ENOENT for a key that is not an
+ * on-demand region, EINVAL for one that is no region (a window, an
+ * indirect key), EPERM for another PD's region or PREFETCH_WRITE on one
+ * without local write access.
+ */
+static int
+advise_key(struct dpv_device *dev, uint32_t pdn,
+	   enum ibv_advise_mr_advice advice, uint32_t lkey, struct dpv_mkey *k)
+{
+	if (!dpv_mkey_get(dev, lkey, k) ||
+	    (k->type == DPV_MKEY_MR && !(k->access & IBV_ACCESS_ON_DEMAND)))
+		return ENOENT;
+	if (k->type != DPV_MKEY_MR && k->type != DPV_MKEY_IMPLICIT)
+		return EINVAL;
+	if (k->pdn != pdn)
+		return EPERM;
+	if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    !(k->access & IBV_ACCESS_LOCAL_WRITE))
+		return EPERM;
+	return 0;
+}
+
+/* The prefetch of SGE s of region k: its pages faulted in (for writing
+ * with PREFETCH_WRITE); NO_FAULT has nothing to do, the engine reaches
+ * the pages the process has as they are. 0 or EFAULT (out of the region,
+ * or pages that are not there or not so accessible). */
+static int
+advise_sge(const struct dpv_mkey *k, enum ibv_advise_mr_advice advice,
+	   const struct ibv_sge *s)
+{
+	uint64_t host = s->addr, off;
+	int rc;
+
+	if (k->type == DPV_MKEY_IMPLICIT) {
+		if (s->addr + s->length < s->addr)
+			return EFAULT;
+	} else {
+		off = s->addr - k->iova;
+		if (s->addr < k->iova || off > k->length ||
+		    s->length > k->length - off)
+			return EFAULT;
+		host = k->addr + off;
+	}
+	if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return 0;
+	rc = dpv_engine_mem_fault(
+		host, s->length, advice == IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE);
+	/* a kernel that cannot populate: a hint not taken */
+	return rc == 0 || rc == EOPNOTSUPP ? 0 : EFAULT;
+}
+
+/*
+ * As the kernel's mlx5: flags other than FLUSH and an empty list EINVAL,
+ * another advice EOPNOTSUPP, then each SGE's key (advise_key()). With
+ * FLUSH each SGE is prefetched in turn and the first failure returned.
+ * Without, the kernel checks every key and leaves the prefetch to a
+ * worker whose failures nobody sees: here it is done at once, its
+ * failures ignored likewise.
+ */
+int
+dpv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+	      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	struct dpv_device *dev = dctx_dev(pd->context);
+	uint32_t pdn = dpv_pd_base(pd)->pdn;
+	bool flush = flags & IBV_ADVISE_MR_FLAG_FLUSH;
+	struct dpv_mkey k;
+	int rc;
+
+	if (dev->engine == NULL)
+		return EOPNOTSUPP; /* no on-demand regions there */
+	if ((flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH) || num_sge == 0)
+		return EINVAL;
+	if (sg_list == NULL)
+		return EFAULT; /* the kernel's copy of the list */
+	if (advice != IBV_ADVISE_MR_ADVICE_PREFETCH &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return EOPNOTSUPP;
+	for (uint32_t i = 0; i < num_sge && !flush; i++) {
+		rc = advise_key(dev, pdn, advice, sg_list[i].lkey, &k);
+		if (rc != 0)
+			return rc;
+	}
+	for (uint32_t i = 0; i < num_sge; i++) {
+		rc = advise_key(dev, pdn, advice, sg_list[i].lkey, &k);
+		if (rc == 0)
+			rc = advise_sge(&k, advice, &sg_list[i]);
+		if (rc != 0 && flush)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
 /* MW                                                                      */
 
 struct ibv_mw *
