@@ -178,20 +178,6 @@ test_dm_mr(void)
 	return TEST_SUCCESS;
 }
 
-/* One work request from qp, waited for on cq; its status or -1. */
-static int
-post_wait(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_send_wr *wr)
-{
-	struct ibv_send_wr *bad;
-	struct ibv_wc wc;
-
-	wr->send_flags = IBV_SEND_SIGNALED;
-	if (ibv_post_send(qp, wr, &bad) != 0 ||
-	    test_verbs_wait_wc(cq, &wc, 1, 2000) != 1)
-		return -1;
-	return wc.status;
-}
-
 /*
  * Loopback RC traffic with device memory as both a remote and a local
  * region: WRITE into it, READ out of it, SEND from it, FETCH_ADD on it.
@@ -237,7 +223,7 @@ test_dm_traffic(void)
 				  .opcode = IBV_WR_RDMA_WRITE};
 	wr.wr.rdma.remote_addr = 64;
 	wr.wr.rdma.rkey = dmr->rkey;
-	if (post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS)
+	if (test_verbs_post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS)
 		goto out;
 	memset(got, 0, sizeof(got));
 	if (ibv_memcpy_from_dm(got, dm, 256 + 64, 512) != 0 ||
@@ -250,7 +236,7 @@ test_dm_traffic(void)
 	s = (struct ibv_sge){(uintptr_t)mem[1], 256, mr->lkey};
 	wr.opcode = IBV_WR_RDMA_READ;
 	wr.wr.rdma.remote_addr = 128;
-	if (post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS ||
+	if (test_verbs_post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS ||
 	    memcmp(mem[1], mem[0] + 64, 256) != 0) {
 		DPV_TEST_LOG("READ out of device memory");
 		goto out;
@@ -262,7 +248,7 @@ test_dm_traffic(void)
 	s = (struct ibv_sge){64, 100, dmr->lkey};
 	wr.opcode = IBV_WR_SEND;
 	if (ibv_post_recv(qp[1], &rw, &rb) != 0 ||
-	    post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS ||
+	    test_verbs_post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS ||
 	    test_verbs_wait_wc(cq, &wc, 1, 2000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS || wc.byte_len != 100 ||
 	    memcmp(mem[1], mem[0], 100) != 0) {
@@ -278,7 +264,7 @@ test_dm_traffic(void)
 	wr.wr.atomic.remote_addr = 0;
 	wr.wr.atomic.rkey = dmr->rkey;
 	wr.wr.atomic.compare_add = 2;
-	if (post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS)
+	if (test_verbs_post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS)
 		goto out;
 	memcpy(&v, mem[1], 8);
 	if (v != 40 || ibv_memcpy_from_dm(&v, dm, 256, 8) != 0 || v != 42) {
@@ -291,7 +277,7 @@ test_dm_traffic(void)
 	wr.opcode = IBV_WR_RDMA_WRITE;
 	wr.wr.rdma.remote_addr = 760;
 	wr.wr.rdma.rkey = dmr->rkey;
-	if (post_wait(qp[0], cq, &wr) != IBV_WC_REM_ACCESS_ERR) {
+	if (test_verbs_post_wait(qp[0], cq, &wr) != IBV_WC_REM_ACCESS_ERR) {
 		DPV_TEST_LOG("a WRITE beyond the region was not refused");
 		goto out;
 	}

@@ -63,6 +63,20 @@ test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
 }
 
 int
+test_verbs_post_wait(struct ibv_qp *qp, struct ibv_cq *cq,
+		     struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	wr->send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(qp, wr, &bad) != 0 ||
+	    test_verbs_wait_wc(cq, &wc, 1, 2000) != 1)
+		return -1;
+	return wc.status;
+}
+
+int
 test_verbs_loop_open(struct ibv_device ***devs, struct ibv_context **ctx,
 		     struct ibv_pd **pd, struct ibv_mr **mr, void *buf,
 		     size_t len, int access, union ibv_gid *gid, int *gid_index)

@@ -19,6 +19,12 @@ void test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
  * error. */
 int test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
 
+/* Post wr on qp, signaled, and wait up to 2 s for its completion on cq
+ * (cq must hold no other): its status, -1 if the post failed or none
+ * came. */
+int test_verbs_post_wait(struct ibv_qp *qp, struct ibv_cq *cq,
+			 struct ibv_send_wr *wr);
+
 /* The index of port 1's first GID that is set (the table holds 16), its
  * value in *gid; -1 if none is. */
 int test_verbs_first_gid(struct ibv_context *ctx, union ibv_gid *gid);

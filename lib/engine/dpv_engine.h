@@ -589,6 +589,11 @@ enum dpv_engine_key_type {
 	/** indirect key (mlx5dv mkey): offset o of its zero-based range is
 	 *  byte o of a layout over other keys' memory (klm..block) */
 	DPV_ENGINE_KEY_INDIRECT,
+	/** implicit on-demand region (ibv_reg_mr(pd, NULL, SIZE_MAX)): the
+	 *  whole address space, va = process address; each access is
+	 *  checked against the process's mappings (dpv_engine_mem_fault()),
+	 *  so an unmapped or protected page fails it. Counts as bound. */
+	DPV_ENGINE_KEY_IMPLICIT,
 };
 
 /** One memory key: what the verbs layer registers at reg_mr / bind_mw. */
@@ -1323,6 +1328,35 @@ enum dpv_key_status dpv_key_check_one(const struct dpv_engine_key *k,
 				      uint32_t key, uint32_t pdn, uint32_t qpn,
 				      uint64_t va, uint64_t len, uint32_t need,
 				      void **host);
+
+/**
+ * Fault [va, va + len) of this process in as an access would, without
+ * the risk of a signal: madvise(MADV_POPULATE_WRITE) over its pages if
+ * write, else MADV_POPULATE_READ (Linux 5.14 on). The check of every
+ * access through an implicit key (DPV_ENGINE_KEY_IMPLICIT), a system
+ * call each; ibv_advise_mr's prefetch.
+ *
+ * @param va, len
+ *   The range (len 0: nothing to do).
+ * @param write
+ *   The access writes (the pages must be writable).
+ * @return
+ *   0; ENOMEM if part of the range is not mapped; EINVAL, EFAULT or
+ *   EHWPOISON if a page cannot be accessed so (protection, an I/O
+ *   mapping, a file's hole past its end); EOPNOTSUPP if the kernel
+ *   cannot populate (dpv_engine_mem_fault_supported()).
+ */
+int dpv_engine_mem_fault(uint64_t va, uint64_t len, bool write);
+
+/**
+ * Whether dpv_engine_mem_fault() works on this kernel; probed once.
+ * Implicit keys are offered only where it does: without it an access
+ * could not be checked.
+ *
+ * @return
+ *   true if the kernel knows MADV_POPULATE_READ/WRITE (Linux 5.14 on).
+ */
+bool dpv_engine_mem_fault_supported(void);
 
 /**
  * Memory window bind rules (IBA 10.6.7): compute the new state of window

@@ -1508,7 +1508,7 @@ dpv_engine_key_invalidate(struct dpv_engine *e, uint32_t key, uint32_t pdn,
 	rc = dpv_key_invalidate_check(k, key, pdn, qpn, remote, true);
 	if (rc != 0)
 		return rc;
-	if (k->type == DPV_ENGINE_KEY_MR)
+	if (k->type == DPV_ENGINE_KEY_MR || k->type == DPV_ENGINE_KEY_IMPLICIT)
 		k->valid = 0;
 	else
 		k->bound = 0;

@@ -2,9 +2,95 @@
 /* Memory key checks: every SGE, RETH and AtomicETH goes through here. */
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "engine_int.h"
 #include "mlx5_ring.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* 1: the kernel populates, -1: it does not know the advice, 0: not probed */
+static int populate_ok;
+
+bool
+dpv_engine_mem_fault_supported(void)
+{
+	static const uint8_t probe = 1; /* a page that is surely readable */
+	int ok = __atomic_load_n(&populate_ok, __ATOMIC_RELAXED);
+	uintptr_t pg;
+
+	if (ok == 0) {
+		pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+		ok = madvise((void *)((uintptr_t)&probe & ~(pg - 1)), pg,
+			     MADV_POPULATE_READ) == 0
+			     ? 1
+			     : -1;
+		__atomic_store_n(&populate_ok, ok, __ATOMIC_RELAXED);
+	}
+	return ok > 0;
+}
+
+int
+dpv_engine_mem_fault(uint64_t va, uint64_t len, bool write)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+
+	if (len == 0)
+		return 0;
+	if (!dpv_engine_mem_fault_supported())
+		return EOPNOTSUPP;
+	/* no mapping can lie up there */
+	if (va > UINTPTR_MAX || len > UINTPTR_MAX - va ||
+	    va + len > UINTPTR_MAX - pg)
+		return ENOMEM;
+	start = (uintptr_t)va & ~(pg - 1);
+	end = ((uintptr_t)(va + len) + pg - 1) & ~(pg - 1);
+	/* EINTR: a signal came while the kernel faulted; a few tries */
+	for (int i = 0; i < 4; i++) {
+		if (madvise((void *)start, end - start,
+			    write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) ==
+		    0)
+			return 0;
+		if (errno != EINTR)
+			break;
+	}
+	return errno;
+}
+
+/* The checks of an implicit on-demand region: PD, access, then the pages
+ * of [va, va + len) faulted in as the access needs them (unmapped: out of
+ * bounds; protected or not memory: no access). */
+static enum dpv_key_status
+check_implicit(const struct dpv_engine_key *k, uint32_t pdn, uint64_t va,
+	       uint64_t len, uint32_t need, void **host)
+{
+	const uint32_t writes = IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_ATOMIC;
+	int rc;
+
+	if (k->pdn != pdn)
+		return DPV_KEY_BAD_PD;
+	if ((k->access & need) != need)
+		return DPV_KEY_BAD_ACCESS;
+	if (va + len < va)
+		return DPV_KEY_BAD_BOUNDS;
+	rc = dpv_engine_mem_fault(va, len, (need & writes) != 0);
+	if (rc == ENOMEM)
+		return DPV_KEY_BAD_BOUNDS;
+	if (rc != 0)
+		return DPV_KEY_BAD_ACCESS;
+	if (host)
+		*host = (void *)(uintptr_t)va;
+	return DPV_KEY_OK;
+}
 
 enum dpv_key_status
 dpv_key_check(const struct dpv_engine_key *tbl, uint32_t max_keys, uint32_t key,
@@ -84,6 +170,8 @@ dpv_key_check_one(const struct dpv_engine_key *k, uint32_t key, uint32_t pdn,
 	if (k == NULL || !k->valid || k->key != key)
 		return DPV_KEY_BAD_KEY;
 	if (k->type != DPV_ENGINE_KEY_MR) {
+		if (k->type == DPV_ENGINE_KEY_IMPLICIT)
+			return check_implicit(k, pdn, va, len, need, host);
 		if (!k->bound)
 			return DPV_KEY_BAD_KEY;
 		if (k->type == DPV_ENGINE_KEY_INDIRECT)
@@ -205,6 +293,7 @@ dpv_key_invalidate_check(const struct dpv_engine_key *k, uint32_t key,
 		return -EACCES;
 	switch (k->type) {
 	case DPV_ENGINE_KEY_MR:
+	case DPV_ENGINE_KEY_IMPLICIT:
 		return allow_mr ? 0 : -EACCES;
 	case DPV_ENGINE_KEY_MW2:
 		if (!k->bound || (remote && k->qpn != qpn))

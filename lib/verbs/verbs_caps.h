@@ -136,10 +136,11 @@
 /**
  * On-demand paging (IBV_ACCESS_ON_DEMAND): the engine reaches registered
  * memory through the process's page tables, so any region is "on
- * demand" and every operation of a transport works on it. Explicit ODP
- * only: no implicit ODP region (addr 0, length SIZE_MAX: EINVAL, as the
- * kernel without IBV_ODP_SUPPORT_IMPLICIT), whose accesses to unmapped
- * addresses the engine could not turn into error completions.
+ * demand" and every operation of a transport works on it. Implicit ODP
+ * (addr 0, length SIZE_MAX; IBV_ODP_SUPPORT_IMPLICIT) where the kernel
+ * has MADV_POPULATE_READ/WRITE: the engine checks every access through
+ * such a region against the process's mappings with it, so an unmapped
+ * or protected page fails the access (DPV_ENGINE_KEY_IMPLICIT).
  */
 #define DPV_CAP_ODP_RC                                                         \
 	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE | \

@@ -40,7 +40,7 @@ engine_key_lookup(void *arg, uint32_t key, struct dpv_engine_key *out)
 		return false;
 	dpv_mkey_to_ekey(&k, out);
 	/* an unbound window, an unconfigured indirect key grant nothing */
-	return k.type == DPV_MKEY_MR || k.bound;
+	return k.type == DPV_MKEY_MR || k.type == DPV_MKEY_IMPLICIT || k.bound;
 }
 
 static void

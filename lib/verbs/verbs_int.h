@@ -82,6 +82,8 @@ enum dpv_mkey_type {
 	DPV_MKEY_MW1,
 	DPV_MKEY_MW2,
 	DPV_MKEY_INDIRECT, /**< mlx5dv_create_mkey(); bound = configured */
+	/** implicit on-demand region: addr 0, length SIZE_MAX, iova 0 */
+	DPV_MKEY_IMPLICIT,
 };
 
 /**
@@ -472,6 +474,7 @@ struct dpv_mr {
 	void *host;	      /**< the memory at iova (ibv.addr, but for a
 				   device-memory region, whose addr is NULL) */
 	struct dpv_dm *dm;    /**< device memory it covers, or NULL */
+	bool implicit; /**< implicit ODP: the whole address space (host NULL) */
 };
 
 /**

@@ -256,8 +256,9 @@ dpv_alloc_parent_domain(struct ibv_context *context,
  * 0 or the errno for an access-flag set of a region of a device. On-demand
  * paging (IBV_ACCESS_ON_DEMAND) needs no pinning here: the engine reaches
  * every region through the process's page tables, faulting pages in as
- * the CPU does, so an ODP region is an ordinary one (DPV_CAP_ODP_*; not
- * on a device without an engine, which has no transport).
+ * the CPU does, so an explicit ODP region is an ordinary one
+ * (DPV_CAP_ODP_*; not on a device without an engine, which has no
+ * transport). Implicit ones: check_implicit().
  */
 static int
 check_access(const struct dpv_device *dev, unsigned int access)
@@ -275,12 +276,30 @@ check_access(const struct dpv_device *dev, unsigned int access)
 	return 0;
 }
 
+/*
+ * 0 or EINVAL for the access flags and iova of an implicit on-demand
+ * region (addr NULL, length SIZE_MAX: the whole address space, reached at
+ * the process's own addresses): ON_DEMAND, iova 0, neither windows (a
+ * window over everything) nor ZERO_BASED, and a kernel with which the
+ * engine can check each access against the process's mappings (as a
+ * kernel without IBV_ODP_SUPPORT_IMPLICIT, EINVAL otherwise).
+ */
+static int
+check_implicit(unsigned int access, uint64_t iova)
+{
+	if (!(access & IBV_ACCESS_ON_DEMAND) || iova != 0 ||
+	    (access & (IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED)) ||
+	    !dpv_engine_mem_fault_supported())
+		return EINVAL;
+	return 0;
+}
+
 static void
 mr_to_mkey(const struct dpv_mr *mr, struct dpv_mkey *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->key = mr->ibv.lkey;
-	k->type = DPV_MKEY_MR;
+	k->type = mr->implicit ? DPV_MKEY_IMPLICIT : DPV_MKEY_MR;
 	k->pdn = mr->pd->pdn;
 	k->addr = (uintptr_t)mr->host;
 	k->iova = mr->iova;
@@ -290,7 +309,8 @@ mr_to_mkey(const struct dpv_mr *mr, struct dpv_mkey *k)
 }
 
 /* A region of length bytes at host, which its keys reach at iova on
- * (addr: what ibv_mr says; dm: the device memory it covers, or NULL). */
+ * (addr: what ibv_mr says; dm: the device memory it covers, or NULL);
+ * host NULL: the implicit region, which reg_mr() checked. */
 static struct ibv_mr *
 reg_mr_at(struct ibv_pd *ibpd, void *addr, void *host, size_t length,
 	  uint64_t iova, unsigned int access, struct dpv_dm *dm)
@@ -302,7 +322,7 @@ reg_mr_at(struct ibv_pd *ibpd, void *addr, void *host, size_t length,
 	int rc;
 
 	/* a region of device memory may be empty, as a ConnectX's may */
-	if (ibpd == NULL || (length == 0 && dm == NULL) || host == NULL) {
+	if (ibpd == NULL || (length == 0 && dm == NULL)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -332,6 +352,7 @@ reg_mr_at(struct ibv_pd *ibpd, void *addr, void *host, size_t length,
 	mr->pd = dpv_pd_base(ibpd);
 	mr->host = host;
 	mr->dm = dm;
+	mr->implicit = host == NULL;
 	mr_to_mkey(mr, &k);
 	rc = mkey_alloc(dev, &k, &key);
 	if (rc != 0) {
@@ -352,6 +373,14 @@ static struct ibv_mr *
 reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
        unsigned int access)
 {
+	int rc = addr == NULL ? EINVAL : 0;
+
+	if (addr == NULL && length == SIZE_MAX) /* implicit ODP */
+		rc = check_implicit(access, iova);
+	if (rc != 0) {
+		errno = rc;
+		return NULL;
+	}
 	return reg_mr_at(ibpd, addr, addr, length, iova, access, NULL);
 }
 
@@ -418,8 +447,10 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 
 	if (flags == 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
 		goto einval;
-	/* a device-memory region stays what ibv_reg_dm_mr() made it */
-	if (mr->dm != NULL)
+	/* a device-memory region stays what ibv_reg_dm_mr() made it, an
+	 * implicit one covers everything */
+	if (mr->dm != NULL ||
+	    (mr->implicit && (flags & IBV_REREG_MR_CHANGE_TRANSLATION)))
 		goto einval;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		if (addr == NULL || length == 0)
@@ -433,7 +464,8 @@ ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
 		if (check_access(dctx_dev(ibmr->context),
-				 (unsigned int)access) != 0)
+				 (unsigned int)access) != 0 ||
+		    (mr->implicit && check_implicit((unsigned int)access, 0)))
 			goto einval;
 		nmr.access = (unsigned int)access & DPV_MR_ACCESS_SUPPORTED;
 		if ((nmr.access & IBV_ACCESS_ZERO_BASED) &&
@@ -485,6 +517,105 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 	if (mr->dm != NULL)
 		atomic_fetch_sub(&mr->dm->mrs, 1);
 	free(mr);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* ibv_advise_mr                                                           */
+
+/*
+ * The on-demand region an SGE of ibv_advise_mr names, in *k: 0, or the
+ * errno of the kernel's mlx5 prefetch: ENOENT for a key that is not an
+ * on-demand region, EINVAL for one that is no region (a window, an
+ * indirect key), EPERM for another PD's region or PREFETCH_WRITE on one
+ * without local write access.
+ */
+static int
+advise_key(struct dpv_device *dev, uint32_t pdn,
+	   enum ibv_advise_mr_advice advice, uint32_t lkey, struct dpv_mkey *k)
+{
+	if (!dpv_mkey_get(dev, lkey, k) ||
+	    (k->type == DPV_MKEY_MR && !(k->access & IBV_ACCESS_ON_DEMAND)))
+		return ENOENT;
+	if (k->type != DPV_MKEY_MR && k->type != DPV_MKEY_IMPLICIT)
+		return EINVAL;
+	if (k->pdn != pdn)
+		return EPERM;
+	if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    !(k->access & IBV_ACCESS_LOCAL_WRITE))
+		return EPERM;
+	return 0;
+}
+
+/* The prefetch of SGE s of region k: its pages faulted in (for writing
+ * with PREFETCH_WRITE); NO_FAULT has nothing to do, the engine reaches
+ * the pages the process has as they are. 0 or EFAULT (out of the region,
+ * or pages that are not there or not so accessible). */
+static int
+advise_sge(const struct dpv_mkey *k, enum ibv_advise_mr_advice advice,
+	   const struct ibv_sge *s)
+{
+	uint64_t host = s->addr, off;
+	int rc;
+
+	if (k->type == DPV_MKEY_IMPLICIT) {
+		if (s->addr + s->length < s->addr)
+			return EFAULT;
+	} else {
+		off = s->addr - k->iova;
+		if (s->addr < k->iova || off > k->length ||
+		    s->length > k->length - off)
+			return EFAULT;
+		host = k->addr + off;
+	}
+	if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return 0;
+	rc = dpv_engine_mem_fault(
+		host, s->length, advice == IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE);
+	/* a kernel that cannot populate: a hint not taken */
+	return rc == 0 || rc == EOPNOTSUPP ? 0 : EFAULT;
+}
+
+/*
+ * As the kernel's mlx5: flags other than FLUSH and an empty list EINVAL,
+ * another advice EOPNOTSUPP, then each SGE's key (advise_key()). With
+ * FLUSH each SGE is prefetched in turn and the first failure returned.
+ * Without, the kernel checks every key and leaves the prefetch to a
+ * worker whose failures nobody sees: here it is done at once, its
+ * failures ignored likewise.
+ */
+int
+dpv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+	      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	struct dpv_device *dev = dctx_dev(pd->context);
+	uint32_t pdn = dpv_pd_base(pd)->pdn;
+	bool flush = flags & IBV_ADVISE_MR_FLAG_FLUSH;
+	struct dpv_mkey k;
+	int rc;
+
+	if (dev->engine == NULL)
+		return EOPNOTSUPP; /* no on-demand regions there */
+	if ((flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH) || num_sge == 0)
+		return EINVAL;
+	if (sg_list == NULL)
+		return EFAULT; /* the kernel's copy of the list */
+	if (advice != IBV_ADVISE_MR_ADVICE_PREFETCH &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return EOPNOTSUPP;
+	for (uint32_t i = 0; i < num_sge && !flush; i++) {
+		rc = advise_key(dev, pdn, advice, sg_list[i].lkey, &k);
+		if (rc != 0)
+			return rc;
+	}
+	for (uint32_t i = 0; i < num_sge; i++) {
+		rc = advise_key(dev, pdn, advice, sg_list[i].lkey, &k);
+		if (rc == 0)
+			rc = advise_sge(&k, advice, &sg_list[i]);
+		if (rc != 0 && flush)
+			return rc;
+	}
 	return 0;
 }
 
@@ -604,6 +735,7 @@ dpv_mkey_to_ekey(const struct dpv_mkey *m, struct dpv_engine_key *k)
 		[DPV_MKEY_MW1] = DPV_ENGINE_KEY_MW1,
 		[DPV_MKEY_MW2] = DPV_ENGINE_KEY_MW2,
 		[DPV_MKEY_INDIRECT] = DPV_ENGINE_KEY_INDIRECT,
+		[DPV_MKEY_IMPLICIT] = DPV_ENGINE_KEY_IMPLICIT,
 	};
 
 	memset(k, 0, sizeof(*k));

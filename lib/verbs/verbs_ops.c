@@ -54,6 +54,7 @@ dpv_verbs_fill_ops(struct verbs_context *vctx)
 	vctx->alloc_td = dpv_alloc_td;
 	vctx->dealloc_td = dpv_dealloc_td;
 	vctx->query_rt_values = dpv_query_rt_values;
+	vctx->advise_mr = dpv_advise_mr;
 	dpv_wq_ops_init(vctx);
 	dpv_flow_ops_init(vctx);
 	dpv_dm_ops_init(vctx);

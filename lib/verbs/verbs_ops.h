@@ -62,4 +62,8 @@ struct ibv_xrcd *dpv_open_xrcd(struct ibv_context *context,
 			       struct ibv_xrcd_init_attr *attr);
 int dpv_close_xrcd(struct ibv_xrcd *xrcd);
 
+/* ibv_advise_mr (verbs_mr.c): 0 or a positive errno, as the kernel's. */
+int dpv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		  uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
+
 #endif

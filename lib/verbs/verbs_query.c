@@ -249,8 +249,11 @@ dpv_query_device_ex_op(struct ibv_context *context,
 			1u << IBV_QPT_RAW_PACKET;
 		a.tso_caps.max_tso = DPV_CAP_MAX_TSO;
 		a.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
-		/* on-demand paging: explicit regions (verbs_caps.h) */
+		/* on-demand paging (verbs_caps.h): implicit regions where
+		 * the engine can check their accesses */
 		a.odp_caps.general_caps = IBV_ODP_SUPPORT;
+		if (dpv_engine_mem_fault_supported())
+			a.odp_caps.general_caps |= IBV_ODP_SUPPORT_IMPLICIT;
 		a.odp_caps.per_transport_caps.rc_odp_caps = DPV_CAP_ODP_RC;
 		a.odp_caps.per_transport_caps.uc_odp_caps = DPV_CAP_ODP_UC;
 		a.odp_caps.per_transport_caps.ud_odp_caps = DPV_CAP_ODP_UD;
