@@ -25,7 +25,8 @@ MODULES=${DPV_PYVERBS_MODULES:-"tests.test_device tests.test_pd tests.test_cq
 	tests.test_addr tests.test_qp tests.test_mr tests.test_qpex tests.test_cqex
 	tests.test_cq_events tests.test_atomic tests.test_flow
 	tests.test_rss_traffic tests.test_parent_domain tests.test_shared_pd
-	tests.test_relaxed_ordering tests.test_fork tests.test_tag_matching"}
+	tests.test_relaxed_ordering tests.test_fork tests.test_tag_matching
+	tests.test_odp"}
 DEV=${DPV_PYVERBS_DEV:-dpv0}
 TMO=${DPV_PYVERBS_TIMEOUT:-180}
 SRC=${DPV_PYVERBS_TESTS:-/usr/share/doc/rdma-core/tests}
