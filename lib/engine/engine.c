@@ -1910,6 +1910,8 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 	}
 	qp_ack_drain(qp);
 	qpn_remove(e, qp);
+	if (qp->tm != NULL)
+		dpv_engine_tm_qp_gone(qp);
 	if (qp->srcqpn)
 		e->n_srcqpn--;
 	dpv_engine_raw_qp_gone(e, qpn);

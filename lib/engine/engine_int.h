@@ -931,6 +931,8 @@ void dpv_engine_tm_recv_done(struct dpv_eqp *qp, enum ibv_wc_status st,
 /* A request of the engine's own (DPV_WR_F_INTERNAL) completed with st. */
 void dpv_engine_tm_wr_done(struct dpv_eqp *qp, const struct dpv_eswqe *w,
 			   enum ibv_wc_status st);
+/* QP qp is destroyed: the tagged buffers it had taken are free. */
+void dpv_engine_tm_qp_gone(struct dpv_eqp *qp);
 /* Place len bytes at the responder's offset in its receive buffer (0;
  * -1 if they overflow it). */
 int dpv_engine_resp_place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len);

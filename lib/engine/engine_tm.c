@@ -451,3 +451,26 @@ dpv_engine_tm_recv_done(struct dpv_eqp *qp, enum ibv_wc_status st, uint32_t len,
 		break;
 	}
 }
+
+void
+dpv_engine_tm_qp_gone(struct dpv_eqp *qp)
+{
+	struct dpv_tm *tm = qp->tm;
+
+	/* an EAGER being placed: no completion names its buffer yet */
+	if (qp->resp.have_rwqe && qp->tm_kind == DPV_TM_MSG_MATCHED)
+		dpv_tm_handle_put(tm, qp->tm_handle);
+	qp->tm_kind = DPV_TM_MSG_NONE;
+	/* rendezvous under way: their buffers are free (the verbs layer
+	 * drops the QP's completions, the first one of each too) */
+	for (uint32_t i = qp->s_tail; i != qp->s_head; i++) {
+		const struct dpv_eswqe *w = swqe_at(qp, i);
+		uint32_t h = w->wr.wqe_index;
+
+		if ((w->wr.flags & DPV_WR_F_INTERNAL) && h < tm->ntags &&
+		    tm->tags[h].busy) {
+			tm->tags[h].busy = 0;
+			dpv_tm_handle_put(tm, h);
+		}
+	}
+}

@@ -766,7 +766,9 @@ cq_clean(struct dpv_mlx5_cq *cq, uint32_t qpn, struct dpv_mlx5_rq *srq,
 
 		if ((be32toh(c->sop_drop_qpn) & 0xffffff) == qpn &&
 		    (op == MLX5_CQE_REQ || op == MLX5_CQE_REQ_ERR ||
-		     cqe_is_recv(op))) {
+		     cqe_is_recv(op) ||
+		     (op == MLX5_CQE_NO_PACKET && c->app == DPV_TM_CQE_APP &&
+		      c->app_op == DPV_TM_CQE_CONSUMED))) {
 			if (srq != NULL && cqe_is_recv(op))
 				clean_recv(srq, c, op);
 			freed++;
