@@ -64,6 +64,18 @@ for name in sorted(os.listdir(src)):
             path = os.path.join(out, 'seed-%s-%d-%d' % (name, n, qp))
             with open(path, 'wb') as f:
                 f.write(bytes([0x0f | (qp << 4)]) + frame)
+        # an IPv4 RC SEND ONLY (BTH at 42): as a tag matching EAGER and
+        # RNDV message to QP 1, the harness's TM QP (tags 0..7)
+        if len(frame) >= 42 + 12 + 32 + 4 and frame[12:14] == b'\x08\x00' \
+                and frame[42] == 0x04:
+            for tmh in (bytes([3, 0, 0, 0, 0, 0, 0, 1]) + (1).to_bytes(8, 'big'),
+                        bytes([1, 0, 0, 0, 0, 0, 0, 2]) + (2).to_bytes(8, 'big')
+                        + (64).to_bytes(8, 'big') + bytes(4)
+                        + (512).to_bytes(4, 'big')):
+                tm = frame[:54] + tmh + frame[54 + len(tmh):]
+                path = os.path.join(out, 'seed-%s-%d-tm%d' % (name, n, tmh[0]))
+                with open(path, 'wb') as f:
+                    f.write(bytes([0x0f | (1 << 4)]) + tm)
         n += 1
 print('seeds: %d frames' % n)
 PY

@@ -17,7 +17,14 @@
  * Memory: each QP's registered buffer sits between PROT_NONE guard pages,
  * so a write or read outside a registered region faults (a crash for the
  * fuzzer), as ASan catches heap misuse. QPs that end in ERR are rebuilt.
+ *
+ * QP 1 (RC) receives from a tag matching SRQ (dpv_tm.h) whose list holds
+ * tags 0..TM_TAGS-1 (mask ~0) over its buffer: its SENDs take the TMH
+ * parse, EAGER placement and the RNDV's READ and FIN (with the QP
+ * fix-up, its requests carry the PSN it expects and a rendezvous
+ * header's buffer is made one in QP 0's region).
  */
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +36,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
+#include <infiniband/tm_types.h>
 
 #include "dpv_engine.h"
 #include "dpv_roce.h"
@@ -44,6 +52,9 @@
 #define IPV4	 0xc0000201u /* 192.0.2.1, ours */
 #define RECV_LEN 4096
 #define ROCE_PORT 4791
+#define TM_QP	  1 /* the QP on the TM SRQ */
+#define TM_SRQN	  7
+#define TM_TAGS	  8
 
 static const enum ibv_qp_type qp_type[NQP] = {
 	IBV_QPT_RC, IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UC, IBV_QPT_UD};
@@ -54,6 +65,8 @@ static struct dpv_engine *eng;
 static struct test_engine_qp qps[NQP];
 static uint8_t *region[NQP]; /* guard | BUF_SIZE | guard */
 static size_t page;
+static struct dpv_mlx5_rq tm_srq;
+static struct dpv_mlx5_cq tm_cq; /* its list operations' completions */
 
 int
 dpv_test_eal_init(void)
@@ -72,6 +85,8 @@ static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
 	(void)arg;
+	if (qpn == (DPV_MLX5_LOOKUP_SRQ | TM_SRQN))
+		return &tm_srq.wq;
 	if (qpn < QPN_BASE || qpn >= QPN_BASE + NQP)
 		return NULL;
 	return recv ? &qps[qpn - QPN_BASE].rq.wq : &qps[qpn - QPN_BASE].sq.wq;
@@ -83,12 +98,40 @@ key_of(unsigned i)
 	return 0x200u + 0x100u * i; /* never 0x100 (MLX5_INVALID_LKEY) */
 }
 
-/* Receive WQEs into QP i's registered buffer until its RQ is full. */
+/* The TM SRQ's list topped up: every free handle gets tag handle %
+ * TM_TAGS over the upper half of QP 1's buffer (a quarter of it each). */
+static void
+tm_fill(void)
+{
+	int64_t h;
+
+	while ((h = dpv_tm_handle_get(tm_srq.tm)) >= 0) {
+		struct dpv_tm_op op = {
+			.opcode = IBV_WR_TAG_ADD,
+			.handle = (uint32_t)h,
+			.tag = (uint64_t)h % TM_TAGS,
+			.mask = ~0ull,
+			.num_sge = 1,
+			.sge = {{.addr = (uintptr_t)region[TM_QP] + page +
+					 BUF_SIZE / 2 + (h % 2) * BUF_SIZE / 4,
+				 .length = BUF_SIZE / 4,
+				 .lkey = key_of(TM_QP)}},
+		};
+
+		if (dpv_engine_tm_op(eng, tm_srq.tm, &tm_cq, TM_SRQN, &op) < 0)
+			abort();
+	}
+}
+
+/* Receive WQEs into QP i's registered buffer until its RQ (QP 1: the TM
+ * SRQ, ordinary WQEs in the lower half) is full. */
 static void
 post_recvs(unsigned i)
 {
 	struct test_engine_qp *t = &qps[i];
 
+	if (i == TM_QP)
+		tm_fill();
 	for (unsigned k = 0; k < 64; k++) {
 		struct ibv_sge sge = {
 			.addr = (uintptr_t)region[i] + page +
@@ -99,7 +142,11 @@ post_recvs(unsigned i)
 					 .num_sge = 1},
 				   *bad;
 
-		if (dpv_mlx5_post_recv(&t->rq, &wr, &bad) != 0)
+		if (i == TM_QP)
+			sge.addr = (uintptr_t)region[i] + page +
+				   (k % (BUF_SIZE / 2 / RECV_LEN)) * RECV_LEN;
+		if (dpv_ring_post_recv(i == TM_QP ? &tm_srq : &t->rq, &wr,
+				       &bad) != 0)
 			break;
 	}
 }
@@ -114,7 +161,9 @@ qp_build(unsigned i)
 		.type = qp_type[i],
 		.pdn = 1,
 		.sq = &t->sq,
-		.rq = &t->rq,
+		.rq = i == TM_QP ? NULL : &t->rq,
+		.srq = i == TM_QP ? &tm_srq : NULL,
+		.srqn = i == TM_QP ? TM_SRQN : 0,
 		.send_cq = &t->scq,
 		.recv_cq = &t->rcq,
 		.max_send_wr = 64,
@@ -155,10 +204,32 @@ qp_build(unsigned i)
 	return 0;
 }
 
+/* The TM SRQ and its list, new (tags left taken by a rendezvous of a QP
+ * that ended would never come back). */
+static void
+tm_build(void)
+{
+	if (dpv_mlx5_srq_init(&tm_srq, 64, 1, SOCKET_ID_ANY) != 0 ||
+	    (tm_srq.tm = dpv_tm_create(2 * TM_TAGS)) == NULL)
+		abort();
+}
+
+static void
+tm_drop(void)
+{
+	dpv_tm_destroy(tm_srq.tm);
+	tm_srq.tm = NULL;
+	dpv_mlx5_rq_fini(&tm_srq);
+}
+
 static void
 qp_drop(unsigned i)
 {
 	test_engine_qp_fini(eng, &qps[i]);
+	if (i == TM_QP) {
+		tm_drop();
+		tm_build();
+	}
 }
 
 int
@@ -175,8 +246,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	memcpy(conf.mac, mac, 6);
 	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(IPV4));
 	eng = dpv_engine_create(NULL, &conf);
-	if (eng == NULL)
+	if (eng == NULL || dpv_mlx5_cq_init(&tm_cq, 256, SOCKET_ID_ANY) != 0)
 		abort();
+	tm_build();
 	for (unsigned i = 0; i < NQP; i++) {
 		struct dpv_engine_key k = {
 			.length = BUF_SIZE,
@@ -200,6 +272,38 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 			abort();
 	}
 	return 0;
+}
+
+/* A request to the TM QP: the PSN it expects (its messages reach the tag
+ * matching then, not a sequence NAK); a SEND FIRST/ONLY that carries a
+ * rendezvous header: its buffer made one of QP 0's, so that the engine's
+ * READ finds it. */
+static void
+tm_fixup(uint8_t *bth, uint32_t len)
+{
+	struct dpv_eqp *qp = dpv_engine_qp_lookup(eng, QPN_BASE + TM_QP);
+	uint8_t op = bth[0];
+	uint64_t va;
+	uint32_t rkey, n;
+
+	if (qp != NULL) {
+		bth[9] = (uint8_t)(qp->resp.epsn >> 16);
+		bth[10] = (uint8_t)(qp->resp.epsn >> 8);
+		bth[11] = (uint8_t)qp->resp.epsn;
+	}
+	if ((op != 0x00 && op != 0x04) || len < 12 + DPV_TM_RNDV_LEN ||
+	    bth[12] != IBV_TMH_RNDV)
+		return;
+	memcpy(&va, bth + 12 + 16, 8);
+	memcpy(&n, bth + 12 + 28, 4);
+	va = (uintptr_t)region[0] + page + be64toh(va) % BUF_SIZE;
+	n = be32toh(n) % (BUF_SIZE / 4);
+	va = htobe64(va);
+	rkey = htobe32(key_of(0));
+	n = htobe32(n);
+	memcpy(bth + 12 + 16, &va, 8);
+	memcpy(bth + 12 + 24, &rkey, 4);
+	memcpy(bth + 12 + 28, &n, 4);
 }
 
 /* Make the fields the control byte names right (see the top comment). */
@@ -257,6 +361,8 @@ fixup(uint8_t ctl, uint8_t *f, uint32_t len)
 		f[bth + 5] = (uint8_t)(qpn >> 16);
 		f[bth + 6] = (uint8_t)(qpn >> 8);
 		f[bth + 7] = (uint8_t)qpn;
+		if (qpn == QPN_BASE + TM_QP)
+			tm_fixup(f + bth, len - bth);
 	}
 	if ((ctl & 8) && len >= bth + 12 + DPV_ROCE_ICRC_LEN)
 		dpv_roce_icrc_set(f + l3, len - l3);
@@ -275,6 +381,9 @@ tidy(void)
 		while (dpv_mlx5_cq_poll(&t->rcq, 16, wc, lookup, NULL) > 0)
 			;
 		while (dpv_mlx5_cq_poll(&t->scq, 16, wc, lookup, NULL) > 0)
+			;
+		while (i == TM_QP &&
+		       dpv_mlx5_cq_poll(&tm_cq, 16, wc, lookup, NULL) > 0)
 			;
 		s = dpv_engine_qp_state(eng, t->qpn);
 		if (s == IBV_QPS_ERR || s == IBV_QPS_SQE || s < 0) {
