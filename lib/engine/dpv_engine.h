@@ -579,6 +579,46 @@ bool dpv_engine_trylock(struct dpv_engine *e);
  */
 void dpv_engine_unlock(struct dpv_engine *e);
 
+/* ---------------------------------------------------- completion events */
+
+/**
+ * Raise cq's completion event through conf.cq_event if its arm fires now
+ * (dpv_ring_cq_should_notify()); with event moderation
+ * (dpv_mlx5_cq_moderate()) whose period runs, the engine watches the
+ * period's end from then on and raises the event in the first poll after
+ * it, whether or not more CQEs come. The engine calls it after writing
+ * CQEs; the verbs layer after an arm, so that an arm over CQEs not polled
+ * yet fires or starts its period. Nothing for a CQ without eng_events.
+ * @param e
+ *   An engine of the CQ's device, locked.
+ * @param cq
+ *   The CQ, its writer state held: e is the shard that writes it, or the
+ *   CQ's eng_lock is held (dpv_ring_cq_lock(), a CQ shards share).
+ */
+void dpv_engine_cq_notify(struct dpv_engine *e, struct dpv_mlx5_cq *cq);
+
+/**
+ * A CQ is about to be freed: the engine that watches its moderation
+ * period (if one does) forgets it. No QP may write to it any more.
+ * @param cq
+ *   The CQ.
+ */
+void dpv_engine_cq_forget(struct dpv_mlx5_cq *cq);
+
+/**
+ * Microseconds until the earliest end of a CQ moderation period the
+ * engine watches, rounded up: what a thread that polls the engine may
+ * sleep at most for the event to come on time. Any thread, lock-free.
+ * @param e
+ *   The engine.
+ * @param max_us
+ *   The longest answer (also the answer when no period runs).
+ * @return
+ *   0 if a period has ended, max_us if none ends sooner.
+ */
+unsigned int dpv_engine_cq_deadline_us(const struct dpv_engine *e,
+				       unsigned int max_us);
+
 /* ---------------------------------------------------------------- keys */
 
 /** What a key designates. */

@@ -99,6 +99,8 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 		return NULL;
 	}
 	rte_spinlock_init(&e->lock);
+	e->cqmod_next = UINT64_MAX;
+	TAILQ_INIT(&e->cqmod);
 	e->scan_all = true; /* scan_mode_set() of no QP */
 	e->port = port;
 	e->port_kicks = port != NULL && dpv_port_tx_kicks(port);
@@ -214,6 +216,7 @@ dpv_engine_destroy(struct dpv_engine *e)
 	if (e == NULL)
 		return;
 	dpv_engine_thread_stop(e);
+	dpv_engine_cqmod_fini(e);
 	dpv_engine_raw_fini(e);
 	for (uint32_t i = 0; i < e->nqps; i++)
 		qp_free(e->qps[i]);
@@ -1090,6 +1093,10 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	}
 	if (unlikely(e->nheld != 0))
 		dpv_engine_held_commit(e);
+	/* a CQ moderation period ended: its event, even with no CQE */
+	if (unlikely(e->now >=
+		     __atomic_load_n(&e->cqmod_next, __ATOMIC_RELAXED)))
+		dpv_engine_cqmod_pass(e);
 	if (e->work != 0)
 		e->busy_at = e->now;
 	else if (unlikely(e->nstash != 0) &&
@@ -1310,8 +1317,10 @@ progress_thread(void *arg)
 			rte_pause();
 			continue;
 		}
-		/* back off: 1, 2, 4 ... idle_us microseconds */
-		rte_delay_us_sleep(sleep_us);
+		/* back off: 1, 2, 4 ... idle_us microseconds, not past the
+		 * end of a CQ moderation period */
+		rte_delay_us_sleep(
+			RTE_MAX(dpv_engine_cq_deadline_us(e, sleep_us), 1u));
 		if (sleep_us < e->idle_us)
 			sleep_us = RTE_MIN(sleep_us * 2, e->idle_us);
 	}
@@ -2012,9 +2021,12 @@ void
 dpv_engine_cq_notify(struct dpv_engine *e, struct dpv_mlx5_cq *cq)
 {
 	/* the arm check is a full barrier: only where an event can go */
-	if (e->conf.cq_event != NULL && cq->eng_events &&
-	    dpv_ring_cq_should_notify(cq))
+	if (e->conf.cq_event == NULL || !cq->eng_events)
+		return;
+	if (dpv_ring_cq_should_notify(cq))
 		e->conf.cq_event(e->conf.cq_event_arg, cq);
+	else if (unlikely(cq->eng_mod_run))
+		dpv_engine_cqmod_watch(e, cq); /* a moderation period runs */
 }
 
 int

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/queue.h>
 
 #include <rte_log.h>
 #include <rte_mbuf.h>
@@ -848,6 +849,12 @@ struct dpv_engine {
 	uint64_t sweep_at;
 	uint64_t sweep_min; /* the earliest timer the current sweep saw */
 
+	/* TSC of the earliest end of a CQ moderation period this engine
+	 * watches (UINT64_MAX: none), read by every poll; other shards may
+	 * lower it. Those CQs. (engine_cqmod.c) */
+	uint64_t cqmod_next;
+	TAILQ_HEAD(, dpv_mlx5_cq) cqmod;
+
 	/* raw-packet flows installed: the other shards read it for every
 	 * frame, so it has a line of its own (it changes with flows only) */
 	uint32_t raw_flows __rte_cache_aligned;
@@ -1203,10 +1210,13 @@ dpv_engine_ack_cycles_of(const struct dpv_engine *e, uint8_t timeout)
 	return ns * e->hz / 1000000000ull;
 }
 
-/* A CQE just written into cq fires an armed completion event: the verbs
- * layer's hook is called. Not for a CQ no event can reach (no completion
- * channel), whose arm state is not even read. */
-void dpv_engine_cq_notify(struct dpv_engine *e, struct dpv_mlx5_cq *cq);
+/* engine_cqmod.c: completion event moderation. Watch cq's moderation
+ * period (eng_mod_run set; e locked, the CQ's writer state held); look
+ * at the CQs watched whose period ended (a poll, at cqmod_next); let go
+ * of every CQ watched (the engine goes). */
+void dpv_engine_cqmod_watch(struct dpv_engine *e, struct dpv_mlx5_cq *cq);
+void dpv_engine_cqmod_pass(struct dpv_engine *e);
+void dpv_engine_cqmod_fini(struct dpv_engine *e);
 
 /* the QP's, as its timeout was set */
 static inline uint64_t

@@ -63,6 +63,16 @@
 #define DPV_CAP_MAX_PKEYS	    1
 #define DPV_CAP_LOCAL_CA_ACK_DELAY  15
 
+/**
+ * Completion event moderation (ibv_modify_cq with IBV_CQ_ATTR_MODERATE,
+ * cq_mod_caps; devices with an engine): ConnectX's limits, the widths of
+ * the mlx5 CQ context's cq_max_count (16 bits) and cq_period (12 bits,
+ * microseconds), as the kernel's mlx5 driver reports them
+ * (MLX5_MAX_CQ_COUNT, MLX5_MAX_CQ_PERIOD) and refuses a longer period.
+ */
+#define DPV_CAP_CQ_MOD_MAX_COUNT  65535
+#define DPV_CAP_CQ_MOD_MAX_PERIOD 4095
+
 /** Device memory a device gives out in all (max_dm_size; ConnectX-5's
  *  MEMIC holds 256 KiB): what ibv_alloc_dm() may allocate, together. */
 #define DPV_CAP_MAX_DM_SIZE (256u * 1024)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 
@@ -132,8 +133,12 @@ wait_event(struct ibv_comp_channel *channel)
 		return 0;
 	for (;;) {
 		dev->progress(dev);
-		/* spin briefly for latency, then sleep 1 ms per round */
-		int rc = poll(&pfd, 1, spins < 256 ? 0 : 1);
+		/* spin briefly for latency, then sleep 1 ms per round (less
+		 * when a CQ's moderation period ends sooner) */
+		unsigned int us =
+			spins < 256 ? 0 : dpv_progress_sleep_us(dev, 1000);
+		struct timespec ts = {.tv_nsec = (long)us * 1000};
+		int rc = ppoll(&pfd, 1, &ts, NULL);
 
 		if (rc > 0)
 			return 0;
@@ -287,42 +292,49 @@ dpv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 /*
  * Keep the engine side of a CQ still: the lock of the engine shard that
- * writes into it (the home shard while no QP uses it), or the CQ's own
- * lock once QPs of several shards do (*shared). The engine locked, NULL
- * for a shared CQ or without an engine.
+ * writes into it (the home shard while no QP uses it), and the CQ's own
+ * lock too once QPs of several shards do (*shared; the engine lock of its
+ * first shard is taken first, as a shard's poll takes them). The engine
+ * locked, NULL without an engine.
  */
 static struct dpv_engine *
 cq_writer_lock(struct dpv_device *dev, struct dpv_cq *cq, bool *shared)
 {
+	uint16_t b = __atomic_load_n(&cq->ring.eng_shard, __ATOMIC_RELAXED);
 	struct dpv_engine *e;
 
 	*shared = false;
 	if (dev->engine == NULL)
 		return NULL;
-	if (!__atomic_load_n(&cq->ring.eng_shared, __ATOMIC_ACQUIRE)) {
-		uint16_t b = __atomic_load_n(&cq->ring.eng_shard,
-					     __ATOMIC_RELAXED);
-
-		e = b != 0 && b <= dev->nshards ? dev->engines[b - 1]
-						: dev->engine;
-		dpv_engine_lock(e);
-		/* it became shared before we got the lock: the other way */
-		if (!__atomic_load_n(&cq->ring.eng_shared, __ATOMIC_ACQUIRE))
-			return e;
-		dpv_engine_unlock(e);
+	/* the shard is set before a QP of it writes, and stays */
+	e = b != 0 && b <= dev->nshards ? dev->engines[b - 1] : dev->engine;
+	dpv_engine_lock(e);
+	/* set under this very lock */
+	if (__atomic_load_n(&cq->ring.eng_shared, __ATOMIC_ACQUIRE)) {
+		rte_spinlock_lock(&cq->ring.eng_lock);
+		*shared = true;
 	}
-	rte_spinlock_lock(&cq->ring.eng_lock);
-	*shared = true;
-	return NULL;
+	return e;
 }
 
 static void
 cq_writer_unlock(struct dpv_cq *cq, struct dpv_engine *e, bool shared)
 {
-	if (e != NULL)
-		dpv_engine_unlock(e);
 	if (shared)
 		rte_spinlock_unlock(&cq->ring.eng_lock);
+	if (e != NULL)
+		dpv_engine_unlock(e);
+}
+
+/* An arm may fire at once (CQEs not polled yet that it counts), or start
+ * its moderation period (writer state held, e from cq_writer_lock()). */
+static void
+cq_check(struct dpv_cq *cq, struct dpv_engine *e)
+{
+	if (e != NULL)
+		dpv_engine_cq_notify(e, &cq->ring);
+	else
+		dpv_cq_notify(cq);
 }
 
 int
@@ -339,21 +351,33 @@ dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	 * none may come (a ping-pong waiting for this very event) */
 	if (rc == 0 && dev->engine != NULL) {
 		e = cq_writer_lock(dev, cq, &shared);
-		dpv_cq_notify(cq);
+		cq_check(cq, e);
 		cq_writer_unlock(cq, e, shared);
 	}
 	return rc;
 }
 
-/* CQ moderation (count / period) is not implemented: the engine raises
- * one event per armed completion, cq_mod_caps reads zero. */
+/*
+ * Completion event moderation (IBV_CQ_ATTR_MODERATE), ConnectX's limits
+ * (verbs_caps.h). The mask must be exactly IBV_CQ_ATTR_MODERATE: rdma-core
+ * refuses bits from IBV_CQ_ATTR_RESERVED on, the kernel an empty mask,
+ * both with EINVAL; the kernel's mlx5 a period above its cap, EINVAL too.
+ * The arms made from now on take the values (dpv_mlx5_cq_moderate()).
+ */
 int
-dpv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
+dpv_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
 {
-	(void)cq;
-	if (attr == NULL || attr->attr_mask >= IBV_CQ_ATTR_RESERVED)
+	if (attr == NULL || attr->attr_mask != IBV_CQ_ATTR_MODERATE)
 		return EINVAL;
-	return EOPNOTSUPP;
+	if (dctx_dev(ibcq->context)->engine == NULL)
+		return EOPNOTSUPP;
+	/* every cq_count is within the limit, its field's largest value */
+	_Static_assert(DPV_CAP_CQ_MOD_MAX_COUNT == UINT16_MAX, "cq_count");
+	if (attr->moderate.cq_period > DPV_CAP_CQ_MOD_MAX_PERIOD)
+		return EINVAL;
+	dpv_mlx5_cq_moderate(&to_dcq(ibcq)->ring, attr->moderate.cq_count,
+			     attr->moderate.cq_period);
+	return 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -760,11 +784,12 @@ ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	dpv_vlock_lock(&cq->poll_lock);
 	e = cq_writer_lock(dev, cq, &shared);
 	/* one iteration: completions of work already posted count as
-	 * pending, as they would on the hardware */
-	if (e != NULL)
+	 * pending, as they would on the hardware (not with the CQ's own
+	 * lock held: the poll takes it to write into a shared CQ) */
+	if (e != NULL && !shared)
 		dpv_engine_poll(e, 0);
 	/* let a pending arm see the CQEs before they move */
-	dpv_cq_notify(cq);
+	cq_check(cq, e);
 	rc = cq->ring.ops->cq_resize_commit(&cq->ring, &r);
 	if (rc == 0)
 		ibcq->cqe = (int)cq->ring.cqe;
@@ -792,6 +817,7 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 	}
 	if (cq->pd)
 		dpv_ref_put(&cq->pd->refcnt);
+	dpv_engine_cq_forget(&cq->ring);
 	dpv_mlx5_cq_fini(&cq->ring);
 	dpv_vlock_fini(&cq->poll_lock);
 	pthread_cond_destroy(&ibcq->cond);

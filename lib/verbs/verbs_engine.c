@@ -229,8 +229,9 @@ prog_app_rx_since(struct dpv_progress_thr *t, uint64_t at)
 	return false;
 }
 
-/* A shard has frames a burst of posts left queued, or an ACK the
- * application's last poll held back longer than limit. */
+/* A shard has frames a burst of posts left queued, an ACK the
+ * application's last poll held back longer than limit, or a CQ whose
+ * moderation period has ended (its event is owed). */
 static bool
 prog_owed(struct dpv_progress_thr *t, uint64_t now, uint64_t limit)
 {
@@ -238,9 +239,18 @@ prog_owed(struct dpv_progress_thr *t, uint64_t now, uint64_t limit)
 
 	for (unsigned s = 0; s < dev->nshards; s++)
 		if (dpv_engine_tx_pending(dev->engines[s]) ||
-		    ack_held_long(dev->engines[s], now, limit))
+		    ack_held_long(dev->engines[s], now, limit) ||
+		    dpv_engine_cq_deadline_us(dev->engines[s], 1) == 0)
 			return true;
 	return false;
+}
+
+unsigned int
+dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us)
+{
+	for (unsigned s = 0; s < dev->nshards; s++)
+		us = dpv_engine_cq_deadline_us(dev->engines[s], us);
+	return us;
 }
 
 static void
@@ -250,13 +260,16 @@ prog_ack_hold(struct dpv_device *dev, bool on)
 		dpv_engine_set_ack_hold(dev->engines[s], on);
 }
 
-/* Sleep up to us microseconds, or until the application kicks. */
+/* Sleep up to us microseconds (not past the end of a CQ moderation
+ * period), or until the application kicks. */
 static void
 prog_nap(struct dpv_progress_thr *t, unsigned int us)
 {
-	struct timespec ts = {.tv_sec = us / 1000000,
-			      .tv_nsec = (long)(us % 1000000) * 1000};
+	struct timespec ts;
 
+	us = RTE_MAX(dpv_progress_sleep_us(t->dev, us), 1u);
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (long)(us % 1000000) * 1000;
 	syscall(SYS_futex, &t->kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
@@ -433,7 +446,9 @@ progress_main(void *arg)
 		if (sleep_us > PROG_IDLE_MAX_US)
 			sleep_us = now - idle_since > deep ? PROG_DEEP_US
 							   : PROG_IDLE_MAX_US;
-		prog_sleep_us(sleep_us);
+		/* a CQ's moderated event is due no later than its period */
+		prog_sleep_us(
+			RTE_MAX(dpv_progress_sleep_us(t->dev, sleep_us), 1u));
 	}
 	if (lcore)
 		rte_thread_unregister();

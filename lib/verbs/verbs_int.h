@@ -263,6 +263,9 @@ void dpv_progress_app_blocks(struct dpv_device *dev);
 /* A QP of dev got local ACK timeout `timeout` (IBV_QP_TIMEOUT): the
  * progress thread's naps beside the application stay well below it. */
 void dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout);
+/* A sleep of us microseconds between polls of dev's engines, cut to end
+ * no later than a CQ moderation period they watch (0: one has ended). */
+unsigned int dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us);
 
 static inline struct dpv_device *
 to_ddev(struct ibv_device *d)
@@ -600,9 +603,10 @@ to_dcq_ex(struct ibv_cq_ex *cq)
 }
 
 /**
- * Engine side, after writing completions to @p cq: if the CQ's arm
- * (ibv_req_notify_cq, kept in the ring's arm doorbell) fires, deliver one
- * event on the CQ's completion channel.
+ * After writing completions to @p cq without an engine (tests): if the
+ * CQ's arm (ibv_req_notify_cq, kept in the ring's arm doorbell) fires,
+ * deliver one event on the CQ's completion channel. An engine calls
+ * dpv_engine_cq_notify(), which also watches a moderation period.
  */
 void dpv_cq_notify(struct dpv_cq *cq);
 

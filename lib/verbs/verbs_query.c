@@ -218,7 +218,6 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	fill_device_attr(dctx_dev(context), &a.orig_attr);
-	/* No tag matching or CQ moderation: all zero. */
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	/* the 64-bit flags repeat the 32-bit ones (rdma-core and the kernel
 	 * do; programs read this field); no flag above bit 31 applies */
@@ -258,6 +257,10 @@ dpv_query_device_ex_op(struct ibv_context *context,
 		a.odp_caps.per_transport_caps.uc_odp_caps = DPV_CAP_ODP_UC;
 		a.odp_caps.per_transport_caps.ud_odp_caps = DPV_CAP_ODP_UD;
 		a.xrc_odp_caps = DPV_CAP_ODP_SRQ_TRANSPORT;
+		/* completion event moderation (verbs_cq.c, any ring format:
+		 * the engine raises every format's events) */
+		a.cq_mod_caps.max_cq_count = DPV_CAP_CQ_MOD_MAX_COUNT;
+		a.cq_mod_caps.max_cq_period = DPV_CAP_CQ_MOD_MAX_PERIOD;
 		/* device memory (verbs_dm.c) */
 		a.max_dm_size = DPV_CAP_MAX_DM_SIZE;
 		/* completion time stamps: the CPU's time-stamp counter, all

@@ -706,13 +706,11 @@ dpv_mlx4_cq_should_notify(struct dpv_mlx5_cq *cq)
 {
 	if (!mlx5r_cq_arm_check(cq))
 		return false;
-	for (; cq->eng_scan != cq->prod_index; cq->eng_scan++) {
-		if (!cq->eng_arm_sol || cqe_wakes_sol(cq, cq->eng_scan)) {
-			mlx5r_cq_arm_fire(cq);
+	for (; cq->eng_scan != cq->prod_index; cq->eng_scan++)
+		if ((!cq->eng_arm_sol || cqe_wakes_sol(cq, cq->eng_scan)) &&
+		    mlx5r_cq_arm_hit(cq, 1))
 			return true;
-		}
-	}
-	return false;
+	return mlx5r_cq_arm_expired(cq);
 }
 
 /* ---- application side: poll ---- */

@@ -557,6 +557,57 @@ dpv_mlx5_cq128_push(struct dpv_mlx5_cq *cq, const struct dpv_cqe_info *ci)
 			mlx5r_wc_to_wqe_opcode(ci->opcode, ci->wc_flags), 128);
 }
 
+/* ---- completion event moderation ---- */
+
+void
+dpv_mlx5_cq_moderate(struct dpv_mlx5_cq *cq, uint16_t count, uint16_t period_us)
+{
+	uint32_t m = count >= 2 && period_us != 0
+			     ? (uint32_t)count << 16 | period_us
+			     : 0;
+
+	__atomic_store_n(&cq->mod_req, m, __ATOMIC_RELAXED);
+}
+
+/* A new arm takes the moderation asked for last (the arm request's
+ * release ordered that store before it) and counts from nothing. */
+static inline void
+mod_take(struct dpv_mlx5_cq *cq)
+{
+	uint32_t m = __atomic_load_n(&cq->mod_req, __ATOMIC_RELAXED);
+
+	cq->eng_mod_run = false;
+	cq->eng_mod_cnt = (uint16_t)(m >> 16);
+	if (likely(m == 0))
+		return;
+	cq->eng_mod_seen = 0;
+	cq->eng_mod_cyc = (m & 0xffff) * rte_get_timer_hz() / 1000000;
+}
+
+bool
+mlx5r_cq_mod_hit(struct dpv_mlx5_cq *cq, uint32_t n)
+{
+	/* the period runs from the first CQE counted */
+	if (!cq->eng_mod_run) {
+		cq->eng_mod_due = rte_get_timer_cycles() + cq->eng_mod_cyc;
+		cq->eng_mod_run = true;
+	}
+	cq->eng_mod_seen += n;
+	if (cq->eng_mod_seen < cq->eng_mod_cnt)
+		return false;
+	mlx5r_cq_arm_fire(cq);
+	return true;
+}
+
+bool
+mlx5r_cq_mod_due(struct dpv_mlx5_cq *cq)
+{
+	if (rte_get_timer_cycles() < cq->eng_mod_due)
+		return false;
+	mlx5r_cq_arm_fire(cq);
+	return true;
+}
+
 /* The arm bookkeeping of should_notify, common to the formats: take note
  * of a new arm request; true while the CQ is armed (CQEs from eng_scan to
  * prod_index are then to be checked). */
@@ -598,6 +649,7 @@ arm_check(struct dpv_mlx5_cq *cq)
 		cq->eng_armed = true;
 		cq->eng_arm_sol = (w & (0xfu << 24)) == MLX5_CQ_DB_REQ_NOT_SOL;
 		cq->eng_scan = cq->prod_index - RTE_MIN(back, cq->cqe_cnt);
+		mod_take(cq);
 	}
 	return cq->eng_armed;
 }
@@ -618,13 +670,12 @@ should_notify(struct dpv_mlx5_cq *cq, unsigned int sz)
 			cqe_at(cq->buf, cq->cqe_cnt, cq->eng_scan, sz)->op_own;
 		uint8_t op = oo >> 4;
 
-		if (!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
-		    op == MLX5_CQE_RESP_ERR) {
-			mlx5r_cq_arm_fire(cq);
+		if ((!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
+		     op == MLX5_CQE_RESP_ERR) &&
+		    mlx5r_cq_arm_hit(cq, 1))
 			return true;
-		}
 	}
-	return false;
+	return mlx5r_cq_arm_expired(cq);
 }
 
 bool
@@ -1439,22 +1490,21 @@ comp_should_notify(struct dpv_mlx5_cq *cq, unsigned int sz)
 		uint8_t oo, op;
 
 		if (k != 0) {
-			if (!cq->eng_arm_sol)
-				break;
+			/* the k completions left in a session */
+			if (!cq->eng_arm_sol && mlx5r_cq_arm_hit(cq, k))
+				return true;
 			cq->eng_scan += k;
 			continue;
 		}
 		oo = cqe_at(cq->buf, cq->cqe_cnt, cq->eng_scan, sz)->op_own;
 		op = oo >> 4;
-		if (!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
-		    op == MLX5_CQE_RESP_ERR)
-			break;
+		if ((!cq->eng_arm_sol || (oo & 2) || op == MLX5_CQE_REQ_ERR ||
+		     op == MLX5_CQE_RESP_ERR) &&
+		    mlx5r_cq_arm_hit(cq, 1))
+			return true;
 		cq->eng_scan++;
 	}
-	if (cq->eng_scan == cq->prod_index)
-		return false;
-	mlx5r_cq_arm_fire(cq);
-	return true;
+	return mlx5r_cq_arm_expired(cq);
 }
 
 static bool

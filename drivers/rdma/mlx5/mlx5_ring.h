@@ -47,6 +47,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 #include <rte_atomic.h>
@@ -282,6 +283,9 @@ struct dpv_mlx5_cq {
 	struct ibv_wc cur_wc; /**< ibv_cq_ex: the current completion */
 	uint64_t cur_tm_tag;  /**< ibv_cq_ex: its tag (tag matching) */
 	uint32_t cur_tm_ctx;  /**< ibv_cq_ex: its TMH app_ctx */
+	/** event moderation the next arms take (dpv_mlx5_cq_moderate()):
+	 *  count << 16 | period in microseconds; 0: none */
+	uint32_t mod_req;
 	uint64_t cur_ts;      /**< ibv_cq_ex: its time stamp */
 	uint16_t cur_vlan;
 	/* engine side */
@@ -301,6 +305,11 @@ struct dpv_mlx5_cq {
 	uint32_t eng_scan;     /**< next CQE to check for an armed event */
 	uint32_t eng_last_uar; /**< last arm doorbell word seen */
 	bool eng_uar_dv;       /**< armed from the doorbell word alone */
+	/** the current arm's moderation period runs (until eng_mod_due) */
+	bool eng_mod_run;
+	/** the CQEs the current arm counts before its event (taken from
+	 *  mod_req when the arm is seen; 0: no moderation, the first fires) */
+	uint16_t eng_mod_cnt;
 	/** CQE compression state (dpv_mlx5_cq_compress()), NULL: none */
 	struct dpv_mlx5_cq_comp *comp;
 	/** engine shards: 1 + the shard of the first QP that completes
@@ -310,6 +319,15 @@ struct dpv_mlx5_cq {
 	 *  state they read) under eng_lock (dpv_ring_cq_lock()) */
 	bool eng_shared;
 	rte_spinlock_t eng_lock;
+	/* engine side, moderated arms only (the lines above are those of
+	 * every CQE and arm) */
+	uint32_t eng_mod_seen; /**< CQEs the current arm counted */
+	uint64_t eng_mod_cyc;  /**< its period, timer cycles */
+	uint64_t eng_mod_due;  /**< when it ends (eng_mod_run), timer cycles */
+	/** the engine that watches the period's end (NULL: none) and the
+	 *  CQ's link on that engine's list (lib/engine/engine_cqmod.c) */
+	void *eng_mod_watch;
+	TAILQ_ENTRY(dpv_mlx5_cq) eng_mod_link;
 };
 
 /**
@@ -814,6 +832,19 @@ int dpv_mlx5_cq_arm(struct dpv_mlx5_cq *cq, int solicited_only);
 
 /** The application received an event for this CQ: advance arm_sn. */
 void dpv_mlx5_cq_event(struct dpv_mlx5_cq *cq);
+
+/**
+ * Completion event moderation (ibv_modify_cq IBV_CQ_ATTR_MODERATE), for
+ * the arms made from now on: an armed CQ's event is raised once count
+ * CQEs that the arm counts are written, or period_us microseconds after
+ * the first of them, whichever comes first. A count below 2 or a period of 0
+ * turns moderation off (the first such CQE raises the event). Any thread;
+ * the engine takes the values when it sees the next arm.
+ * @param count CQEs per event
+ * @param period_us microseconds from the first CQE to the event
+ */
+void dpv_mlx5_cq_moderate(struct dpv_mlx5_cq *cq, uint16_t count,
+			  uint16_t period_us);
 /** @} */
 
 /* ------------------------------------------------------------------ */
@@ -1111,7 +1142,10 @@ int dpv_mlx5_cq_push_recv(struct dpv_mlx5_cq *cq, uint32_t qpn,
  * arm request (next or solicited-only) and every CQE written at or after
  * the consumer index the arm named (so an arm made while CQEs were already
  * waiting fires too). Call after pushing CQEs and from the progress loop.
- * Returns true at most once per arm request (the CQ is disarmed).
+ * Returns true at most once per arm request (the CQ is disarmed). With
+ * moderation (dpv_mlx5_cq_moderate()) the arm fires on its count-th CQE
+ * or, once its period has passed since the first, at the next call: while
+ * eng_mod_run is set the caller must call again by eng_mod_due.
  * Arms made by dpv_mlx5_cq_arm() and arm doorbells written by mlx5dv
  * code at uar + MLX5_CQ_DOORBELL are both seen. Engine-side state: call
  * it from one thread at a time (the one that pushes to this CQ).

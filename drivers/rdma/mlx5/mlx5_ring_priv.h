@@ -186,6 +186,37 @@ mlx5r_cq_arm_fire(struct dpv_mlx5_cq *cq)
 {
 	cq->eng_armed = false;
 	cq->eng_scan = cq->prod_index;
+	cq->eng_mod_run = false;
+}
+
+/** Moderation: n more CQEs the arm counts; true if they fire it. */
+bool mlx5r_cq_mod_hit(struct dpv_mlx5_cq *cq, uint32_t n);
+/** Moderation: true if the period of the CQEs counted has passed (the
+ *  arm is then fired). */
+bool mlx5r_cq_mod_due(struct dpv_mlx5_cq *cq);
+
+/** The scan of should_notify found n CQEs the arm counts (a solicited or
+ *  error one for a solicited-only arm, any for the other), at eng_scan:
+ *  true if the arm fires now (it is then disarmed). Without moderation
+ *  the first fires. */
+static __rte_always_inline bool
+mlx5r_cq_arm_hit(struct dpv_mlx5_cq *cq, uint32_t n)
+{
+	if (likely(cq->eng_mod_cnt == 0)) {
+		mlx5r_cq_arm_fire(cq);
+		return true;
+	}
+	return mlx5r_cq_mod_hit(cq, n);
+}
+
+/** The end of should_notify's scan (no CQE fired the arm): true if a
+ *  moderation period ended, which fires it. */
+static __rte_always_inline bool
+mlx5r_cq_arm_expired(struct dpv_mlx5_cq *cq)
+{
+	if (likely(!cq->eng_mod_run))
+		return false;
+	return mlx5r_cq_mod_due(cq);
 }
 
 /** Publish the consumer index in dbrec[0]. */
