@@ -446,9 +446,10 @@ progress_main(void *arg)
 		if (sleep_us > PROG_IDLE_MAX_US)
 			sleep_us = now - idle_since > deep ? PROG_DEEP_US
 							   : PROG_IDLE_MAX_US;
-		/* a CQ's moderated event is due no later than its period */
-		prog_sleep_us(
-			RTE_MAX(dpv_progress_sleep_us(t->dev, sleep_us), 1u));
+		/* a kick (the application blocks in ibv_get_cq_event) ends
+		 * it, and a CQ's moderated event is due no later than its
+		 * period (prog_nap()) */
+		prog_nap(t, sleep_us);
 	}
 	if (lcore)
 		rte_thread_unregister();
