@@ -346,9 +346,10 @@ dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	struct dpv_engine *e;
 	bool shared;
 
-	/* as on ConnectX, an arm over CQEs not polled yet raises the event
-	 * at once; the engine looks at arms only when it writes a CQE, and
-	 * none may come (a ping-pong waiting for this very event) */
+	/* an arm over CQEs not polled yet that no event was raised for
+	 * (written while disarmed) raises the event at once; the engine
+	 * looks at arms only when it writes a CQE, and none may come (a
+	 * ping-pong waiting for this very event) */
 	if (rc == 0 && dev->engine != NULL) {
 		e = cq_writer_lock(dev, cq, &shared);
 		cq_check(cq, e);

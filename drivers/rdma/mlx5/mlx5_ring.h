@@ -303,6 +303,9 @@ struct dpv_mlx5_cq {
 	bool eng_armed;
 	bool eng_arm_sol;
 	uint32_t eng_scan;     /**< next CQE to check for an armed event */
+	/** prod_index when the last event was raised: the CQEs before it
+	 *  had their event (a new arm does not count them again) */
+	uint32_t eng_fired_at;
 	uint32_t eng_last_uar; /**< last arm doorbell word seen */
 	bool eng_uar_dv;       /**< armed from the doorbell word alone */
 	/** the current arm's moderation period runs (until eng_mod_due) */

@@ -186,6 +186,7 @@ mlx5r_cq_arm_fire(struct dpv_mlx5_cq *cq)
 {
 	cq->eng_armed = false;
 	cq->eng_scan = cq->prod_index;
+	cq->eng_fired_at = cq->prod_index;
 	cq->eng_mod_run = false;
 }
 
