@@ -5,8 +5,10 @@
 # 8 MiB in random chunk sizes checking every byte, half-close, EOF,
 # rpoll readiness over rsockets and a pipe, non-blocking connect; a peer
 # that dies must give EPIPE / ECONNRESET, to a sender and to a receiver
-# waiting with nothing in flight; then unmodified rstream
-# (rdmacm-utils) server and client for a few sizes, with verification.
+# waiting with nothing in flight; riomap / riowrite both ways (bytes at
+# their offsets, bad offsets refused, an entry moved by riounmap and
+# riomap); then unmodified rstream and riostream (rdmacm-utils) server
+# and client for a few sizes, with verification.
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -53,6 +55,10 @@ run dead "$PEER server 192.0.2.1 $PORT 0 dead" \
 run deadwait "$PEER server 192.0.2.1 $PORT 0 dead" \
 	"$PEER client 192.0.2.1 $PORT 0 deadwait" \
 	"dead peer while receiving: " "dying"
+run iomap "$PEER server 192.0.2.1 $PORT 0 iomap" \
+	"$PEER client 192.0.2.1 $PORT 0 iomap" \
+	"iomap both ways: every byte where it belongs" \
+	"the entry moved to the new buffer"
 if command -v rstream >/dev/null; then
 	# custom size and count: the client checks each transfer (-T v)
 	for sz in 1 4096 65536 1000000; do
@@ -77,5 +83,28 @@ if command -v rstream >/dev/null; then
 	IC_TIMEOUT=$saved
 else
 	echo "SKIP rstream: not installed"
+fi
+# riostream: riomap of its buffer, riowrite into the peer's (no data
+# goes through the stream but a 16-byte sync), the last byte polled in
+# memory; -T v checks the rest of each iteration's last transfer.
+# Non-blocking by default (MSG_DONTWAIT), then blocking and rpoll.
+if command -v riostream >/dev/null; then
+	for opt in "-S 1" "-S 4096" "-S 65536" "-S 1000000" \
+		"-S 100000 -T b" "-S 100000 -T a"; do
+		run "riostream$(echo "$opt" | tr -d ' ')" \
+			"riostream -b 192.0.2.1 -p $PORT $opt -C 20 -I 5 -T v" \
+			"riostream -s 192.0.2.1 -p $PORT $opt -C 20 -I 5 -T v" \
+			"^[0-9a-z_]+ +[0-9.]+[kmg]? +20 +5 " \
+			"^[0-9a-z_]+ +[0-9.]+[kmg]? +20 +5 "
+	done
+	# its own series: latency then bandwidth, 64 B to 1 MiB, one riomap
+	# and riounmap per size on one connection (the peer's entry reused)
+	saved=$IC_TIMEOUT
+	IC_TIMEOUT=${SERIES_TIMEOUT:-60}
+	run riostream-series "riostream -b 192.0.2.1 -p $PORT" \
+		"riostream -s 192.0.2.1 -p $PORT" "^1m_bw " "^1m_bw "
+	IC_TIMEOUT=$saved
+else
+	echo "SKIP riostream: not installed"
 fi
 ic_summary
