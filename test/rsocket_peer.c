@@ -116,6 +116,29 @@ write_pattern(int s, uint64_t pos, size_t n)
 	}
 }
 
+/* A stream rsocket with one int option set. */
+static int
+new_socket(int level, int name, int v)
+{
+	int s = rsocket(AF_INET, SOCK_STREAM, 0);
+
+	if (s < 0)
+		FAIL("rsocket");
+	if (rsetsockopt(s, level, name, &v, sizeof(v)))
+		FAIL("rsetsockopt %d %d", level, name);
+	return s;
+}
+
+static void
+listen_on(int ls, struct sockaddr_in *sa)
+{
+	int one = 1;
+
+	if (rsetsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    rbind(ls, (struct sockaddr *)sa, sizeof(*sa)) || rlisten(ls, 4))
+		FAIL("listen");
+}
+
 static int
 server(struct sockaddr_in *sa, size_t total, int dead)
 {
@@ -123,17 +146,13 @@ server(struct sockaddr_in *sa, size_t total, int dead)
 	socklen_t pl = sizeof(peer), ml = sizeof(me);
 	uint8_t buf[100000];
 	uint64_t got = 0;
-	int ls, s, one = 1, pfd[2];
+	int ls, s, pfd[2];
 	struct pollfd p[2];
 
-	ls = rsocket(AF_INET, SOCK_STREAM, 0);
-	if (ls < 0)
-		FAIL("rsocket");
+	ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
 	if (rsocket(AF_INET, SOCK_DGRAM, 0) >= 0 || errno != EOPNOTSUPP)
 		FAIL("SOCK_DGRAM not EOPNOTSUPP");
-	if (rsetsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    rbind(ls, (struct sockaddr *)sa, sizeof(*sa)) || rlisten(ls, 4))
-		FAIL("listen");
+	listen_on(ls, sa);
 	if (rfcntl(ls, F_SETFL, O_NONBLOCK) || raccept(ls, NULL, NULL) >= 0 ||
 	    errno != EAGAIN)
 		FAIL("non-blocking raccept without a peer");
@@ -208,14 +227,10 @@ client(struct sockaddr_in *sa, size_t total, int dead)
 {
 	struct sockaddr_in peer;
 	socklen_t pl = sizeof(peer), el = sizeof(int);
-	int s, err = -1, nd = 1;
+	int s, err = -1;
 	uint8_t c;
 
-	s = rsocket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0)
-		FAIL("rsocket");
-	if (rsetsockopt(s, IPPROTO_TCP, TCP_NODELAY, &nd, sizeof(nd)))
-		FAIL("TCP_NODELAY");
+	s = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
 	rfcntl(s, F_SETFL, O_NONBLOCK);
 	if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa)) == 0 ||
 	    errno != EINPROGRESS)
@@ -352,25 +367,20 @@ iomap_server(struct sockaddr_in *sa)
 {
 	static uint8_t a[IO_ALEN], b[IO_BLEN], b2[IO_BLEN], c[4096];
 	uint8_t buf[IO_CLEN];
-	int ls, s, one = 1, v = 200, x = 0;
+	int ls, s, v, x = 0;
 	socklen_t vl = sizeof(v);
 	uint64_t off;
 
-	ls = rsocket(AF_INET, SOCK_STREAM, 0);
-	if (ls < 0)
-		FAIL("rsocket");
 	/* the size goes on an 8-bit scale: 200 is carried as 128 */
-	if (rsetsockopt(ls, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)) ||
-	    rgetsockopt(ls, SOL_RDMA, RDMA_IOMAPSIZE, &v, &vl) || v != 128)
+	ls = new_socket(SOL_RDMA, RDMA_IOMAPSIZE, 200);
+	if (rgetsockopt(ls, SOL_RDMA, RDMA_IOMAPSIZE, &v, &vl) || v != 128)
 		FAIL("RDMA_IOMAPSIZE 200 reads back %d", v);
 	v = 4;
 	if (rsetsockopt(ls, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)))
 		FAIL("RDMA_IOMAPSIZE");
 	if (riomap(ls, a, sizeof(a), PROT_WRITE, 0, 0) != -1 || errno != EINVAL)
 		FAIL("riomap on an unconnected rsocket");
-	if (rsetsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    rbind(ls, (struct sockaddr *)sa, sizeof(*sa)) || rlisten(ls, 4))
-		FAIL("listen");
+	listen_on(ls, sa);
 	printf("listening\n");
 	fflush(stdout);
 	s = raccept(ls, NULL, NULL);
@@ -445,15 +455,11 @@ static int
 iomap_client(struct sockaddr_in *sa)
 {
 	static uint8_t cbuf[IO_CLEN], tail[100];
-	int s, v = 2;
+	int s;
 	uint64_t off;
 	uint8_t c;
 
-	s = rsocket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0)
-		FAIL("rsocket");
-	if (rsetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)))
-		FAIL("RDMA_IOMAPSIZE");
+	s = new_socket(SOL_RDMA, RDMA_IOMAPSIZE, 2);
 	if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa)))
 		FAIL("rconnect");
 	printf("connected\n");

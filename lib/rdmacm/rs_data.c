@@ -567,6 +567,24 @@ rs_post_copy(struct rs *rs, const void *buf, uint32_t len, bool imm_on,
 	return 0;
 }
 
+/* The next chunk of a send with left bytes to go: *olen (start with
+ * RS_OLAP_START) doubles up to RS_MAX_XFER, so that a large send starts
+ * moving early; no more than the send ring has room for. */
+uint32_t
+rs_chunk(struct rs *rs, uint32_t *olen, size_t left)
+{
+	uint32_t xfer;
+
+	if (*olen < left) {
+		xfer = *olen;
+		if (*olen < RS_MAX_XFER)
+			*olen <<= 1;
+	} else {
+		xfer = (uint32_t)left;
+	}
+	return xfer < rs->s_avail ? xfer : rs->s_avail;
+}
+
 /* Send one chunk of xfer bytes (rs_can_send said yes). */
 static int
 rs_send_chunk(struct rs *rs, const uint8_t *buf, uint32_t xfer)
@@ -624,15 +642,7 @@ rs_send_locked(struct rs *rs, const void *buf, size_t len, int flags)
 				break;
 			return RS_ERR(rs->reset ? ECONNRESET : EPIPE);
 		}
-		if (olen < len - sent) {
-			xfer = olen;
-			if (olen < RS_MAX_XFER)
-				olen <<= 1;
-		} else {
-			xfer = (uint32_t)(len - sent);
-		}
-		if (xfer > rs->s_avail)
-			xfer = rs->s_avail;
+		xfer = rs_chunk(rs, &olen, len - sent);
 		if (xfer > rs->tsgl[rs->tsge].length)
 			xfer = rs->tsgl[rs->tsge].length;
 		if (rs_send_chunk(rs, (const uint8_t *)buf + sent, xfer))

@@ -217,6 +217,7 @@ void rs_bufs_init(struct rs *rs);
 int rs_ready(struct rs *rs, bool nonblock);
 int rs_post_copy(struct rs *rs, const void *buf, uint32_t len, bool imm_on,
 		 uint32_t imm, uint64_t raddr, uint32_t rkey);
+uint32_t rs_chunk(struct rs *rs, uint32_t *olen, size_t left);
 int rs_post_recvs(struct rs *rs, int n);
 void rs_progress(struct rs *rs);
 void rs_probe(struct rs *rs);

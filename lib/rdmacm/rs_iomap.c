@@ -268,15 +268,7 @@ riowrite(int s, const void *buf, size_t count, off_t offset, int flags)
 			err = EINVAL;
 			break;
 		}
-		if (olen < count - done) {
-			xfer = olen;
-			if (olen < RS_MAX_XFER)
-				olen <<= 1;
-		} else {
-			xfer = (uint32_t)(count - done);
-		}
-		if (xfer > rs->s_avail)
-			xfer = rs->s_avail;
+		xfer = rs_chunk(rs, &olen, count - done);
 		if (xfer > left)
 			xfer = left;
 		if (rs_post_copy(rs, (const uint8_t *)buf + done, xfer, false,
