@@ -3,8 +3,8 @@
  * dpv-rsocket-peer: one end of an rsocket stream test
  * (test/scripts/fast-rsocket-memif.sh). rsocket API only.
  *
- *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait]
- *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait]
+ *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap]
+ *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap]
  *
  * The client connects non-blocking (EINPROGRESS, rpoll POLLOUT,
  * SO_ERROR), waits for the server's "G", streams MB MiB of a position
@@ -19,8 +19,9 @@
  * sends must then fail with EPIPE or ECONNRESET. "deadwait": the same
  * server; the client sends its byte and then waits in a blocking rrecv
  * with nothing of its own in flight, which must fail with ECONNRESET (the
- * library probes a silent peer) instead of waiting forever. Every wait is
- * bounded; exit 0 on success.
+ * library probes a silent peer) instead of waiting forever. "iomap":
+ * riomap / riowrite both ways (iomap_server(), iomap_client()); MB is
+ * unused. Every wait is bounded; exit 0 on success.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/mman.h>
 #include <rdma/rsocket.h>
 
 #define FAIL(...)                                                              \
@@ -114,6 +116,29 @@ write_pattern(int s, uint64_t pos, size_t n)
 	}
 }
 
+/* A stream rsocket with one int option set. */
+static int
+new_socket(int level, int name, int v)
+{
+	int s = rsocket(AF_INET, SOCK_STREAM, 0);
+
+	if (s < 0)
+		FAIL("rsocket");
+	if (rsetsockopt(s, level, name, &v, sizeof(v)))
+		FAIL("rsetsockopt %d %d", level, name);
+	return s;
+}
+
+static void
+listen_on(int ls, struct sockaddr_in *sa)
+{
+	int one = 1;
+
+	if (rsetsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    rbind(ls, (struct sockaddr *)sa, sizeof(*sa)) || rlisten(ls, 4))
+		FAIL("listen");
+}
+
 static int
 server(struct sockaddr_in *sa, size_t total, int dead)
 {
@@ -121,17 +146,13 @@ server(struct sockaddr_in *sa, size_t total, int dead)
 	socklen_t pl = sizeof(peer), ml = sizeof(me);
 	uint8_t buf[100000];
 	uint64_t got = 0;
-	int ls, s, one = 1, pfd[2];
+	int ls, s, pfd[2];
 	struct pollfd p[2];
 
-	ls = rsocket(AF_INET, SOCK_STREAM, 0);
-	if (ls < 0)
-		FAIL("rsocket");
+	ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
 	if (rsocket(AF_INET, SOCK_DGRAM, 0) >= 0 || errno != EOPNOTSUPP)
 		FAIL("SOCK_DGRAM not EOPNOTSUPP");
-	if (rsetsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    rbind(ls, (struct sockaddr *)sa, sizeof(*sa)) || rlisten(ls, 4))
-		FAIL("listen");
+	listen_on(ls, sa);
 	if (rfcntl(ls, F_SETFL, O_NONBLOCK) || raccept(ls, NULL, NULL) >= 0 ||
 	    errno != EAGAIN)
 		FAIL("non-blocking raccept without a peer");
@@ -206,14 +227,10 @@ client(struct sockaddr_in *sa, size_t total, int dead)
 {
 	struct sockaddr_in peer;
 	socklen_t pl = sizeof(peer), el = sizeof(int);
-	int s, err = -1, nd = 1;
+	int s, err = -1;
 	uint8_t c;
 
-	s = rsocket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0)
-		FAIL("rsocket");
-	if (rsetsockopt(s, IPPROTO_TCP, TCP_NODELAY, &nd, sizeof(nd)))
-		FAIL("TCP_NODELAY");
+	s = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
 	rfcntl(s, F_SETFL, O_NONBLOCK);
 	if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa)) == 0 ||
 	    errno != EINPROGRESS)
@@ -275,6 +292,220 @@ client(struct sockaddr_in *sa, size_t total, int dead)
 	return 0;
 }
 
+/* iomap: the server maps A (1 MiB at offset IO_A) and B (8 KiB at its
+ * address), the client writes into them, the server checks every byte
+ * and moves B; then the client maps a buffer the server writes into. */
+#define IO_A	 (1ull << 40)
+#define IO_ALEN	 (1u << 20)
+#define IO_BLEN	 8192u
+#define IO_B2OFF 5000u
+#define IO_CLEN	 65536u
+
+static void
+send_all(int s, const void *buf, size_t n)
+{
+	if (rsend(s, buf, n, MSG_WAITALL) != (ssize_t)n)
+		FAIL("rsend %zu", n);
+}
+
+static void
+recv_all(int s, void *buf, size_t n)
+{
+	if (rrecv(s, buf, n, MSG_WAITALL) != (ssize_t)n)
+		FAIL("rrecv %zu", n);
+}
+
+/* riowrite n bytes of pattern from pos (at offset off of the peer's
+ * mappings) in random chunks, every other one MSG_DONTWAIT. */
+static void
+riowrite_pattern(int s, uint64_t off, uint64_t pos, size_t n)
+{
+	static uint8_t buf[200000];
+	time_t end = time(NULL) + 30;
+
+	while (n > 0) {
+		size_t len = 1 + rnd(sizeof(buf)), w;
+		int fl = rnd(2) ? MSG_DONTWAIT : 0;
+
+		if (len > n)
+			len = n;
+		for (size_t i = 0; i < len; i++)
+			buf[i] = pat(pos + i);
+		w = riowrite(s, buf, len, (off_t)off, fl);
+		if (w == (size_t)-1 && errno == EAGAIN && time(NULL) < end) {
+			usleep(100);
+			continue;
+		}
+		if (w == (size_t)-1 || w == 0 || w > len)
+			FAIL("riowrite %zu at %#llx gave %zd", len,
+			     (unsigned long long)off, (ssize_t)w);
+		off += w;
+		pos += w;
+		n -= w;
+	}
+}
+
+static void
+check_pattern(const uint8_t *p, uint64_t pos, size_t n, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != pat(pos + i))
+			FAIL("%s byte %zu: %#x, not %#x", what, i, p[i],
+			     pat(pos + i));
+}
+
+static void
+check_fill(const uint8_t *p, size_t n, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != 0xee)
+			FAIL("%s byte %zu written (%#x)", what, i, p[i]);
+}
+
+static int
+iomap_server(struct sockaddr_in *sa)
+{
+	static uint8_t a[IO_ALEN], b[IO_BLEN], b2[IO_BLEN], c[4096];
+	uint8_t buf[IO_CLEN];
+	int ls, s, v, x = 0;
+	socklen_t vl = sizeof(v);
+	uint64_t off;
+
+	/* the size goes on an 8-bit scale: 200 is carried as 128 */
+	ls = new_socket(SOL_RDMA, RDMA_IOMAPSIZE, 200);
+	if (rgetsockopt(ls, SOL_RDMA, RDMA_IOMAPSIZE, &v, &vl) || v != 128)
+		FAIL("RDMA_IOMAPSIZE 200 reads back %d", v);
+	v = 4;
+	if (rsetsockopt(ls, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)))
+		FAIL("RDMA_IOMAPSIZE");
+	if (riomap(ls, a, sizeof(a), PROT_WRITE, 0, 0) != -1 || errno != EINVAL)
+		FAIL("riomap on an unconnected rsocket");
+	listen_on(ls, sa);
+	printf("listening\n");
+	fflush(stdout);
+	s = raccept(ls, NULL, NULL);
+	if (s < 0)
+		FAIL("raccept");
+	v = 0;
+	if (rgetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &v, &vl) || v != 4)
+		FAIL("accepted rsocket's RDMA_IOMAPSIZE %d, not the listener's",
+		     v);
+	if (rsetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)) == 0 ||
+	    errno != EINVAL)
+		FAIL("RDMA_IOMAPSIZE after connect");
+	memset(a, 0xee, sizeof(a));
+	memset(b, 0xee, sizeof(b));
+	memset(b2, 0xee, sizeof(b2));
+	if (riomap(s, a, sizeof(a), PROT_WRITE, 0, (off_t)IO_A) != (off_t)IO_A)
+		FAIL("riomap A");
+	off = (uint64_t)riomap(s, b, sizeof(b), PROT_WRITE, 0, -1);
+	if (off != (uintptr_t)b)
+		FAIL("riomap B at -1 gave %#llx", (unsigned long long)off);
+	/* the client's table has two entries, both taken now */
+	if (riomap(s, b2, sizeof(b2), PROT_WRITE, 0, 0) != -1 ||
+	    errno != ENOMEM)
+		FAIL("a third riomap into a table of two");
+	if (riomap(s, c, sizeof(c), PROT_READ, 0, 0) != -1 || errno != EINVAL)
+		FAIL("riomap PROT_READ");
+	if (riomap(s, c, sizeof(c), PROT_NONE, 0, 7) != 7 ||
+	    riounmap(s, c, sizeof(c)) || riounmap(s, c, sizeof(c)) == 0 ||
+	    errno != EINVAL)
+		FAIL("local riomap / riounmap");
+	send_all(s, "M", 1);
+	send_all(s, &off, sizeof(off));
+	/* the client's rsend after its riowrites: they have landed */
+	recv_all(s, buf, 1);
+	if (buf[0] != 'D')
+		FAIL("no D");
+	check_pattern(a, 0, sizeof(a), "A");
+	check_fill(b, 10, "B head");
+	check_pattern(b + 10, 1u << 24, 1000, "B");
+	check_fill(b + 1010, IO_BLEN - 1010 - 5, "B middle");
+	check_pattern(b + IO_BLEN - 5, 1u << 25, 5, "B tail");
+	printf("riowrite landed: 1 MiB at offset %#llx, 1000 + 5 bytes in B\n",
+	       (unsigned long long)IO_A);
+	/* B's entry goes to b2, at another offset */
+	if (riounmap(s, b, sizeof(b)) ||
+	    riomap(s, b2, sizeof(b2), PROT_WRITE, 0, IO_B2OFF) != IO_B2OFF)
+		FAIL("riounmap B, riomap B2");
+	send_all(s, "N", 1);
+	recv_all(s, buf, 1);
+	if (buf[0] != 'D')
+		FAIL("no second D");
+	check_fill(b2, 7, "B2 head");
+	check_pattern(b2 + 7, 1u << 26, 3000, "B2");
+	check_fill(b2 + 3007, IO_BLEN - 3007, "B2 tail");
+	printf("riounmap / riomap: the entry moved to the new buffer\n");
+	/* the other way: the client's mapping, in our table of 4 */
+	recv_all(s, buf, 1 + sizeof(off));
+	if (buf[0] != 'R')
+		FAIL("no R");
+	memcpy(&off, buf + 1, sizeof(off));
+	riowrite_pattern(s, off, 1u << 27, IO_CLEN);
+	send_all(s, "E", 1);
+	recv_all(s, &x, 1);
+	if (riounmap(s, a, sizeof(a)) || riounmap(s, b2, sizeof(b2)) ||
+	    rclose(s) || rclose(ls))
+		FAIL("close");
+	printf("server done\n");
+	return 0;
+}
+
+static int
+iomap_client(struct sockaddr_in *sa)
+{
+	static uint8_t cbuf[IO_CLEN], tail[100];
+	int s;
+	uint64_t off;
+	uint8_t c;
+
+	s = new_socket(SOL_RDMA, RDMA_IOMAPSIZE, 2);
+	if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa)))
+		FAIL("rconnect");
+	printf("connected\n");
+	fflush(stdout);
+	recv_all(s, &c, 1);
+	if (c != 'M')
+		FAIL("no M");
+	recv_all(s, &off, sizeof(off));
+	riowrite_pattern(s, IO_A, 0, IO_ALEN);
+	riowrite_pattern(s, off + 10, 1u << 24, 1000);
+	/* outside every mapping: refused, nothing written */
+	if (riowrite(s, tail, 10, (off_t)(IO_A - 1), 0) != (size_t)-1 ||
+	    errno != EINVAL)
+		FAIL("riowrite before a mapping");
+	if (riowrite(s, tail, 10, (off_t)(IO_A + IO_ALEN), 0) != (size_t)-1 ||
+	    errno != EINVAL)
+		FAIL("riowrite past a mapping");
+	/* across a mapping's end: what fits */
+	for (int i = 0; i < 5; i++)
+		tail[i] = pat((1u << 25) + i);
+	if (riowrite(s, tail, sizeof(tail), (off_t)(off + IO_BLEN - 5), 0) != 5)
+		FAIL("riowrite across B's end");
+	send_all(s, "D", 1);
+	recv_all(s, &c, 1);
+	if (c != 'N')
+		FAIL("no N");
+	riowrite_pattern(s, IO_B2OFF + 7, 1u << 26, 3000);
+	send_all(s, "D", 1);
+	printf("riowrite: refused outside the mappings, short across an end\n");
+	memset(cbuf, 0xee, sizeof(cbuf));
+	off = (uint64_t)riomap(s, cbuf, sizeof(cbuf), PROT_WRITE, 0, -1);
+	if (off != (uintptr_t)cbuf)
+		FAIL("client riomap");
+	send_all(s, "R", 1);
+	send_all(s, &off, sizeof(off));
+	recv_all(s, &c, 1);
+	if (c != 'E')
+		FAIL("no E");
+	check_pattern(cbuf, 1u << 27, sizeof(cbuf), "client buffer");
+	send_all(s, "x", 1);
+	if (riounmap(s, cbuf, sizeof(cbuf)) || rclose(s))
+		FAIL("close");
+	printf("iomap both ways: every byte where it belongs\n");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -295,6 +526,9 @@ main(int argc, char **argv)
 							  : 0;
 	rng ^= (uint64_t)getpid() << 20;
 	alarm(120); /* nothing here may hang the suite */
+	if (argc > 5 && !strcmp(argv[5], "iomap"))
+		return strcmp(argv[1], "server") ? iomap_client(&sa)
+						 : iomap_server(&sa);
 	return strcmp(argv[1], "server") ? client(&sa, total, dead)
 					 : server(&sa, total, dead);
 }

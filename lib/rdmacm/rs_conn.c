@@ -67,6 +67,7 @@ rs_new(const struct rs *parent)
 		rs->sq_size = parent->sq_size;
 		rs->rq_size = parent->rq_size;
 		rs->sq_inline = parent->sq_inline;
+		rs->iomap_size = parent->iomap_size;
 		rs->nodelay = parent->nodelay;
 		rs->keepalive = parent->keepalive;
 		rs->keepidle = parent->keepidle;
@@ -109,7 +110,8 @@ rs_create_ep(struct rs *rs)
 	struct ibv_context *ctx = rs->id->verbs;
 	struct ibv_qp_init_attr qa;
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	size_t tlen = sizeof(struct rs_sge) * RS_SGL_N;
+	size_t tlen = sizeof(struct rs_sge) * RS_SGL_N +
+		      sizeof(struct rs_iomap) * rs->iomap_size;
 
 	if (ctx == NULL)
 		return RS_ERR(ENODEV);
@@ -145,6 +147,8 @@ rs_create_ep(struct rs *rs)
 		return -1;
 	}
 	memset((void *)rs->tsgl, 0, tlen);
+	if (rs->iomap_size > 0)
+		rs->tiomap = (volatile struct rs_iomap *)(rs->tsgl + RS_SGL_N);
 	rs->rmsg = calloc(rs->rq_size + 1u, sizeof(*rs->rmsg));
 	if (rs->rmsg == NULL)
 		return -1;
@@ -164,6 +168,7 @@ rs_free_ep(struct rs *rs)
 {
 	if (rs->id != NULL && rs->id->qp != NULL)
 		rdma_destroy_qp(rs->id);
+	rs_iomap_free(rs);
 	if (rs->cq != NULL) {
 		rs_drain_events(rs);
 		ibv_destroy_cq(rs->cq);
@@ -188,6 +193,7 @@ rs_free_ep(struct rs *rs)
 	rs->pd = NULL;
 	rs->sbuf = rs->rbuf = NULL;
 	rs->tsgl = NULL;
+	rs->tiomap = NULL;
 	rs->rmsg = NULL;
 }
 
@@ -220,8 +226,11 @@ rs_fmt_conn(const struct rs *rs, struct rs_conn_data *cd)
 {
 	memset(cd, 0, sizeof(*cd));
 	cd->version = 1;
-	cd->flags = __BYTE_ORDER == __BIG_ENDIAN ? RS_CONN_FLAG_NET : 0;
+	/* rdma-core announces the table (flag) even when it has no entry */
+	cd->flags = RS_CONN_FLAG_IOMAP |
+		    (__BYTE_ORDER == __BIG_ENDIAN ? RS_CONN_FLAG_NET : 0);
 	cd->credits = htobe16(rs->rq_size);
+	cd->target_iomap_size = rs_iomap_scale(rs->iomap_size);
 	cd->target_sgl.addr = htobe64((uintptr_t)rs->tsgl);
 	cd->target_sgl.key = htobe32(rs->tmr->rkey);
 	cd->target_sgl.length = htobe32(RS_SGL_N);
@@ -239,6 +248,12 @@ rs_take_conn(struct rs *rs, const struct rs_conn_data *cd)
 	rs->rsgl_addr = be64toh(cd->target_sgl.addr);
 	rs->rsgl_key = be32toh(cd->target_sgl.key);
 	rs->rsgl_n = be32toh(cd->target_sgl.length);
+	rs->riomap_n = 0;
+	if (cd->flags & RS_CONN_FLAG_IOMAP) {
+		rs->riomap_addr =
+			rs->rsgl_addr + sizeof(struct rs_sge) * rs->rsgl_n;
+		rs->riomap_n = rs_iomap_size(cd->target_iomap_size);
+	}
 	if (rs->rsgl_n == 0)
 		rs->rsgl_n = 1;
 	rs->rsge = 1 % rs->rsgl_n; /* the first entry went in the REQ/REP */
@@ -862,11 +877,15 @@ rsetsockopt(int s, int level, int name, const void *val, socklen_t len)
 			rs->rq_size = rs_qp_opt(v);
 		else if (name == RDMA_INLINE && early)
 			rs->sq_inline = (uint16_t)(v < 0 ? 0 : v > 512 ? 512 : v);
+		else if (name == RDMA_IOMAPSIZE && early)
+			/* rounded as the connect data will carry it */
+			rs->iomap_size = (uint16_t)rs_iomap_size(
+				rs_iomap_scale(v < 0 ? 0 : (uint32_t)v));
 		else if (name == RDMA_SQSIZE || name == RDMA_RQSIZE ||
-			 name == RDMA_INLINE)
+			 name == RDMA_INLINE || name == RDMA_IOMAPSIZE)
 			ret = RS_ERR(EINVAL); /* the QP exists already */
 		else
-			ret = RS_ERR(EOPNOTSUPP); /* RDMA_IOMAPSIZE, ROUTE */
+			ret = RS_ERR(EOPNOTSUPP); /* RDMA_ROUTE */
 		break;
 	default:
 		ret = RS_ERR(ENOPROTOOPT);
@@ -925,6 +944,8 @@ rgetsockopt(int s, int level, int name, void *val, socklen_t *len)
 			v = rs->rq_size;
 		else if (level == SOL_RDMA && name == RDMA_INLINE)
 			v = rs->sq_inline;
+		else if (level == SOL_RDMA && name == RDMA_IOMAPSIZE)
+			v = rs->iomap_size;
 		else if (level == SOL_RDMA)
 			ret = RS_ERR(EOPNOTSUPP);
 		else
@@ -969,28 +990,4 @@ rfcntl(int s, int cmd, ...)
 	}
 	rs_put(rs);
 	return ret;
-}
-
-/* Direct remote writes (riomap / riowrite): not implemented, and our
- * connect data does not announce an iomap (RS_CONN_FLAG_IOMAP clear). */
-off_t
-riomap(int s, void *buf, size_t len, int prot, int flags, off_t offset)
-{
-	(void)s, (void)buf, (void)len, (void)prot, (void)flags, (void)offset;
-	return (off_t)RS_ERR(EOPNOTSUPP);
-}
-
-int
-riounmap(int s, void *buf, size_t len)
-{
-	(void)s, (void)buf, (void)len;
-	return RS_ERR(EOPNOTSUPP);
-}
-
-size_t
-riowrite(int s, const void *buf, size_t count, off_t offset, int flags)
-{
-	(void)s, (void)buf, (void)count, (void)offset, (void)flags;
-	errno = EOPNOTSUPP;
-	return (size_t)-1;
 }

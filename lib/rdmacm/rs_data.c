@@ -73,8 +73,9 @@ rs_post_recvs(struct rs *rs, int n)
 }
 
 static int
-post_write(struct rs *rs, struct ibv_sge *sg, int nsge, uint32_t imm,
-	   uint64_t raddr, uint32_t rkey, uint64_t wr_id, unsigned int fl)
+post_write(struct rs *rs, struct ibv_sge *sg, int nsge, bool imm_on,
+	   uint32_t imm, uint64_t raddr, uint32_t rkey, uint64_t wr_id,
+	   unsigned int fl)
 {
 	struct ibv_send_wr wr, *bad;
 	int ret;
@@ -83,9 +84,9 @@ post_write(struct rs *rs, struct ibv_sge *sg, int nsge, uint32_t imm,
 	wr.wr_id = wr_id;
 	wr.sg_list = sg;
 	wr.num_sge = nsge;
-	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.opcode = imm_on ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 	wr.send_flags = fl;
-	wr.imm_data = htobe32(imm);
+	wr.imm_data = imm_on ? htobe32(imm) : 0;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	ret = ibv_post_send(rs->id->qp, &wr, &bad);
@@ -103,7 +104,7 @@ int
 rs_post_ctrl(struct rs *rs, uint32_t imm)
 {
 	rs->ctrl_seq++;
-	return post_write(rs, NULL, 0, imm, 0, 0, WR_CTRL, 0);
+	return post_write(rs, NULL, 0, true, imm, 0, 0, WR_CTRL, 0);
 }
 
 /* Give the peer credits: more messages and, when half of our ring is
@@ -140,7 +141,7 @@ rs_update_credits(struct rs *rs)
 	sg.length = sizeof(*slot);
 	sg.lkey = rs->smr->lkey;
 	rs->ctrl_seq++;
-	if (post_write(rs, &sg, 1, imm,
+	if (post_write(rs, &sg, 1, true, imm,
 		       rs->rsgl_addr + (uint64_t)rs->rsge * sizeof(*slot),
 		       rs->rsgl_key, WR_CTRL, 0))
 		return;
@@ -168,6 +169,12 @@ rs_recv_imm(struct rs *rs, uint32_t imm)
 	case RS_OP_SGL:
 		rs->sseq_comp = (uint16_t)v;
 		break;
+	case RS_OP_IOMAP_SGL:
+		/* the peer wrote entry v of our iomap table. It counted the
+		 * message against its credits: it is consumed here (rdma-core
+		 * never gives that credit back, which is safe, only slower) */
+		rs->rseq_no++;
+		break;
 	case RS_OP_CTRL:
 		if (v == RS_CTRL_SHUTDOWN && rs->wr) {
 			rs->rd = false; /* the peer sends no more */
@@ -177,7 +184,7 @@ rs_recv_imm(struct rs *rs, uint32_t imm)
 		}
 		break;
 	default:
-		break; /* iomap SGL: we announced no iomap */
+		break;
 	}
 }
 
@@ -421,7 +428,7 @@ rs_revents(struct rs *rs, short events)
 }
 
 /* Make a connecting socket usable for data. 0, or -1 with errno. */
-static int
+int
 rs_ready(struct rs *rs, bool nb)
 {
 	switch (rs->state) {
@@ -514,6 +521,70 @@ rs_recv_locked(struct rs *rs, void *buf, size_t len, int flags)
 	return (ssize_t)got;
 }
 
+/*
+ * Post len bytes of buf as an RDMA WRITE (WITH IMMEDIATE imm if imm_on) to
+ * raddr/rkey: inline when they fit, else copied into the send ring (one or
+ * two SGEs where it wraps). The completion gives back a send queue entry
+ * and len bytes of the ring. 0, or -1 with errno.
+ */
+int
+rs_post_copy(struct rs *rs, const void *buf, uint32_t len, bool imm_on,
+	     uint32_t imm, uint64_t raddr, uint32_t rkey)
+{
+	uint32_t s_off = rs->s_off;
+	struct ibv_sge sg[2];
+	int nsge = 1;
+	unsigned int fl = 0;
+
+	if (len <= rs->sq_inline) {
+		sg[0] = (struct ibv_sge){.addr = (uintptr_t)buf, .length = len};
+		fl = IBV_SEND_INLINE;
+	} else {
+		uint32_t first = rs->sbuf_size - s_off;
+
+		if (first > len)
+			first = len;
+		memcpy(rs->sbuf + s_off, buf, first);
+		sg[0] = (struct ibv_sge){.addr = (uintptr_t)(rs->sbuf + s_off),
+					 .length = first,
+					 .lkey = rs->smr->lkey};
+		if (first < len) {
+			memcpy(rs->sbuf, (const uint8_t *)buf + first,
+			       len - first);
+			sg[1] = (struct ibv_sge){.addr = (uintptr_t)rs->sbuf,
+						 .length = len - first,
+						 .lkey = rs->smr->lkey};
+			nsge = 2;
+		}
+		rs->s_off = (s_off + len) % rs->sbuf_size;
+	}
+	if (post_write(rs, sg, nsge, imm_on, imm, raddr, rkey, len, fl)) {
+		rs->s_off = s_off;
+		return -1;
+	}
+	rs->sqe_avail--;
+	rs->s_avail -= len;
+	return 0;
+}
+
+/* The next chunk of a send with left bytes to go: *olen (start with
+ * RS_OLAP_START) doubles up to RS_MAX_XFER, so that a large send starts
+ * moving early; no more than the send ring has room for. */
+uint32_t
+rs_chunk(struct rs *rs, uint32_t *olen, size_t left)
+{
+	uint32_t xfer;
+
+	if (*olen < left) {
+		xfer = *olen;
+		if (*olen < RS_MAX_XFER)
+			*olen <<= 1;
+	} else {
+		xfer = (uint32_t)left;
+	}
+	return xfer < rs->s_avail ? xfer : rs->s_avail;
+}
+
 /* Send one chunk of xfer bytes (rs_can_send said yes). */
 static int
 rs_send_chunk(struct rs *rs, const uint8_t *buf, uint32_t xfer)
@@ -522,9 +593,6 @@ rs_send_chunk(struct rs *rs, const uint8_t *buf, uint32_t xfer)
 	uint64_t raddr = t->addr;
 	uint32_t rkey = t->key, rlen = t->length;
 	int tsge = rs->tsge;
-	struct ibv_sge sg[2];
-	int nsge = 1, ret;
-	unsigned int fl = 0;
 
 	/* The target entry moves on before the WRITE is posted: once this
 	 * chunk fills it, the peer may write that entry again as soon as it
@@ -539,39 +607,15 @@ rs_send_chunk(struct rs *rs, const uint8_t *buf, uint32_t xfer)
 	if (rlen == xfer)
 		rs->tsge = (rs->tsge + 1) % RS_SGL_N;
 
-	if (xfer <= rs->sq_inline) {
-		sg[0] = (struct ibv_sge){.addr = (uintptr_t)buf, .length = xfer};
-		fl = IBV_SEND_INLINE;
-	} else {
-		uint32_t first = rs->sbuf_size - rs->s_off;
-
-		if (first > xfer)
-			first = xfer;
-		memcpy(rs->sbuf + rs->s_off, buf, first);
-		sg[0] = (struct ibv_sge){.addr = (uintptr_t)(rs->sbuf + rs->s_off),
-					 .length = first,
-					 .lkey = rs->smr->lkey};
-		if (first < xfer) {
-			memcpy(rs->sbuf, buf + first, xfer - first);
-			sg[1] = (struct ibv_sge){.addr = (uintptr_t)rs->sbuf,
-						 .length = xfer - first,
-						 .lkey = rs->smr->lkey};
-			nsge = 2;
-		}
-		rs->s_off = (rs->s_off + xfer) % rs->sbuf_size;
-	}
-	ret = post_write(rs, sg, nsge, RS_IMM(RS_OP_DATA, xfer), raddr, rkey,
-			 xfer, fl);
-	if (ret) {
+	if (rs_post_copy(rs, buf, xfer, true, RS_IMM(RS_OP_DATA, xfer), raddr,
+			 rkey)) {
 		/* nothing left: the entry is still ours */
 		t->addr = raddr;
 		t->length = rlen;
 		rs->tsge = tsge;
-		return ret;
+		return -1;
 	}
 	rs->sseq_no++;
-	rs->sqe_avail--;
-	rs->s_avail -= xfer;
 	return 0;
 }
 
@@ -584,6 +628,9 @@ rs_send_locked(struct rs *rs, const void *buf, size_t len, int flags)
 
 	if (rs_ready(rs, nb))
 		return -1;
+	/* mappings riomap() could not tell yet go before the data */
+	if (rs->maps_untold > 0 && rs->wr && rs_iomap_flush(rs, nb))
+		return -1;
 	while (sent < len) {
 		uint32_t xfer;
 
@@ -595,15 +642,7 @@ rs_send_locked(struct rs *rs, const void *buf, size_t len, int flags)
 				break;
 			return RS_ERR(rs->reset ? ECONNRESET : EPIPE);
 		}
-		if (olen < len - sent) {
-			xfer = olen;
-			if (olen < RS_MAX_XFER)
-				olen <<= 1;
-		} else {
-			xfer = (uint32_t)(len - sent);
-		}
-		if (xfer > rs->s_avail)
-			xfer = rs->s_avail;
+		xfer = rs_chunk(rs, &olen, len - sent);
 		if (xfer > rs->tsgl[rs->tsge].length)
 			xfer = rs->tsgl[rs->tsge].length;
 		if (rs_send_chunk(rs, (const uint8_t *)buf + sent, xfer))

@@ -4,8 +4,9 @@
 
 /*
  * Internals of our rsockets (SOCK_STREAM over an RC QP), split between
- * rs_conn.c (sockets, connection set-up and tear-down, options) and
- * rs_data.c (the data path, credits, rpoll).
+ * rs_conn.c (sockets, connection set-up and tear-down, options),
+ * rs_data.c (the data path, credits, rpoll) and rs_iomap.c (riomap,
+ * riounmap, riowrite).
  *
  * Wire protocol, as librdmacm's rsockets define it (facts, not code):
  *  - each side owns a receive ring (rbuf) and hands the peer one half of
@@ -20,7 +21,17 @@
  *    writer's host byte order unless the peer announced the other order;
  *  - the connect private data (rs_conn_data below, all big endian) gives
  *    the version (1), flags, the initial credits (the receive queue
- *    depth), the target SGL and the first data half.
+ *    depth), the target SGL and the first data half;
+ *  - direct writes: with RS_CONN_FLAG_IOMAP, the target SGL's memory
+ *    goes on (same key) with an "iomap table" of target_iomap_size
+ *    entries (an 8-bit scale: rs_iomap_size()), struct rs_iomap each.
+ *    riomap(PROT_WRITE) takes a free entry of the peer's table and
+ *    writes {offset, addr, key, length} into it by RDMA WRITE WITH
+ *    IMMEDIATE, op 6, value = the entry's index (a message: it takes a
+ *    credit; the receiver only notes it); riowrite() is a plain RDMA
+ *    WRITE at the entry's address + (offset - entry offset): no
+ *    immediate, the receiver is not told, a later message is ordered
+ *    after it by the RC QP.
  */
 
 #include <poll.h>
@@ -43,6 +54,7 @@
 #define RS_MIN_BUF     (4u * RS_SNDLOWAT)
 #define RS_MAX_BUF     (1u << 26)
 #define RS_MAX_FD      65536
+#define RS_IOMAP_MAX   32512 /* largest iomap table the 8-bit scale names */
 
 /* immediate data */
 enum { RS_OP_DATA = 0, RS_OP_SGL = 4, RS_OP_IOMAP_SGL = 6, RS_OP_CTRL = 7 };
@@ -71,8 +83,41 @@ struct rs_conn_data {
 	struct rs_sge data_buf;
 };
 
+/* An entry of an iomap table: a riomap()ed buffer of the table's owner's
+ * peer, in the owner's byte order. length 0: free. */
+struct rs_iomap {
+	uint64_t offset;
+	struct rs_sge sge;
+};
+
 _Static_assert(sizeof(struct rs_sge) == 16, "rs_sge is 16 bytes");
 _Static_assert(sizeof(struct rs_conn_data) == 40, "rs_conn_data is 40 bytes");
+_Static_assert(sizeof(struct rs_iomap) == 24, "rs_iomap is 24 bytes");
+
+/* rs_conn_data.target_iomap_size: n <= 128 as is, else 0x80 | n >> 8
+ * (multiples of 256 up to RS_IOMAP_MAX). */
+static inline uint8_t
+rs_iomap_scale(uint32_t n)
+{
+	if (n > RS_IOMAP_MAX)
+		n = RS_IOMAP_MAX;
+	return (uint8_t)(n <= 128 ? n : 0x80 | n >> 8);
+}
+
+static inline uint32_t
+rs_iomap_size(uint8_t scale)
+{
+	return scale <= 128 ? scale : (uint32_t)(scale & 0x7f) << 8;
+}
+
+/* A buffer riomap() registered on a socket. */
+struct rs_map {
+	struct rs_map *next;
+	struct ibv_mr *mr;
+	uint64_t offset;
+	int index; /* its entry in the peer's iomap table; -1: local only */
+	bool told; /* written into that entry */
+};
 
 enum rs_state {
 	RS_INIT,
@@ -112,6 +157,7 @@ struct rs {
 	/* options, fixed at connect */
 	uint32_t sbuf_size, rbuf_size;
 	uint16_t sq_size, rq_size, sq_inline;
+	uint16_t iomap_size; /* RDMA_IOMAPSIZE: entries of our iomap table */
 	int nodelay, reuseaddr, keepalive, keepidle, v6only;
 	struct linger linger;
 
@@ -136,6 +182,15 @@ struct rs {
 	int rsge;
 	bool swap; /* the peer has the other byte order */
 
+	/* direct writes: our iomap table follows tsgl (the peer writes its
+	 * mappings there); our own mappings; the peer's table */
+	volatile struct rs_iomap *tiomap;
+	struct rs_map *maps; /* in riomap() order */
+	int maps_untold;
+	uint64_t riomap_addr;
+	uint32_t riomap_n;    /* 0: the peer has no table */
+	uint8_t *riomap_used; /* its entries our maps hold */
+
 	/* liveness (rs_probe()): completions seen, the count and time of
 	 * the last look, a probe in flight */
 	uint32_t heard, heard_seen;
@@ -159,6 +214,10 @@ int rs_disconnect(struct rs *rs, int how);
 
 /* rs_data.c */
 void rs_bufs_init(struct rs *rs);
+int rs_ready(struct rs *rs, bool nonblock);
+int rs_post_copy(struct rs *rs, const void *buf, uint32_t len, bool imm_on,
+		 uint32_t imm, uint64_t raddr, uint32_t rkey);
+uint32_t rs_chunk(struct rs *rs, uint32_t *olen, size_t left);
 int rs_post_recvs(struct rs *rs, int n);
 void rs_progress(struct rs *rs);
 void rs_probe(struct rs *rs);
@@ -171,6 +230,10 @@ bool rs_ctrl_free(struct rs *rs);
 int rs_post_ctrl(struct rs *rs, uint32_t imm);
 void rs_drain_events(struct rs *rs);
 uint64_t rs_now_ms(void);
+
+/* rs_iomap.c */
+int rs_iomap_flush(struct rs *rs, bool nonblock);
+void rs_iomap_free(struct rs *rs);
 
 #define RS_ERR(e) (errno = (e), -1)
 

@@ -5,8 +5,10 @@
 # 8 MiB in random chunk sizes checking every byte, half-close, EOF,
 # rpoll readiness over rsockets and a pipe, non-blocking connect; a peer
 # that dies must give EPIPE / ECONNRESET, to a sender and to a receiver
-# waiting with nothing in flight; then unmodified rstream
-# (rdmacm-utils) server and client for a few sizes, with verification.
+# waiting with nothing in flight; riomap / riowrite both ways (bytes at
+# their offsets, bad offsets refused, an entry moved by riounmap and
+# riomap); then unmodified rstream and riostream (rdmacm-utils) server
+# and client for a few sizes, with verification.
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -19,7 +21,7 @@ ic_env_memif
 PEER=$BUILD/test/dpv-rsocket-peer
 [ -x "$PEER" ] || { echo "FAIL: no $PEER"; exit 1; }
 [ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
-# interop-common.sh set 25 s unless the caller chose; rstream's own
+# interop-common.sh set 25 s unless the caller chose; a tool's own
 # series (many connections) takes up to ~15 s alone, more beside a loaded
 # neighbour test: it gets SERIES_TIMEOUT
 PORT=$((20000 + $$ % 20000))
@@ -53,29 +55,57 @@ run dead "$PEER server 192.0.2.1 $PORT 0 dead" \
 run deadwait "$PEER server 192.0.2.1 $PORT 0 dead" \
 	"$PEER client 192.0.2.1 $PORT 0 deadwait" \
 	"dead peer while receiving: " "dying"
+run iomap "$PEER server 192.0.2.1 $PORT 0 iomap" \
+	"$PEER client 192.0.2.1 $PORT 0 iomap" \
+	"iomap both ways: every byte where it belongs" \
+	"the entry moved to the new buffer"
+# tool TOOL NAME PATTERN ARGS...: unmodified TOOL as the server (-b) and
+# the client (-s), both with ARGS; both outputs must match PATTERN.
+tool() {
+	local t=$1 name=$2 pat=$3
+	shift 3
+	run "$name" "$t -b 192.0.2.1 -p $PORT $*" "$t -s 192.0.2.1 -p $PORT $*" \
+		"$pat" "$pat"
+}
+
+# series TOOL LAST: the tool's own test series (latency then bandwidth,
+# reconnecting between them), whose last line starts with LAST
+series() {
+	local saved=$IC_TIMEOUT
+	IC_TIMEOUT=${SERIES_TIMEOUT:-60}
+	tool "$1" "$1-series" "^$2 "
+	IC_TIMEOUT=$saved
+}
+
+# a custom run's result line: name, size, then the count of transfers
+XFERS="^[0-9a-z_]+ +[0-9.]+[kmg]? +20 "
 if command -v rstream >/dev/null; then
 	# custom size and count: the client checks each transfer (-T v)
 	for sz in 1 4096 65536 1000000; do
-		run "rstream-$sz" "rstream -b 192.0.2.1 -p $PORT -S $sz -C 20 -T v" \
-			"rstream -s 192.0.2.1 -p $PORT -S $sz -C 20 -T v" \
-			"^[0-9a-z_]+ +[0-9.]+[kmg]? +20 " "^[0-9a-z_]+ +[0-9.]+[kmg]? +20 "
+		tool rstream "rstream-$sz" "$XFERS" -S $sz -C 20 -T v
 	done
 	# asynchronous (rpoll, -T a) and non-blocking (MSG_DONTWAIT, -T n)
 	for t in a n; do
-		run "rstream-$t" \
-			"rstream -b 192.0.2.1 -p $PORT -S 100000 -C 20 -T $t -T v" \
-			"rstream -s 192.0.2.1 -p $PORT -S 100000 -C 20 -T $t -T v" \
-			"^[0-9a-z_]+ +[0-9.]+[kmg]? +20 " \
-			"^[0-9a-z_]+ +[0-9.]+[kmg]? +20 "
+		tool rstream "rstream-$t" "$XFERS" -S 100000 -C 20 -T $t -T v
 	done
-	# rstream's own test series (latency then bandwidth, sizes up to
-	# 64 KiB by default), reconnecting between them
-	saved=$IC_TIMEOUT
-	IC_TIMEOUT=${SERIES_TIMEOUT:-60}
-	run rstream-series "rstream -b 192.0.2.1 -p $PORT" \
-		"rstream -s 192.0.2.1 -p $PORT" "^64k_bw " "^64k_bw "
-	IC_TIMEOUT=$saved
+	series rstream 64k_bw # sizes up to 64 KiB by default
 else
 	echo "SKIP rstream: not installed"
+fi
+# riostream: riomap of its buffer, riowrite into the peer's (no data
+# goes through the stream but a 16-byte sync), the last byte polled in
+# memory; -T v checks the rest of each iteration's last transfer.
+# Non-blocking by default (MSG_DONTWAIT), then blocking and rpoll.
+if command -v riostream >/dev/null; then
+	for opt in "-S 1" "-S 4096" "-S 65536" "-S 1000000" \
+		"-S 100000 -T b" "-S 100000 -T a"; do
+		tool riostream "riostream$(echo "$opt" | tr -d ' ')" \
+			"$XFERS+5 " $opt -C 20 -I 5 -T v
+	done
+	# 64 B to 1 MiB, one riomap and riounmap per size on one
+	# connection (the peer's table entry reused)
+	series riostream 1m_bw
+else
+	echo "SKIP riostream: not installed"
 fi
 ic_summary
