@@ -1639,8 +1639,6 @@ dpv_engine_qp_create(struct dpv_engine *e,
 		__atomic_store_n(&qp->sq->kicked, 0, __ATOMIC_RELAXED);
 	qp->rq = init->srq ? init->srq : init->rq;
 	qp->has_srq = init->srq != NULL;
-	/* tag matching: RC only (the verbs layer refuses the others) */
-	qp->tm = init->srq && init->type == IBV_QPT_RC ? init->srq->tm : NULL;
 	qp->srqn = init->srqn;
 	qp->scq = init->send_cq;
 	qp->rcq = init->recv_cq;
@@ -1919,7 +1917,7 @@ dpv_engine_qp_destroy(struct dpv_engine *e, uint32_t qpn)
 	}
 	qp_ack_drain(qp);
 	qpn_remove(e, qp);
-	if (qp->tm != NULL)
+	if (dpv_eqp_tm(qp) != NULL)
 		dpv_engine_tm_qp_gone(qp);
 	if (qp->srcqpn)
 		e->n_srcqpn--;

@@ -651,7 +651,7 @@ dpv_engine_sq_flush_send(struct dpv_eqp *qp)
 	flush_ring(qp, &qp->sq->wq, qp->scq);
 	/* the engine's own requests: their tags complete in error */
 	for (uint32_t i = qp->s_tail;
-	     unlikely(qp->tm != NULL) && i != qp->s_head; i++) {
+	     unlikely(dpv_eqp_tm(qp) != NULL) && i != qp->s_head; i++) {
 		struct dpv_eswqe *w = swqe_at(qp, i);
 
 		if (w->wr.flags & DPV_WR_F_INTERNAL)

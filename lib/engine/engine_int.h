@@ -486,6 +486,10 @@ struct dpv_eqp {
 	/* ---- READs, atomics and RNR NAKs; DCT ---- */
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	/* on a tag matching SRQ (dpv_eqp_tm()): the kind of the message being
+	 * received (enum dpv_tm_msg, 0 none); in a hole, the QP's size is
+	 * that of its lines (a tagged buffer's handle is rwqe's wqe_index) */
+	uint8_t tm_kind;
 	struct dpv_edct *dct; /* DCT (dc == DPV_ENGINE_DC_DCT): per-initiator
 				 states */
 
@@ -502,13 +506,6 @@ struct dpv_eqp {
 	struct dpv_engine_qp_stats st __attribute__((aligned(64)));
 
 	/* ---- attributes (modify_qp) and identity ---- */
-	/* a tag matching SRQ's (engine_tm.c), and the kind of the message
-	 * being received from it (enum dpv_tm_msg, 0 none), the header
-	 * bytes of its first packet not placed, its tagged buffer */
-	struct dpv_tm *tm;
-	uint8_t tm_kind;
-	uint8_t tm_skip;
-	uint16_t tm_handle;
 	uint32_t srqn;
 	uint32_t xrcdn; /* XRC_RECV */
 	uint32_t wire_qpn; /* DETH source QP of its sends (qpn, or the
@@ -915,12 +912,18 @@ dpv_engine_qp_lookup(struct dpv_engine *e, uint32_t qpn)
 /* The kind of message a QP on a tag matching SRQ is receiving (tm_kind). */
 enum dpv_tm_msg {
 	DPV_TM_MSG_NONE = 0,
+	DPV_TM_MSG_EAGER_HDR,  /* EAGER into a tagged buffer, its header
+				  not skipped yet */
 	DPV_TM_MSG_MATCHED,    /* EAGER into a tagged buffer */
 	DPV_TM_MSG_UNEXPECTED, /* tagged, unmatched: an ordinary WQE */
 	DPV_TM_MSG_NO_TAG,     /* untagged: an ordinary WQE */
 	DPV_TM_MSG_RNDV,       /* a matched RNDV request: dropped, the engine
 				  reads the data */
 };
+
+/* The tag matching state of an RC QP on a tag matching SRQ, else NULL
+ * (the SRQ ring's; asked only of QPs on an SRQ in the data path). */
+struct dpv_tm *dpv_eqp_tm(const struct dpv_eqp *qp);
 
 /* The buffer of the message whose first packet pkt is: a tagged one
  * (1; -2 if its key refused it), or 0: an ordinary receive WQE is to be

@@ -733,7 +733,7 @@ resp_fast(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	    qp->resp.cur_op != 0 || pkt->paylen > qp->mtu)
 		return false;
 	if (pkt->opcode == DPV_ROCE_OP_SEND_ONLY) {
-		if (unlikely(qp->has_srq) && qp->tm != NULL)
+		if (unlikely(qp->has_srq) && dpv_eqp_tm(qp) != NULL)
 			return false; /* tag matching: the state machine */
 		rc = get_rwqe(qp);
 		if (rc == -1)
@@ -902,7 +902,8 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		case RESP_CHECK_RESOURCE:
 			if ((fl & DPV_OPF_SEND) ||
 			    ((fl & DPV_OPF_IMMDT) && (fl & DPV_OPF_WRITE))) {
-				r = unlikely(qp->has_srq) && qp->tm != NULL &&
+				r = unlikely(qp->has_srq) &&
+						    dpv_eqp_tm(qp) != NULL &&
 						    (fl & DPV_OPF_SEND)
 					    ? get_rwqe_tm(qp, pkt)
 					    : get_rwqe(qp);

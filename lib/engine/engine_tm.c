@@ -72,6 +72,14 @@ dpv_tm_handle_put(struct dpv_tm *tm, uint32_t h)
 	rte_spinlock_unlock(&tm->lock);
 }
 
+struct dpv_tm *
+dpv_eqp_tm(const struct dpv_eqp *qp)
+{
+	return qp->has_srq && qp->type == IBV_QPT_RC && qp->rq != NULL
+		       ? qp->rq->tm
+		       : NULL;
+}
+
 /* ------------------------------------------------------------ the list */
 
 static void
@@ -236,7 +244,7 @@ tm_inject(struct dpv_eqp *qp, const struct dpv_wr *wr)
 static bool
 tm_send_fin(struct dpv_eqp *qp, uint32_t h)
 {
-	struct dpv_tm_tag *t = &qp->tm->tags[h];
+	struct dpv_tm_tag *t = &dpv_eqp_tm(qp)->tags[h];
 	struct dpv_wr wr;
 
 	memset(&wr, 0, offsetof(struct dpv_wr, sg_list));
@@ -260,7 +268,7 @@ tm_send_fin(struct dpv_eqp *qp, uint32_t h)
 static void
 tm_rndv_done(struct dpv_eqp *qp, uint32_t h, enum ibv_wc_status st)
 {
-	struct dpv_tm_tag *t = &qp->tm->tags[h];
+	struct dpv_tm_tag *t = &dpv_eqp_tm(qp)->tags[h];
 
 	t->busy = 0;
 	/* no header in this one (the first completion had it), as
@@ -276,7 +284,9 @@ dpv_engine_tm_wr_done(struct dpv_eqp *qp, const struct dpv_eswqe *w,
 	uint32_t h = w->wr.wqe_index;
 	bool read = w->wr.opcode == IBV_WR_RDMA_READ;
 
-	if (qp->tm == NULL || h >= qp->tm->ntags || !qp->tm->tags[h].busy)
+	struct dpv_tm *tm = dpv_eqp_tm(qp);
+
+	if (tm == NULL || h >= tm->ntags || !tm->tags[h].busy)
 		return;
 	/* the data is read: the FIN tells the sender its buffer is free;
 	 * the tag completes when the FIN is acknowledged */
@@ -298,7 +308,7 @@ static bool
 tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
 	const struct ibv_tmh *tmh)
 {
-	struct dpv_tm_tag *t = &qp->tm->tags[h];
+	struct dpv_tm_tag *t = &dpv_eqp_tm(qp)->tags[h];
 	struct ibv_rvh rvh;
 	struct dpv_wr wr;
 	uint32_t len;
@@ -311,7 +321,7 @@ tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
 	len = be32toh(rvh.len);
 	if (len > t->total_len || (len > 0 && t->num_sge == 0))
 		return false;
-	list_remove(qp->tm, h);
+	list_remove(dpv_eqp_tm(qp), h);
 	t->busy = 1;
 	t->tmh_tag = tmh->tag;
 	t->tmh_ctx = tmh->app_ctx;
@@ -346,16 +356,14 @@ tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
 static int
 tm_eager(struct dpv_eqp *qp, uint32_t h, const struct ibv_tmh *tmh)
 {
-	struct dpv_tm_tag *t = &qp->tm->tags[h];
+	struct dpv_tm_tag *t = &dpv_eqp_tm(qp)->tags[h];
 	struct dpv_erwqe *r = &qp->resp.rwqe;
 	uint8_t **host_of = rwqe_host(r, qp->rq->wq.max_gs);
 
-	list_remove(qp->tm, h);
+	list_remove(dpv_eqp_tm(qp), h);
 	t->tmh_tag = tmh->tag;
 	t->tmh_ctx = tmh->app_ctx;
-	qp->tm_kind = DPV_TM_MSG_MATCHED;
-	qp->tm_handle = (uint16_t)h;
-	qp->tm_skip = DPV_TM_TMH_LEN;
+	qp->tm_kind = DPV_TM_MSG_EAGER_HDR;
 	r->wr.wqe_index = (uint16_t)h;
 	r->wr.num_sge = t->num_sge;
 	r->wr.total_len = t->total_len;
@@ -378,11 +386,10 @@ tm_eager(struct dpv_eqp *qp, uint32_t h, const struct ibv_tmh *tmh)
 int
 dpv_engine_tm_take(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 {
-	struct dpv_tm *tm = qp->tm;
+	struct dpv_tm *tm = dpv_eqp_tm(qp);
 	struct ibv_tmh tmh;
 	uint32_t h;
 
-	qp->tm_skip = 0;
 	qp->tm_kind = DPV_TM_MSG_NO_TAG;
 	if (!(pkt->flags & DPV_OPF_FIRST) || pkt->paylen < DPV_TM_TMH_LEN)
 		return 0;
@@ -409,19 +416,22 @@ void
 dpv_engine_tm_ordinary(struct dpv_eqp *qp)
 {
 	if (qp->tm_kind == DPV_TM_MSG_UNEXPECTED)
-		qp->tm->hw_cnt++;
+		dpv_eqp_tm(qp)->hw_cnt++;
 }
 
 int
 dpv_engine_tm_place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len)
 {
-	uint32_t skip = RTE_MIN((uint32_t)qp->tm_skip, len);
+	uint32_t skip = 0;
 
 	if (qp->tm_kind == DPV_TM_MSG_RNDV) {
 		qp->resp.rcv_off += len; /* the request: nothing placed */
 		return 0;
 	}
-	qp->tm_skip = 0;
+	if (qp->tm_kind == DPV_TM_MSG_EAGER_HDR) {
+		skip = RTE_MIN((uint32_t)DPV_TM_TMH_LEN, len);
+		qp->tm_kind = DPV_TM_MSG_MATCHED;
+	}
 	return dpv_engine_resp_place(qp, src + skip, len - skip);
 }
 
@@ -433,13 +443,13 @@ dpv_engine_tm_recv_done(struct dpv_eqp *qp, enum ibv_wc_status st, uint32_t len,
 	uint8_t kind = qp->tm_kind;
 
 	qp->tm_kind = 0;
-	qp->tm_skip = 0;
 	qp->resp.have_rwqe = false;
 	qp->resp.rcv_off = 0;
 	switch (kind) {
+	case DPV_TM_MSG_EAGER_HDR:
 	case DPV_TM_MSG_MATCHED:
-		tm_cqe(qp, DPV_TM_CQE_CONSUMED_MSG, st, qp->tm_handle, len, imm,
-		       flags, &qp->tm->tags[qp->tm_handle]);
+		tm_cqe(qp, DPV_TM_CQE_CONSUMED_MSG, st, r->wr.wqe_index, len,
+		       imm, flags, &dpv_eqp_tm(qp)->tags[r->wr.wqe_index]);
 		break;
 	case DPV_TM_MSG_RNDV:
 		break; /* the tag completes when its data is in */
@@ -455,11 +465,12 @@ dpv_engine_tm_recv_done(struct dpv_eqp *qp, enum ibv_wc_status st, uint32_t len,
 void
 dpv_engine_tm_qp_gone(struct dpv_eqp *qp)
 {
-	struct dpv_tm *tm = qp->tm;
+	struct dpv_tm *tm = dpv_eqp_tm(qp);
 
 	/* an EAGER being placed: no completion names its buffer yet */
-	if (qp->resp.have_rwqe && qp->tm_kind == DPV_TM_MSG_MATCHED)
-		dpv_tm_handle_put(tm, qp->tm_handle);
+	if (qp->resp.have_rwqe && (qp->tm_kind == DPV_TM_MSG_EAGER_HDR ||
+				   qp->tm_kind == DPV_TM_MSG_MATCHED))
+		dpv_tm_handle_put(tm, qp->resp.rwqe.wr.wqe_index);
 	qp->tm_kind = DPV_TM_MSG_NONE;
 	/* rendezvous under way: their buffers are free (the verbs layer
 	 * drops the QP's completions, the first one of each too) */
