@@ -561,21 +561,30 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 	qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
 }
 
+/* The oldest WQE, completed, leaves: its READ/atomic credit and its slot
+ * are free. */
+static __rte_always_inline void
+swqe_free(struct dpv_eqp *qp, struct dpv_eswqe *w)
+{
+	if (wr_rd_atomic(w->wr.opcode) && qp->req.rd_out > 0 && w->sent > 0)
+		qp->req.rd_out--;
+	w->state = SWQE_FREE;
+	qp->s_tail++;
+}
+
 /* A request of the engine's own (tag matching rendezvous) done: no CQE,
  * nothing retired in the ring; its slot is free before the engine's next
  * step (a FIN after a READ) takes one. An error ends the QP as any. */
 static void
 comp_internal(struct dpv_eqp *qp, struct dpv_eswqe *w, bool err)
 {
-	struct dpv_eswqe done = *w;
+	uint32_t h = w->wr.wqe_index;
+	bool read = w->wr.opcode == IBV_WR_RDMA_READ;
+	enum ibv_wc_status st =
+		err ? (enum ibv_wc_status)w->status : IBV_WC_SUCCESS;
 
-	if (wr_rd_atomic(w->wr.opcode) && qp->req.rd_out > 0 && w->sent > 0)
-		qp->req.rd_out--;
-	w->state = SWQE_FREE;
-	qp->s_tail++;
-	dpv_engine_tm_wr_done(qp, &done,
-			      err ? (enum ibv_wc_status)w->status
-				  : IBV_WC_SUCCESS);
+	swqe_free(qp, w);
+	dpv_engine_tm_wr_done(qp, h, read, st);
 	if (err)
 		dpv_engine_qp_send_error(qp);
 }
@@ -612,12 +621,8 @@ dpv_engine_comp_drain_out(struct dpv_eqp *qp)
 					   : IBV_WC_SUCCESS,
 				       wc_opcode(w->wr.opcode), len, 0, 0, 0);
 		}
-		if (wr_rd_atomic(w->wr.opcode) && qp->req.rd_out > 0 &&
-		    w->sent > 0)
-			qp->req.rd_out--;
 		dpv_mlx5_sq_retire(qp->sq, &w->wr);
-		w->state = SWQE_FREE;
-		qp->s_tail++;
+		swqe_free(qp, w);
 		if (err && w->stream_err) {
 			/* DCI streams: the stream's error, not the QP's */
 			w->stream_err = false;
@@ -650,12 +655,16 @@ dpv_engine_sq_flush_send(struct dpv_eqp *qp)
 		return;
 	flush_ring(qp, &qp->sq->wq, qp->scq);
 	/* the engine's own requests: their tags complete in error */
-	for (uint32_t i = qp->s_tail;
-	     unlikely(dpv_eqp_tm(qp) != NULL) && i != qp->s_head; i++) {
-		struct dpv_eswqe *w = swqe_at(qp, i);
+	if (unlikely(qp->has_srq) && dpv_eqp_tm(qp) != NULL) {
+		for (uint32_t i = qp->s_tail; i != qp->s_head; i++) {
+			struct dpv_eswqe *w = swqe_at(qp, i);
 
-		if (w->wr.flags & DPV_WR_F_INTERNAL)
-			dpv_engine_tm_wr_done(qp, w, IBV_WC_WR_FLUSH_ERR);
+			if (w->wr.flags & DPV_WR_F_INTERNAL)
+				dpv_engine_tm_wr_done(qp, w->wr.wqe_index,
+						      w->wr.opcode ==
+							      IBV_WR_RDMA_READ,
+						      IBV_WC_WR_FLUSH_ERR);
+		}
 	}
 	qp->s_tail = qp->s_cur = qp->s_head;
 	qp->req.rd_out = 0;

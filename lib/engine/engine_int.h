@@ -938,8 +938,9 @@ int dpv_engine_tm_place(struct dpv_eqp *qp, const uint8_t *src, uint32_t len);
  * completion, the responder's buffer released. */
 void dpv_engine_tm_recv_done(struct dpv_eqp *qp, enum ibv_wc_status st,
 			     uint32_t len, uint32_t imm, unsigned int flags);
-/* A request of the engine's own (DPV_WR_F_INTERNAL) completed with st. */
-void dpv_engine_tm_wr_done(struct dpv_eqp *qp, const struct dpv_eswqe *w,
+/* A request of the engine's own (DPV_WR_F_INTERNAL) for tagged buffer h,
+ * its READ or its FIN, completed with st. */
+void dpv_engine_tm_wr_done(struct dpv_eqp *qp, uint32_t h, bool read,
 			   enum ibv_wc_status st);
 /* QP qp is destroyed: the tagged buffers it had taken are free. */
 void dpv_engine_tm_qp_gone(struct dpv_eqp *qp);

@@ -186,7 +186,6 @@ dpv_engine_tm_op(struct dpv_engine *e, struct dpv_tm *tm,
 		t->tag = op->tag;
 		t->mask = op->mask;
 		t->num_sge = op->num_sge;
-		t->total_len = 0;
 		for (uint32_t i = 0; i < op->num_sge; i++) {
 			t->sge[i] = op->sge[i];
 			t->total_len += op->sge[i].length;
@@ -278,12 +277,9 @@ tm_rndv_done(struct dpv_eqp *qp, uint32_t h, enum ibv_wc_status st)
 }
 
 void
-dpv_engine_tm_wr_done(struct dpv_eqp *qp, const struct dpv_eswqe *w,
+dpv_engine_tm_wr_done(struct dpv_eqp *qp, uint32_t h, bool read,
 		      enum ibv_wc_status st)
 {
-	uint32_t h = w->wr.wqe_index;
-	bool read = w->wr.opcode == IBV_WR_RDMA_READ;
-
 	struct dpv_tm *tm = dpv_eqp_tm(qp);
 
 	if (tm == NULL || h >= tm->ntags || !tm->tags[h].busy)
@@ -299,10 +295,10 @@ dpv_engine_tm_wr_done(struct dpv_eqp *qp, const struct dpv_eswqe *w,
 
 /*
  * A matched RNDV request: the tag taken (first completion, MATCH) and a
- * READ of the sender's buffer into it queued. false: the engine cannot
- * do this rendezvous (no slot for the READ, no READ credit, a header too
- * short, data longer than the buffer): the message goes to software as
- * an unexpected one.
+ * READ of the sender's buffer into it queued (the FIN, if there is
+ * nothing to read). false: the engine cannot do this rendezvous (no send
+ * slot, no READ credit, a header too short, data longer than the
+ * buffer): the message goes to software as an unexpected one.
  */
 static bool
 tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
@@ -314,37 +310,38 @@ tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
 	uint32_t len;
 
 	if (pkt->paylen < DPV_TM_RNDV_LEN || qp->state != IBV_QPS_RTS ||
-	    qp->max_rd_atomic == 0 || qp->sq == NULL ||
-	    qp->s_head - qp->s_tail >= qp->nswqe)
+	    qp->max_rd_atomic == 0)
 		return false;
 	memcpy(&rvh, pkt->payload + DPV_TM_TMH_LEN, sizeof(rvh));
 	len = be32toh(rvh.len);
 	if (len > t->total_len || (len > 0 && t->num_sge == 0))
 		return false;
-	list_remove(dpv_eqp_tm(qp), h);
-	t->busy = 1;
 	t->tmh_tag = tmh->tag;
 	t->tmh_ctx = tmh->app_ctx;
 	t->rndv_len = len;
+	if (len == 0) {
+		/* nothing to read: the FIN at once */
+		if (!tm_send_fin(qp, h))
+			return false;
+	} else {
+		memset(&wr, 0, offsetof(struct dpv_wr, sg_list));
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.flags = DPV_WR_F_INTERNAL;
+		wr.wqe_index = (uint16_t)h;
+		wr.qpn = qp->qpn;
+		wr.remote_addr = be64toh(rvh.va);
+		wr.rkey = be32toh(rvh.rkey);
+		wr.num_sge = 1;
+		wr.total_len = len;
+		wr.sg_list[0] = t->sge[0];
+		wr.sg_list[0].length = len;
+		if (!tm_inject(qp, &wr))
+			return false;
+	}
+	list_remove(dpv_eqp_tm(qp), h);
+	t->busy = 1;
 	tm_cqe(qp, DPV_TM_CQE_CONSUMED, IBV_WC_SUCCESS, (uint16_t)h, 0, 0, 0,
 	       t);
-	if (len == 0) {
-		if (!tm_send_fin(qp, h))
-			tm_rndv_done(qp, h, IBV_WC_GENERAL_ERR);
-		return true;
-	}
-	memset(&wr, 0, offsetof(struct dpv_wr, sg_list));
-	wr.opcode = IBV_WR_RDMA_READ;
-	wr.flags = DPV_WR_F_INTERNAL;
-	wr.wqe_index = (uint16_t)h;
-	wr.qpn = qp->qpn;
-	wr.remote_addr = be64toh(rvh.va);
-	wr.rkey = be32toh(rvh.rkey);
-	wr.num_sge = 1;
-	wr.total_len = len;
-	wr.sg_list[0] = t->sge[0];
-	wr.sg_list[0].length = len;
-	tm_inject(qp, &wr); /* a slot is free (checked above) */
 	return true;
 }
 
