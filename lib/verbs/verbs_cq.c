@@ -7,6 +7,8 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -42,6 +44,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 	pthread_mutex_init(&ch->lock, NULL);
 	TAILQ_INIT(&ch->ready);
 	atomic_init(&ch->refcnt, 0);
+	atomic_init(&ch->pending, 0);
 	return &ch->ibv;
 }
 
@@ -74,6 +77,14 @@ ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return 0;
 }
 
+static __thread uint64_t events_written;
+
+uint64_t
+dpv_cq_events_written(void)
+{
+	return events_written;
+}
+
 /* Queue one completion event of cq on its channel. */
 static void
 cq_deliver(struct dpv_cq *cq)
@@ -94,6 +105,10 @@ cq_deliver(struct dpv_cq *cq)
 	pthread_mutex_unlock(&ch->lock);
 	if (write(channel->fd, &one, sizeof(one)) < 0)
 		VERBS_LOG(WARNING, "channel write: %s", strerror(errno));
+	else
+		atomic_fetch_add_explicit(&ch->pending, 1,
+					  memory_order_release);
+	events_written++;
 }
 
 void
@@ -110,42 +125,180 @@ dpv_cq_ring_event(struct dpv_mlx5_cq *ring)
 }
 
 /*
- * Application-driven progress while a caller waits for an event on a
- * blocking channel: run the device's engine between short sleeps on the
- * fd (nobody else may be moving the traffic that completes). Returns 0
- * when the fd is readable or the caller should just read it.
+ * How long a caller of ibv_get_cq_event() on a blocking channel polls
+ * for its event before it blocks (DPV_EVENT_POLL_US, default
+ * EVENT_POLL_US_DEFAULT, 0: never). Blocking costs a wake-up on the way
+ * back: ~15-20 us on a 2-vCPU VM, and ms when the woken thread must wait
+ * for a core that spinning threads hold. Polling on the caller's own
+ * thread (the engine's progress, then the channel's count in memory)
+ * answers a reply that comes within the window in about the time a poll
+ * of the CQ would, while the progress thread naps; what comes later
+ * still wakes the caller as before. Like a socket's busy poll.
+ */
+#define EVENT_POLL_US_DEFAULT 100
+#define EVENT_POLL_US_MAX     1000000
+/* how often a polling waiter looks for a signal held back (us) */
+#define EVENT_SIG_CHECK_US 10
+
+uint64_t
+dpv_event_poll_cycles_env(void)
+{
+	const char *v = getenv("DPV_EVENT_POLL_US");
+	unsigned long us = EVENT_POLL_US_DEFAULT;
+	char *end;
+
+	if (v != NULL && *v != '\0') {
+		errno = 0;
+		us = strtoul(v, &end, 10);
+		if (errno != 0 || *end != '\0' || us > EVENT_POLL_US_MAX) {
+			VERBS_LOG(
+				WARNING,
+				"DPV_EVENT_POLL_US=%s: want 0 to %u; using %u",
+				v, EVENT_POLL_US_MAX, EVENT_POLL_US_DEFAULT);
+			us = EVENT_POLL_US_DEFAULT;
+		}
+	}
+	return rte_get_tsc_hz() / 1000000 * us;
+}
+
+/* An event is queued on the channel (a read of its fd will not block,
+ * unless another thread takes it first). */
+static inline bool
+chan_pending(struct dpv_comp_channel *ch)
+{
+	return atomic_load_explicit(&ch->pending, memory_order_acquire) > 0;
+}
+
+/* Whether a signal of set a is in set b. */
+static bool
+signals_in(const sigset_t *a, const sigset_t *b)
+{
+	sigset_t both;
+
+	sigandset(&both, a, b);
+	return !sigisemptyset(&both);
+}
+
+/* Poll for the channel's event for up to `window` TSC cycles: true when
+ * it came; false when the window ended or a signal of `held` came. */
+static bool
+poll_window(struct dpv_device *dev, struct dpv_comp_channel *ch,
+	    uint64_t window, const sigset_t *held)
+{
+	uint64_t now = rte_get_tsc_cycles(), end = now + window;
+	uint64_t step = rte_get_tsc_hz() / 1000000 * EVENT_SIG_CHECK_US;
+	uint64_t check = now + step;
+	sigset_t p;
+
+	do {
+		if (dev->progress != NULL)
+			dev->progress(dev);
+		if (chan_pending(ch))
+			return true;
+		rte_pause();
+		now = rte_get_tsc_cycles();
+		if (now >= check) {
+			check = now + step;
+			if (sigpending(&p) == 0 && signals_in(&p, held))
+				return false;
+		}
+	} while (now < end);
+	return false;
+}
+
+/* The signals held back while a waiter polls: all but those a fault
+ * raises in this very thread (a program may handle SIGSEGV or SIGBUS). */
+static void
+poll_sigset(sigset_t *s)
+{
+	static const int sync_sigs[] = {SIGSEGV, SIGBUS,  SIGFPE,
+					SIGILL,	 SIGTRAP, SIGSYS};
+
+	sigfillset(s);
+	for (unsigned int i = 0; i < RTE_DIM(sync_sigs); i++)
+		sigdelset(s, sync_sigs[i]);
+}
+
+/*
+ * Wait until the channel's fd is worth reading: an event is queued, or
+ * the caller should block in read() (a progress thread or worker lcore
+ * signals the fd). First poll for up to DPV_EVENT_POLL_US (above). With
+ * no one else to move the traffic (application-driven progress), then
+ * run the engine between sleeps on the fd that grow from 1 us to 1 ms
+ * (no longer than a CQ's moderation period). Returns 0 when the caller
+ * should read the fd, -1 with errno set when a signal ends the wait.
+ *
+ * A signal must end a blocked wait with EINTR, as the read() of
+ * rdma-core's channel does (programs end a wait with an alarm: qperf).
+ * One that came while the waiter polled would be handled and forgotten,
+ * and the read after would block: signals are held back while it polls
+ * (a pending one ends the polling, looked for every EVENT_SIG_CHECK_US),
+ * and the sleeps that follow (ppoll()) take them, at once if one came.
  */
 static int
 wait_event(struct ibv_comp_channel *channel)
 {
+	struct dpv_comp_channel *ch = to_dchan(channel);
 	struct dpv_device *dev = dctx_dev(channel->context);
 	struct pollfd pfd = {.fd = channel->fd, .events = POLLIN};
-	unsigned int spins = 0;
-	int fl;
+	uint64_t window = dev->event_poll_cycles;
+	const sigset_t *mask = NULL; /* ppoll()'s: NULL keeps this one */
+	sigset_t held, old;
+	unsigned int us = 1;
+	int fl, rc = 0, err;
 
-	/* a progress thread signals the fd: just block on it (and the
-	 * thread stops napping: the application no longer drives) */
-	dpv_progress_app_blocks(dev);
-	if (dev->progress == NULL || dev->progress_thr != NULL)
+	if (chan_pending(ch))
 		return 0;
+	/* a non-blocking fd: the caller wants EAGAIN, not a wait */
 	fl = fcntl(channel->fd, F_GETFL);
 	if (fl < 0 || (fl & O_NONBLOCK))
 		return 0;
-	for (;;) {
-		dev->progress(dev);
-		/* spin briefly for latency, then sleep 1 ms per round (less
-		 * when a CQ's moderation period ends sooner) */
-		unsigned int us =
-			spins < 256 ? 0 : dpv_progress_sleep_us(dev, 1000);
-		struct timespec ts = {.tv_nsec = (long)us * 1000};
-		int rc = ppoll(&pfd, 1, &ts, NULL);
-
-		if (rc > 0)
-			return 0;
-		if (rc < 0)
-			return -1; /* EINTR too: the caller's signal ends it */
-		spins++;
+	if (window != 0) {
+		poll_sigset(&held);
+		pthread_sigmask(SIG_BLOCK, &held, &old);
+		mask = &old;
+		if (poll_window(dev, ch, window, &held)) {
+			atomic_fetch_add_explicit(&dev->event_waits_polled, 1,
+						  memory_order_relaxed);
+			goto out;
+		}
 	}
+	atomic_fetch_add_explicit(&dev->event_waits_slept, 1,
+				  memory_order_relaxed);
+	/* a progress thread signals the fd: just block on it (and the
+	 * thread stops napping: the application no longer drives) */
+	dpv_progress_app_blocks(dev);
+	if (dev->progress == NULL || dev->progress_thr != NULL) {
+		/* without a window, the caller's read() blocks */
+		if (mask != NULL && ppoll(&pfd, 1, NULL, mask) < 0)
+			rc = -1;
+		goto out;
+	}
+	for (;;) {
+		struct timespec ts;
+
+		dev->progress(dev);
+		if (chan_pending(ch))
+			break;
+		us = dpv_progress_sleep_us(dev, us);
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)us * 1000;
+		fl = ppoll(&pfd, 1, &ts, mask);
+		if (fl > 0)
+			break;
+		if (fl < 0) {
+			rc = -1; /* EINTR too: the caller's signal ends it */
+			break;
+		}
+		us = RTE_MIN(us * 2, 1000u);
+	}
+out:
+	if (mask != NULL) {
+		err = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		errno = err;
+	}
+	return rc;
 }
 
 int
@@ -167,6 +320,8 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		 * programs end a wait with an alarm, qperf does) */
 		if (n != sizeof(v))
 			return -1;
+		atomic_fetch_sub_explicit(&ch->pending, 1,
+					  memory_order_relaxed);
 		pthread_mutex_lock(&ch->lock);
 		dcq = TAILQ_FIRST(&ch->ready);
 		if (dcq != NULL && --dcq->pending_events == 0) {

@@ -229,6 +229,13 @@ struct dpv_device {
 	 * NULL in application-driven mode (DPV_PROGRESS=app, embedded).
 	 */
 	struct dpv_progress_thr *progress_thr;
+	/** ibv_get_cq_event() waits its polling window answered, and those
+	 *  that slept (DPV_EVENT_POLL_US; verbs_cq.c) */
+	atomic_uint_fast64_t event_waits_polled;
+	atomic_uint_fast64_t event_waits_slept;
+	/** TSC cycles a blocking ibv_get_cq_event() polls for its event
+	 *  before it sleeps (DPV_EVENT_POLL_US, set with the engine) */
+	uint64_t event_poll_cycles;
 	int socket_id; /**< NUMA socket for rings */
 	/** Identity in ibv_query_device and sysfs: ours, or an mlx5 device's
 	 *  under "personality = mlx5" (verbs_device.c) */
@@ -546,6 +553,7 @@ struct dpv_comp_channel {
 	pthread_mutex_t lock;
 	TAILQ_HEAD(, dpv_cq) ready; /**< CQs with an undelivered event */
 	atomic_int refcnt;	    /**< CQs using this channel */
+	atomic_int pending;	    /**< events written to fd, not yet read */
 };
 
 static inline struct dpv_comp_channel *
@@ -616,6 +624,14 @@ void dpv_cq_notify(struct dpv_cq *cq);
  * said so).
  */
 void dpv_cq_ring_event(struct dpv_mlx5_cq *ring);
+
+/** DPV_EVENT_POLL_US in TSC cycles (its default when unset or bad,
+ * logged). */
+uint64_t dpv_event_poll_cycles_env(void);
+
+/** Completion events this thread has written to channels (a progress
+ * thread that wakes the application then gives it the core). */
+uint64_t dpv_cq_events_written(void);
 
 /* ---------------------------------------------------------------------- */
 /* XRCD, SRQ                                                               */

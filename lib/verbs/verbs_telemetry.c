@@ -86,6 +86,11 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	dpv_engine_stats_list(&st, cnt, RTE_DIM(cnt));
 	for (unsigned int i = 0; i < RTE_DIM(cnt); i++)
 		rte_tel_data_add_dict_u64(d, cnt[i].name, cnt[i].value);
+	/* ibv_get_cq_event(): answered while polling, or after a sleep */
+	rte_tel_data_add_dict_u64(d, "event_waits_polled",
+				  atomic_load(&dev->event_waits_polled));
+	rte_tel_data_add_dict_u64(d, "event_waits_slept",
+				  atomic_load(&dev->event_waits_slept));
 	/* the fault layer between the engine and the port (0 when off) */
 	memset(&fs, 0, sizeof(fs));
 	if (dev->port != NULL)

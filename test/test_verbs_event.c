@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * How ibv_get_cq_event() waits (lib/verbs/verbs_cq.c, wait_event()) on a
+ * loopback RC pair whose receive CQ has a completion channel:
+ *  - an event that comes within the polling window (DPV_EVENT_POLL_US,
+ *    here the device's window set to 2 s) is answered while the caller
+ *    polls: event_waits_polled counts it, event_waits_slept does not;
+ *  - with no window (0), and with a 1 ms window the event comes 50 ms
+ *    after, the caller sleeps and the event still wakes it (slept);
+ *  - a signal that comes while the caller polls (2 s window, signal at
+ *    50 ms, no SA_RESTART) ends the wait with EINTR well before the
+ *    window ends: it is not handled and forgotten with the wait going on
+ *    into a read() that blocks;
+ *  - a non-blocking channel fd answers EAGAIN at once, without polling.
+ * A case that would hang is ended after 3 s by a helper thread (the test
+ * then fails).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_cycles.h>
+
+#include "dpv_test.h"
+#include "test_loop_util.h"
+#include "test_verbs_util.h"
+#include "verbs_int.h"
+
+#define BUFLEN	       256
+#define LATE_MS	       50 /* the helper acts this long after the wait starts */
+#define RESCUE_MS      3000 /* ends a wait that would hang */
+#define WINDOW_LONG_US 2000000
+
+static struct ibv_device **devs;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_mr *mr;
+static uint8_t mem[2][BUFLEN];
+static int gid_index = -1;
+static struct ibv_comp_channel *ch;
+static struct ibv_cq *scq, *rcq;
+static struct ibv_qp *qp[2];
+
+static int
+suite_setup(void)
+{
+	struct test_loop_conn c = {
+		.mtu = IBV_MTU_1024, .timeout = 14, .rd_atomic = 1};
+	union ibv_gid gid;
+	int rc;
+
+	rc = test_verbs_loop_open(&devs, &ctx, &pd, &mr, mem, sizeof(mem),
+				  IBV_ACCESS_LOCAL_WRITE, &gid, &gid_index);
+	if (rc != TEST_SUCCESS)
+		return rc;
+	ch = ibv_create_comp_channel(ctx);
+	scq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, 16, NULL, ch, 0);
+	if (ch == NULL || scq == NULL || rcq == NULL ||
+	    test_loop_pair(pd, scq, rcq, IBV_QPT_RC, gid_index, &c, qp) != 0)
+		return TEST_FAILED;
+	return TEST_SUCCESS;
+}
+
+static void
+suite_teardown(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (qp[i] != NULL)
+			ibv_destroy_qp(qp[i]);
+	if (rcq != NULL)
+		ibv_destroy_cq(rcq);
+	if (scq != NULL)
+		ibv_destroy_cq(scq);
+	if (ch != NULL)
+		ibv_destroy_comp_channel(ch);
+	qp[0] = qp[1] = NULL;
+	rcq = scq = NULL;
+	ch = NULL;
+	test_verbs_loop_close(&devs, &ctx, &pd, &mr);
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static void
+set_window_us(uint64_t us)
+{
+	dctx_dev(ctx)->event_poll_cycles = rte_get_tsc_hz() / 1000000 * us;
+}
+
+/* A receive at the second QP, then a SEND to it from the first: the
+ * receive CQ's completion. 0 or -1. */
+static int
+send_one(void)
+{
+	struct ibv_sge rs = {
+		.addr = (uintptr_t)mem[1], .length = BUFLEN, .lkey = mr->lkey};
+	struct ibv_sge ss = {
+		.addr = (uintptr_t)mem[0], .length = 64, .lkey = mr->lkey};
+	struct ibv_recv_wr rw = {.wr_id = 2, .sg_list = &rs, .num_sge = 1};
+	struct ibv_send_wr sw = {.wr_id = 1,
+				 .sg_list = &ss,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_recv_wr *rb;
+	struct ibv_send_wr *sb;
+
+	if (ibv_post_recv(qp[1], &rw, &rb) != 0)
+		return -1;
+	return ibv_post_send(qp[0], &sw, &sb) == 0 ? 0 : -1;
+}
+
+/* After the wait, the CQs hold the SEND's two completions: take them. */
+static int
+drain(void)
+{
+	struct ibv_wc wc;
+
+	if (test_verbs_wait_wc(rcq, &wc, 1, 2000) != 1 ||
+	    wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV)
+		return -1;
+	if (test_verbs_wait_wc(scq, &wc, 1, 2000) != 1 ||
+	    wc.status != IBV_WC_SUCCESS)
+		return -1;
+	return 0;
+}
+
+/* The helper thread: after LATE_MS a SEND (or a signal to the waiter);
+ * a SEND anyway when the waiter still waits after RESCUE_MS. */
+struct late {
+	pthread_t waiter;
+	bool signal;
+	volatile bool done;
+	bool rescued;
+};
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void *
+late_main(void *p)
+{
+	struct late *l = p;
+
+	usleep(LATE_MS * 1000);
+	if (l->signal)
+		pthread_kill(l->waiter, SIGUSR1);
+	else if (send_one() != 0)
+		return NULL;
+	for (int i = 0; i < RESCUE_MS / 10 && !l->done; i++)
+		usleep(10000);
+	if (!l->done && l->signal) {
+		l->rescued = true;
+		send_one();
+	}
+	return NULL;
+}
+
+/* One ibv_get_cq_event() on the channel: its result, errno in *err, how
+ * long it took in *ms and what it added to the counters. */
+static int
+wait_once(int *err, uint64_t *ms, uint64_t *polled, uint64_t *slept)
+{
+	struct dpv_device *dev = dctx_dev(ctx);
+	uint64_t p0 = atomic_load(&dev->event_waits_polled);
+	uint64_t s0 = atomic_load(&dev->event_waits_slept);
+	uint64_t t0 = now_ms();
+	struct ibv_cq *ecq = NULL;
+	void *cctx;
+	int rc;
+
+	errno = 0;
+	rc = ibv_get_cq_event(ch, &ecq, &cctx);
+	*err = errno;
+	*ms = now_ms() - t0;
+	*polled = atomic_load(&dev->event_waits_polled) - p0;
+	*slept = atomic_load(&dev->event_waits_slept) - s0;
+	if (rc == 0) {
+		ibv_ack_cq_events(ecq, 1);
+		if (ecq != rcq)
+			return -2;
+	}
+	return rc;
+}
+
+static int
+test_polled(void)
+{
+	uint64_t ms, p, s;
+	int err;
+
+	set_window_us(WINDOW_LONG_US);
+	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
+	TEST_ASSERT_EQUAL(send_one(), 0, "send");
+	TEST_ASSERT_EQUAL(wait_once(&err, &ms, &p, &s), 0, "the event");
+	TEST_ASSERT_EQUAL(p, 1, "answered while polling");
+	TEST_ASSERT_EQUAL(s, 0, "no sleep");
+	TEST_ASSERT_EQUAL(drain(), 0, "completions");
+	return TEST_SUCCESS;
+}
+
+/* The SEND LATE_MS after the wait starts, with a window of window_us. */
+static int
+slept_case(uint64_t window_us)
+{
+	struct late l = {.waiter = pthread_self()};
+	uint64_t ms, p, s;
+	pthread_t th;
+	int err, rc;
+
+	set_window_us(window_us);
+	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
+	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, late_main, &l), 0, "");
+	rc = wait_once(&err, &ms, &p, &s);
+	l.done = true;
+	pthread_join(th, NULL);
+	TEST_ASSERT_EQUAL(rc, 0, "the event");
+	TEST_ASSERT_EQUAL(s, 1, "slept (window %" PRIu64 " us)", window_us);
+	TEST_ASSERT_EQUAL(p, 0, "not answered while polling");
+	TEST_ASSERT_EQUAL(drain(), 0, "completions");
+	return TEST_SUCCESS;
+}
+
+static int
+test_slept_no_window(void)
+{
+	return slept_case(0);
+}
+
+static int
+test_slept_after_window(void)
+{
+	return slept_case(1000);
+}
+
+static int
+test_signal_in_window(void)
+{
+	struct sigaction sa = {.sa_handler = on_usr1}, old;
+	struct late l = {.waiter = pthread_self(), .signal = true};
+	uint64_t ms, p, s;
+	pthread_t th;
+	int err, rc;
+
+	set_window_us(WINDOW_LONG_US);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old); /* no SA_RESTART */
+	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
+	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, late_main, &l), 0, "");
+	rc = wait_once(&err, &ms, &p, &s);
+	l.done = true;
+	pthread_join(th, NULL);
+	sigaction(SIGUSR1, &old, NULL);
+	if (l.rescued) {
+		/* the rescue's event: take it back, and its completions */
+		if (rc != 0)
+			wait_once(&err, &ms, &p, &s);
+		drain();
+		TEST_ASSERT(false, "the signal did not end the wait");
+	}
+	TEST_ASSERT_EQUAL(rc, -1, "interrupted");
+	TEST_ASSERT_EQUAL(err, EINTR, "");
+	TEST_ASSERT(ms < WINDOW_LONG_US / 2000,
+		    "the signal ended the polling (%" PRIu64 " ms)", ms);
+	return TEST_SUCCESS;
+}
+
+static int
+test_nonblocking(void)
+{
+	int fl = fcntl(ch->fd, F_GETFL);
+	uint64_t ms, p, s;
+	int err, rc;
+
+	set_window_us(WINDOW_LONG_US);
+	TEST_ASSERT(fl >= 0, "F_GETFL");
+	TEST_ASSERT_EQUAL(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK), 0, "");
+	rc = wait_once(&err, &ms, &p, &s);
+	fcntl(ch->fd, F_SETFL, fl);
+	TEST_ASSERT_EQUAL(rc, -1, "nothing there");
+	TEST_ASSERT_EQUAL(err, EAGAIN, "");
+	TEST_ASSERT(ms < WINDOW_LONG_US / 2000, "at once (%" PRIu64 " ms)", ms);
+	TEST_ASSERT_EQUAL(p + s, 0, "neither polled nor slept");
+	return TEST_SUCCESS;
+}
+
+static const struct dpv_test_suite verbs_event_suite = {
+	.name = "verbs_event",
+	.setup = suite_setup,
+	.teardown = suite_teardown,
+	.cases =
+		{
+			TEST_CASE(test_polled),
+			TEST_CASE(test_slept_no_window),
+			TEST_CASE(test_slept_after_window),
+			TEST_CASE(test_signal_in_window),
+			TEST_CASE(test_nonblocking),
+			TEST_CASES_END(),
+		},
+};
+
+static int
+verbs_event_autotest(void)
+{
+	return dpv_test_run_suite(&verbs_event_suite);
+}
+
+DPV_TEST_REGISTER_FAST(verbs_event_autotest, verbs_event_autotest);
