@@ -291,9 +291,10 @@ IDLE_SHIM = "test/libdpv-idle-qps.so"
 IDLE_QPS = 63  # the idle QPs of the ib_send_lat+idle case
 
 
-def perftest_case(pair, tool, size, quick, build=None, idle=0):
+def perftest_case(pair, tool, size, quick, build=None, idle=0, events=False):
     """One perftest run; idle: that many more QPs per process, never used
-    (test/idle_qps.c, this build's, preloaded into both perftests)."""
+    (test/idle_qps.c, this build's, preloaded into both perftests);
+    events: both wait for completion events (-e)."""
     vs, vc, sock = pair.ports(tool)
     lat = tool.endswith("_lat")
     if lat:
@@ -308,6 +309,8 @@ def perftest_case(pair, tool, size, quick, build=None, idle=0):
             "-s", str(size), "-n", str(n)]
     if not lat:
         args.append("--report_gbits")
+    if events:
+        args.append("-e")
     env = dpv_env(pair, build, 15000)
     if idle:
         env["LD_PRELOAD"] = os.path.abspath(os.path.join(pair.args.build,
@@ -487,6 +490,8 @@ def plan(args):
     # connections that talks on one)
     if os.path.exists(os.path.join(args.build, IDLE_SHIM)):
         cases.append(("dpv", "ib_send_lat+idle%d" % IDLE_QPS, 64))
+    # and waiting for completion events instead of polling
+    cases.append(("dpv", "ib_send_lat+events", 64))
     for t in ["ib_write_bw", "ib_read_bw", "ib_send_bw"]:
         for s in sizes_bw:
             cases.append(("dpv", t, s))
@@ -528,6 +533,9 @@ def run_case(pair, case, quick):
         return floor_case(pair, what, size, quick)
     if kind == "dpv" and what == "idle":
         return idle_case(pair, quick, build)
+    if kind == "dpv" and what.endswith("+events"):
+        return perftest_case(pair, what[:-len("+events")], size, quick,
+                             build, events=True)
     if kind == "dpv" and "+idle" in what:
         tool, n = what.split("+idle")
         return perftest_case(pair, tool, size, quick, build, idle=int(n))
