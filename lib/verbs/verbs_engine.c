@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,7 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 				 the application's next call */
 #define PROG_APP_NAP_BUSY_US 100 /* longest nap while the thread lands
 				    what the application leaves to it */
+#define PROG_HOT_YIELD_US 50	 /* a hot spin yields its core this often */
 #define PROG_WOKE_NAP_US 20	 /* nap after waking the application */
 #define PROG_MAX_THREADS 16
 
@@ -356,6 +358,7 @@ progress_main(void *arg)
 	uint64_t hold = hz / 1000000 * PROG_ACK_HOLD_US;
 	uint64_t idle_since = 0, last_work = 0, app_seen = 0, calls = 0;
 	uint64_t thr_work = 0; /* a poll beside the application found work */
+	uint64_t yield_every = hz / 1000000 * PROG_HOT_YIELD_US, yielded = 0;
 	uint64_t ev;
 	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
 	/* the nap a working poll of the thread cut short (see below) */
@@ -462,7 +465,19 @@ progress_main(void *arg)
 			continue;
 		}
 		if (last_work != 0 && now - last_work < hot) {
-			rte_pause();
+			/* idle for a while: let a thread queued behind this
+			 * one have the core now and then (the other process's
+			 * thread, woken on this busy vCPU while the other one
+			 * idles: a KVM guest takes a halted vCPU for a
+			 * preempted one and leaves it out of wake-up
+			 * placement, and the woken thread waited ~1 ms for
+			 * this spin to end) */
+			if (now - RTE_MAX(last_work, yielded) > yield_every) {
+				sched_yield();
+				yielded = rte_rdtsc();
+			} else {
+				rte_pause();
+			}
 			continue;
 		}
 		if (sleep_us == 0)
