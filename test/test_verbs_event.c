@@ -7,6 +7,9 @@
  *    polls: event_waits_polled counts it, event_waits_slept does not;
  *  - with no window (0), and with a 1 ms window the event comes 50 ms
  *    after, the caller sleeps and the event still wakes it (slept);
+ *  - the channel's window adapts: halved after a wait that slept longer
+ *    than the device's window, doubled (from 4 us when it was 0) after
+ *    one that slept less;
  *  - a signal that comes while the caller polls (2 s window, signal at
  *    50 ms, no SA_RESTART) ends the wait with EINTR well before the
  *    window ends: it is not handled and forgotten with the wait going on
@@ -16,6 +19,9 @@
  * then fails).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -96,10 +102,18 @@ now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+static uint64_t
+us_cycles(uint64_t us)
+{
+	return rte_get_tsc_hz() / 1000000 * us;
+}
+
+/* The device's longest window, and the channel's window that long. */
 static void
 set_window_us(uint64_t us)
 {
-	dctx_dev(ctx)->event_poll_cycles = rte_get_tsc_hz() / 1000000 * us;
+	dctx_dev(ctx)->event_poll_cycles = us_cycles(us);
+	atomic_store(&to_dchan(ch)->poll_window, UINT64_MAX);
 }
 
 /* A receive at the second QP, then a SEND to it from the first: the
@@ -251,6 +265,45 @@ test_slept_after_window(void)
 	return slept_case(1000);
 }
 
+/* A wait that slept longer than the longest window halves the
+ * channel's; one that slept less doubles it, from EVENT_POLL_US_MIN (4)
+ * when it was 0. */
+static int
+test_window_adapts(void)
+{
+	struct dpv_comp_channel *dch = to_dchan(ch);
+	uint64_t w;
+	int rc;
+
+	rc = slept_case(20000); /* 20 ms; the event after 50 */
+	if (rc != TEST_SUCCESS)
+		return rc;
+	w = atomic_load(&dch->poll_window);
+	TEST_ASSERT_EQUAL(w, us_cycles(20000) / 2, "halved");
+
+	set_window_us(1000000); /* the event after 50 ms: within 1 s */
+	atomic_store(&dch->poll_window, 0);
+	{
+		struct late l = {.waiter = pthread_self()};
+		uint64_t ms, p, s;
+		pthread_t th;
+		int err;
+
+		TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
+		TEST_ASSERT_EQUAL(pthread_create(&th, NULL, late_main, &l), 0,
+				  "");
+		rc = wait_once(&err, &ms, &p, &s);
+		l.done = true;
+		pthread_join(th, NULL);
+		TEST_ASSERT_EQUAL(rc, 0, "the event");
+		TEST_ASSERT_EQUAL(s, 1, "slept (no window)");
+		TEST_ASSERT_EQUAL(drain(), 0, "completions");
+	}
+	w = atomic_load(&dch->poll_window);
+	TEST_ASSERT_EQUAL(w, us_cycles(4), "from 0 to the least window");
+	return TEST_SUCCESS;
+}
+
 static int
 test_signal_in_window(void)
 {
@@ -311,6 +364,7 @@ static const struct dpv_test_suite verbs_event_suite = {
 			TEST_CASE(test_polled),
 			TEST_CASE(test_slept_no_window),
 			TEST_CASE(test_slept_after_window),
+			TEST_CASE(test_window_adapts),
 			TEST_CASE(test_signal_in_window),
 			TEST_CASE(test_nonblocking),
 			TEST_CASES_END(),
@@ -324,3 +378,151 @@ verbs_event_autotest(void)
 }
 
 DPV_TEST_REGISTER_FAST(verbs_event_autotest, verbs_event_autotest);
+
+/*
+ * event_perf: what a completion-event wait costs. A thread posts a SEND
+ * over the loopback RC pair every GAP_US (0: the waiter posts it itself
+ * right before it waits), the waiter arms, waits in ibv_get_cq_event()
+ * and takes the completion. Per gap it prints
+ *   RESULT event_perf gap_us=G events=N p50_us= p99_us= waiter_cpu_us=
+ *          process_cpu_us= polled= slept=
+ * the post-to-wake-up latency, the waiter thread's and the process's CPU
+ * time per event (the progress thread's included in the latter), and how
+ * the waits ended. The device's window is DPV_EVENT_POLL_US's.
+ * DPV_PERF_QUICK=1: a tenth of the events.
+ */
+#define PERF_MAX_EVENTS 20000
+
+static uint64_t post_at[PERF_MAX_EVENTS];
+
+struct perf_poster {
+	unsigned int gap_us, n;
+	int err;
+};
+
+static uint64_t
+now_ns(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return (uint64_t)t.tv_sec * 1000000000 + (uint64_t)t.tv_nsec;
+}
+
+static void *
+perf_poster_main(void *p)
+{
+	struct perf_poster *pp = p;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	for (unsigned int i = 0; i < pp->n; i++) {
+		t.tv_nsec += (long)pp->gap_us * 1000;
+		while (t.tv_nsec >= 1000000000) {
+			t.tv_nsec -= 1000000000;
+			t.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+		__atomic_store_n(&post_at[i], now_ns(CLOCK_MONOTONIC),
+				 __ATOMIC_RELEASE);
+		if (send_one() != 0) {
+			pp->err = -1;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t lat[PERF_MAX_EVENTS];
+
+static int
+perf_gap(unsigned int gap_us, unsigned int n)
+{
+	struct dpv_device *dev = dctx_dev(ctx);
+	struct perf_poster pp = {.gap_us = gap_us, .n = n};
+	uint64_t p0 = atomic_load(&dev->event_waits_polled);
+	uint64_t s0 = atomic_load(&dev->event_waits_slept);
+	uint64_t c0, pc0, c1, pc1;
+	struct ibv_wc wc[4];
+	pthread_t th;
+
+	c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	pc0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	if (gap_us != 0 && pthread_create(&th, NULL, perf_poster_main, &pp))
+		return -1;
+	for (unsigned int i = 0; i < n; i++) {
+		struct ibv_cq *ecq;
+		void *cctx;
+		int got = 0;
+
+		if (ibv_req_notify_cq(rcq, 0) != 0)
+			return -1;
+		if (gap_us == 0) {
+			post_at[i] = now_ns(CLOCK_MONOTONIC);
+			if (send_one() != 0)
+				return -1;
+		}
+		if (ibv_get_cq_event(ch, &ecq, &cctx) != 0)
+			return -1;
+		lat[i] = now_ns(CLOCK_MONOTONIC) -
+			 __atomic_load_n(&post_at[i], __ATOMIC_ACQUIRE);
+		ibv_ack_cq_events(ecq, 1);
+		/* the receive and the SEND's own completion */
+		while (got < 1) {
+			int r = ibv_poll_cq(rcq, 1, wc);
+
+			if (r < 0)
+				return -1;
+			got += r;
+		}
+		if (test_verbs_wait_wc(scq, wc, 1, 2000) != 1)
+			return -1;
+	}
+	c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	pc1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	if (gap_us != 0)
+		pthread_join(th, NULL);
+	if (pp.err != 0)
+		return -1;
+	qsort(lat, n, sizeof(lat[0]), cmp_u64);
+	printf("RESULT event_perf gap_us=%u events=%u p50_us=%.2f "
+	       "p99_us=%.2f waiter_cpu_us=%.2f process_cpu_us=%.2f "
+	       "polled=%" PRIu64 " slept=%" PRIu64 "\n",
+	       gap_us, n, lat[n / 2] / 1e3, lat[n * 99 / 100] / 1e3,
+	       (c1 - c0) / 1e3 / n, (pc1 - pc0) / 1e3 / n,
+	       atomic_load(&dev->event_waits_polled) - p0,
+	       atomic_load(&dev->event_waits_slept) - s0);
+	return 0;
+}
+
+static int
+event_perf(void)
+{
+	static const unsigned int gaps[] = {0, 200, 2000};
+	static const unsigned int counts[] = {20000, 2500, 500};
+	const char *q = getenv("DPV_PERF_QUICK");
+	unsigned int div = q != NULL && strcmp(q, "1") == 0 ? 10 : 1;
+	int rc = suite_setup();
+
+	if (rc != TEST_SUCCESS) {
+		suite_teardown();
+		return rc;
+	}
+	for (unsigned int i = 0; i < RTE_DIM(gaps) && rc == TEST_SUCCESS; i++)
+		if (perf_gap(gaps[i], counts[i] / div) != 0) {
+			DPV_TEST_LOG("event_perf: gap %u us failed", gaps[i]);
+			rc = TEST_FAILED;
+		}
+	suite_teardown();
+	return rc;
+}
+
+DPV_TEST_REGISTER_PERF(event_perf, event_perf);

@@ -45,6 +45,8 @@ ibv_create_comp_channel(struct ibv_context *context)
 	TAILQ_INIT(&ch->ready);
 	atomic_init(&ch->refcnt, 0);
 	atomic_init(&ch->pending, 0);
+	/* the device's whole window until waits say otherwise */
+	atomic_init(&ch->poll_window, UINT64_MAX);
 	return &ch->ibv;
 }
 
@@ -134,8 +136,16 @@ dpv_cq_ring_event(struct dpv_mlx5_cq *ring)
  * answers a reply that comes within the window in about the time a poll
  * of the CQ would, while the progress thread naps; what comes later
  * still wakes the caller as before. Like a socket's busy poll.
+ *
+ * The window adapts per channel, as a guest's halt-polling does: a wait
+ * that slept and still ended within the longest window (a longer poll
+ * would have caught its event) doubles the channel's window (from
+ * EVENT_POLL_US_MIN), one that took longer halves it (below
+ * EVENT_POLL_US_MIN: no polling). A channel whose events come seldom
+ * then costs no CPU time for polling that finds nothing.
  */
 #define EVENT_POLL_US_DEFAULT 100
+#define EVENT_POLL_US_MIN     4
 #define EVENT_POLL_US_MAX     1000000
 /* how often a polling waiter looks for a signal held back (us) */
 #define EVENT_SIG_CHECK_US 10
@@ -236,12 +246,14 @@ poll_sigset(sigset_t *s)
  * and the sleeps that follow (ppoll()) take them, at once if one came.
  */
 static int
-wait_event(struct ibv_comp_channel *channel)
+wait_event(struct ibv_comp_channel *channel, bool *slept)
 {
 	struct dpv_comp_channel *ch = to_dchan(channel);
 	struct dpv_device *dev = dctx_dev(channel->context);
 	struct pollfd pfd = {.fd = channel->fd, .events = POLLIN};
-	uint64_t window = dev->event_poll_cycles;
+	uint64_t window = RTE_MIN(
+		atomic_load_explicit(&ch->poll_window, memory_order_relaxed),
+		dev->event_poll_cycles);
 	const sigset_t *mask = NULL; /* ppoll()'s: NULL keeps this one */
 	sigset_t held, old;
 	unsigned int us = 1;
@@ -265,6 +277,7 @@ wait_event(struct ibv_comp_channel *channel)
 	}
 	atomic_fetch_add_explicit(&dev->event_waits_slept, 1,
 				  memory_order_relaxed);
+	*slept = true;
 	/* a progress thread signals the fd: just block on it (and the
 	 * thread stops napping: the application no longer drives) */
 	dpv_progress_app_blocks(dev);
@@ -301,18 +314,39 @@ out:
 	return rc;
 }
 
+/* A wait that slept took `waited` TSC cycles: the channel's next
+ * polling window (see EVENT_POLL_US_MIN). */
+static void
+poll_window_adapt(struct dpv_comp_channel *ch, uint64_t max, uint64_t waited)
+{
+	uint64_t min = rte_get_tsc_hz() / 1000000 * EVENT_POLL_US_MIN;
+	uint64_t w = RTE_MIN(
+		atomic_load_explicit(&ch->poll_window, memory_order_relaxed),
+		max);
+
+	if (max == 0)
+		return;
+	if (waited <= max)
+		w = RTE_MIN(RTE_MAX(w * 2, min), max);
+	else if ((w /= 2) < min)
+		w = 0;
+	atomic_store_explicit(&ch->poll_window, w, memory_order_relaxed);
+}
+
 int
 ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		 void **cq_context)
 {
 	struct dpv_comp_channel *ch = to_dchan(channel);
+	uint64_t t0 = rte_get_tsc_cycles();
+	bool slept = false;
 	struct dpv_cq *dcq;
 	uint64_t v;
 
 	for (;;) {
 		ssize_t n;
 
-		if (wait_event(channel) != 0)
+		if (wait_event(channel, &slept) != 0)
 			return -1;
 		n = read(channel->fd, &v, sizeof(v));
 		/* EAGAIN on a non-blocking channel fd; EINTR when a signal
@@ -333,6 +367,10 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 			break;
 		/* the event's CQ was destroyed meanwhile: wait for the next */
 	}
+	if (slept)
+		poll_window_adapt(ch,
+				  dctx_dev(channel->context)->event_poll_cycles,
+				  rte_get_tsc_cycles() - t0);
 	dpv_mlx5_cq_event(&dcq->ring);
 	*cq = &dcq->vcq.cq;
 	*cq_context = dcq->vcq.cq.cq_context;

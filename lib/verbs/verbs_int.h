@@ -554,6 +554,9 @@ struct dpv_comp_channel {
 	TAILQ_HEAD(, dpv_cq) ready; /**< CQs with an undelivered event */
 	atomic_int refcnt;	    /**< CQs using this channel */
 	atomic_int pending;	    /**< events written to fd, not yet read */
+	/** TSC cycles ibv_get_cq_event() polls before it sleeps, adapted
+	 *  per channel; at most the device's event_poll_cycles */
+	_Atomic uint64_t poll_window;
 };
 
 static inline struct dpv_comp_channel *
