@@ -454,6 +454,27 @@ def engine_perf_case(pair, qps, quick, shards=0, build=None):
     return d, out
 
 
+def event_perf_case(pair, gap, quick, build=None):
+    """dpv-test event_perf (loopback, one process): a SEND every gap us to
+    a thread waiting in ibv_get_cq_event(); the post-to-wake-up latency
+    and the CPU time per event."""
+    exe = os.path.join(build or pair.args.build, "test/dpv-test")
+    env = dict(os.environ,
+               DPV_TEST_EAL="--no-huge --no-pci --no-shconf -m 512 "
+               "--log-level=lib.eal:error --file-prefix=dpve%d" %
+               os.getpid())
+    if quick:
+        env["DPV_PERF_QUICK"] = "1"
+    rc, out = sh([exe, "event_perf"], env=env, timeout=120)
+    for line in out.splitlines():
+        r = kv(line)
+        if line.startswith("RESULT") and r.get("gap_us") == str(gap):
+            return {k: float(r[k]) for k in
+                    ("p50_us", "p99_us", "waiter_cpu_us",
+                     "process_cpu_us")}, out
+    return None, out
+
+
 # ---- the plan --------------------------------------------------------------
 
 def roce_big(args):
@@ -504,6 +525,10 @@ def plan(args):
     if os.path.exists(os.path.join(args.build, "test/dpv-test")):
         for q in ([1, 256] if args.quick else [1, 16, 256, 4096]):
             cases.append(("perf", "engine_perf", q))
+        # completion events: a SEND every 0, 200 and 2,000 us to a
+        # waiter in ibv_get_cq_event()
+        for g in [0, 200, 2000]:
+            cases.append(("perf", "event_perf", g))
         # one device on one lcore, then on two (engine shards)
         for n in ([] if args.quick else [1, SHARD_LCORES]):
             cases.append(("perf", "engine_shards", n))
@@ -543,6 +568,8 @@ def run_case(pair, case, quick):
         return perftest_case(pair, what, size, quick, build)
     if kind == "tcp":
         return qperf_case(pair, what, size, quick)
+    if what == "event_perf":
+        return event_perf_case(pair, size, quick, build=build)
     if what == "engine_shards":
         return engine_perf_case(pair, 1, quick, shards=size, build=build)
     return engine_perf_case(pair, size, quick, build=build)
