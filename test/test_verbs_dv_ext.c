@@ -95,21 +95,10 @@ static int
 send_one(struct ibv_cq *cq, struct ibv_qp *qp[2], uint32_t len,
 	 struct ibv_wc wc[2])
 {
-	struct ibv_sge rs = {(uintptr_t)mem[1], BUFLEN, mr->lkey};
-	struct ibv_sge ss = {(uintptr_t)mem[0], len, mr->lkey};
-	struct ibv_recv_wr rw = {.wr_id = 2, .sg_list = &rs, .num_sge = 1};
-	struct ibv_send_wr sw = {.wr_id = 1,
-				 .sg_list = &ss,
-				 .num_sge = 1,
-				 .opcode = IBV_WR_SEND,
-				 .send_flags = IBV_SEND_SIGNALED};
-	struct ibv_recv_wr *rb;
-	struct ibv_send_wr *sb;
-
 	memset(mem[1], 0, BUFLEN);
 	for (uint32_t i = 0; i < len; i++)
 		mem[0][i] = (uint8_t)(i * 7 + len);
-	if (ibv_post_recv(qp[1], &rw, &rb) || ibv_post_send(qp[0], &sw, &sb))
+	if (test_verbs_post_send_recv(qp, mr, mem[0], len, mem[1], BUFLEN))
 		return EIO;
 	if (test_verbs_wait_wc(cq, wc, 2, 2000) != 2 ||
 	    wc[0].status != IBV_WC_SUCCESS || wc[1].status != IBV_WC_SUCCESS)

@@ -94,12 +94,12 @@ suite_teardown(void)
 }
 
 static uint64_t
-now_ms(void)
+now_ns(clockid_t c)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	clock_gettime(c, &t);
+	return (uint64_t)t.tv_sec * 1000000000 + (uint64_t)t.tv_nsec;
 }
 
 static uint64_t
@@ -121,22 +121,9 @@ set_window_us(uint64_t us)
 static int
 send_one(void)
 {
-	struct ibv_sge rs = {
-		.addr = (uintptr_t)mem[1], .length = BUFLEN, .lkey = mr->lkey};
-	struct ibv_sge ss = {
-		.addr = (uintptr_t)mem[0], .length = 64, .lkey = mr->lkey};
-	struct ibv_recv_wr rw = {.wr_id = 2, .sg_list = &rs, .num_sge = 1};
-	struct ibv_send_wr sw = {.wr_id = 1,
-				 .sg_list = &ss,
-				 .num_sge = 1,
-				 .opcode = IBV_WR_SEND,
-				 .send_flags = IBV_SEND_SIGNALED};
-	struct ibv_recv_wr *rb;
-	struct ibv_send_wr *sb;
-
-	if (ibv_post_recv(qp[1], &rw, &rb) != 0)
-		return -1;
-	return ibv_post_send(qp[0], &sw, &sb) == 0 ? 0 : -1;
+	return test_verbs_post_send_recv(qp, mr, mem[0], 64, mem[1], BUFLEN)
+		       ? -1
+		       : 0;
 }
 
 /* After the wait, the CQs hold the SEND's two completions: take them. */
@@ -196,7 +183,7 @@ wait_once(int *err, uint64_t *ms, uint64_t *polled, uint64_t *slept)
 	struct dpv_device *dev = dctx_dev(ctx);
 	uint64_t p0 = atomic_load(&dev->event_waits_polled);
 	uint64_t s0 = atomic_load(&dev->event_waits_slept);
-	uint64_t t0 = now_ms();
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	struct ibv_cq *ecq = NULL;
 	void *cctx;
 	int rc;
@@ -204,7 +191,7 @@ wait_once(int *err, uint64_t *ms, uint64_t *polled, uint64_t *slept)
 	errno = 0;
 	rc = ibv_get_cq_event(ch, &ecq, &cctx);
 	*err = errno;
-	*ms = now_ms() - t0;
+	*ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
 	*polled = atomic_load(&dev->event_waits_polled) - p0;
 	*slept = atomic_load(&dev->event_waits_slept) - s0;
 	if (rc == 0) {
@@ -399,15 +386,6 @@ struct perf_poster {
 	unsigned int gap_us, n;
 	int err;
 };
-
-static uint64_t
-now_ns(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return (uint64_t)t.tv_sec * 1000000000 + (uint64_t)t.tv_nsec;
-}
 
 static void *
 perf_poster_main(void *p)

@@ -63,6 +63,27 @@ test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
 }
 
 int
+test_verbs_post_send_recv(struct ibv_qp *qp[2], struct ibv_mr *mr, void *src,
+			  uint32_t len, void *dst, uint32_t dlen)
+{
+	struct ibv_sge rs = {(uintptr_t)dst, dlen, mr->lkey};
+	struct ibv_sge ss = {(uintptr_t)src, len, mr->lkey};
+	struct ibv_recv_wr rw = {.wr_id = 2, .sg_list = &rs, .num_sge = 1};
+	struct ibv_send_wr sw = {.wr_id = 1,
+				 .sg_list = &ss,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_recv_wr *rb;
+	struct ibv_send_wr *sb;
+
+	if (ibv_post_recv(qp[1], &rw, &rb) != 0 ||
+	    ibv_post_send(qp[0], &sw, &sb) != 0)
+		return EIO;
+	return 0;
+}
+
+int
 test_verbs_post_wait(struct ibv_qp *qp, struct ibv_cq *cq,
 		     struct ibv_send_wr *wr)
 {

@@ -25,6 +25,13 @@ int test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
 int test_verbs_post_wait(struct ibv_qp *qp, struct ibv_cq *cq,
 			 struct ibv_send_wr *wr);
 
+/* A receive of dlen bytes at dst on qp[1] (wr_id 2), then a signaled
+ * SEND of len bytes from src on qp[0] (wr_id 1); both in mr. 0, or EIO
+ * if a post failed. */
+int test_verbs_post_send_recv(struct ibv_qp *qp[2], struct ibv_mr *mr,
+			      void *src, uint32_t len, void *dst,
+			      uint32_t dlen);
+
 /* The index of port 1's first GID that is set (the table holds 16), its
  * value in *gid; -1 if none is. */
 int test_verbs_first_gid(struct ibv_context *ctx, union ibv_gid *gid);
