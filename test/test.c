@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
+#include "dpv_port.h"
 #include "dpv_roce_icrc.h"
 #include "dpv_test.h"
 #include "port_rundir.h"
@@ -75,7 +76,8 @@ dpv_test_eal_init(void)
 {
 	char prefix[64], *argv[32], *copy = NULL, *tok, *save;
 	const char *env = getenv("DPV_TEST_EAL");
-	int argc = 0;
+	int argc = 0, rc;
+	sigset_t sigs;
 
 	if (eal_state != 0)
 		return eal_state > 0 ? 0 : -1;
@@ -107,7 +109,12 @@ dpv_test_eal_init(void)
 	/* before rte_eal_init: runs after telemetry's own exit handler has
 	 * removed its socket, when the directory is empty */
 	atexit(rundir_remove);
-	if (rte_eal_init(argc, argv) < 0) {
+	/* as the library does when it starts EAL: EAL's threads take none
+	 * of the signals sent to the process */
+	dpv_port_signals_block(&sigs);
+	rc = rte_eal_init(argc, argv);
+	dpv_port_signals_restore(&sigs);
+	if (rc < 0) {
 		fprintf(stderr, "dpv-test: EAL init failed: %s\n",
 			rte_strerror(rte_errno));
 		return -1; /* copy is referenced by EAL; keep it */

@@ -13,7 +13,8 @@
  *  - a signal that comes while the caller polls (2 s window, signal at
  *    50 ms, no SA_RESTART) ends the wait with EINTR well before the
  *    window ends: it is not handled and forgotten with the wait going on
- *    into a read() that blocks;
+ *    into a read() that blocks; the same for a signal sent to the
+ *    process (kill()), which none of the library's threads may take;
  *  - a non-blocking channel fd answers EAGAIN at once, without polling.
  * A case that would hang is ended after 3 s by a helper thread (the test
  * then fails).
@@ -146,6 +147,7 @@ drain(void)
 struct late {
 	pthread_t waiter;
 	bool signal;
+	bool to_process; /* the signal to the process, not the waiter */
 	volatile bool done;
 	bool rescued;
 };
@@ -160,9 +162,16 @@ static void *
 late_main(void *p)
 {
 	struct late *l = p;
+	sigset_t usr1;
 
+	/* a signal to the process must find the waiter, not this thread */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	usleep(LATE_MS * 1000);
-	if (l->signal)
+	if (l->signal && l->to_process)
+		kill(getpid(), SIGUSR1);
+	else if (l->signal)
 		pthread_kill(l->waiter, SIGUSR1);
 	else if (send_one() != 0)
 		return NULL;
@@ -292,10 +301,12 @@ test_window_adapts(void)
 }
 
 static int
-test_signal_in_window(void)
+signal_in_window(bool to_process)
 {
 	struct sigaction sa = {.sa_handler = on_usr1}, old;
-	struct late l = {.waiter = pthread_self(), .signal = true};
+	struct late l = {.waiter = pthread_self(),
+			 .signal = true,
+			 .to_process = to_process};
 	uint64_t ms, p, s;
 	pthread_t th;
 	int err, rc;
@@ -321,6 +332,21 @@ test_signal_in_window(void)
 	TEST_ASSERT(ms < WINDOW_LONG_US / 2000,
 		    "the signal ended the polling (%" PRIu64 " ms)", ms);
 	return TEST_SUCCESS;
+}
+
+static int
+test_signal_in_window(void)
+{
+	return signal_in_window(false);
+}
+
+/* The same signal sent to the process (kill(), as alarm() does): no
+ * thread of the library takes it (the progress thread, EAL's threads
+ * block it), so it waits for the waiter. */
+static int
+test_process_signal_in_window(void)
+{
+	return signal_in_window(true);
 }
 
 static int
@@ -353,6 +379,7 @@ static const struct dpv_test_suite verbs_event_suite = {
 			TEST_CASE(test_slept_after_window),
 			TEST_CASE(test_window_adapts),
 			TEST_CASE(test_signal_in_window),
+			TEST_CASE(test_process_signal_in_window),
 			TEST_CASE(test_nonblocking),
 			TEST_CASES_END(),
 		},

@@ -1360,6 +1360,7 @@ int
 dpv_engine_thread_start(struct dpv_engine *e, unsigned idle_sleep_us)
 {
 	unsigned slot;
+	sigset_t sigs;
 	int ret;
 
 	if (e == NULL)
@@ -1379,7 +1380,9 @@ dpv_engine_thread_start(struct dpv_engine *e, unsigned idle_sleep_us)
 		atexit_done = true;
 	e->idle_us = idle_sleep_us ? idle_sleep_us : 200;
 	e->thread_stop = false;
+	dpv_port_signals_block(&sigs);
 	ret = -pthread_create(&e->thread, NULL, progress_thread, e);
+	dpv_port_signals_restore(&sigs);
 	if (ret)
 		goto out;
 	pthread_setname_np(e->thread, "dpv-engine");

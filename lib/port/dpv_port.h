@@ -33,6 +33,7 @@
  * child it does nothing. Log type: dpv.port.
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -312,6 +313,37 @@ int dpv_port_progress(void);
 
 /** @return true if this library started EAL (standalone mode). */
 bool dpv_port_eal_owned(void);
+
+/**
+ * The signals an application handles that the library's own threads must
+ * never take: all but those a fault raises in the faulting thread
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS).
+ *
+ * @param s
+ *   Filled with that set.
+ */
+void dpv_port_app_sigset(sigset_t *s);
+
+/**
+ * Block the signals of dpv_port_app_sigset() in the calling thread, so
+ * that a thread it creates before dpv_port_signals_restore() inherits
+ * the mask and a signal sent to the process goes to one of the
+ * application's threads (one blocked in a verbs call then returns EINTR
+ * as with rdma-core). The library does so around rte_eal_init() (EAL's
+ * threads) and when it creates its own threads.
+ *
+ * @param old
+ *   Receives the thread's mask before.
+ */
+void dpv_port_signals_block(sigset_t *old);
+
+/**
+ * Restore the mask dpv_port_signals_block() saved.
+ *
+ * @param old
+ *   That mask.
+ */
+void dpv_port_signals_restore(const sigset_t *old);
 
 /**
  * Receive frames (rte_eth_rx_burst on the device's port).

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <glob.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include <rte_lcore.h>
 #include <rte_string_fns.h>
 
+#include "dpv_port.h"
 #include "dpv_port_conf.h"
 #include "dpv_roce_icrc.h"
 #include "port_eal.h"
@@ -386,6 +389,7 @@ port_eal_start(const struct dpv_config *cfg)
 	int argc, i, rc;
 	size_t used = 0;
 	char line[1024];
+	sigset_t sigs;
 
 	if (eal_err != 0)
 		return eal_err;
@@ -417,7 +421,11 @@ port_eal_start(const struct dpv_config *cfg)
 				 eal_argv[i]);
 	PORT_LOG(INFO, "starting EAL:%s", line);
 	port_rundir_clean_stale(); /* what killed processes left */
+	/* EAL's threads (interrupts, telemetry, worker lcores) take none of
+	 * the application's signals */
+	dpv_port_signals_block(&sigs);
 	rc = rte_eal_init(argc, eal_argv);
+	dpv_port_signals_restore(&sigs);
 	optarg = saved_optarg;
 	optind = saved_optind;
 	opterr = saved_opterr;
@@ -464,4 +472,30 @@ port_eal_at_exit(void)
 		port_rundir_memif_release(rt);
 		rmdir(rt);
 	}
+}
+
+void
+dpv_port_app_sigset(sigset_t *s)
+{
+	static const int fault_sigs[] = {SIGSEGV, SIGBUS,  SIGFPE,
+					 SIGILL,  SIGTRAP, SIGSYS};
+
+	sigfillset(s);
+	for (unsigned int i = 0; i < RTE_DIM(fault_sigs); i++)
+		sigdelset(s, fault_sigs[i]);
+}
+
+void
+dpv_port_signals_block(sigset_t *old)
+{
+	sigset_t s;
+
+	dpv_port_app_sigset(&s);
+	pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+void
+dpv_port_signals_restore(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -409,6 +411,27 @@ cm_thread_main(void *arg)
 	return NULL;
 }
 
+/* The agent thread, with the application's signals blocked (all but a
+ * fault's): a signal sent to the process goes to an application thread,
+ * and one blocked in a verbs call returns EINTR, as with rdma-core. */
+static int
+agent_thread_start(void)
+{
+	static const int fault_sigs[] = {SIGSEGV, SIGBUS,  SIGFPE,
+					 SIGILL,  SIGTRAP, SIGSYS};
+	sigset_t s, old;
+	int rc;
+
+	sigfillset(&s);
+	for (unsigned int i = 0; i < sizeof(fault_sigs) / sizeof(*fault_sigs);
+	     i++)
+		sigdelset(&s, fault_sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &s, &old);
+	rc = pthread_create(&cm.thread, NULL, cm_thread_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 /* Open every device and start the CM thread, once. Under cm.lock. */
 int
 cm_init(void)
@@ -439,7 +462,7 @@ cm_init(void)
 	}
 	cm.next_comm_id = (uint32_t)(cm_now_ns() ^ (uint64_t)getpid() << 16);
 	if (pipe2(cm.wake, O_CLOEXEC | O_NONBLOCK) != 0 ||
-	    pthread_create(&cm.thread, NULL, cm_thread_main, NULL) != 0) {
+	    agent_thread_start() != 0) {
 		cm.init_err = EAGAIN;
 		return cm.init_err;
 	}

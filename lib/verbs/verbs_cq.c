@@ -18,6 +18,7 @@
 #include "verbs_ops.h"
 #include "verbs_dv.h"
 #include "dpv_engine.h"
+#include "dpv_port.h"
 
 /* ---------------------------------------------------------------------- */
 /* Completion channel                                                      */
@@ -216,19 +217,6 @@ poll_window(struct dpv_device *dev, struct dpv_comp_channel *ch,
 	return false;
 }
 
-/* The signals held back while a waiter polls: all but those a fault
- * raises in this very thread (a program may handle SIGSEGV or SIGBUS). */
-static void
-poll_sigset(sigset_t *s)
-{
-	static const int sync_sigs[] = {SIGSEGV, SIGBUS,  SIGFPE,
-					SIGILL,	 SIGTRAP, SIGSYS};
-
-	sigfillset(s);
-	for (unsigned int i = 0; i < RTE_DIM(sync_sigs); i++)
-		sigdelset(s, sync_sigs[i]);
-}
-
 /*
  * Wait until the channel's fd is worth reading: an event is queued, or
  * the caller should block in read() (a progress thread or worker lcore
@@ -244,6 +232,9 @@ poll_sigset(sigset_t *s)
  * and the read after would block: signals are held back while it polls
  * (a pending one ends the polling, looked for every EVENT_SIG_CHECK_US),
  * and the sleeps that follow (ppoll()) take them, at once if one came.
+ * A signal sent to the process stays pending for it too, as long as no
+ * other application thread takes it: the library's own threads (EAL's,
+ * the progress thread, the CM agent) block these signals.
  */
 static int
 wait_event(struct ibv_comp_channel *channel, bool *slept)
@@ -266,7 +257,9 @@ wait_event(struct ibv_comp_channel *channel, bool *slept)
 	if (fl < 0 || (fl & O_NONBLOCK))
 		return 0;
 	if (window != 0) {
-		poll_sigset(&held);
+		/* the faults' signals are never held (a program may
+		 * handle SIGSEGV or SIGBUS) */
+		dpv_port_app_sigset(&held);
 		pthread_sigmask(SIG_BLOCK, &held, &old);
 		mask = &old;
 		if (poll_window(dev, ch, window, &held)) {

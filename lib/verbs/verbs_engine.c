@@ -779,7 +779,12 @@ progress_register(struct dpv_device *dev, int mode)
 		}
 	}
 	if (mode == DPV_DEVICE_PROGRESS_THREAD) {
+		sigset_t sigs;
+
+		/* the application's signals are not the thread's */
+		dpv_port_signals_block(&sigs);
 		rc = pthread_create(&t->tid, NULL, progress_main, t);
+		dpv_port_signals_restore(&sigs);
 		if (rc != 0) {
 			dev->progress_thr = NULL;
 			pthread_mutex_unlock(&prog_lock);
