@@ -315,6 +315,64 @@ int dpv_port_progress(void);
 bool dpv_port_eal_owned(void);
 
 /**
+ * Before a progress thread sleeps: tell the memif peer (a dpverbs process
+ * that shares the connection's wake-up page) that a frame it sends should
+ * wake this side, then look at the receive queues once more (a frame sent
+ * before this call may not have been seen). Costs a membarrier().
+ *
+ * @param p
+ *   Device (NULL: false).
+ * @return
+ *   true if the peer can wake this side: then dpv_port_wake_sleep() and
+ *   dpv_port_wake_sleep_end() follow; false: sleep as without a peer.
+ */
+bool dpv_port_wake_sleep_begin(struct dpv_port *p);
+
+/**
+ * Sleep up to @p us microseconds, or until the peer sends (or
+ * dpv_port_wake_self()).
+ *
+ * @param p
+ *   Device, after dpv_port_wake_sleep_begin() answered true.
+ * @param us
+ *   The longest sleep.
+ */
+void dpv_port_wake_sleep(struct dpv_port *p, unsigned int us);
+
+/**
+ * The sleep is over (or was not taken): the peer's frames no longer wake
+ * this side.
+ *
+ * @param p
+ *   Device, after dpv_port_wake_sleep_begin() answered true.
+ */
+void dpv_port_wake_sleep_end(struct dpv_port *p);
+
+/**
+ * End a sleep of dpv_port_wake_sleep() from this process (the
+ * application blocks in a verbs call). Nothing if none is going on.
+ *
+ * @param p
+ *   Device (NULL: nothing).
+ */
+void dpv_port_wake_self(struct dpv_port *p);
+
+/**
+ * The device's wake-up counters.
+ *
+ * @param p
+ *   Device.
+ * @param sleeps
+ *   Sleeps the peer could end.
+ * @param taken
+ *   Of those, the ones a wake-up ended.
+ * @param sent
+ *   Wake-ups sent to the peer.
+ */
+void dpv_port_wake_stats(struct dpv_port *p, uint64_t *sleeps, uint64_t *taken,
+			 uint64_t *sent);
+
+/**
  * The signals an application handles that the library's own threads must
  * never take: all but those a fault raises in the faulting thread
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS).

@@ -71,6 +71,7 @@ struct dpv_port {
 	uint8_t gids[DPV_PORT_GID_TBL_LEN][16];
 	bool gid_valid[DPV_PORT_GID_TBL_LEN];
 	struct port_netdev nd; /* the kernel interface, if any */
+	struct port_wake wake; /* memif: the peer's wake-up page */
 };
 
 static pthread_mutex_t port_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -627,6 +628,7 @@ port_release(struct dpv_port *p)
 
 	if (p->memif_client)
 		rte_eal_alarm_cancel(memif_retry, p); /* waits for a run */
+	port_wake_detach(&p->wake);
 	if (p->started)
 		port_fault_tx_drain(p->fault, p);
 	if (p->started && rte_eth_dev_stop(p->ethdev) != 0)
@@ -772,6 +774,17 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 	}
 	if (rc != 0)
 		goto fail;
+	if (p->link_gated) {
+		const struct rte_devargs *da =
+			di.device != NULL ? rte_dev_devargs(di.device) : NULL;
+
+		rc = port_wake_attach(&p->wake, da != NULL ? da->args : NULL,
+				      p->memif_client);
+		if (rc != 0)
+			PORT_LOG(INFO, "%s: no memif wake-up page (%s)",
+				 p->name, strerror(-rc));
+		rc = 0;
+	}
 	if (p->memif_client &&
 	    rte_eal_alarm_set(MEMIF_RETRY_US, memif_retry, p) != 0)
 		PORT_LOG(WARNING, "%s: no memif reconnection (alarm)", p->name);
@@ -1176,9 +1189,20 @@ static __rte_always_inline uint16_t
 tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	 uint16_t n)
 {
-	if (unlikely(p->link_gated))
-		return gated_burst(p, queue, pkts, n, true);
-	return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
+	uint16_t r;
+
+	if (likely(!p->link_gated))
+		return rte_eth_tx_burst(p->ethdev, p->qbase + queue, pkts, n);
+	r = gated_burst(p, queue, pkts, n, true);
+	if (r != 0)
+		port_wake_peer(&p->wake);
+	return r;
+}
+
+struct port_wake *
+port_wake_of(struct dpv_port *p)
+{
+	return p != NULL && p->wake.pg != NULL ? &p->wake : NULL;
 }
 
 uint16_t

@@ -5,6 +5,7 @@
 /* Internal to lib/port: the log type and helpers shared by its files. */
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,6 +39,38 @@ port_err(char *err, size_t len, const char *fmt, ...)
  * 0 and *out, or -EINVAL. */
 int port_num_parse(const char *s, unsigned long lo, unsigned long hi,
 		   unsigned long *out);
+
+/* A memif connection's wake-up page (port_wake.c). */
+struct wake_page;
+struct port_wake {
+	struct wake_page *pg; /* NULL: none */
+	uint32_t *peer;	      /* the peer's futex word in pg */
+	unsigned int self;    /* 0 memif server, 1 client */
+	uint64_t sleeps;      /* sleeps the peer could end (this side's) */
+	uint64_t wakes_taken; /* of those, ended by a wake-up */
+	uint64_t wakes_sent;  /* wake-ups this side sent the peer */
+	char name[32];	      /* shm name */
+};
+
+/* Map (making it if need be) the page of the memif connection whose
+ * devargs are given; 0 or -errno (no page: nothing is woken). */
+int port_wake_attach(struct port_wake *w, const char *devargs, bool client);
+/* Unmap it; unlink it if the peer is gone. */
+void port_wake_detach(struct port_wake *w);
+/* The peer sleeps: wake it. */
+void port_wake_peer_slow(struct port_wake *w);
+struct dpv_port;
+/* The device's wake-up state (port.c), NULL without a page. */
+struct port_wake *port_wake_of(struct dpv_port *p);
+
+/* After a burst sent frames: wake the peer if it sleeps (one load). */
+static inline void
+port_wake_peer(struct port_wake *w)
+{
+	if (unlikely(w->peer != NULL &&
+		     __atomic_load_n(w->peer, __ATOMIC_RELAXED) != 0))
+		port_wake_peer_slow(w);
+}
 
 /* Plain bursts of a device's queue (port.c); the fault layer calls them. */
 struct dpv_port;

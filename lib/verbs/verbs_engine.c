@@ -98,6 +98,7 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_APP_NAP_BUSY_US 100 /* longest nap while the thread lands
 				    what the application leaves to it */
 #define PROG_HOT_YIELD_US 50	 /* a hot spin yields its core this often */
+#define PROG_WAKE_MIN_US  64	 /* sleeps this long a memif peer may end */
 #define PROG_WOKE_NAP_US 20	 /* nap after waking the application */
 #define PROG_MAX_THREADS 16
 
@@ -181,11 +182,19 @@ event_stats_print(struct dpv_device *dev)
 	uint64_t p = atomic_load(&dev->event_waits_polled);
 	uint64_t sl = atomic_load(&dev->event_waits_slept);
 
+	uint64_t ws, wt, wn;
+
 	if (p != 0 || sl != 0)
 		fprintf(stderr,
 			"dpverbs %s: event_waits_polled=%" PRIu64
 			" event_waits_slept=%" PRIu64 "\n",
 			dev->vdev.device.name, p, sl);
+	dpv_port_wake_stats(dev->port, &ws, &wt, &wn);
+	if (ws != 0 || wn != 0)
+		fprintf(stderr,
+			"dpverbs %s: wake_sleeps=%" PRIu64
+			" wake_taken=%" PRIu64 " wake_sent=%" PRIu64 "\n",
+			dev->vdev.device.name, ws, wt, wn);
 }
 
 /* An ACK held back by the application's last poll (see
@@ -323,9 +332,12 @@ dpv_progress_app_blocks(struct dpv_device *dev)
 
 	if (t == NULL || t->mode != DPV_DEVICE_PROGRESS_THREAD)
 		return;
-	if (atomic_exchange_explicit(&t->kick, 1, memory_order_release) == 0)
+	if (atomic_exchange_explicit(&t->kick, 1, memory_order_release) == 0) {
 		syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL,
 			NULL, 0);
+		/* or it sleeps on the memif wake-up page's word */
+		dpv_port_wake_self(dev->port);
+	}
 }
 
 void
@@ -345,6 +357,25 @@ dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout)
 				   &t->nap_max_us, &cur, (unsigned int)us,
 				   memory_order_relaxed, memory_order_relaxed))
 		;
+}
+
+/* A sleep of us microseconds that the memif peer's next frame ends
+ * (port_wake.c): false if the peer cannot wake this thread. The
+ * announcement is followed by one more look at the receive queues: a
+ * frame the peer sent before it saw the announcement is found here. */
+static bool
+prog_wake_sleep(struct dpv_progress_thr *t, unsigned int us)
+{
+	struct dpv_port *port = t->dev->port;
+
+	if (!dpv_port_wake_sleep_begin(port))
+		return false;
+	if (prog_poll(t, NULL) == 0 &&
+	    !atomic_load_explicit(&t->kick, memory_order_acquire))
+		dpv_port_wake_sleep(
+			port, RTE_MAX(dpv_progress_sleep_us(t->dev, us), 1u));
+	dpv_port_wake_sleep_end(port);
+	return true;
 }
 
 static void *
@@ -488,8 +519,11 @@ progress_main(void *arg)
 							   : PROG_IDLE_MAX_US;
 		/* a kick (the application blocks in ibv_get_cq_event) ends
 		 * it, and a CQ's moderated event is due no later than its
-		 * period (prog_nap()) */
-		prog_nap(t, sleep_us);
+		 * period (prog_nap()); so does a frame of a memif peer that
+		 * can wake this thread (port_wake.c) */
+		if (sleep_us < PROG_WAKE_MIN_US ||
+		    !prog_wake_sleep(t, sleep_us))
+			prog_nap(t, sleep_us);
 	}
 	if (lcore)
 		rte_thread_unregister();

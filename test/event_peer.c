@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpv-event-peer: one end of an RC SEND ping-pong whose two ends wait for
+ * completion events (ibv_get_cq_event(), through rdma_get_recv_comp() and
+ * rdma_get_send_comp() of librdmacm's synchronous API), the client a
+ * pause of GAP_US between its pings: the pattern of an event-driven
+ * server at low load, which sleeps between requests.
+ *
+ *   dpv-event-peer server ADDR PORT ITERS
+ *   dpv-event-peer client ADDR PORT ITERS GAP_US
+ *
+ * The client prints "round trips N median X us p99 Y us max Z us". Both
+ * exit 0 when every round trip completed, 1 on an error.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000 + (uint64_t)t.tv_nsec;
+}
+
+static int
+fail(const char *what)
+{
+	perror(what);
+	return 1;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The SEND of v, and its completion (an event). */
+static int
+send_one(struct rdma_cm_id *id, struct ibv_mr *mr, uint64_t *buf, uint64_t v)
+{
+	struct ibv_wc wc;
+
+	buf[0] = v;
+	if (rdma_post_send(id, NULL, &buf[0], sizeof(buf[0]), mr,
+			   IBV_SEND_SIGNALED) != 0)
+		return fail("rdma_post_send");
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status != IBV_WC_SUCCESS)
+		return fail("rdma_get_send_comp");
+	return 0;
+}
+
+/* The next receive's completion (an event). */
+static int
+recv_one(struct rdma_cm_id *id)
+{
+	struct ibv_wc wc;
+
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status != IBV_WC_SUCCESS)
+		return fail("rdma_get_recv_comp");
+	return 0;
+}
+
+static int
+post_recv(struct rdma_cm_id *id, struct ibv_mr *mr, uint64_t *buf)
+{
+	if (rdma_post_recv(id, NULL, &buf[1], sizeof(buf[1]), mr) != 0)
+		return fail("rdma_post_recv");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rdma_addrinfo hints = {0}, *res = NULL;
+	struct ibv_qp_init_attr qa = {0};
+	struct rdma_cm_id *listen_id = NULL, *id = NULL;
+	uint64_t iters, gap_us = 0, *rtt, *buf;
+	struct ibv_mr *mr;
+	bool server;
+
+	server = argc == 5 && strcmp(argv[1], "server") == 0;
+	if (!server && (argc != 6 || strcmp(argv[1], "client") != 0)) {
+		fprintf(stderr,
+			"usage: %s server ADDR PORT ITERS | "
+			"client ADDR PORT ITERS GAP_US\n",
+			argv[0]);
+		return 2;
+	}
+	iters = strtoull(argv[4], NULL, 0);
+	if (!server)
+		gap_us = strtoull(argv[5], NULL, 0);
+	if (iters == 0 || iters > 1000000 || gap_us > 1000000)
+		return 2;
+	hints.ai_port_space = RDMA_PS_TCP;
+	if (server)
+		hints.ai_flags = RAI_PASSIVE;
+	if (rdma_getaddrinfo(argv[2], argv[3], &hints, &res) != 0)
+		return fail("rdma_getaddrinfo");
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = 2;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	qa.sq_sig_all = 1;
+	if (server) {
+		if (rdma_create_ep(&listen_id, res, NULL, &qa) != 0)
+			return fail("rdma_create_ep");
+		if (rdma_listen(listen_id, 1) != 0)
+			return fail("rdma_listen");
+		if (rdma_get_request(listen_id, &id) != 0)
+			return fail("rdma_get_request");
+	} else if (rdma_create_ep(&id, res, NULL, &qa) != 0) {
+		return fail("rdma_create_ep");
+	}
+	buf = calloc(2, sizeof(*buf));
+	rtt = calloc(iters, sizeof(*rtt));
+	if (buf == NULL || rtt == NULL)
+		return fail("calloc");
+	mr = rdma_reg_msgs(id, buf, 2 * sizeof(*buf));
+	if (mr == NULL)
+		return fail("rdma_reg_msgs");
+	/* a receive is always posted before the peer may send to it */
+	if (post_recv(id, mr, buf))
+		return 1;
+	if (server ? rdma_accept(id, NULL) != 0 : rdma_connect(id, NULL) != 0)
+		return fail(server ? "rdma_accept" : "rdma_connect");
+	for (uint64_t i = 1; i <= iters; i++) {
+		struct timespec gap = {.tv_sec = gap_us / 1000000,
+				       .tv_nsec =
+					       (long)(gap_us % 1000000) * 1000};
+		uint64_t t0;
+
+		if (server) {
+			if (recv_one(id) || post_recv(id, mr, buf) ||
+			    send_one(id, mr, buf, buf[1]))
+				return 1;
+			continue;
+		}
+		nanosleep(&gap, NULL);
+		t0 = now_ns();
+		/* the reply's receive is posted: the one left over */
+		if (send_one(id, mr, buf, i) || recv_one(id))
+			return 1;
+		rtt[i - 1] = now_ns() - t0;
+		if (i < iters && post_recv(id, mr, buf))
+			return 1;
+		if (buf[1] != i) {
+			fprintf(stderr, "reply %llu to ping %llu\n",
+				(unsigned long long)buf[1],
+				(unsigned long long)i);
+			return 1;
+		}
+	}
+	if (!server) {
+		qsort(rtt, iters, sizeof(*rtt), cmp_u64);
+		printf("round trips %llu median %.2f us p99 %.2f us max "
+		       "%.2f us\n",
+		       (unsigned long long)iters, rtt[iters / 2] / 1e3,
+		       rtt[iters * 99 / 100] / 1e3, rtt[iters - 1] / 1e3);
+	}
+	rdma_disconnect(id);
+	rdma_dereg_mr(mr);
+	rdma_destroy_ep(id);
+	if (listen_id != NULL)
+		rdma_destroy_ep(listen_id);
+	rdma_freeaddrinfo(res);
+	free(rtt);
+	free(buf);
+	return 0;
+}

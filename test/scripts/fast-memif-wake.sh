@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A sleeping progress thread woken by its memif peer's frames
+# (lib/port/port_wake.c): dpv-event-peer (test/event_peer.c), an RC SEND
+# ping-pong whose ends wait for completion events, the client pausing
+# GAP_MS between pings, so that the server's progress thread has backed
+# off into sleeps of 1 ms or more when each ping comes. Checks: every
+# round trip completes; the server's thread took a wake-up from the
+# client's transmit for at least half of the pings (wake_taken, DPV_STATS;
+# 0 without the wake-up page); no wake-up page is left in /dev/shm after
+# both ends have exited. The medians are printed, not judged.
+# Arguments: <build>/lib, source root, build root.
+set -u
+LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
+SRC=${2:-$(dirname "$0")/../..}
+BUILD=${3:-$SRC/build}
+. "$SRC/test/scripts/interop-common.sh"
+ic_init
+ic_env_memif
+PEER=$BUILD/test/dpv-event-peer
+[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
+[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+IC_TIMEOUT=40
+N=40
+GAP_MS=20
+port=$((20000 + ($$ * 3) % 20000))
+pages() { ls /dev/shm 2>/dev/null | grep '^dpv-wake-' | sort; }
+before=$(pages)
+
+IC_XENV="DPV_STATS=1" ic_server_start wake "$PEER" server 192.0.2.1 \
+	$port $N
+IC_XENV="DPV_STATS=1" ic_client_run wake "$PEER" client 192.0.2.1 \
+	$port $N $((GAP_MS * 1000))
+crc=$?
+ic_server_wait
+src=$?
+c=$IC_TMP/wake.client
+s=$IC_TMP/wake.server
+line=$(grep -E "^round trips $N median [0-9.]+ us" "$c")
+if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
+	ic_fail wake $crc $src
+else
+	echo "wake: $line"
+	taken=$(grep -o "wake_taken=[0-9]*" "$s" | cut -d= -f2)
+	taken=${taken:-0}
+	echo "wake: server $(grep -o 'wake_sleeps=.*' "$s")"
+	if [ "$taken" -lt $((N / 2)) ]; then
+		echo "FAIL wake: the server's thread was woken by $taken of" \
+			"$N pings"
+		IC_FAILS=$((IC_FAILS + 1))
+	else
+		IC_PASSES=$((IC_PASSES + 1))
+		echo "PASS wake: $taken of $N pings woke the server's thread"
+	fi
+fi
+left=$(comm -13 <(echo "$before") <(pages))
+if [ -n "$left" ]; then
+	echo "FAIL wake: left in /dev/shm: $left"
+	IC_FAILS=$((IC_FAILS + 1))
+else
+	IC_PASSES=$((IC_PASSES + 1))
+	echo "PASS wake: no wake-up page left"
+fi
+ic_summary
