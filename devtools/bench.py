@@ -454,6 +454,33 @@ def engine_perf_case(pair, qps, quick, shards=0, build=None):
     return d, out
 
 
+EVENT_PEER = "test/dpv-event-peer"
+
+
+def event_peer_case(pair, gap_ms, quick, build=None):
+    """dpv-event-peer over memif (this build's program, build's
+    libraries): an RC SEND ping-pong whose ends wait for completion
+    events, a ping every gap_ms; the round trip's median and p99."""
+    exe = os.path.join(pair.args.build, EVENT_PEER)
+    vs, vc, sock = pair.ports("event_peer")
+    n = 20 if quick else max(50, min(1000, 2000 // max(gap_ms, 1)))
+    port = str(perftest_port(pair))
+    env = dpv_env(pair, build, 15000)
+    es = dict(env, DPV_EAL=EAL + " " + vs, DPV_IP="192.0.2.1/24")
+    ec = dict(env, DPV_EAL=EAL + " " + vc, DPV_IP="192.0.2.2/24")
+    srv = ["timeout", "60", exe, "server", "192.0.2.1", port, str(n)]
+    cli = ["timeout", "60", exe, "client", "192.0.2.1", port, str(n),
+           str(gap_ms * 1000)]
+    rc, cout, src, sout = pair.run(srv, cli, es, ec, sock, 70)
+    for line in cout.splitlines():
+        m = re.match(r"round trips \d+ median ([0-9.]+) us p99 ([0-9.]+)",
+                     line)
+        if m:
+            return {"p50_us": float(m.group(1)),
+                    "p99_us": float(m.group(2))}, cout
+    return None, cout + sout
+
+
 def event_perf_case(pair, gap, quick, build=None):
     """dpv-test event_perf (loopback, one process): a SEND every gap us to
     a thread waiting in ibv_get_cq_event(); the post-to-wake-up latency
@@ -511,8 +538,14 @@ def plan(args):
     # connections that talks on one)
     if os.path.exists(os.path.join(args.build, IDLE_SHIM)):
         cases.append(("dpv", "ib_send_lat+idle%d" % IDLE_QPS, 64))
-    # and waiting for completion events instead of polling
+    # and waiting for completion events instead of polling; and an
+    # event-driven ping-pong with a pause of 1 or 20 ms between pings
+    # (the progress threads asleep when a ping comes)
     cases.append(("dpv", "ib_send_lat+events", 64))
+    if (args.port == "memif" and
+            os.path.exists(os.path.join(args.build, EVENT_PEER))):
+        for g in [1, 20]:
+            cases.append(("dpv", "event_peer_gap_ms", g))
     for t in ["ib_write_bw", "ib_read_bw", "ib_send_bw"]:
         for s in sizes_bw:
             cases.append(("dpv", t, s))
@@ -558,6 +591,8 @@ def run_case(pair, case, quick):
         return floor_case(pair, what, size, quick)
     if kind == "dpv" and what == "idle":
         return idle_case(pair, quick, build)
+    if kind == "dpv" and what == "event_peer_gap_ms":
+        return event_peer_case(pair, size, quick, build)
     if kind == "dpv" and what.endswith("+events"):
         return perftest_case(pair, what[:-len("+events")], size, quick,
                              build, events=True)
