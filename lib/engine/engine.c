@@ -4,6 +4,7 @@
  * QP contexts and the helpers the requester, responder and completer share.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -242,13 +243,35 @@ dpv_engine_destroy(struct dpv_engine *e)
 	rte_free(e);
 }
 
+/*
+ * The holder of the engine lock polls and lets go within microseconds,
+ * unless it was preempted holding it, and on a machine with fewer cores
+ * than busy threads the one that preempted it may be this very waiter:
+ * an application thread woken from ibv_get_cq_event() onto the core of
+ * its own progress thread, then arming its CQ (which takes this lock),
+ * spun until the scheduler's tick gave the core back, 1-4 ms (the p99
+ * of an event-driven ping-pong with 1 ms between pings). After
+ * LOCK_SPIN_US a waiter yields its core between tries, so that a holder
+ * queued on it runs. (Sleeping instead cost every contended wait the
+ * timer's granularity: typical event round trips 26 -> 62 us.)
+ */
+#define LOCK_SPIN_US 10
+
 void
 dpv_engine_lock(struct dpv_engine *e)
 {
+	uint64_t end;
+
 	if (rte_spinlock_trylock(&e->lock))
 		return;
 	__atomic_fetch_add(&e->lock_waiters, 1, __ATOMIC_RELAXED);
-	rte_spinlock_lock(&e->lock);
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000000 * LOCK_SPIN_US;
+	while (!rte_spinlock_trylock(&e->lock)) {
+		if (rte_get_tsc_cycles() < end)
+			rte_pause();
+		else
+			sched_yield();
+	}
 	__atomic_fetch_sub(&e->lock_waiters, 1, __ATOMIC_RELAXED);
 }
 
