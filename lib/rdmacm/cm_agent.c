@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 
 #include "cm_int.h"
+#include "dpv_port.h"
 #include "dpv_verbs.h"
 #include "verbs_dv.h"
 
@@ -411,24 +412,19 @@ cm_thread_main(void *arg)
 	return NULL;
 }
 
-/* The agent thread, with the application's signals blocked (all but a
- * fault's): a signal sent to the process goes to an application thread,
- * and one blocked in a verbs call returns EINTR, as with rdma-core. */
+/* The agent thread, with the application's signals blocked (as the
+ * library's other threads: dpv_port_signals_block()): a signal sent to the
+ * process goes to an application thread, and one blocked in a verbs call
+ * returns EINTR, as with rdma-core. */
 static int
 agent_thread_start(void)
 {
-	static const int fault_sigs[] = {SIGSEGV, SIGBUS,  SIGFPE,
-					 SIGILL,  SIGTRAP, SIGSYS};
-	sigset_t s, old;
+	sigset_t old;
 	int rc;
 
-	sigfillset(&s);
-	for (unsigned int i = 0; i < sizeof(fault_sigs) / sizeof(*fault_sigs);
-	     i++)
-		sigdelset(&s, fault_sigs[i]);
-	pthread_sigmask(SIG_BLOCK, &s, &old);
+	dpv_port_signals_block(&old);
 	rc = pthread_create(&cm.thread, NULL, cm_thread_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	dpv_port_signals_restore(&old);
 	return rc;
 }
 
