@@ -297,9 +297,10 @@ dpv_port_wake_stats(struct dpv_port *p, uint64_t *sleeps, uint64_t *taken,
 {
 	struct port_wake *w = port_wake_of(p);
 
-	*sleeps = w != NULL ? w->sleeps : 0;
-	*taken = w != NULL ? __atomic_load_n(&w->wakes_taken, __ATOMIC_RELAXED)
-			   : 0;
-	*sent = w != NULL ? __atomic_load_n(&w->wakes_sent, __ATOMIC_RELAXED)
-			  : 0;
+	*sleeps = *taken = *sent = 0;
+	if (w == NULL)
+		return;
+	*sleeps = w->sleeps;
+	*taken = __atomic_load_n(&w->wakes_taken, __ATOMIC_RELAXED);
+	*sent = __atomic_load_n(&w->wakes_sent, __ATOMIC_RELAXED);
 }

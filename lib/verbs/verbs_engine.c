@@ -181,7 +181,6 @@ event_stats_print(struct dpv_device *dev)
 {
 	uint64_t p = atomic_load(&dev->event_waits_polled);
 	uint64_t sl = atomic_load(&dev->event_waits_slept);
-
 	uint64_t ws, wt, wn;
 
 	if (p != 0 || sl != 0)
