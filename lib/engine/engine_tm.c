@@ -301,10 +301,10 @@ dpv_engine_tm_wr_done(struct dpv_eqp *qp, uint32_t h, bool read,
  * buffer): the message goes to software as an unexpected one.
  */
 static bool
-tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
-	const struct ibv_tmh *tmh)
+tm_rndv(struct dpv_eqp *qp, struct dpv_tm *tm, uint32_t h,
+	const struct dpv_epkt *pkt, const struct ibv_tmh *tmh)
 {
-	struct dpv_tm_tag *t = &dpv_eqp_tm(qp)->tags[h];
+	struct dpv_tm_tag *t = &tm->tags[h];
 	struct ibv_rvh rvh;
 	struct dpv_wr wr;
 	uint32_t len;
@@ -338,7 +338,7 @@ tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
 		if (!tm_inject(qp, &wr))
 			return false;
 	}
-	list_remove(dpv_eqp_tm(qp), h);
+	list_remove(tm, h);
 	t->busy = 1;
 	tm_cqe(qp, DPV_TM_CQE_CONSUMED, IBV_WC_SUCCESS, (uint16_t)h, 0, 0, 0,
 	       t);
@@ -351,13 +351,14 @@ tm_rndv(struct dpv_eqp *qp, uint32_t h, const struct dpv_epkt *pkt,
  * SGEs checked as a receive WQE's; the header is not placed. 1, or -2
  * if a key refused (the buffer completes in error). */
 static int
-tm_eager(struct dpv_eqp *qp, uint32_t h, const struct ibv_tmh *tmh)
+tm_eager(struct dpv_eqp *qp, struct dpv_tm *tm, uint32_t h,
+	 const struct ibv_tmh *tmh)
 {
-	struct dpv_tm_tag *t = &dpv_eqp_tm(qp)->tags[h];
+	struct dpv_tm_tag *t = &tm->tags[h];
 	struct dpv_erwqe *r = &qp->resp.rwqe;
 	uint8_t **host_of = rwqe_host(r, qp->rq->wq.max_gs);
 
-	list_remove(dpv_eqp_tm(qp), h);
+	list_remove(tm, h);
 	t->tmh_tag = tmh->tag;
 	t->tmh_ctx = tmh->app_ctx;
 	qp->tm_kind = DPV_TM_MSG_EAGER_HDR;
@@ -398,8 +399,8 @@ dpv_engine_tm_take(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 	if (h == DPV_TM_NONE)
 		return 0;
 	if (tmh.opcode == IBV_TMH_EAGER)
-		return tm_eager(qp, h, &tmh);
-	if (!tm_rndv(qp, h, pkt, &tmh))
+		return tm_eager(qp, tm, h, &tmh);
+	if (!tm_rndv(qp, tm, h, pkt, &tmh))
 		return 0;
 	/* the request itself is taken in and dropped */
 	qp->tm_kind = DPV_TM_MSG_RNDV;
