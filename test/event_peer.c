@@ -10,7 +10,9 @@
  *   dpv-event-peer client ADDR PORT ITERS GAP_US
  *
  * The client prints "round trips N median X us p99 Y us max Z us". Both
- * exit 0 when every round trip completed, 1 on an error.
+ * exit 0 when every round trip completed, 1 on an error. A client whose
+ * connection is refused (the server is not listening yet) tries again,
+ * for up to CONNECT_TRIES * 250 ms: either process may start first.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,6 +81,41 @@ post_recv(struct rdma_cm_id *id, struct ibv_mr *mr, uint64_t *buf)
 	return 0;
 }
 
+#define CONNECT_TRIES 40
+
+/* The client's endpoint, its region and first receive, connected; a
+ * refused connection is tried again. 0, or 1 on an error. */
+static int
+client_connect(struct rdma_addrinfo *res, struct ibv_qp_init_attr *qa,
+	       uint64_t *buf, struct rdma_cm_id **idp, struct ibv_mr **mrp)
+{
+	const struct timespec pause = {.tv_nsec = 250 * 1000 * 1000};
+
+	for (int t = 1;; t++) {
+		struct rdma_cm_id *id;
+		struct ibv_mr *mr;
+
+		if (rdma_create_ep(&id, res, NULL, qa) != 0)
+			return fail("rdma_create_ep");
+		mr = rdma_reg_msgs(id, buf, 2 * sizeof(*buf));
+		if (mr == NULL)
+			return fail("rdma_reg_msgs");
+		/* a receive is always posted before the peer may send */
+		if (post_recv(id, mr, buf))
+			return 1;
+		if (rdma_connect(id, NULL) == 0) {
+			*idp = id;
+			*mrp = mr;
+			return 0;
+		}
+		if (t == CONNECT_TRIES)
+			return fail("rdma_connect");
+		rdma_dereg_mr(mr);
+		rdma_destroy_ep(id);
+		nanosleep(&pause, NULL);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -117,21 +154,24 @@ main(int argc, char **argv)
 			return fail("rdma_listen");
 		if (rdma_get_request(listen_id, &id) != 0)
 			return fail("rdma_get_request");
-	} else if (rdma_create_ep(&id, res, NULL, &qa) != 0) {
-		return fail("rdma_create_ep");
 	}
 	buf = calloc(2, sizeof(*buf));
 	rtt = calloc(iters, sizeof(*rtt));
 	if (buf == NULL || rtt == NULL)
 		return fail("calloc");
-	mr = rdma_reg_msgs(id, buf, 2 * sizeof(*buf));
-	if (mr == NULL)
-		return fail("rdma_reg_msgs");
-	/* a receive is always posted before the peer may send to it */
-	if (post_recv(id, mr, buf))
-		return 1;
-	if (server ? rdma_accept(id, NULL) != 0 : rdma_connect(id, NULL) != 0)
-		return fail(server ? "rdma_accept" : "rdma_connect");
+	if (!server) {
+		if (client_connect(res, &qa, buf, &id, &mr))
+			return 1;
+	} else {
+		mr = rdma_reg_msgs(id, buf, 2 * sizeof(*buf));
+		if (mr == NULL)
+			return fail("rdma_reg_msgs");
+		/* a receive is always posted before the peer may send */
+		if (post_recv(id, mr, buf))
+			return 1;
+		if (rdma_accept(id, NULL) != 0)
+			return fail("rdma_accept");
+	}
 	for (uint64_t i = 1; i <= iters; i++) {
 		struct timespec gap = {.tv_sec = gap_us / 1000000,
 				       .tv_nsec =

@@ -72,6 +72,9 @@ struct dpv_port {
 	bool gid_valid[DPV_PORT_GID_TBL_LEN];
 	struct port_netdev nd; /* the kernel interface, if any */
 	struct port_wake wake; /* memif: the peer's wake-up page */
+	/* ports whose driver has them: sleeps end on receive interrupts */
+	bool intr_want;
+	struct port_intr intr;
 };
 
 static pthread_mutex_t port_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -494,9 +497,24 @@ memif_client_start(struct dpv_port *p)
 	return rc;
 }
 
+/*
+ * Whether to ask the port's driver for receive interrupts (port_intr.c):
+ * not on the loopback port, memif (port_wake.c) or vhost (its interrupt
+ * handle changes with each connection), nor with DPV_RX_INTR=0.
+ */
+static bool
+rx_intr_wanted(const struct dpv_port *p, const struct rte_eth_dev_info *di)
+{
+	const char *env = getenv("DPV_RX_INTR");
+
+	if (env != NULL && strcmp(env, "0") == 0)
+		return false;
+	return !p->loopback && !is_memif(di) && !is_driver(di, "vhost");
+}
+
 static int
-port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
-	       const struct rte_eth_dev_info *di)
+port_configure_once(struct dpv_port *p, const struct dpv_port_conf *pc,
+		    const struct rte_eth_dev_info *di, bool rxq_intr)
 {
 	struct rte_eth_conf ec;
 	uint16_t rxd = pc->rx_desc ? pc->rx_desc : DEFAULT_DESC;
@@ -514,21 +532,25 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 	}
 	if (di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	ec.intr_conf.rxq = rxq_intr;
 	rc = rte_eth_dev_configure(p->ethdev, p->nb_q, p->nb_q, &ec);
 	if (rc != 0) {
-		PORT_LOG(ERR,
-			 "%s: configuring DPDK port %u (%s) with %u queues, "
-			 "MTU %u: %s",
-			 p->name, p->ethdev, di->driver_name, p->nb_q, p->mtu,
-			 rte_strerror(-rc));
+		rte_log(rxq_intr ? RTE_LOG_INFO : RTE_LOG_ERR, dpv_logtype_port,
+			"dpv.port: %s: configuring DPDK port %u (%s) with %u "
+			"queues, MTU %u%s: %s\n",
+			p->name, p->ethdev, di->driver_name, p->nb_q, p->mtu,
+			rxq_intr ? ", receive interrupts" : "",
+			rte_strerror(-rc));
 		return rc;
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->ethdev, &rxd, &txd);
 	if (rc != 0)
 		return rc;
-	rc = pool_create(p, pc, di, rxd, txd);
-	if (rc != 0)
-		return rc;
+	if (p->mp == NULL) {
+		rc = pool_create(p, pc, di, rxd, txd);
+		if (rc != 0)
+			return rc;
+	}
 	for (q = 0; q < p->nb_q; q++) {
 		rc = rte_eth_rx_queue_setup(p->ethdev, q, rxd, p->socket_id,
 					    NULL, p->mp);
@@ -567,12 +589,32 @@ port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
 		return 0;
 	}
 	if (rc != 0) {
-		PORT_LOG(ERR, "%s: starting DPDK port %u: %s", p->name,
-			 p->ethdev, rte_strerror(-rc));
+		rte_log(rxq_intr ? RTE_LOG_INFO : RTE_LOG_ERR, dpv_logtype_port,
+			"dpv.port: %s: starting DPDK port %u%s: %s\n", p->name,
+			p->ethdev, rxq_intr ? " with receive interrupts" : "",
+			rte_strerror(-rc));
 		return rc;
 	}
 	p->started = true;
 	return 0;
+}
+
+/*
+ * Configure and start the port, with receive interrupts where they are
+ * wanted (p->intr_want) unless the driver refuses them: then again
+ * without.
+ */
+static int
+port_configure(struct dpv_port *p, const struct dpv_port_conf *pc,
+	       const struct rte_eth_dev_info *di)
+{
+	int rc = port_configure_once(p, pc, di, p->intr_want);
+
+	if (rc != 0 && p->intr_want) {
+		p->intr_want = false;
+		rc = port_configure_once(p, pc, di, false);
+	}
+	return rc;
 }
 
 /*
@@ -629,6 +671,7 @@ port_release(struct dpv_port *p)
 	if (p->memif_client)
 		rte_eal_alarm_cancel(memif_retry, p); /* waits for a run */
 	port_wake_detach(&p->wake);
+	port_intr_detach(&p->intr);
 	if (p->started)
 		port_fault_tx_drain(p->fault, p);
 	if (p->started && rte_eth_dev_stop(p->ethdev) != 0)
@@ -676,6 +719,7 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		return -ENOMEM;
 	p->idx = idx;
 	port_netdev_init(&p->nd);
+	port_intr_init(&p->intr);
 	snprintf(p->name, sizeof(p->name), "dpv%u", idx);
 	p->conf = *pc;
 	nq = pc->queues ? pc->queues : RTE_MAX(RTE_MAX(n_workers, n_shards), 1u);
@@ -770,10 +814,22 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		rc = pool_create(p, pc, &di, DEFAULT_DESC, DEFAULT_DESC);
 	} else {
 		p->memif_client = memif_is_client(&di);
+		p->intr_want = rx_intr_wanted(p, &di);
 		rc = port_configure(p, pc, &di);
 	}
 	if (rc != 0)
 		goto fail;
+	if (p->intr_want && p->started) {
+		rc = port_intr_attach(&p->intr, p->ethdev, p->qbase, p->nb_q);
+		if (rc == 0)
+			PORT_LOG(INFO,
+				 "%s: idle sleeps end on receive interrupts",
+				 p->name);
+		else if (rc != -ENOTSUP)
+			PORT_LOG(INFO, "%s: no receive interrupts (%s)",
+				 p->name, strerror(-rc));
+		rc = 0;
+	}
 	if (p->link_gated) {
 		const struct rte_devargs *da =
 			di.device != NULL ? rte_dev_devargs(di.device) : NULL;
@@ -1203,6 +1259,12 @@ struct port_wake *
 port_wake_of(struct dpv_port *p)
 {
 	return p != NULL && p->wake.pg != NULL ? &p->wake : NULL;
+}
+
+struct port_intr *
+port_intr_of(struct dpv_port *p)
+{
+	return p != NULL && p->intr.epfd >= 0 ? &p->intr : NULL;
 }
 
 uint16_t

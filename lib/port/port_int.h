@@ -72,6 +72,36 @@ port_wake_peer(struct port_wake *w)
 		port_wake_peer_slow(w);
 }
 
+/* Sleeps on the port's receive interrupts (port_intr.c). */
+#include <rte_interrupts.h>
+struct port_intr {
+	int epfd;    /* -1: no receive interrupts */
+	int selffd;  /* eventfd: dpv_port_wake_self() */
+	int timerfd; /* the sleep's length */
+	uint16_t port, qbase, nq;
+	uint32_t sleeping; /* between sleep_begin and sleep_end */
+	uint64_t sleeps;   /* sleeps a frame could end */
+	uint64_t taken;	   /* of those, ended by a frame */
+	struct rte_epoll_event self_ev, timer_ev;
+};
+/* None. */
+void port_intr_init(struct port_intr *pi);
+/* Register queues qbase.. qbase + nq - 1 of a started port: 0, -ENOTSUP
+ * (no receive interrupts), or another -errno. */
+int port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
+		     uint16_t nq);
+void port_intr_detach(struct port_intr *pi);
+/* Arm the queues: true if a frame now ends a sleep (then the caller looks
+ * at its queues once more, sleeps, and ends with port_intr_sleep_end()). */
+bool port_intr_sleep_begin(struct port_intr *pi);
+void port_intr_sleep(struct port_intr *pi, unsigned int us);
+void port_intr_sleep_end(struct port_intr *pi);
+/* End a sleep from this process (nothing if none). */
+void port_intr_wake(struct port_intr *pi);
+struct dpv_port;
+/* The device's receive interrupts (port.c), NULL without. */
+struct port_intr *port_intr_of(struct dpv_port *p);
+
 /* Plain bursts of a device's queue (port.c); the fault layer calls them. */
 struct dpv_port;
 struct rte_mbuf;

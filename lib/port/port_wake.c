@@ -237,8 +237,11 @@ bool
 dpv_port_wake_sleep_begin(struct dpv_port *p)
 {
 	struct port_wake *w = port_wake_of(p);
+	struct port_intr *pi = port_intr_of(p);
 	struct wake_side *me, *peer;
 
+	if (pi != NULL)
+		return port_intr_sleep_begin(pi);
 	if (w == NULL || w->pg == NULL || barrier_reg != 1)
 		return false;
 	me = &w->pg->side[w->self];
@@ -260,9 +263,14 @@ void
 dpv_port_wake_sleep(struct dpv_port *p, unsigned int us)
 {
 	struct port_wake *w = port_wake_of(p);
+	struct port_intr *pi = port_intr_of(p);
 	struct timespec ts = {.tv_sec = us / 1000000,
 			      .tv_nsec = (long)(us % 1000000) * 1000};
 
+	if (pi != NULL) {
+		port_intr_sleep(pi, us);
+		return;
+	}
 	futex(&w->pg->side[w->self].sleeping, FUTEX_WAIT, 1, &ts);
 	if (__atomic_load_n(&w->pg->side[w->self].sleeping, __ATOMIC_RELAXED) ==
 	    0)
@@ -274,7 +282,12 @@ void
 dpv_port_wake_sleep_end(struct dpv_port *p)
 {
 	struct port_wake *w = port_wake_of(p);
+	struct port_intr *pi = port_intr_of(p);
 
+	if (pi != NULL) {
+		port_intr_sleep_end(pi);
+		return;
+	}
 	__atomic_store_n(&w->pg->side[w->self].sleeping, 0, __ATOMIC_RELAXED);
 }
 
@@ -282,8 +295,11 @@ void
 dpv_port_wake_self(struct dpv_port *p)
 {
 	struct port_wake *w = port_wake_of(p);
+	struct port_intr *pi = port_intr_of(p);
 	uint32_t *me;
 
+	if (pi != NULL)
+		port_intr_wake(pi);
 	if (w == NULL || w->pg == NULL)
 		return;
 	me = &w->pg->side[w->self].sleeping;
@@ -296,8 +312,14 @@ dpv_port_wake_stats(struct dpv_port *p, uint64_t *sleeps, uint64_t *taken,
 		    uint64_t *sent)
 {
 	struct port_wake *w = port_wake_of(p);
+	struct port_intr *pi = port_intr_of(p);
 
 	*sleeps = *taken = *sent = 0;
+	if (pi != NULL) {
+		*sleeps = pi->sleeps;
+		*taken = __atomic_load_n(&pi->taken, __ATOMIC_RELAXED);
+		return;
+	}
 	if (w == NULL)
 		return;
 	*sleeps = w->sleeps;

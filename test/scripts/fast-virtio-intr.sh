@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A sleeping progress thread woken by its port's receive interrupts
+# (lib/port/port_intr.c), over DPDK's vhost-user / virtio-user pair (two
+# processes, no hugepages, no device): dpv-event-peer (test/event_peer.c),
+# an RC SEND ping-pong whose ends wait for completion events, the client
+# pausing GAP_MS between pings, so that the server's progress thread has
+# backed off into sleeps of 1 ms or more when each ping comes. The server
+# runs on virtio-user, whose driver has receive interrupts; the client on
+# vhost-user, which starts first (it owns the socket). Checks: every round
+# trip completes; an interrupt woke the server's thread for at least half
+# of the pings (wake_taken, DPV_STATS; 0 with DPV_RX_INTR=0). The median
+# is printed, not judged.
+# Arguments: <build>/lib, source root, build root.
+set -u
+LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
+SRC=${2:-$(dirname "$0")/../..}
+BUILD=${3:-$SRC/build}
+. "$SRC/test/scripts/interop-common.sh"
+ic_init
+PEER=$BUILD/test/dpv-event-peer
+[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
+[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+ls /usr/lib/*/dpdk/pmds-*/librte_net_vhost.so* \
+	/usr/lib/*/dpdk/pmds-*/librte_net_virtio.so* >/dev/null 2>&1 ||
+	{ echo "SKIP: DPDK's vhost or virtio driver is not installed"; exit 77; }
+IC_TIMEOUT=40
+N=40
+GAP_MS=20
+port=$((20000 + ($$ * 3) % 20000))
+IC_SOCK=$IC_TMP/vhost.sock
+IC_CONF=/dev/null
+# both ends in this namespace: no kernel interfaces (as memif gets none)
+IC_SEAL="$IC_EAL --vdev=net_vhost0,iface=$IC_SOCK,queues=1"
+IC_CEAL="$IC_EAL --vdev=net_virtio_user0,path=$IC_SOCK,queues=1"
+# the ping-pong's client on the vhost end (192.0.2.1), its server on the
+# virtio-user end (192.0.2.2)
+IC_XENV="DPV_STATS=1 DPV_NETDEV=off DPV_LINK_WAIT_MS=20000" \
+	ic_server_start vhost "$PEER" client 192.0.2.2 $port $N \
+	$((GAP_MS * 1000))
+IC_XENV="DPV_STATS=1 DPV_NETDEV=off" \
+	ic_client_run virtio "$PEER" server 192.0.2.2 $port $N
+src=$?
+ic_server_wait
+crc=$?
+c=$IC_TMP/vhost.server
+s=$IC_TMP/virtio.client
+line=$(grep -E "^round trips $N median [0-9.]+ us" "$c")
+if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
+	IC_FAILS=$((IC_FAILS + 1))
+	echo "FAIL intr (ping-pong client exit $crc, server exit $src)"
+	grep -v avx512 "$c" | tail -8 | sed 's/^/  client: /'
+	grep -v avx512 "$s" | tail -8 | sed 's/^/  server: /'
+else
+	echo "intr: $line"
+	taken=$(grep -o "wake_taken=[0-9]*" "$s" | cut -d= -f2)
+	taken=${taken:-0}
+	echo "intr: server $(grep -o 'wake_sleeps=.*' "$s")"
+	if [ "$taken" -lt $((N / 2)) ]; then
+		echo "FAIL intr: the server's thread was woken by $taken of" \
+			"$N pings"
+		IC_FAILS=$((IC_FAILS + 1))
+	else
+		IC_PASSES=$((IC_PASSES + 1))
+		echo "PASS intr: $taken of $N pings woke the server's thread"
+	fi
+fi
+ic_summary
