@@ -18,6 +18,7 @@
  * driver, whose interrupt handle is replaced each time its peer connects.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -41,8 +42,10 @@ drain(int fd, void *arg)
 	uint64_t v;
 
 	RTE_SET_USED(arg);
-	while (read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		;
+	/* one read takes an eventfd's or a timerfd's whole count */
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		PORT_LOG(DEBUG, "wake-up descriptor %d: %s", fd,
+			 strerror(errno));
 }
 
 static int
@@ -161,12 +164,21 @@ port_intr_sleep(struct port_intr *pi, unsigned int us)
 	bool rx = false;
 	int n;
 
-	if (us == 0)
-		it.it_value.tv_nsec = 1000;
 	pi->sleeps++;
-	if (timerfd_settime(pi->timerfd, 0, &it, NULL) != 0)
-		return;
-	n = rte_epoll_wait(pi->epfd, ev, RTE_DIM(ev), -1);
+	if (us % 1000 == 0 && us / 1000 <= INT_MAX) {
+		/* whole milliseconds (an idle thread's 1 and 10 ms naps):
+		 * epoll's own timeout, one system call a sleep */
+		n = rte_epoll_wait(pi->epfd, ev, RTE_DIM(ev), (int)(us / 1000));
+	} else {
+		/* the timer: a wake-up before it fires leaves it armed, and
+		 * it may end a later sleep early (harmless: a look and
+		 * another sleep) */
+		if (us == 0)
+			it.it_value.tv_nsec = 1000;
+		if (timerfd_settime(pi->timerfd, 0, &it, NULL) != 0)
+			return;
+		n = rte_epoll_wait(pi->epfd, ev, RTE_DIM(ev), -1);
+	}
 	for (int i = 0; i < n; i++)
 		rx |= ev[i].epdata.data == TAG_RX;
 	if (rx)
