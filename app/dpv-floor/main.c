@@ -36,6 +36,7 @@
  *             [--roce write|send]
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -653,7 +654,13 @@ server(void)
 int
 main(int argc, char **argv)
 {
-	int n = rte_eal_init(argc, argv), rc;
+	int n, rc;
+
+	/* virtio-user tells a vhost-user peer that is gone (the other end
+	 * exits first) of its stop on the socket: EPIPE, not a SIGPIPE that
+	 * kills this process before its result is out */
+	signal(SIGPIPE, SIG_IGN);
+	n = rte_eal_init(argc, argv);
 
 	if (n < 0) {
 		fprintf(stderr, "EAL: %s\n", rte_strerror(rte_errno));
