@@ -109,9 +109,10 @@ def placements(probes):
 
 
 class Pair:
-    """A server and a client process over one port type: a memif pair, or
-    af_packet / af_xdp on a veth pair between two network namespaces the
-    bench creates (and removes) itself."""
+    """A server and a client process over one port type: a memif pair, a
+    vhost-user / virtio-user pair (the server on vhost-user, which makes
+    the socket), or af_packet / af_xdp on a veth pair between two network
+    namespaces the bench creates (and removes) itself."""
 
     def __init__(self, args, tmp):
         self.args = args
@@ -119,7 +120,7 @@ class Pair:
         self.seq = 0
         self.ns = None
         self.conf = "/dev/null"
-        if args.port != "memif":
+        if args.port in ("af_packet", "af_xdp"):
             self.veth_up()
 
     def veth_up(self):
@@ -182,6 +183,10 @@ class Pair:
             common = "socket=%s,socket-abstract=no" % sock
             return ("--vdev=net_memif0,role=server," + common,
                     "--vdev=net_memif0,role=client," + common, sock)
+        if self.args.port == "virtio":
+            sock = os.path.join(self.tmp, "v%d.sock" % self.seq)
+            return ("--vdev=net_vhost0,iface=%s,queues=1" % sock,
+                    "--vdev=net_virtio_user0,path=%s,queues=1" % sock, sock)
         if self.args.port == "af_packet":
             v = ("--vdev=net_af_packet0,iface=%s,blocksz=139264,"
                  "framesz=4352,framecnt=2048")
@@ -226,7 +231,7 @@ def kv(line):
 def floor_case(pair, mode, size, quick):
     exe = os.path.join(pair.args.build, "app/dpv-floor/dpv-floor")
     vs, vc, sock = pair.ports("floor")
-    if sock is not None:
+    if pair.args.port == "memif":
         # memif: the buffers dpverbs gives its ports, a frame of a 4 KiB
         # path MTU in one (DPDK 22.11's memif splits a frame that spans
         # buffers when a receive burst ends inside it)
@@ -279,6 +284,9 @@ def dpv_env(pair, build, link_wait_ms):
                DPV_LINK_WAIT_MS=str(link_wait_ms), DPV_CONF=pair.conf)
     if pair.args.progress:
         env["DPV_PROGRESS"] = pair.args.progress
+    if pair.args.port == "virtio":
+        # both ends in one namespace: no kernel interfaces (as memif)
+        env["DPV_NETDEV"] = "off"
     return env
 
 
@@ -458,9 +466,11 @@ EVENT_PEER = "test/dpv-event-peer"
 
 
 def event_peer_case(pair, gap_ms, quick, build=None):
-    """dpv-event-peer over memif (this build's program, build's
+    """dpv-event-peer over memif or virtio (this build's program, build's
     libraries): an RC SEND ping-pong whose ends wait for completion
-    events, a ping every gap_ms; the round trip's median and p99."""
+    events, a ping every gap_ms; the round trip's median and p99. On
+    virtio the ping-pong's server (whose thread sleeps when a ping comes)
+    is the virtio-user end, the one with receive interrupts."""
     exe = os.path.join(pair.args.build, EVENT_PEER)
     vs, vc, sock = pair.ports("event_peer")
     n = 20 if quick else max(50, min(1000, 2000 // max(gap_ms, 1)))
@@ -468,10 +478,16 @@ def event_peer_case(pair, gap_ms, quick, build=None):
     env = dpv_env(pair, build, 15000)
     es = dict(env, DPV_EAL=EAL + " " + vs, DPV_IP="192.0.2.1/24")
     ec = dict(env, DPV_EAL=EAL + " " + vc, DPV_IP="192.0.2.2/24")
-    srv = ["timeout", "60", exe, "server", "192.0.2.1", port, str(n)]
-    cli = ["timeout", "60", exe, "client", "192.0.2.1", port, str(n),
+    swap = pair.args.port == "virtio"
+    addr = "192.0.2.2" if swap else "192.0.2.1"
+    srv = ["timeout", "60", exe, "server", addr, port, str(n)]
+    cli = ["timeout", "60", exe, "client", addr, port, str(n),
            str(gap_ms * 1000)]
-    rc, cout, src, sout = pair.run(srv, cli, es, ec, sock, 70)
+    if swap:
+        rc, cout, src, sout = pair.run(cli, srv, es, ec, sock, 70)
+        cout, sout = sout, cout
+    else:
+        rc, cout, src, sout = pair.run(srv, cli, es, ec, sock, 70)
     for line in cout.splitlines():
         m = re.match(r"round trips \d+ median ([0-9.]+) us p99 ([0-9.]+)",
                      line)
@@ -507,7 +523,7 @@ def event_perf_case(pair, gap, quick, build=None):
 def roce_big(args):
     """The payload of the RoCE floor's large WRITEs: the path MTU dpverbs
     runs on this port type (af_xdp's veth MTU of 3400 gives 2048)."""
-    return 2048 if args.port == "af_xdp" else 4096
+    return {"af_xdp": 2048, "virtio": 1024}.get(args.port, 4096)
 
 
 def plan(args):
@@ -516,7 +532,7 @@ def plan(args):
     sizes_bw = [64, 65536] if args.quick else [64, 4096, 65536, 1048576]
     # the floor's largest frame: what the port carries (af_xdp: its
     # veth MTU of 3400 with the Ethernet header)
-    big = 3400 if args.port == "af_xdp" else 4096
+    big = {"af_xdp": 3400, "virtio": 1500}.get(args.port, 4096)
     for s in ([64] if args.quick else [64, 1100, big]):
         cases.append(("floor", "lat", s))
         cases.append(("floor", "stream", s))
@@ -542,7 +558,7 @@ def plan(args):
     # event-driven ping-pong with a pause of 1 or 20 ms between pings
     # (the progress threads asleep when a ping comes)
     cases.append(("dpv", "ib_send_lat+events", 64))
-    if (args.port == "memif" and
+    if (args.port in ("memif", "virtio") and
             os.path.exists(os.path.join(args.build, EVENT_PEER))):
         for g in [1, 20]:
             cases.append(("dpv", "event_peer_gap_ms", g))
@@ -894,9 +910,10 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="seconds-long version (proves the bench runs)")
     ap.add_argument("--port", default="memif",
-                    choices=["memif", "af_packet", "af_xdp"],
-                    help="memif pair, or a veth pair between two network "
-                    "namespaces (needs root)")
+                    choices=["memif", "virtio", "af_packet", "af_xdp"],
+                    help="memif pair, vhost-user / virtio-user pair, or a "
+                    "veth pair between two network namespaces (needs "
+                    "root)")
     ap.add_argument("--progress", default="",
                     help="DPV_PROGRESS for the dpverbs processes")
     ap.add_argument("--only", help="regex over kind/what/size")
