@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -403,6 +404,11 @@ DPV_TEST_REGISTER_FAST(verbs_event_autotest, verbs_event_autotest);
 #define PERF_MAX_EVENTS 20000
 
 static uint64_t post_at[PERF_MAX_EVENTS];
+/* events the waiter has armed the CQ for: the poster's SEND i goes only
+ * after the waiter armed for it (a completion that comes before the arm
+ * raises no event, and a poster ahead of a slow waiter left the waiter's
+ * last wait without one: a hang under load) */
+static unsigned int armed_for;
 
 struct perf_poster {
 	unsigned int gap_us, n;
@@ -417,6 +423,15 @@ perf_poster_main(void *p)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	for (unsigned int i = 0; i < pp->n; i++) {
+		uint64_t give_up = now_ns(CLOCK_MONOTONIC) + 5000000000ull;
+
+		while (__atomic_load_n(&armed_for, __ATOMIC_ACQUIRE) <= i) {
+			if (now_ns(CLOCK_MONOTONIC) > give_up) {
+				pp->err = -1;
+				return NULL;
+			}
+			sched_yield();
+		}
 		t.tv_nsec += (long)pp->gap_us * 1000;
 		while (t.tv_nsec >= 1000000000) {
 			t.tv_nsec -= 1000000000;
@@ -456,6 +471,7 @@ perf_gap(unsigned int gap_us, unsigned int n)
 
 	c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	pc0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	__atomic_store_n(&armed_for, 0, __ATOMIC_RELAXED);
 	if (gap_us != 0 && pthread_create(&th, NULL, perf_poster_main, &pp))
 		return -1;
 	for (unsigned int i = 0; i < n; i++) {
@@ -465,6 +481,7 @@ perf_gap(unsigned int gap_us, unsigned int n)
 
 		if (ibv_req_notify_cq(rcq, 0) != 0)
 			return -1;
+		__atomic_store_n(&armed_for, i + 1, __ATOMIC_RELEASE);
 		if (gap_us == 0) {
 			post_at[i] = now_ns(CLOCK_MONOTONIC);
 			if (send_one() != 0)
