@@ -40,18 +40,7 @@ line=$(grep -E "^round trips $N median [0-9.]+ us" "$c")
 if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
 	ic_fail wake $crc $src
 else
-	echo "wake: $line"
-	taken=$(grep -o "wake_taken=[0-9]*" "$s" | cut -d= -f2)
-	taken=${taken:-0}
-	echo "wake: server $(grep -o 'wake_sleeps=.*' "$s")"
-	if [ "$taken" -lt $((N / 2)) ]; then
-		echo "FAIL wake: the server's thread was woken by $taken of" \
-			"$N pings"
-		IC_FAILS=$((IC_FAILS + 1))
-	else
-		IC_PASSES=$((IC_PASSES + 1))
-		echo "PASS wake: $taken of $N pings woke the server's thread"
-	fi
+	ic_woken wake "$line" "$s" $N
 fi
 left=$(comm -13 <(echo "$before") <(pages))
 if [ -n "$left" ]; then

@@ -52,17 +52,6 @@ if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
 	grep -v avx512 "$c" | tail -8 | sed 's/^/  client: /'
 	grep -v avx512 "$s" | tail -8 | sed 's/^/  server: /'
 else
-	echo "intr: $line"
-	taken=$(grep -o "wake_taken=[0-9]*" "$s" | cut -d= -f2)
-	taken=${taken:-0}
-	echo "intr: server $(grep -o 'wake_sleeps=.*' "$s")"
-	if [ "$taken" -lt $((N / 2)) ]; then
-		echo "FAIL intr: the server's thread was woken by $taken of" \
-			"$N pings"
-		IC_FAILS=$((IC_FAILS + 1))
-	else
-		IC_PASSES=$((IC_PASSES + 1))
-		echo "PASS intr: $taken of $N pings woke the server's thread"
-	fi
+	ic_woken intr "$line" "$s" $N
 fi
 ic_summary

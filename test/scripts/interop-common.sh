@@ -216,6 +216,26 @@ ic_fail() {
 		tail -"${4:-8}" | sed 's/^/  /'
 }
 
+# ic_woken NAME ROUND_TRIPS SERVER_LOG N: the check of an event-driven
+# ping-pong (dpv-event-peer) whose server must be woken by the client's
+# frames: its round-trip line printed, and the server's wake_taken
+# (DPV_STATS) at least N / 2, counted as a pass or a failure.
+ic_woken() {
+	local taken
+	echo "$1: $2"
+	taken=$(grep -o "wake_taken=[0-9]*" "$3" | cut -d= -f2)
+	taken=${taken:-0}
+	echo "$1: server $(grep -o 'wake_sleeps=.*' "$3")"
+	if [ "$taken" -lt $(($4 / 2)) ]; then
+		echo "FAIL $1: the server's thread was woken by $taken of $4" \
+			"pings"
+		IC_FAILS=$((IC_FAILS + 1))
+	else
+		IC_PASSES=$((IC_PASSES + 1))
+		echo "PASS $1: $taken of $4 pings woke the server's thread"
+	fi
+}
+
 ic_summary() {
 	echo "$IC_PASSES passed, $IC_FAILS failed"
 	[ $IC_FAILS = 0 ] && [ $IC_PASSES -gt 0 ]
