@@ -81,6 +81,9 @@ rqp_init(struct test_engine_qp *t, uint32_t qpn, uint32_t key)
 	return dpv_engine_qp_create(eng, &init);
 }
 
+/* the path MTU of the next setup (setup_2_2_mtu256 lowers it) */
+static enum ibv_mtu setup_mtu = IBV_MTU_1024;
+
 /* Connect A <-> B (local ACK timeout to), then set A's max_rd_atomic and
  * B's max_dest_rd_atomic. */
 static int
@@ -90,7 +93,7 @@ setup_credits_to(uint8_t rd, uint8_t dest, uint8_t to)
 	struct dpv_engine_path path;
 	struct test_engine_conn c = {
 		.path = &path,
-		.mtu = IBV_MTU_1024,
+		.mtu = setup_mtu,
 		.psn = 0xfffff8, /* PSNs wrap during the tests */
 		.timeout = to,
 		.rnr_retry = 7,
@@ -145,6 +148,19 @@ static int
 setup_2_2(void)
 {
 	return setup_credits(2, 2);
+}
+
+/* 256-byte frames: a message of more frames than a pass's budget fits
+ * the test's buffers */
+static int
+setup_2_2_mtu256(void)
+{
+	int rc;
+
+	setup_mtu = IBV_MTU_256;
+	rc = setup_credits(2, 2);
+	setup_mtu = IBV_MTU_1024;
+	return rc;
 }
 
 static void
@@ -922,6 +938,67 @@ test_ack_hold(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A held ACK and a lone post of a message longer than one pass's budget
+ * (40 frames of 256 bytes; the budget is 32): the post sends the whole
+ * message, and the ACK after its last frame. Sent after the first 32,
+ * the ACK ended the peer's poll for its completion, and the rest waited
+ * for the peer's napping progress thread (ib_write_lat 64 KiB at a 1024
+ * path MTU: 4-8 ms a round trip).
+ */
+static int
+test_ack_after_long_reply(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qb.buf, .length = 40 * 256, .lkey = qb.key};
+	struct ibv_send_wr wr = {.wr_id = 2,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	struct rte_mbuf *m[64];
+	struct ibv_wc wc;
+	unsigned int n;
+
+	dpv_engine_set_ack_hold(eng, true);
+	TEST_ASSERT_EQUAL(
+		post(IBV_WR_RDMA_WRITE, 1, 0, 64, (uintptr_t)qb.buf + 12288, 0),
+		0, "");
+	dpv_engine_progress(eng);
+	dpv_engine_progress_app(eng);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 0,
+			  "B's ACK is held by the application's poll");
+	for (uint32_t i = 0; i < sge.length; i++)
+		qb.buf[i] = (uint8_t)(i * 7 + 1);
+	wr.wr.rdma.remote_addr = (uintptr_t)qa.buf;
+	wr.wr.rdma.rkey = qa.key;
+	TEST_ASSERT_EQUAL(
+		dpv_mlx5_post_send(&qb.sq, IBV_QPT_RC, QPN_B, &wr, &bad), 0,
+		"");
+	rte_delay_us_block(20); /* a lone post, not one of a burst */
+	dpv_engine_progress_post(eng);
+	n = rte_ring_dequeue_burst(eng->loop, (void **)m, RTE_DIM(m), NULL);
+	TEST_ASSERT_EQUAL(n, 41, "the post sent the whole WRITE and the ACK");
+	TEST_ASSERT_EQUAL(frame_opcode(m[0]), DPV_ROCE_OP_WRITE_FIRST, "");
+	for (unsigned int i = 1; i < 39; i++)
+		TEST_ASSERT_EQUAL(frame_opcode(m[i]), DPV_ROCE_OP_WRITE_MIDDLE,
+				  "frame %u", i);
+	TEST_ASSERT_EQUAL(frame_opcode(m[39]), DPV_ROCE_OP_WRITE_LAST, "");
+	TEST_ASSERT_EQUAL(frame_opcode(m[40]), DPV_ROCE_OP_ACK,
+			  "the ACK after the last frame");
+	TEST_ASSERT_EQUAL(rte_ring_enqueue_bulk(eng->loop, (void **)m, n, NULL),
+			  n, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 2, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf, qb.buf, sge.length, "");
+	return TEST_SUCCESS;
+}
+
 /* A's WRITE wr_id of 64 bytes into B's buffer, and the engine's post
  * hook, as ibv_post_send runs them. */
 static int
@@ -1420,6 +1497,8 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_rd0, teardown, test_rd0),
 			TEST_CASE_ST(setup_128, teardown, test_credits_128),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_hold),
+			TEST_CASE_ST(setup_2_2_mtu256, teardown,
+				     test_ack_after_long_reply),
 			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_tmpl),
 			TEST_CASE_ST(setup_2_2, teardown, test_req_tmpl),

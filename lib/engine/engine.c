@@ -48,6 +48,9 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
  * 1/POST_HOLD_OFF_DIV s (100 ms). */
 #define POST_BURST_DIV 200000
 #define POST_POLL_EVERY 16
+/* a lone post sends up to this many passes' budgets of its message (a
+ * MiB at a 1024 path MTU) */
+#define LONE_POST_PASSES  32
 #define POST_LATE_DIV 50000
 #define POST_LATE_RUN 2
 #define POST_HOLD_OFF_DIV 10
@@ -940,6 +943,7 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 	 * cycles); a list that shrank since starts over */
 	uint32_t i = e->run_pos < nrun ? e->run_pos : 0;
 
+	e->req_more = false;
 	for (uint32_t k = 0; k < nrun; k++, i = i + 1 == nrun ? 0 : i + 1) {
 		struct dpv_eqp *qp = e->run[i];
 		unsigned b = budget;
@@ -979,10 +983,22 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			    qp->state == IBV_QPS_SQD) &&
 			   req_has_work(qp)) {
 			dpv_engine_requester(qp, &b);
+			if (b == 0 && req_has_work(qp))
+				e->req_more = true;
 		}
-		if (late && b == budget && e->ack_hold &&
-		    qp->resp.ack_hold_at != 0 &&
-		    now - qp->resp.ack_hold_at < e->hz / ACK_REHOLD_DIV) {
+		if (late && e->lone_post && b == 0 && req_has_work(qp)) {
+			/* a lone post's message longer than one pass's
+			 * budget (ib_write_lat's 64 KiB at a 1024 path MTU):
+			 * its ACK leaves behind its last frame, in the pass
+			 * that sends it (progress_post). Sent with the first
+			 * half, it ended the peer's poll for its completion,
+			 * and the rest waited for the peer's napping thread:
+			 * 4-8 ms a round trip */
+			qp->resp.ack_hold_seq = e->poll_seq;
+		} else if (late && b == budget && e->ack_hold &&
+			   qp->resp.ack_hold_at != 0 &&
+			   now - qp->resp.ack_hold_at <
+				   e->hz / ACK_REHOLD_DIV) {
 			/* nothing of ours left in this poll, and requests of
 			 * ours awaited their ACK when it was held: the
 			 * application may wait for their completion before it
@@ -1219,7 +1235,15 @@ progress_post(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
 		 * next poll (the reply cannot be there yet) */
 		e->work = 0;
 		e->acks_held_at = 0;
+		e->lone_post = true;
 		send_pass(e, now);
+		/* all of a message longer than one pass's budget, and the
+		 * ACK held for it after it (run_pass) */
+		for (unsigned k = 1; e->req_more && k < LONE_POST_PASSES &&
+				     dpv_engine_tx_room(e);
+		     k++)
+			send_pass(e, dpv_engine_now());
+		e->lone_post = false;
 		r = e->work;
 	}
 	e->ack_hold = false;

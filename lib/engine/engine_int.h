@@ -798,6 +798,11 @@ struct dpv_engine {
 	bool ack_hold;		 /* this poll holds back new ACKs */
 	bool ack_hold_on;	 /* application polls hold back new ACKs */
 	bool polled;		 /* a poll ran since the last post */
+	/* the last run pass left a QP's requests unsent for want of budget
+	 * (a message of more frames than DPV_ENGINE_DEF_BUDGET) */
+	bool req_more;
+	/* the passes of a lone post (progress_post) run */
+	bool lone_post;
 	bool poll_bg;		 /* this poll is a background thread's */
 	uint8_t bursts_late_run; /* bursts found late in a row */
 	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
