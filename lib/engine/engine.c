@@ -993,8 +993,12 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			 * that sends it (progress_post). Sent with the first
 			 * half, it ended the peer's poll for its completion,
 			 * and the rest waited for the peer's napping thread:
-			 * 4-8 ms a round trip */
+			 * 4-8 ms a round trip. A message longer than the
+			 * post's passes leaves the ACK to the next poll: the
+			 * progress thread then naps short */
 			qp->resp.ack_hold_seq = e->poll_seq;
+			if (e->acks_held_at == 0)
+				e->acks_held_at = now;
 		} else if (late && b == budget && e->ack_hold &&
 			   qp->resp.ack_hold_at != 0 &&
 			   now - qp->resp.ack_hold_at <
