@@ -864,6 +864,21 @@ wire_opcodes(uint8_t *ops, unsigned max)
 	return n;
 }
 
+/* A's send completion a_id, then B's b_id, both successful: 0 or -1. */
+static int
+wait_ab(uint64_t a_id, uint64_t b_id)
+{
+	struct ibv_wc wc;
+
+	if (wait_wc(&qa.scq, &wc) != 0 || wc.wr_id != a_id ||
+	    wc.status != IBV_WC_SUCCESS)
+		return -1;
+	if (wait_wc(&qb.scq, &wc) != 0 || wc.wr_id != b_id ||
+	    wc.status != IBV_WC_SUCCESS)
+		return -1;
+	return 0;
+}
+
 /*
  * ACK hold: with it on, an ACK that arises in an application poll
  * (dpv_engine_progress_app) is held until the next poll, where it leaves
@@ -896,12 +911,7 @@ test_ack_hold(void)
 	TEST_ASSERT_EQUAL(ops[0], DPV_ROCE_OP_WRITE_ONLY, "request first");
 	TEST_ASSERT_EQUAL(ops[1], DPV_ROCE_OP_ACK, "then the ACK");
 	TEST_ASSERT_EQUAL(dpv_engine_acks_held_at(eng), 0, "");
-	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 1, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
-	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 2, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_ab(1, 2), 0, "");
 	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 0, "");
 	/* a held ACK also leaves with the next poll of any kind */
 	TEST_ASSERT_EQUAL(post(IBV_WR_RDMA_WRITE, 3, 0, 64,
@@ -958,7 +968,6 @@ test_ack_after_long_reply(void)
 				 .send_flags = IBV_SEND_SIGNALED},
 			   *bad;
 	struct rte_mbuf *m[64];
-	struct ibv_wc wc;
 	unsigned int n;
 
 	dpv_engine_set_ack_hold(eng, true);
@@ -989,12 +998,7 @@ test_ack_after_long_reply(void)
 			  "the ACK after the last frame");
 	TEST_ASSERT_EQUAL(rte_ring_enqueue_bulk(eng->loop, (void **)m, n, NULL),
 			  n, "");
-	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 1, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
-	TEST_ASSERT_EQUAL(wait_wc(&qb.scq, &wc), 0, "");
-	TEST_ASSERT_EQUAL(wc.wr_id, 2, "");
-	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_ab(1, 2), 0, "");
 	TEST_ASSERT_BUFFERS_EQUAL(qa.buf, qb.buf, sge.length, "");
 	return TEST_SUCCESS;
 }
