@@ -43,15 +43,5 @@ IC_XENV="DPV_STATS=1 DPV_NETDEV=off" \
 src=$?
 ic_server_wait
 crc=$?
-c=$IC_TMP/vhost.server
-s=$IC_TMP/virtio.client
-line=$(grep -E "^round trips $N median [0-9.]+ us" "$c")
-if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$line" ]; then
-	IC_FAILS=$((IC_FAILS + 1))
-	echo "FAIL intr (ping-pong client exit $crc, server exit $src)"
-	grep -v avx512 "$c" | tail -8 | sed 's/^/  client: /'
-	grep -v avx512 "$s" | tail -8 | sed 's/^/  server: /'
-else
-	ic_woken intr "$line" "$s" $N
-fi
+ic_woken intr $N $crc $src "$IC_TMP/vhost.server" "$IC_TMP/virtio.client"
 ic_summary

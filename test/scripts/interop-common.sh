@@ -216,23 +216,32 @@ ic_fail() {
 		tail -"${4:-8}" | sed 's/^/  /'
 }
 
-# ic_woken NAME ROUND_TRIPS SERVER_LOG N: the check of an event-driven
-# ping-pong (dpv-event-peer) whose server must be woken by the client's
-# frames: its round-trip line printed, and the server's wake_taken
-# (DPV_STATS) at least N / 2, counted as a pass or a failure.
+# ic_woken NAME N CLIENT_RC SERVER_RC CLIENT_LOG SERVER_LOG: the check of
+# an event-driven ping-pong (dpv-event-peer, N round trips) whose server
+# must be woken by the client's frames: both ends exited 0, the client
+# printed its round trips (shown), and the server's wake_taken (DPV_STATS)
+# is at least N / 2; counted as a pass or a failure.
 ic_woken() {
-	local taken
-	echo "$1: $2"
-	taken=$(grep -o "wake_taken=[0-9]*" "$3" | cut -d= -f2)
+	local name=$1 n=$2 crc=$3 src=$4 clog=$5 slog=$6 taken line
+	line=$(grep -E "^round trips $n median [0-9.]+ us" "$clog")
+	if [ "$crc" != 0 ] || [ "$src" != 0 ] || [ -z "$line" ]; then
+		IC_FAILS=$((IC_FAILS + 1))
+		echo "FAIL $name (ping-pong client exit $crc, server exit $src)"
+		grep -v avx512 "$clog" | tail -8 | sed 's/^/  client: /'
+		grep -v avx512 "$slog" | tail -8 | sed 's/^/  server: /'
+		return
+	fi
+	echo "$name: $line"
+	taken=$(grep -o "wake_taken=[0-9]*" "$slog" | cut -d= -f2)
 	taken=${taken:-0}
-	echo "$1: server $(grep -o 'wake_sleeps=.*' "$3")"
-	if [ "$taken" -lt $(($4 / 2)) ]; then
-		echo "FAIL $1: the server's thread was woken by $taken of $4" \
-			"pings"
+	echo "$name: server $(grep -o 'wake_sleeps=.*' "$slog")"
+	if [ "$taken" -lt $((n / 2)) ]; then
+		echo "FAIL $name: the server's thread was woken by $taken of" \
+			"$n pings"
 		IC_FAILS=$((IC_FAILS + 1))
 	else
 		IC_PASSES=$((IC_PASSES + 1))
-		echo "PASS $1: $taken of $4 pings woke the server's thread"
+		echo "PASS $name: $taken of $n pings woke the server's thread"
 	fi
 }
 
