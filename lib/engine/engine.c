@@ -986,23 +986,9 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			if (b == 0 && req_has_work(qp))
 				e->req_more = true;
 		}
-		if (late && e->lone_post && b == 0 && req_has_work(qp)) {
-			/* a lone post's message longer than one pass's
-			 * budget (ib_write_lat's 64 KiB at a 1024 path MTU):
-			 * its ACK leaves behind its last frame, in the pass
-			 * that sends it (progress_post). Sent with the first
-			 * half, it ended the peer's poll for its completion,
-			 * and the rest waited for the peer's napping thread:
-			 * 4-8 ms a round trip. A message longer than the
-			 * post's passes leaves the ACK to the next poll: the
-			 * progress thread then naps short */
-			qp->resp.ack_hold_seq = e->poll_seq;
-			if (e->acks_held_at == 0)
-				e->acks_held_at = now;
-		} else if (late && b == budget && e->ack_hold &&
-			   qp->resp.ack_hold_at != 0 &&
-			   now - qp->resp.ack_hold_at <
-				   e->hz / ACK_REHOLD_DIV) {
+		if (late && b == budget && e->ack_hold &&
+		    qp->resp.ack_hold_at != 0 &&
+		    now - qp->resp.ack_hold_at < e->hz / ACK_REHOLD_DIV) {
 			/* nothing of ours left in this poll, and requests of
 			 * ours awaited their ACK when it was held: the
 			 * application may wait for their completion before it
@@ -1239,15 +1225,14 @@ progress_post(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
 		 * next poll (the reply cannot be there yet) */
 		e->work = 0;
 		e->acks_held_at = 0;
-		e->lone_post = true;
 		send_pass(e, now);
-		/* all of a message longer than one pass's budget, and the
-		 * ACK held for it after it (run_pass) */
+		/* all of a message longer than one pass's budget: the rest
+		 * left to the next poll waited for the progress thread's nap
+		 * when the application spins on memory after posting */
 		for (unsigned k = 1; e->req_more && k < LONE_POST_PASSES &&
 				     dpv_engine_tx_room(e);
 		     k++)
 			send_pass(e, dpv_engine_now());
-		e->lone_post = false;
 		r = e->work;
 	}
 	e->ack_hold = false;

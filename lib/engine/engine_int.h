@@ -801,8 +801,6 @@ struct dpv_engine {
 	/* the last run pass left a QP's requests unsent for want of budget
 	 * (a message of more frames than DPV_ENGINE_DEF_BUDGET) */
 	bool req_more;
-	/* the passes of a lone post (progress_post) run */
-	bool lone_post;
 	bool poll_bg;		 /* this poll is a background thread's */
 	uint8_t bursts_late_run; /* bursts found late in a row */
 	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
