@@ -315,21 +315,23 @@ int dpv_port_progress(void);
 bool dpv_port_eal_owned(void);
 
 /**
- * Before a progress thread sleeps: tell the memif peer (a dpverbs process
- * that shares the connection's wake-up page) that a frame it sends should
- * wake this side, then look at the receive queues once more (a frame sent
- * before this call may not have been seen). Costs a membarrier().
+ * Before a progress thread sleeps: make a frame that arrives end the
+ * sleep, then look at the receive queues once more (a frame that came
+ * before this call may not have been seen). On a port with receive
+ * interrupts it arms them; on memif it tells the peer (a dpverbs process
+ * that shares the connection's wake-up page), at the cost of a
+ * membarrier().
  *
  * @param p
  *   Device (NULL: false).
  * @return
- *   true if the peer can wake this side: then dpv_port_wake_sleep() and
- *   dpv_port_wake_sleep_end() follow; false: sleep as without a peer.
+ *   true if a frame can wake this side: then dpv_port_wake_sleep() and
+ *   dpv_port_wake_sleep_end() follow; false: sleep without.
  */
 bool dpv_port_wake_sleep_begin(struct dpv_port *p);
 
 /**
- * Sleep up to @p us microseconds, or until the peer sends (or
+ * Sleep up to @p us microseconds, or until a frame arrives (or
  * dpv_port_wake_self()).
  *
  * @param p
@@ -340,8 +342,7 @@ bool dpv_port_wake_sleep_begin(struct dpv_port *p);
 void dpv_port_wake_sleep(struct dpv_port *p, unsigned int us);
 
 /**
- * The sleep is over (or was not taken): the peer's frames no longer wake
- * this side.
+ * The sleep is over (or was not taken): frames no longer wake this side.
  *
  * @param p
  *   Device, after dpv_port_wake_sleep_begin() answered true.
@@ -363,11 +364,11 @@ void dpv_port_wake_self(struct dpv_port *p);
  * @param p
  *   Device.
  * @param sleeps
- *   Sleeps the peer could end.
+ *   Sleeps a frame could end.
  * @param taken
- *   Of those, the ones a wake-up ended.
+ *   Of those, the ones a frame ended.
  * @param sent
- *   Wake-ups sent to the peer.
+ *   Wake-ups sent to the memif peer (0 on other ports).
  */
 void dpv_port_wake_stats(struct dpv_port *p, uint64_t *sleeps, uint64_t *taken,
 			 uint64_t *sent);

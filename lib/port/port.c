@@ -535,12 +535,12 @@ port_configure_once(struct dpv_port *p, const struct dpv_port_conf *pc,
 	ec.intr_conf.rxq = rxq_intr;
 	rc = rte_eth_dev_configure(p->ethdev, p->nb_q, p->nb_q, &ec);
 	if (rc != 0) {
-		rte_log(rxq_intr ? RTE_LOG_INFO : RTE_LOG_ERR, dpv_logtype_port,
-			"dpv.port: %s: configuring DPDK port %u (%s) with %u "
-			"queues, MTU %u%s: %s\n",
-			p->name, p->ethdev, di->driver_name, p->nb_q, p->mtu,
-			rxq_intr ? ", receive interrupts" : "",
-			rte_strerror(-rc));
+		PORT_LOG_AT(rxq_intr ? RTE_LOG_INFO : RTE_LOG_ERR,
+			    "%s: configuring DPDK port %u (%s) with %u queues, "
+			    "MTU %u%s: %s",
+			    p->name, p->ethdev, di->driver_name, p->nb_q,
+			    p->mtu, rxq_intr ? ", receive interrupts" : "",
+			    rte_strerror(-rc));
 		return rc;
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->ethdev, &rxd, &txd);
@@ -589,10 +589,11 @@ port_configure_once(struct dpv_port *p, const struct dpv_port_conf *pc,
 		return 0;
 	}
 	if (rc != 0) {
-		rte_log(rxq_intr ? RTE_LOG_INFO : RTE_LOG_ERR, dpv_logtype_port,
-			"dpv.port: %s: starting DPDK port %u%s: %s\n", p->name,
-			p->ethdev, rxq_intr ? " with receive interrupts" : "",
-			rte_strerror(-rc));
+		PORT_LOG_AT(rxq_intr ? RTE_LOG_INFO : RTE_LOG_ERR,
+			    "%s: starting DPDK port %u%s: %s", p->name,
+			    p->ethdev,
+			    rxq_intr ? " with receive interrupts" : "",
+			    rte_strerror(-rc));
 		return rc;
 	}
 	p->started = true;
@@ -1255,16 +1256,72 @@ tx_burst(struct dpv_port *p, uint16_t queue, struct rte_mbuf **pkts,
 	return r;
 }
 
-struct port_wake *
-port_wake_of(struct dpv_port *p)
+/*
+ * A progress thread's sleep that a frame ends: on the port's receive
+ * interrupts (port_intr.c), or on a memif connection's wake-up page
+ * (port_wake.c); a port has one at most.
+ */
+static bool
+intr_on(const struct dpv_port *p)
 {
-	return p != NULL && p->wake.pg != NULL ? &p->wake : NULL;
+	return p->intr.epfd >= 0;
 }
 
-struct port_intr *
-port_intr_of(struct dpv_port *p)
+bool
+dpv_port_wake_sleep_begin(struct dpv_port *p)
 {
-	return p != NULL && p->intr.epfd >= 0 ? &p->intr : NULL;
+	if (p == NULL)
+		return false;
+	if (intr_on(p))
+		return port_intr_sleep_begin(&p->intr);
+	return p->wake.pg != NULL && port_wake_sleep_begin(&p->wake);
+}
+
+void
+dpv_port_wake_sleep(struct dpv_port *p, unsigned int us)
+{
+	if (intr_on(p))
+		port_intr_sleep(&p->intr, us);
+	else
+		port_wake_sleep(&p->wake, us);
+}
+
+void
+dpv_port_wake_sleep_end(struct dpv_port *p)
+{
+	if (intr_on(p))
+		port_intr_sleep_end(&p->intr);
+	else
+		port_wake_sleep_end(&p->wake);
+}
+
+void
+dpv_port_wake_self(struct dpv_port *p)
+{
+	if (p == NULL)
+		return;
+	if (intr_on(p))
+		port_intr_wake(&p->intr);
+	else if (p->wake.pg != NULL)
+		port_wake_self(&p->wake);
+}
+
+void
+dpv_port_wake_stats(struct dpv_port *p, uint64_t *sleeps, uint64_t *taken,
+		    uint64_t *sent)
+{
+	*sleeps = *taken = *sent = 0;
+	if (p == NULL)
+		return;
+	if (intr_on(p)) {
+		*sleeps = p->intr.sleeps;
+		*taken = __atomic_load_n(&p->intr.taken, __ATOMIC_RELAXED);
+	} else if (p->wake.pg != NULL) {
+		*sleeps = p->wake.sleeps;
+		*taken =
+			__atomic_load_n(&p->wake.wakes_taken, __ATOMIC_RELAXED);
+		*sent = __atomic_load_n(&p->wake.wakes_sent, __ATOMIC_RELAXED);
+	}
 }
 
 uint16_t

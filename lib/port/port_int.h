@@ -19,8 +19,10 @@ extern int dpv_logtype_port;
 void port_log_init(void);
 
 #define PORT_LOG(level, fmt, ...)                                              \
-	rte_log(RTE_LOG_##level, dpv_logtype_port, "dpv.port: " fmt "\n",      \
-		##__VA_ARGS__)
+	PORT_LOG_AT(RTE_LOG_##level, fmt, ##__VA_ARGS__)
+/* The same at a level chosen at run time (RTE_LOG_ERR, ...). */
+#define PORT_LOG_AT(lvl, fmt, ...)                                             \
+	rte_log((lvl), dpv_logtype_port, "dpv.port: " fmt "\n", ##__VA_ARGS__)
 
 /* Format into an optional error buffer (NULL: nothing). */
 static inline void __attribute__((format(printf, 3, 4)))
@@ -59,9 +61,12 @@ int port_wake_attach(struct port_wake *w, const char *devargs, bool client);
 void port_wake_detach(struct port_wake *w);
 /* The peer sleeps: wake it. */
 void port_wake_peer_slow(struct port_wake *w);
-struct dpv_port;
-/* The device's wake-up state (port.c), NULL without a page. */
-struct port_wake *port_wake_of(struct dpv_port *p);
+/* dpv_port_wake_sleep_begin() and the rest on a page that is mapped
+ * (w->pg set): port.c picks it or the port's receive interrupts */
+bool port_wake_sleep_begin(struct port_wake *w);
+void port_wake_sleep(struct port_wake *w, unsigned int us);
+void port_wake_sleep_end(struct port_wake *w);
+void port_wake_self(struct port_wake *w);
 
 /* After a burst sent frames: wake the peer if it sleeps (one load). */
 static inline void
@@ -91,16 +96,14 @@ void port_intr_init(struct port_intr *pi);
 int port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 		     uint16_t nq);
 void port_intr_detach(struct port_intr *pi);
-/* Arm the queues: true if a frame now ends a sleep (then the caller looks
- * at its queues once more, sleeps, and ends with port_intr_sleep_end()). */
+/* On attached interrupts (pi->epfd >= 0), as port_wake_*() above. Arm
+ * the queues: true if a frame now ends a sleep (then the caller looks at
+ * its queues once more, sleeps, and ends with port_intr_sleep_end()). */
 bool port_intr_sleep_begin(struct port_intr *pi);
 void port_intr_sleep(struct port_intr *pi, unsigned int us);
 void port_intr_sleep_end(struct port_intr *pi);
 /* End a sleep from this process (nothing if none). */
 void port_intr_wake(struct port_intr *pi);
-struct dpv_port;
-/* The device's receive interrupts (port.c), NULL without. */
-struct port_intr *port_intr_of(struct dpv_port *p);
 
 /* Plain bursts of a device's queue (port.c); the fault layer calls them. */
 struct dpv_port;

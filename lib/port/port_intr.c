@@ -69,7 +69,6 @@ int
 port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 		 uint16_t nq)
 {
-	uint16_t q;
 	int rc;
 
 	port_intr_init(pi);
@@ -77,6 +76,8 @@ port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 	rc = rte_eth_dev_rx_intr_disable(port, qbase);
 	if (rc != 0)
 		return rc == -ENOTSUP ? rc : -EIO;
+	pi->port = port;
+	pi->qbase = qbase;
 	pi->epfd = epoll_create1(EPOLL_CLOEXEC);
 	pi->selffd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pi->timerfd =
@@ -90,44 +91,34 @@ port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 		rc = -EIO;
 		goto fail;
 	}
-	for (q = 0; q < nq; q++) {
-		rc = rte_eth_dev_rx_intr_ctl_q(port, qbase + q, pi->epfd,
+	/* pi->nq counts the queues registered so far */
+	for (; pi->nq < nq; pi->nq++) {
+		rc = rte_eth_dev_rx_intr_ctl_q(port, qbase + pi->nq, pi->epfd,
 					       RTE_INTR_EVENT_ADD, TAG_RX);
 		if (rc != 0) {
 			rc = rc < 0 ? rc : -EIO;
-			goto fail_q;
+			goto fail;
 		}
 	}
-	pi->port = port;
-	pi->qbase = qbase;
-	pi->nq = nq;
 	return 0;
-fail_q:
-	while (q-- > 0)
-		rte_eth_dev_rx_intr_ctl_q(port, qbase + q, pi->epfd,
-					  RTE_INTR_EVENT_DEL, NULL);
 fail:
+	port_intr_detach(pi);
+	return rc;
+}
+
+/* Undo what port_intr_attach() did, all of it or what it got to. */
+void
+port_intr_detach(struct port_intr *pi)
+{
+	for (uint16_t q = 0; q < pi->nq; q++)
+		rte_eth_dev_rx_intr_ctl_q(pi->port, pi->qbase + q, pi->epfd,
+					  RTE_INTR_EVENT_DEL, NULL);
 	if (pi->epfd >= 0)
 		close(pi->epfd);
 	if (pi->selffd >= 0)
 		close(pi->selffd);
 	if (pi->timerfd >= 0)
 		close(pi->timerfd);
-	port_intr_init(pi);
-	return rc;
-}
-
-void
-port_intr_detach(struct port_intr *pi)
-{
-	if (pi->epfd < 0)
-		return;
-	for (uint16_t q = 0; q < pi->nq; q++)
-		rte_eth_dev_rx_intr_ctl_q(pi->port, pi->qbase + q, pi->epfd,
-					  RTE_INTR_EVENT_DEL, NULL);
-	close(pi->epfd);
-	close(pi->selffd);
-	close(pi->timerfd);
 	port_intr_init(pi);
 }
 
@@ -136,8 +127,6 @@ port_intr_sleep_begin(struct port_intr *pi)
 {
 	uint16_t q;
 
-	if (pi->epfd < 0)
-		return false;
 	/* against dpv_port_wake_self(): the flag, then the caller's look at
 	 * its kick; the kick, then the look at the flag */
 	__atomic_store_n(&pi->sleeping, 1, __ATOMIC_SEQ_CST);
@@ -198,7 +187,7 @@ port_intr_wake(struct port_intr *pi)
 {
 	uint64_t one = 1;
 
-	if (pi->epfd < 0 || !__atomic_load_n(&pi->sleeping, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&pi->sleeping, __ATOMIC_SEQ_CST))
 		return;
 	if (write(pi->selffd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		PORT_LOG(DEBUG, "wake-up eventfd: %s", strerror(errno));

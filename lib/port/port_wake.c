@@ -234,18 +234,13 @@ port_wake_peer_slow(struct port_wake *w)
 }
 
 bool
-dpv_port_wake_sleep_begin(struct dpv_port *p)
+port_wake_sleep_begin(struct port_wake *w)
 {
-	struct port_wake *w = port_wake_of(p);
-	struct port_intr *pi = port_intr_of(p);
-	struct wake_side *me, *peer;
+	struct wake_side *me = &w->pg->side[w->self];
+	struct wake_side *peer = &w->pg->side[!w->self];
 
-	if (pi != NULL)
-		return port_intr_sleep_begin(pi);
-	if (w == NULL || w->pg == NULL || barrier_reg != 1)
+	if (barrier_reg != 1)
 		return false;
-	me = &w->pg->side[w->self];
-	peer = &w->pg->side[!w->self];
 	/* a peer that cannot be ordered by the barrier, or none */
 	if (!__atomic_load_n(&peer->barrier, __ATOMIC_RELAXED) ||
 	    !pid_alive(__atomic_load_n(&peer->pid, __ATOMIC_RELAXED)))
@@ -260,69 +255,29 @@ dpv_port_wake_sleep_begin(struct dpv_port *p)
 }
 
 void
-dpv_port_wake_sleep(struct dpv_port *p, unsigned int us)
+port_wake_sleep(struct port_wake *w, unsigned int us)
 {
-	struct port_wake *w = port_wake_of(p);
-	struct port_intr *pi = port_intr_of(p);
+	uint32_t *me = &w->pg->side[w->self].sleeping;
 	struct timespec ts = {.tv_sec = us / 1000000,
 			      .tv_nsec = (long)(us % 1000000) * 1000};
 
-	if (pi != NULL) {
-		port_intr_sleep(pi, us);
-		return;
-	}
-	futex(&w->pg->side[w->self].sleeping, FUTEX_WAIT, 1, &ts);
-	if (__atomic_load_n(&w->pg->side[w->self].sleeping, __ATOMIC_RELAXED) ==
-	    0)
+	futex(me, FUTEX_WAIT, 1, &ts);
+	if (__atomic_load_n(me, __ATOMIC_RELAXED) == 0)
 		__atomic_fetch_add(&w->wakes_taken, 1, __ATOMIC_RELAXED);
 	w->sleeps++;
 }
 
 void
-dpv_port_wake_sleep_end(struct dpv_port *p)
+port_wake_sleep_end(struct port_wake *w)
 {
-	struct port_wake *w = port_wake_of(p);
-	struct port_intr *pi = port_intr_of(p);
-
-	if (pi != NULL) {
-		port_intr_sleep_end(pi);
-		return;
-	}
 	__atomic_store_n(&w->pg->side[w->self].sleeping, 0, __ATOMIC_RELAXED);
 }
 
 void
-dpv_port_wake_self(struct dpv_port *p)
+port_wake_self(struct port_wake *w)
 {
-	struct port_wake *w = port_wake_of(p);
-	struct port_intr *pi = port_intr_of(p);
-	uint32_t *me;
+	uint32_t *me = &w->pg->side[w->self].sleeping;
 
-	if (pi != NULL)
-		port_intr_wake(pi);
-	if (w == NULL || w->pg == NULL)
-		return;
-	me = &w->pg->side[w->self].sleeping;
 	if (__atomic_exchange_n(me, 0, __ATOMIC_ACQ_REL) != 0)
 		futex(me, FUTEX_WAKE, 1, NULL);
-}
-
-void
-dpv_port_wake_stats(struct dpv_port *p, uint64_t *sleeps, uint64_t *taken,
-		    uint64_t *sent)
-{
-	struct port_wake *w = port_wake_of(p);
-	struct port_intr *pi = port_intr_of(p);
-
-	*sleeps = *taken = *sent = 0;
-	if (pi != NULL) {
-		*sleeps = pi->sleeps;
-		*taken = __atomic_load_n(&pi->taken, __ATOMIC_RELAXED);
-		return;
-	}
-	if (w == NULL)
-		return;
-	*sleeps = w->sleeps;
-	*taken = __atomic_load_n(&w->wakes_taken, __ATOMIC_RELAXED);
-	*sent = __atomic_load_n(&w->wakes_sent, __ATOMIC_RELAXED);
 }

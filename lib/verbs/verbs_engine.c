@@ -98,7 +98,7 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_APP_NAP_BUSY_US 100 /* longest nap while the thread lands
 				    what the application leaves to it */
 #define PROG_HOT_YIELD_US 50	 /* a hot spin yields its core this often */
-#define PROG_WAKE_MIN_US  64	 /* sleeps this long a memif peer may end */
+#define PROG_WAKE_MIN_US  64	 /* sleeps this long a frame may end */
 #define PROG_WOKE_NAP_US 20	 /* nap after waking the application */
 #define PROG_MAX_THREADS 16
 
@@ -334,7 +334,7 @@ dpv_progress_app_blocks(struct dpv_device *dev)
 	if (atomic_exchange_explicit(&t->kick, 1, memory_order_release) == 0) {
 		syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL,
 			NULL, 0);
-		/* or it sleeps on the memif wake-up page's word */
+		/* or it sleeps where a frame ends the sleep */
 		dpv_port_wake_self(dev->port);
 	}
 }
@@ -358,10 +358,11 @@ dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout)
 		;
 }
 
-/* A sleep of us microseconds that the memif peer's next frame ends
- * (port_wake.c): false if the peer cannot wake this thread. The
- * announcement is followed by one more look at the receive queues: a
- * frame the peer sent before it saw the announcement is found here. */
+/* A sleep of us microseconds that the next frame ends (the port's receive
+ * interrupts, or a memif peer's wake-up; dpv_port_wake_sleep_begin()):
+ * false if no frame can wake this thread. The arming is followed by one
+ * more look at the receive queues: a frame that came before it is found
+ * here. */
 static bool
 prog_wake_sleep(struct dpv_progress_thr *t, unsigned int us)
 {
@@ -518,8 +519,8 @@ progress_main(void *arg)
 							   : PROG_IDLE_MAX_US;
 		/* a kick (the application blocks in ibv_get_cq_event) ends
 		 * it, and a CQ's moderated event is due no later than its
-		 * period (prog_nap()); so does a frame of a memif peer that
-		 * can wake this thread (port_wake.c) */
+		 * period (prog_nap()); so does a frame, where one can wake
+		 * this thread (receive interrupts, a memif peer) */
 		if (sleep_us < PROG_WAKE_MIN_US ||
 		    !prog_wake_sleep(t, sleep_us))
 			prog_nap(t, sleep_us);
