@@ -745,9 +745,17 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		goto fail;
 	p->link_gated = di.driver_name != NULL &&
 			strcmp(di.driver_name, "net_memif") == 0;
-	if (p->link_gated)
-		PORT_LOG(DEBUG, "%s: memif unmaps through %s munmap()", p->name,
-			 port_unmap_guarded() ? "the library's" : "libc's");
+	if (p->link_gated) {
+		/* binds the driver's munmap() here before its first unmap */
+		bool guarded = port_unmap_guarded();
+
+		PORT_LOG_AT(guarded ? RTE_LOG_DEBUG : RTE_LOG_WARNING,
+			    "%s: memif unmaps through %s munmap()%s", p->name,
+			    guarded ? "the library's" : "libc's",
+			    guarded ? ""
+				    : ": a peer leaving during a burst may "
+				      "crash this process");
+	}
 	p->socket_id = rte_eth_dev_socket_id(p->ethdev);
 	if (p->socket_id < 0)
 		p->socket_id = 0;

@@ -9,12 +9,12 @@
  *
  * dpverbs brackets every burst on a memif port with a flag of the
  * bursting thread (port_burst_begin/end, port_int.h) and starts the burst
- * only when the link is up, after raising the flag. The munmap() below,
- * which the dynamic linker binds the memif driver's calls to
- * (libibverbs.so.1 comes before libc in a verbs program's search order,
- * and the version script gives it libc's version), first makes every
- * thread's flag visible (membarrier), then waits until no flag is raised
- * before unmapping anything. A burst that raised its flag before the
+ * only when the link is up, after raising the flag. The munmap() below
+ * (the memif driver's calls come here: the version script gives it
+ * libc's version, and guard_bind() at the end of this file points the
+ * driver's import at it whatever the program's load order) first makes
+ * every thread's flag visible (membarrier), then waits until no flag is
+ * raised before unmapping anything. A burst that raised its flag before the
  * link went down finishes on mapped rings; one that raised it later sees
  * the link down and touches nothing. Other munmap() callers pay one
  * membarrier and a look at the slots in use.
@@ -28,11 +28,15 @@
  * visible to it), so the rings it will touch are mapped, or a munmap()
  * still to come waits for its flag. A burst that reads a new epoch looks
  * at the link again. The driver's own connected flag still keeps a burst
- * off a link that went down without an unmap yet. Where the driver binds
- * to libc's munmap() instead (port_unmap_guarded() false), no epoch moves
- * and every burst looks at the link, as before.
+ * off a link that went down without an unmap yet. Where the driver's
+ * calls cannot be pointed here (a driver built into another object:
+ * port_unmap_guarded() false), no epoch moves and every burst looks at
+ * the link, as before.
  */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/membarrier.h>
@@ -152,22 +156,6 @@ munmap(void *addr, size_t len)
 extern __typeof__(munmap) port_guard_munmap
 	__attribute__((alias("munmap"), visibility("hidden"), copy(munmap)));
 
-bool
-port_unmap_guarded(void)
-{
-	static int bound = -1;
-	int b = __atomic_load_n(&bound, __ATOMIC_RELAXED);
-
-	if (b < 0) {
-		/* the first definition in the global scope is the one the
-		 * memif driver binds to; a libibverbs.so.1 that was
-		 * dlopen()ed with RTLD_LOCAL is not in that scope */
-		b = dlsym(RTLD_DEFAULT, "munmap") == (void *)port_guard_munmap;
-		__atomic_store_n(&bound, b, __ATOMIC_RELAXED);
-	}
-	return b == 1;
-}
-
 /* Is fd a memfd that memif shares ("/memfd:memif_region_N")? */
 static bool
 is_memif_region(int fd)
@@ -227,4 +215,172 @@ mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 		}
 	}
 	return ret;
+}
+
+extern __typeof__(mmap64) port_guard_mmap64
+	__attribute__((alias("mmap64"), visibility("hidden"), copy(mmap64)));
+
+/*
+ * The memif driver's imports of munmap() and mmap64() pointed at this
+ * file's functions, whatever the dynamic linker bound them to.
+ *
+ * The dynamic linker binds a name to its first definition in the global
+ * scope, in breadth-first load order: the program, its own libraries,
+ * then theirs. libibverbs.so.1 comes before libc there only when the
+ * program names it before libc. A program linked with librdmacm alone
+ * (rsockets; libibverbs then comes after libc), or one that dlopen()s
+ * libibverbs with RTLD_LOCAL (Python, for pyverbs), would leave the
+ * driver on libc's munmap(), and a burst could fault on rings a peer's
+ * departure unmapped. So the driver's own import slots (its GOT; the
+ * memif driver of Debian's DPDK is a shared object, bound at load time,
+ * its slots read-only after relocation) are rewritten here, once, before
+ * the first memif port starts: the addresses of the two functions, for
+ * the slots of relocations that name them.
+ */
+#if __ELF_NATIVE_CLASS == 64
+#define GUARD_R_SYM ELF64_R_SYM
+#else
+#define GUARD_R_SYM ELF32_R_SYM
+#endif
+
+struct guard_fn {
+	const char *name;
+	void *fn;
+};
+
+/* Is v (a dynamic entry's pointer) relocated yet? glibc adjusts them in
+ * place on most machines; a shared object's unrelocated ones are offsets
+ * below its base. */
+static uintptr_t
+dyn_addr(const struct dl_phdr_info *info, ElfW(Addr) v)
+{
+	return v < info->dlpi_addr ? info->dlpi_addr + v : v;
+}
+
+/* Store fn into the slot at a, making its page writable for the store if
+ * it lies in the object's read-only-after-relocation range. */
+static bool
+slot_store(uintptr_t a, void *fn, uintptr_t ro_lo, uintptr_t ro_hi)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	void *page = (void *)(a & ~(pg - 1));
+	bool ro = a >= ro_lo && a < ro_hi;
+
+	if (ro && mprotect(page, pg, PROT_READ | PROT_WRITE) != 0)
+		return false;
+	__atomic_store_n((void **)a, fn, __ATOMIC_RELEASE);
+	if (ro)
+		mprotect(page, pg, PROT_READ);
+	return true;
+}
+
+struct bind_walk {
+	int objects; /* memif driver objects seen */
+	bool ok;     /* every munmap() slot of theirs points here */
+};
+
+/* Rewrite one relocation table's slots that name a guarded function. */
+static void
+bind_table(const struct dl_phdr_info *info, uintptr_t tab, size_t size,
+	   size_t ent, const ElfW(Sym) * sym, const char *str,
+	   const struct guard_fn *fns, size_t nfn, uintptr_t ro_lo,
+	   uintptr_t ro_hi, struct bind_walk *w)
+{
+	for (size_t o = 0; ent != 0 && o + ent <= size; o += ent) {
+		/* Rel and Rela begin alike: r_offset, r_info */
+		const ElfW(Rel) *r = (const ElfW(Rel) *)(tab + o);
+		const ElfW(Sym) *s = &sym[GUARD_R_SYM(r->r_info)];
+		uintptr_t a = info->dlpi_addr + r->r_offset;
+
+		if (GUARD_R_SYM(r->r_info) == 0 || s->st_shndx != SHN_UNDEF)
+			continue;
+		for (size_t i = 0; i < nfn; i++) {
+			if (strcmp(str + s->st_name, fns[i].name) != 0)
+				continue;
+			if (*(void **)a != fns[i].fn &&
+			    !slot_store(a, fns[i].fn, ro_lo, ro_hi) && i == 0)
+				w->ok = false;
+		}
+	}
+}
+
+static int
+bind_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	static const struct guard_fn fns[] = {
+		{"munmap", (void *)port_guard_munmap},
+		{"mmap64", (void *)port_guard_mmap64},
+	};
+	struct bind_walk *w = arg;
+	const ElfW(Dyn) *dyn = NULL;
+	uintptr_t ro_lo = 0, ro_hi = 0, pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	ElfW(Addr) v[DT_NUM] = {0}; /* the dynamic entries, by tag */
+	const ElfW(Sym) * sym;
+	const char *str;
+
+	(void)size;
+	if (info->dlpi_name == NULL ||
+	    strstr(info->dlpi_name, "librte_net_memif") == NULL)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_DYNAMIC) {
+			dyn = (const ElfW(Dyn) *)at;
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			ro_lo = at & ~(pg - 1);
+			ro_hi = (at + ph->p_memsz) & ~(pg - 1);
+		}
+	}
+	if (dyn == NULL)
+		return 0;
+	w->objects++;
+	for (; dyn->d_tag != DT_NULL; dyn++)
+		if (dyn->d_tag > 0 && dyn->d_tag < DT_NUM)
+			v[dyn->d_tag] = dyn->d_un.d_ptr;
+	sym = (const ElfW(Sym) *)dyn_addr(info, v[DT_SYMTAB]);
+	str = (const char *)dyn_addr(info, v[DT_STRTAB]);
+	if (v[DT_SYMTAB] == 0 || v[DT_STRTAB] == 0) {
+		w->ok = false;
+		return 0;
+	}
+	if (v[DT_JMPREL] != 0)
+		bind_table(info, dyn_addr(info, v[DT_JMPREL]), v[DT_PLTRELSZ],
+			   v[DT_PLTREL] == DT_RELA ? sizeof(ElfW(Rela))
+						   : sizeof(ElfW(Rel)),
+			   sym, str, fns, RTE_DIM(fns), ro_lo, ro_hi, w);
+	/* GLOB_DAT and the like: an address taken */
+	if (v[DT_RELA] != 0)
+		bind_table(info, dyn_addr(info, v[DT_RELA]), v[DT_RELASZ],
+			   v[DT_RELAENT], sym, str, fns, RTE_DIM(fns), ro_lo,
+			   ro_hi, w);
+	if (v[DT_REL] != 0)
+		bind_table(info, dyn_addr(info, v[DT_REL]), v[DT_RELSZ],
+			   v[DT_RELENT], sym, str, fns, RTE_DIM(fns), ro_lo,
+			   ro_hi, w);
+	return 0;
+}
+
+static bool guarded;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+
+static void
+guard_bind(void)
+{
+	struct bind_walk w = {.ok = true};
+
+	dl_iterate_phdr(bind_object, &w);
+	if (w.objects > 0)
+		guarded = w.ok;
+	else /* a driver inside another object: as the linker bound it */
+		guarded = dlsym(RTLD_DEFAULT, "munmap") ==
+			  (void *)port_guard_munmap;
+}
+
+bool
+port_unmap_guarded(void)
+{
+	pthread_once(&guard_once, guard_bind);
+	return guarded;
 }
