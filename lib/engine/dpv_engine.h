@@ -512,6 +512,22 @@ uint64_t dpv_engine_rx_at(const struct dpv_engine *e);
 uint64_t dpv_engine_app_rx_at(const struct dpv_engine *e);
 
 /**
+ * Whether the last dpv_engine_poll() wrote a completion and left an RDMA
+ * WRITE half landed: the last data frame it received (ACKs aside) was
+ * the FIRST or a MIDDLE frame of a WRITE. The application that polled may
+ * stop polling now that it has its completion (ib_write_lat then spins on
+ * memory until the peer's WRITE has landed), while the rest of that
+ * WRITE, which raises no CQE it would poll for, is on its way: someone
+ * else must poll for it.
+ *
+ * @param e
+ *   The engine (not NULL).
+ * @return
+ *   true if so.
+ */
+bool dpv_engine_poll_left_mid(const struct dpv_engine *e);
+
+/**
  * Whether built frames wait in the engine's TX buffer, or WQEs of a burst
  * of posts wait to be built (a racy read, for a progress thread deciding
  * whether to poll).

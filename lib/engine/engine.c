@@ -891,6 +891,50 @@ rx_prefetch_qp(struct dpv_engine *e, struct rte_mbuf *m)
 	}
 }
 
+/* The opcode of an untagged IPv4 RoCE frame; -1 for any other. */
+static inline int
+rx_opcode(const struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	rte_be16_t et;
+
+	if (m->data_len < DPV_ENGINE_BTH_OFF_IPV4 + sizeof(struct dpv_bth))
+		return -1;
+	memcpy(&et, d + offsetof(struct rte_ether_hdr, ether_type), sizeof(et));
+	return et == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? d[DPV_ENGINE_BTH_OFF_IPV4]
+						   : -1;
+}
+
+/* Whether the last data frame of a burst (ACKs after it do not count)
+ * leaves an RDMA WRITE unfinished: its FIRST or a MIDDLE frame. A WRITE
+ * tells the application nothing through a CQ (unless its last frame
+ * carries an immediate), so an application waiting for one watches
+ * memory, not a CQ, and does not poll for the rest. SENDs and READ
+ * responses end in a CQE that their application polls for. Looks at the
+ * last few frames only. */
+static void
+rx_note_mid(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t k = 0; k < n && k < 4; k++) {
+		int op = rx_opcode(pkts[n - 1 - k]);
+
+		if (op < 0)
+			continue;
+		switch (op & 0x1f) {
+		case DPV_ROCE_OP_ACK:
+		case DPV_ROCE_OP_ATOMIC_ACK:
+			continue;
+		case DPV_ROCE_OP_WRITE_FIRST:
+		case DPV_ROCE_OP_WRITE_MIDDLE:
+			e->rx_mid = true;
+			return;
+		default:
+			e->rx_mid = false;
+			return;
+		}
+	}
+}
+
 /* rx_pass() of the n frames at pkts, and of those other shards handed
  * over (up to max in all) */
 static __rte_noinline uint16_t
@@ -909,6 +953,7 @@ rx_frames(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n,
 		e->st.rx_fwd_in += nf;
 	}
 	e->work += n + nf;
+	rx_note_mid(e, pkts, n + nf);
 	if (pf && n + nf > 1)
 		rx_prefetch_qp(e, pkts[0]);
 	for (uint16_t i = 0; i < n + nf; i++) {
@@ -1071,6 +1116,7 @@ next_poll_seq(struct dpv_engine *e)
 unsigned
 dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 {
+	uint64_t cqes = e->st.cqes;
 	uint16_t n;
 
 	if (budget == 0)
@@ -1126,6 +1172,8 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	if (unlikely(e->now >=
 		     __atomic_load_n(&e->cqmod_next, __ATOMIC_RELAXED)))
 		dpv_engine_cqmod_pass(e);
+	__atomic_store_n(&e->mid_cqe, e->rx_mid && e->st.cqes != cqes,
+			 __ATOMIC_RELAXED);
 	if (e->work != 0)
 		e->busy_at = e->now;
 	else if (unlikely(e->nstash != 0) &&
@@ -1327,6 +1375,12 @@ uint64_t
 dpv_engine_rx_at(const struct dpv_engine *e)
 {
 	return __atomic_load_n(&e->rx_at, __ATOMIC_RELAXED);
+}
+
+bool
+dpv_engine_poll_left_mid(const struct dpv_engine *e)
+{
+	return __atomic_load_n(&e->mid_cqe, __ATOMIC_RELAXED);
 }
 
 uint64_t

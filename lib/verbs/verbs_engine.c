@@ -68,6 +68,10 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
  *     nap, the naps still growing, and never spins hot beside it. These
  *     polls hold ACKs for the application's next call as its own polls
  *     do (looking again PROG_ACK_HOLD_US later if one is held);
+ *   - an application's poll that writes a CQE and leaves an RDMA WRITE
+ *     half landed wakes the thread from a long nap (prog_mid_kick()):
+ *     the application may stop polling there, and the rest of the WRITE
+ *     is the thread's to land;
  *   - an application that left the engine alone longer (it sleeps in
  *     ibv_get_cq_event, talks TCP) gets a thread that polls hot as long as
  *     there was work in the last PROG_HOT_US, then backs off exponentially
@@ -100,6 +104,9 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_HOT_YIELD_US 50	 /* a hot spin yields its core this often */
 #define PROG_WAKE_MIN_US  64	 /* sleeps this long a frame may end */
 #define PROG_WOKE_NAP_US 20	 /* nap after waking the application */
+#define PROG_MID_KICK_US                                                       \
+	200 /* a nap longer than this the application                          \
+	       cuts short for a message half landed */
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
@@ -110,6 +117,10 @@ struct dpv_progress_thr {
 	atomic_bool stop;
 	atomic_uint nap_max_us; /* cap of the naps beside the application */
 	atomic_int kick;	/* 1: the application blocks (futex word) */
+	/* TSC at which the thread's current nap ends (0: awake), and a
+	 * wake-up the application sent it for a message half landed */
+	atomic_uint_fast64_t nap_end;
+	atomic_bool mid_kick;
 	bool running; /* the thread exists */
 	int mode;	  /* DPV_DEVICE_PROGRESS_* */
 	unsigned lcore; /* worker lcore (mode WORKER) */
@@ -295,7 +306,11 @@ prog_nap(struct dpv_progress_thr *t, unsigned int us)
 	us = RTE_MAX(dpv_progress_sleep_us(t->dev, us), 1u);
 	ts.tv_sec = us / 1000000;
 	ts.tv_nsec = (long)(us % 1000000) * 1000;
+	atomic_store_explicit(&t->nap_end,
+			      rte_rdtsc() + rte_get_tsc_hz() / 1000000 * us,
+			      memory_order_relaxed);
 	syscall(SYS_futex, &t->kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+	atomic_store_explicit(&t->nap_end, 0, memory_order_relaxed);
 }
 
 /* Nap for nap_us; the next nap is twice as long, up to nap_max_us. */
@@ -305,6 +320,27 @@ prog_nap_grow(struct dpv_progress_thr *t, unsigned int nap_us)
 	prog_nap(t, nap_us);
 	return RTE_MIN(nap_us * 2, atomic_load_explicit(&t->nap_max_us,
 							memory_order_relaxed));
+}
+
+/* A sleep of us microseconds that the next frame ends (the port's receive
+ * interrupts, or a memif peer's wake-up; dpv_port_wake_sleep_begin()):
+ * false if no frame can wake this thread. The arming is followed by one
+ * more look at the receive queues (holding ACKs as prog_poll() does with
+ * held): a frame that came before it is found here, and no sleep
+ * follows. */
+static bool
+prog_wake_sleep(struct dpv_progress_thr *t, unsigned int us, bool *held)
+{
+	struct dpv_port *port = t->dev->port;
+
+	if (!dpv_port_wake_sleep_begin(port))
+		return false;
+	if (prog_poll(t, held) == 0 &&
+	    !atomic_load_explicit(&t->kick, memory_order_acquire))
+		dpv_port_wake_sleep(
+			port, RTE_MAX(dpv_progress_sleep_us(t->dev, us), 1u));
+	dpv_port_wake_sleep_end(port);
+	return true;
 }
 
 /* After a poll beside the application: a short nap if it found work or
@@ -358,26 +394,6 @@ dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout)
 		;
 }
 
-/* A sleep of us microseconds that the next frame ends (the port's receive
- * interrupts, or a memif peer's wake-up; dpv_port_wake_sleep_begin()):
- * false if no frame can wake this thread. The arming is followed by one
- * more look at the receive queues: a frame that came before it is found
- * here. */
-static bool
-prog_wake_sleep(struct dpv_progress_thr *t, unsigned int us)
-{
-	struct dpv_port *port = t->dev->port;
-
-	if (!dpv_port_wake_sleep_begin(port))
-		return false;
-	if (prog_poll(t, NULL) == 0 &&
-	    !atomic_load_explicit(&t->kick, memory_order_acquire))
-		dpv_port_wake_sleep(
-			port, RTE_MAX(dpv_progress_sleep_us(t->dev, us), 1u));
-	dpv_port_wake_sleep_end(port);
-	return true;
-}
-
 static void *
 progress_main(void *arg)
 {
@@ -394,8 +410,7 @@ progress_main(void *arg)
 	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
 	/* the nap a working poll of the thread cut short (see below) */
 	unsigned int nap_keep = 0;
-
-	bool lcore;
+	bool lcore, mid;
 
 	/* short sleeps should be short: 2 us of timer slack (10 us made
 	 * the 4 us naps 14 us) */
@@ -420,6 +435,14 @@ progress_main(void *arg)
 			nap_us = PROG_APP_NAP_US;
 			nap_keep = 0;
 		}
+		/* the application's poll landed part of a message: short
+		 * naps again (prog_mid_kick) */
+		mid = atomic_load_explicit(&t->mid_kick,
+					   memory_order_relaxed) &&
+		      atomic_exchange_explicit(&t->mid_kick, false,
+					       memory_order_acquire);
+		if (mid)
+			nap_us = PROG_APP_NAP_US;
 		/* The application called since the last look: it drives.
 		 * Frames a burst of posts left queued still go out, and so
 		 * does an ACK its last poll held back if it stopped calling.
@@ -447,7 +470,7 @@ progress_main(void *arg)
 			unsigned work = 0;
 			bool held = false, own;
 
-			if (c == calls || prog_rx_stale(t, now, hold))
+			if (c == calls || mid || prog_rx_stale(t, now, hold))
 				work = prog_poll(t, &held);
 			else if (prog_owed(t, now, hold))
 				prog_poll(t, NULL);
@@ -474,9 +497,9 @@ progress_main(void *arg)
 				nap_us = RTE_MAX(nap_us, nap_keep);
 				nap_keep = 0;
 			}
-			nap_us = prog_nap_after(t, work, held, nap_us,
-						now - thr_work < recent &&
-							!own);
+			nap_us =
+				prog_nap_after(t, work, held, nap_us,
+					       now - thr_work < recent && !own);
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
@@ -522,7 +545,7 @@ progress_main(void *arg)
 		 * period (prog_nap()); so does a frame, where one can wake
 		 * this thread (receive interrupts, a memif peer) */
 		if (sleep_us < PROG_WAKE_MIN_US ||
-		    !prog_wake_sleep(t, sleep_us))
+		    !prog_wake_sleep(t, sleep_us, NULL))
 			prog_nap(t, sleep_us);
 	}
 	if (lcore)
@@ -787,6 +810,8 @@ progress_register(struct dpv_device *dev, int mode)
 	atomic_init(&t->worker_polls, 0);
 	atomic_init(&t->stop, false);
 	atomic_init(&t->nap_max_us, PROG_APP_NAP_MAX_US);
+	atomic_init(&t->nap_end, 0);
+	atomic_init(&t->mid_kick, false);
 	atomic_init(&t->kick, 0);
 	prog_threads[prog_nthreads++] = t;
 	/* progress_thr is also where dpv_device_progress_get() looks */
@@ -911,13 +936,45 @@ app_call(struct dpv_device *dev)
 	return true;
 }
 
+/*
+ * The application's poll landed part of a multi-frame message (the rest
+ * is on its way) while the progress thread naps long: the application
+ * may not poll again (ib_write_lat's poll ends with its WRITE's
+ * completion, and then it spins on memory until the peer's WRITE has
+ * landed, which only the thread can do), so the rest must not wait for
+ * the end of the nap (up to PROG_APP_NAP_MAX_US: 4-8 ms a round trip of
+ * 64 KiB at a 1024 path MTU). The thread is woken to take short naps
+ * again: at most once per nap, and only for a nap that still has more
+ * than PROG_MID_KICK_US to go (the thread looks soon enough otherwise).
+ */
+static void
+prog_mid_kick(struct dpv_progress_thr *t)
+{
+	uint64_t end = atomic_load_explicit(&t->nap_end, memory_order_relaxed);
+
+	if (end == 0 ||
+	    (int64_t)(end - rte_rdtsc()) <
+		    (int64_t)(rte_get_tsc_hz() / 1000000 * PROG_MID_KICK_US))
+		return;
+	if (atomic_exchange_explicit(&t->mid_kick, true, memory_order_release))
+		return;
+	syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static void
 engine_progress(struct dpv_device *dev)
 {
+	bool mid = false;
+
 	if (!app_call(dev))
 		return;
-	for (unsigned s = 0; s < dev->nshards; s++)
+	for (unsigned s = 0; s < dev->nshards; s++) {
 		dpv_engine_progress_app(dev->engines[s]);
+		mid |= dpv_engine_poll_left_mid(dev->engines[s]);
+	}
+	if (unlikely(mid) && dev->progress_thr != NULL &&
+	    dev->progress_thr->mode == DPV_DEVICE_PROGRESS_THREAD)
+		prog_mid_kick(dev->progress_thr);
 }
 
 static void
