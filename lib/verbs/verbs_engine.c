@@ -67,7 +67,10 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
  *     application called within PROG_APP_RECENT_MS it polls once per
  *     nap, the naps still growing, and never spins hot beside it. These
  *     polls hold ACKs for the application's next call as its own polls
- *     do (looking again PROG_ACK_HOLD_US later if one is held);
+ *     do (looking again PROG_ACK_HOLD_US later if one is held). A nap
+ *     of PROG_WAKE_MIN_US or more that follows a look at which the
+ *     application had made no call since the one before ends at the next
+ *     frame where the port can wake the thread (prog_wake_sleep());
  *   - an application's poll that writes a CQE and leaves an RDMA WRITE
  *     half landed wakes the thread from a long nap (prog_mid_kick()):
  *     the application may stop polling there, and the rest of the WRITE
@@ -313,15 +316,6 @@ prog_nap(struct dpv_progress_thr *t, unsigned int us)
 	atomic_store_explicit(&t->nap_end, 0, memory_order_relaxed);
 }
 
-/* Nap for nap_us; the next nap is twice as long, up to nap_max_us. */
-static unsigned int
-prog_nap_grow(struct dpv_progress_thr *t, unsigned int nap_us)
-{
-	prog_nap(t, nap_us);
-	return RTE_MIN(nap_us * 2, atomic_load_explicit(&t->nap_max_us,
-							memory_order_relaxed));
-}
-
 /* A sleep of us microseconds that the next frame ends (the port's receive
  * interrupts, or a memif peer's wake-up; dpv_port_wake_sleep_begin()):
  * false if no frame can wake this thread. The arming is followed by one
@@ -348,14 +342,28 @@ prog_wake_sleep(struct dpv_progress_thr *t, unsigned int us, bool *held)
  * the next of the growing naps, no longer than PROG_APP_NAP_BUSY_US while
  * busy: the thread's polls found work in the last PROG_APP_RECENT_MS and
  * the application's own did not look for frames since (it leaves the
- * receive side to the thread). The nap to take after the next poll. */
+ * receive side to the thread). quiet: the application made no call
+ * since the look before this one. The nap to take after the next poll. */
 static unsigned int
 prog_nap_after(struct dpv_progress_thr *t, unsigned work, bool held,
-	       unsigned int nap_us, bool busy)
+	       unsigned int nap_us, bool busy, bool quiet)
 {
-	if (work == 0 && !held)
-		return RTE_MIN(prog_nap_grow(t, nap_us),
-			       busy ? PROG_APP_NAP_BUSY_US : UINT_MAX);
+	if (work == 0 && !held) {
+		bool h;
+
+		/* the application made no call since the last look (it
+		 * spins on memory, say, for a WRITE whose frames only this
+		 * thread will land): a frame ends the nap where one can */
+		if (!quiet || nap_us < PROG_WAKE_MIN_US ||
+		    !prog_wake_sleep(t, nap_us, &h))
+			prog_nap(t, nap_us);
+		/* the next nap is twice as long, up to nap_max_us */
+		return RTE_MIN(
+			RTE_MIN(nap_us * 2,
+				atomic_load_explicit(&t->nap_max_us,
+						     memory_order_relaxed)),
+			busy ? PROG_APP_NAP_BUSY_US : UINT_MAX);
+	}
 	prog_nap(t, held ? PROG_ACK_HOLD_US : PROG_APP_NAP_US);
 	return PROG_APP_NAP_US;
 }
@@ -468,7 +476,7 @@ progress_main(void *arg)
 		 * poll that found work is followed by a short one too. */
 		if (c != calls || now - app_seen < recent) {
 			unsigned work = 0;
-			bool held = false, own;
+			bool held = false, own, quiet = c == calls;
 
 			if (c == calls || mid || prog_rx_stale(t, now, hold))
 				work = prog_poll(t, &held);
@@ -497,9 +505,9 @@ progress_main(void *arg)
 				nap_us = RTE_MAX(nap_us, nap_keep);
 				nap_keep = 0;
 			}
-			nap_us =
-				prog_nap_after(t, work, held, nap_us,
-					       now - thr_work < recent && !own);
+			nap_us = prog_nap_after(t, work, held, nap_us,
+						now - thr_work < recent && !own,
+						quiet);
 			continue;
 		}
 		nap_us = PROG_APP_NAP_US;
