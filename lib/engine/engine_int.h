@@ -1125,10 +1125,9 @@ uint32_t dpv_engine_max_payload(struct dpv_engine *e,
 				uint8_t opcode);
 
 /* engine_neigh.c */
-/* ARP / ND: learn the sender; answer for the device's addresses when
- * answer is set (no kernel interface does). Whether m was ARP / ND. */
-bool dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m,
-			 bool answer);
+/* ARP / ND: learn the sender; answer for the device's addresses.
+ * Whether m was ARP / ND. */
+bool dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m);
 /* A frame the RoCE parser refused (why): ARP / ND, the kernel interface,
  * or a counted drop. */
 void __attribute__((noinline))

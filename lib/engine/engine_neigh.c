@@ -3,10 +3,14 @@
  * Neighbours: the engine owns the port's RX queue, so it learns the MACs
  * of peers from what it receives, sends queries for
  * dpv_engine_neigh_resolve(), and answers ARP requests and IPv6 neighbour
- * solicitations for the device's addresses — unless the device has a
- * kernel interface (dpv_port_netdev_put()): then the frames that are not
- * RoCE go to the kernel, which answers, and what it sends goes out on the
- * port. Frames are built by lib/roce (dpv_roce_nd.h).
+ * solicitations for the device's addresses. With a kernel interface
+ * (dpv_port_netdev_put()) the frames that are not RoCE go to the kernel
+ * as well, and what it sends goes out on the port; the engine still
+ * answers for the device's own addresses, because the kernel drops a
+ * request whose sender address is one of its own (two dpverbs processes
+ * on one host, each with a kernel interface, joined by vhost-user /
+ * virtio-user: neither could resolve the other). Frames are built by
+ * lib/roce (dpv_roce_nd.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -88,7 +92,7 @@ tx_frame(struct dpv_engine *e, const void *frame, int len)
 }
 
 bool
-dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m, bool answer)
+dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m)
 {
 	const void *f = rte_pktmbuf_mtod(m, const void *);
 	uint8_t buf[128], gid[16];
@@ -102,7 +106,7 @@ dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m, bool answer)
 		if (arp.spa != 0)
 			learn(e, gid, arp.sha);
 		dpv_roce_gid_from_ipv4(gid, arp.tpa);
-		if (answer && arp.op == DPV_ARP_REQUEST &&
+		if (arp.op == DPV_ARP_REQUEST &&
 		    dpv_engine_addr_local(e, gid)) {
 			dpv_arp_make_reply(&rep, &arp, e->mac);
 			tx_frame(e, buf, dpv_arp_build(buf, sizeof(buf), &rep));
@@ -114,7 +118,7 @@ dpv_engine_rx_neigh(struct dpv_engine *e, struct rte_mbuf *m, bool answer)
 		if (nd.type == DPV_ND_NS) {
 			if (nd.has_lladdr)
 				learn(e, nd.src, nd.lladdr);
-			if (answer && dpv_engine_addr_local(e, nd.target)) {
+			if (dpv_engine_addr_local(e, nd.target)) {
 				dpv_nd_make_advert(&na, &nd, e->mac);
 				tx_frame(e, buf,
 					 dpv_nd_build(buf, sizeof(buf), &na));
@@ -143,8 +147,9 @@ dpv_engine_rx_other(struct dpv_engine *e, struct rte_mbuf *m,
 {
 	bool kernel = e->netdev && for_kernel(why);
 
-	/* ARP / ND: learnt from either way (RoCE needs the MACs) */
-	if (!dpv_engine_rx_neigh(e, m, !kernel) && !kernel) {
+	/* ARP / ND: learnt from either way (RoCE needs the MACs), and
+	 * answered for the device's addresses (see the top) */
+	if (!dpv_engine_rx_neigh(e, m) && !kernel) {
 		dpv_engine_count_parse_drop(e, why);
 		return;
 	}
