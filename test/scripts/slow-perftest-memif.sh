@@ -42,50 +42,45 @@ for t in ib_send_lat ib_read_lat ib_atomic_lat ib_send_bw ib_read_bw; do
 	SPATTERN=$SP ic_pair "$t-e" "$RES" "$WAIT" -- $t -d dpv0 -x 1 \
 		-p $IC_TCP -n $N -e
 done
+# bounded NAME SIZE ITERS COLUMN WHAT BOUND_US WHY -- ib_write_lat ARGS:
+# ic_pair NAME (it counts the run), then the client's result line's
+# COLUMN (WHAT) must stay below BOUND_US, else the pass turns into a
+# failure (WHY: what a value above it means)
+bounded() {
+	local name=$1 size=$2 iters=$3 col=$4 what=$5 bound=$6 why=$7
+	shift 8
+	SPATTERN= ic_pair "$name" "$RES" "$WAIT" -- "$@" || return 0
+	awk -v f="$IC_TMP/$name.client" -v n="$name" -v s="$size" \
+		-v i="$iters" -v c="$col" -v w="$what" -v b="$bound" \
+		-v why="$why" '
+	$1 == s && $2 == i { seen = 1; v = $c }
+	END {
+		if (!seen) { print "FAIL: no result line in " f; exit 1 }
+		if (v + 0 >= b) {
+			print "FAIL " n ": " w " " v " us: " why
+			exit 1
+		}
+		print n ": " w " " v " us, OK"
+	}' "$IC_TMP/$name.client" && return 0
+	IC_PASSES=$((IC_PASSES - 1))
+	IC_FAILS=$((IC_FAILS + 1))
+}
 # A WRITE ping-pong whose sides wait on memory between their verbs calls
 # (as ib_write_lat does) keeps its two sides in step: no round trip after
 # the first few waits for a progress thread's nap (~1-12 ms; a round trip
 # is a few microseconds). Before the progress thread held its ACKs like
 # the application's polls, about one run in three fell into waiting a nap
 # every round trip. Checked: the 99th percentile below 5 ms.
-# (ic_pair counts the run; a p99 above the bound turns its pass into a
-# failure)
-if SPATTERN= ic_pair ib_write_lat-steady "$RES" "$WAIT" -- ib_write_lat \
-	-d dpv0 -x 1 -p $IC_TCP -n 2000 -s 64 &&
-	! awk -v f="$IC_TMP/ib_write_lat-steady.client" '
-	$1 == 64 && $2 == 2000 { seen = 1; p99 = $8 }
-	END {
-		if (!seen) { print "FAIL: no result line in " f; exit 1 }
-		if (p99 + 0 >= 5000) {
-			print "FAIL ib_write_lat-steady: 99th percentile " p99 \
-			      " us: round trips wait for the progress thread"
-			exit 1
-		}
-		print "ib_write_lat-steady: 99th percentile " p99 " us, OK"
-	}' "$IC_TMP/ib_write_lat-steady.client"; then
-	IC_PASSES=$((IC_PASSES - 1))
-	IC_FAILS=$((IC_FAILS + 1))
-fi
+bounded ib_write_lat-steady 64 2000 8 "99th percentile" 5000 \
+	"round trips wait for the progress thread" -- ib_write_lat \
+	-d dpv0 -x 1 -p $IC_TCP -n 2000 -s 64
 # The same with WRITEs of 64 frames (64 KiB at a 1024 path MTU): the
 # peer's held ACK leaves with the first frames of the reply and completes
 # our WRITE, our poll ends, and the rest of the reply lands only when the
 # progress thread looks. It napped on (4-8 ms every round trip) until the
 # application's poll, finding a WRITE half landed as it wrote a CQE, began
 # to cut such a nap short (~0.1 ms). Checked: the median below 2 ms.
-if SPATTERN= ic_pair ib_write_lat-64frames "$RES" "$WAIT" -- ib_write_lat \
-	-d dpv0 -x 1 -p $IC_TCP -n 200 -s 65536 -m 1024 &&
-	! awk -v f="$IC_TMP/ib_write_lat-64frames.client" '
-	$1 == 65536 && $2 == 200 { seen = 1; p50 = $5 }
-	END {
-		if (!seen) { print "FAIL: no result line in " f; exit 1 }
-		if (p50 + 0 >= 2000) {
-			print "FAIL ib_write_lat-64frames: median " p50 \
-			      " us: the rest of each WRITE waits for a nap"
-			exit 1
-		}
-		print "ib_write_lat-64frames: median " p50 " us, OK"
-	}' "$IC_TMP/ib_write_lat-64frames.client"; then
-	IC_PASSES=$((IC_PASSES - 1))
-	IC_FAILS=$((IC_FAILS + 1))
-fi
+bounded ib_write_lat-64frames 65536 200 5 median 2000 \
+	"the rest of each WRITE waits for a nap" -- ib_write_lat \
+	-d dpv0 -x 1 -p $IC_TCP -n 200 -s 65536 -m 1024
 ic_summary
