@@ -124,6 +124,7 @@ struct dpv_progress_thr {
 	 * wake-up the application sent it for a message half landed */
 	atomic_uint_fast64_t nap_end;
 	atomic_bool mid_kick;
+	atomic_uint_fast64_t mid_kicks; /* such wake-ups (DPV_STATS) */
 	bool running; /* the thread exists */
 	int mode;	  /* DPV_DEVICE_PROGRESS_* */
 	unsigned lcore; /* worker lcore (mode WORKER) */
@@ -208,6 +209,10 @@ event_stats_print(struct dpv_device *dev)
 			"dpverbs %s: wake_sleeps=%" PRIu64
 			" wake_taken=%" PRIu64 " wake_sent=%" PRIu64 "\n",
 			dev->vdev.device.name, ws, wt, wn);
+	if (dev->progress_thr != NULL &&
+	    (wn = atomic_load(&dev->progress_thr->mid_kicks)) != 0)
+		fprintf(stderr, "dpverbs %s: mid_kicks=%" PRIu64 "\n",
+			dev->vdev.device.name, wn);
 }
 
 /* An ACK held back by the application's last poll (see
@@ -820,6 +825,7 @@ progress_register(struct dpv_device *dev, int mode)
 	atomic_init(&t->nap_max_us, PROG_APP_NAP_MAX_US);
 	atomic_init(&t->nap_end, 0);
 	atomic_init(&t->mid_kick, false);
+	atomic_init(&t->mid_kicks, 0);
 	atomic_init(&t->kick, 0);
 	prog_threads[prog_nthreads++] = t;
 	/* progress_thr is also where dpv_device_progress_get() looks */
@@ -966,6 +972,7 @@ prog_mid_kick(struct dpv_progress_thr *t)
 		return;
 	if (atomic_exchange_explicit(&t->mid_kick, true, memory_order_release))
 		return;
+	atomic_fetch_add_explicit(&t->mid_kicks, 1, memory_order_relaxed);
 	syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
