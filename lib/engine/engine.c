@@ -863,6 +863,22 @@ rx_pass(struct dpv_engine *e, unsigned budget)
 	return rx_frames(e, pkts, n, max);
 }
 
+/* The BTH of an untagged IPv4 RoCE frame, NULL for any other (at the
+ * offset the fast parse expects; not checked beyond that). */
+static inline const struct dpv_bth *
+rx_bth_ipv4(const struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	rte_be16_t et;
+
+	if (m->data_len < DPV_ENGINE_BTH_OFF_IPV4 + sizeof(struct dpv_bth))
+		return NULL;
+	memcpy(&et, d + offsetof(struct rte_ether_hdr, ether_type), sizeof(et));
+	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		return NULL;
+	return (const struct dpv_bth *)(d + DPV_ENGINE_BTH_OFF_IPV4);
+}
+
 /* The lines of the QP an untagged IPv4 RoCE frame is for that its
  * receive reads first: its first line, and its ACK reference (an ACK) or
  * its request reference and the responder's lines beside it. One frame
@@ -871,38 +887,18 @@ rx_pass(struct dpv_engine *e, unsigned budget)
 static inline void
 rx_prefetch_qp(struct dpv_engine *e, struct rte_mbuf *m)
 {
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint32_t bth = DPV_ENGINE_BTH_OFF_IPV4;
+	const struct dpv_bth *bth = rx_bth_ipv4(m);
 	struct dpv_eqp *qp;
-	rte_be16_t et;
 
-	if (m->data_len < bth + sizeof(struct dpv_bth))
+	if (bth == NULL)
 		return;
-	memcpy(&et, d + offsetof(struct rte_ether_hdr, ether_type), sizeof(et));
-	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		return;
-	qp = e->qpn_tab[dpv_bth_qpn((const struct dpv_bth *)(d + bth)) &
-			e->qpn_mask];
+	qp = e->qpn_tab[dpv_bth_qpn(bth) & e->qpn_mask];
 	if (qp != NULL) {
 		rte_prefetch0(qp);
-		rte_prefetch0(d[bth] == DPV_ROCE_OP_ACK
+		rte_prefetch0(bth->opcode == DPV_ROCE_OP_ACK
 				      ? (const void *)&qp->rx_ack
 				      : (const void *)&qp->rx_req);
 	}
-}
-
-/* The opcode of an untagged IPv4 RoCE frame; -1 for any other. */
-static inline int
-rx_opcode(const struct rte_mbuf *m)
-{
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	rte_be16_t et;
-
-	if (m->data_len < DPV_ENGINE_BTH_OFF_IPV4 + sizeof(struct dpv_bth))
-		return -1;
-	memcpy(&et, d + offsetof(struct rte_ether_hdr, ether_type), sizeof(et));
-	return et == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? d[DPV_ENGINE_BTH_OFF_IPV4]
-						   : -1;
 }
 
 /* Whether the last data frame of a burst (ACKs after it do not count)
@@ -916,11 +912,11 @@ static void
 rx_note_mid(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n)
 {
 	for (uint16_t k = 0; k < n && k < 4; k++) {
-		int op = rx_opcode(pkts[n - 1 - k]);
+		const struct dpv_bth *bth = rx_bth_ipv4(pkts[n - 1 - k]);
 
-		if (op < 0)
+		if (bth == NULL)
 			continue;
-		switch (op & 0x1f) {
+		switch (bth->opcode & 0x1f) {
 		case DPV_ROCE_OP_ACK:
 		case DPV_ROCE_OP_ATOMIC_ACK:
 			continue;

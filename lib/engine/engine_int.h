@@ -806,9 +806,9 @@ struct dpv_engine {
 	uint64_t acks_held_at;	 /* TSC of the last poll that held one */
 	uint64_t rx_at;		 /* TSC of the last poll's receive pass */
 	uint64_t app_rx_at;	 /* the same, not a background thread's */
-	/* the last data frame received was a FIRST or MIDDLE one: more of
-	 * its message is on its way; and the last poll wrote a CQE with
-	 * rx_mid set at its end (dpv_engine_rx_mid()) */
+	/* the last data frame received was a WRITE's FIRST or a MIDDLE one:
+	 * more of it is on its way; and the last poll wrote a CQE with
+	 * rx_mid set at its end (dpv_engine_poll_left_mid()) */
 	bool rx_mid;
 	bool mid_cqe;
 
