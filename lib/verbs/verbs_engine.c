@@ -107,9 +107,9 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_HOT_YIELD_US 50	 /* a hot spin yields its core this often */
 #define PROG_WAKE_MIN_US  64	 /* sleeps this long a frame may end */
 #define PROG_WOKE_NAP_US 20	 /* nap after waking the application */
-#define PROG_MID_KICK_US                                                       \
-	200 /* a nap longer than this the application                          \
-	       cuts short for a message half landed */
+/* a nap with longer than this to go the application cuts short for a
+ * WRITE half landed (prog_mid_kick) */
+#define PROG_MID_KICK_US 200
 #define PROG_MAX_THREADS 16
 
 struct dpv_progress_thr {
@@ -121,7 +121,7 @@ struct dpv_progress_thr {
 	atomic_uint nap_max_us; /* cap of the naps beside the application */
 	atomic_int kick;	/* 1: the application blocks (futex word) */
 	/* TSC at which the thread's current nap ends (0: awake), and a
-	 * wake-up the application sent it for a message half landed */
+	 * wake-up the application sent it for a WRITE half landed */
 	atomic_uint_fast64_t nap_end;
 	atomic_bool mid_kick;
 	atomic_uint_fast64_t mid_kicks; /* such wake-ups (DPV_STATS) */
@@ -354,7 +354,7 @@ prog_nap_after(struct dpv_progress_thr *t, unsigned work, bool held,
 	       unsigned int nap_us, bool busy, bool quiet)
 {
 	if (work == 0 && !held) {
-		bool h;
+		bool h; /* its look holds ACKs as this branch's polls do */
 
 		/* the application made no call since the last look (it
 		 * spins on memory, say, for a WRITE whose frames only this
@@ -448,8 +448,8 @@ progress_main(void *arg)
 			nap_us = PROG_APP_NAP_US;
 			nap_keep = 0;
 		}
-		/* the application's poll landed part of a message: short
-		 * naps again (prog_mid_kick) */
+		/* the application's poll landed part of a WRITE: a poll now,
+		 * then short naps again (prog_mid_kick) */
 		mid = atomic_load_explicit(&t->mid_kick,
 					   memory_order_relaxed) &&
 		      atomic_exchange_explicit(&t->mid_kick, false,
@@ -951,8 +951,9 @@ app_call(struct dpv_device *dev)
 }
 
 /*
- * The application's poll landed part of a multi-frame message (the rest
- * is on its way) while the progress thread naps long: the application
+ * The application's poll wrote a CQE and landed part of a multi-frame
+ * RDMA WRITE (the rest is on its way; dpv_engine_poll_left_mid()) while
+ * the progress thread naps long: the application
  * may not poll again (ib_write_lat's poll ends with its WRITE's
  * completion, and then it spins on memory until the peer's WRITE has
  * landed, which only the thread can do), so the rest must not wait for
