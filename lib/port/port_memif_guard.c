@@ -35,11 +35,11 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
-#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <link.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -243,9 +243,13 @@ extern __typeof__(mmap64) port_guard_mmap64
 #define GUARD_R_SYM ELF32_R_SYM
 #endif
 
-struct guard_fn {
+/* The functions whose import slots are rewritten. */
+static const struct {
 	const char *name;
 	void *fn;
+} guard_fns[] = {
+	{"munmap", (void *)port_guard_munmap},
+	{"mmap64", (void *)port_guard_mmap64},
 };
 
 /* Is v (a dynamic entry's pointer) relocated yet? glibc adjusts them in
@@ -257,14 +261,23 @@ dyn_addr(const struct dl_phdr_info *info, ElfW(Addr) v)
 	return v < info->dlpi_addr ? info->dlpi_addr + v : v;
 }
 
+/* One memif driver object being bound. */
+struct guard_obj {
+	const struct dl_phdr_info *info;
+	const ElfW(Sym) * sym;
+	const char *str;
+	/* its read-only-after-relocation pages */
+	uintptr_t ro_lo, ro_hi;
+};
+
 /* Store fn into the slot at a, making its page writable for the store if
  * it lies in the object's read-only-after-relocation range. */
 static bool
-slot_store(uintptr_t a, void *fn, uintptr_t ro_lo, uintptr_t ro_hi)
+slot_store(const struct guard_obj *o, uintptr_t a, void *fn)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	void *page = (void *)(a & ~(pg - 1));
-	bool ro = a >= ro_lo && a < ro_hi;
+	bool ro = a >= o->ro_lo && a < o->ro_hi;
 
 	if (ro && mprotect(page, pg, PROT_READ | PROT_WRITE) != 0)
 		return false;
@@ -279,26 +292,32 @@ struct bind_walk {
 	bool ok;     /* every munmap() slot of theirs points here */
 };
 
-/* Rewrite one relocation table's slots that name a guarded function. */
+/* Rewrite the slots of one relocation table (entries of ent bytes) that
+ * name a guarded function. */
 static void
-bind_table(const struct dl_phdr_info *info, uintptr_t tab, size_t size,
-	   size_t ent, const ElfW(Sym) * sym, const char *str,
-	   const struct guard_fn *fns, size_t nfn, uintptr_t ro_lo,
-	   uintptr_t ro_hi, struct bind_walk *w)
+bind_table(const struct guard_obj *o, ElfW(Addr) tab, size_t size, size_t ent,
+	   struct bind_walk *w)
 {
-	for (size_t o = 0; ent != 0 && o + ent <= size; o += ent) {
+	uintptr_t t = dyn_addr(o->info, tab);
+
+	for (size_t off = 0; tab != 0 && ent != 0 && off + ent <= size;
+	     off += ent) {
 		/* Rel and Rela begin alike: r_offset, r_info */
-		const ElfW(Rel) *r = (const ElfW(Rel) *)(tab + o);
-		const ElfW(Sym) *s = &sym[GUARD_R_SYM(r->r_info)];
-		uintptr_t a = info->dlpi_addr + r->r_offset;
+		const ElfW(Rel) *r = (const ElfW(Rel) *)(t + off);
+		const ElfW(Sym) *s = &o->sym[GUARD_R_SYM(r->r_info)];
+		uintptr_t a = o->info->dlpi_addr + r->r_offset;
 
 		if (GUARD_R_SYM(r->r_info) == 0 || s->st_shndx != SHN_UNDEF)
 			continue;
-		for (size_t i = 0; i < nfn; i++) {
-			if (strcmp(str + s->st_name, fns[i].name) != 0)
+		for (size_t i = 0; i < RTE_DIM(guard_fns); i++) {
+			void *fn = guard_fns[i].fn;
+
+			if (strcmp(o->str + s->st_name, guard_fns[i].name) !=
+				    0 ||
+			    *(void **)a == fn || slot_store(o, a, fn))
 				continue;
-			if (*(void **)a != fns[i].fn &&
-			    !slot_store(a, fns[i].fn, ro_lo, ro_hi) && i == 0)
+			/* mmap64's slot left as it was costs speed only */
+			if (fn == (void *)port_guard_munmap)
 				w->ok = false;
 		}
 	}
@@ -307,16 +326,11 @@ bind_table(const struct dl_phdr_info *info, uintptr_t tab, size_t size,
 static int
 bind_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	static const struct guard_fn fns[] = {
-		{"munmap", (void *)port_guard_munmap},
-		{"mmap64", (void *)port_guard_mmap64},
-	};
 	struct bind_walk *w = arg;
+	struct guard_obj o = {.info = info};
 	const ElfW(Dyn) *dyn = NULL;
-	uintptr_t ro_lo = 0, ro_hi = 0, pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	ElfW(Addr) v[DT_NUM] = {0}; /* the dynamic entries, by tag */
-	const ElfW(Sym) * sym;
-	const char *str;
 
 	(void)size;
 	if (info->dlpi_name == NULL ||
@@ -329,8 +343,8 @@ bind_object(struct dl_phdr_info *info, size_t size, void *arg)
 		if (ph->p_type == PT_DYNAMIC) {
 			dyn = (const ElfW(Dyn) *)at;
 		} else if (ph->p_type == PT_GNU_RELRO) {
-			ro_lo = at & ~(pg - 1);
-			ro_hi = (at + ph->p_memsz) & ~(pg - 1);
+			o.ro_lo = at & ~(pg - 1);
+			o.ro_hi = (at + ph->p_memsz) & ~(pg - 1);
 		}
 	}
 	if (dyn == NULL)
@@ -339,26 +353,19 @@ bind_object(struct dl_phdr_info *info, size_t size, void *arg)
 	for (; dyn->d_tag != DT_NULL; dyn++)
 		if (dyn->d_tag > 0 && dyn->d_tag < DT_NUM)
 			v[dyn->d_tag] = dyn->d_un.d_ptr;
-	sym = (const ElfW(Sym) *)dyn_addr(info, v[DT_SYMTAB]);
-	str = (const char *)dyn_addr(info, v[DT_STRTAB]);
 	if (v[DT_SYMTAB] == 0 || v[DT_STRTAB] == 0) {
 		w->ok = false;
 		return 0;
 	}
-	if (v[DT_JMPREL] != 0)
-		bind_table(info, dyn_addr(info, v[DT_JMPREL]), v[DT_PLTRELSZ],
-			   v[DT_PLTREL] == DT_RELA ? sizeof(ElfW(Rela))
-						   : sizeof(ElfW(Rel)),
-			   sym, str, fns, RTE_DIM(fns), ro_lo, ro_hi, w);
+	o.sym = (const ElfW(Sym) *)dyn_addr(info, v[DT_SYMTAB]);
+	o.str = (const char *)dyn_addr(info, v[DT_STRTAB]);
+	bind_table(&o, v[DT_JMPREL], v[DT_PLTRELSZ],
+		   v[DT_PLTREL] == DT_RELA ? sizeof(ElfW(Rela))
+					   : sizeof(ElfW(Rel)),
+		   w);
 	/* GLOB_DAT and the like: an address taken */
-	if (v[DT_RELA] != 0)
-		bind_table(info, dyn_addr(info, v[DT_RELA]), v[DT_RELASZ],
-			   v[DT_RELAENT], sym, str, fns, RTE_DIM(fns), ro_lo,
-			   ro_hi, w);
-	if (v[DT_REL] != 0)
-		bind_table(info, dyn_addr(info, v[DT_REL]), v[DT_RELSZ],
-			   v[DT_RELENT], sym, str, fns, RTE_DIM(fns), ro_lo,
-			   ro_hi, w);
+	bind_table(&o, v[DT_RELA], v[DT_RELASZ], v[DT_RELAENT], w);
+	bind_table(&o, v[DT_REL], v[DT_RELSZ], v[DT_RELENT], w);
 	return 0;
 }
 
