@@ -53,22 +53,8 @@ ic_woken intr $N $crc $src "$IC_TMP/vhost.server" "$IC_TMP/virtio.client"
 # other: unmodified ibv_rc_pingpong (it failed in RTR, "no MAC for the
 # destination", before).
 if command -v ibv_rc_pingpong >/dev/null; then
-	rm -f "$IC_SOCK"
-	IC_XENV="DPV_LINK_WAIT_MS=20000" \
-		ic_server_start netdev ibv_rc_pingpong -d dpv0 -g 1 \
-		-p $((port + 1)) -n 50
-	IC_XENV="DPV_LINK_WAIT_MS=20000" \
-		ic_client_run netdev ibv_rc_pingpong -d dpv0 -g 1 \
-		-p $((port + 1)) -n 50 127.0.0.1
-	crc=$?
-	ic_server_wait
-	src=$?
-	if [ $crc = 0 ] && [ $src = 0 ] &&
-		grep -q "50 iters in" "$IC_TMP/netdev.client"; then
-		IC_PASSES=$((IC_PASSES + 1))
-		echo "PASS netdev: $(grep "iters in" "$IC_TMP/netdev.client")"
-	else
-		ic_fail netdev $crc $src
-	fi
+	IC_PEER=127.0.0.1
+	ic_pair netdev "50 iters in" "DPV_LINK_WAIT_MS=20000" -- \
+		ibv_rc_pingpong -d dpv0 -g 1 -p $((port + 1)) -n 50
 fi
 ic_summary
