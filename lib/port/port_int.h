@@ -88,6 +88,12 @@ struct port_intr {
 	uint64_t sleeps;   /* sleeps a frame could end */
 	uint64_t taken;	   /* of those, ended by a frame */
 	struct rte_epoll_event self_ev, timer_ev;
+	/* the driver's sockets instead (port_intr_attach_sockets()) */
+	struct rte_epoll_event *sock_ev; /* nsock of them */
+	uint16_t nsock;
+	bool sock_off;		/* they woke it for nothing: timed sleeps */
+	uint32_t sock_spurious; /* such wake-ups in a row */
+	uint64_t sock_rx_at;	/* when a socket last ended a sleep */
 };
 /* None. */
 void port_intr_init(struct port_intr *pi);
@@ -95,6 +101,13 @@ void port_intr_init(struct port_intr *pi);
  * (no receive interrupts), or another -errno. */
 int port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 		     uint16_t nq);
+/* Or, for a driver without receive interrupts whose queues are kernel
+ * sockets (domain AF_PACKET: af_packet; AF_XDP: af_xdp, unused), the
+ * sockets of
+ * the port's queues qbase.. qbase + nq - 1, which must be all of them: 0,
+ * or -ENOTSUP (not found for sure) or another -errno. */
+int port_intr_attach_sockets(struct port_intr *pi, uint16_t port,
+			     uint16_t qbase, uint16_t nq, int domain);
 void port_intr_detach(struct port_intr *pi);
 /* On attached interrupts (pi->epfd >= 0), as port_wake_*() above. Arm
  * the queues: true if a frame now ends a sleep (then the caller looks at

@@ -14,18 +14,34 @@
  * eventfd the process itself writes (dpv_port_wake_self()). The data path
  * is untouched: while the thread is awake the queues are not armed.
  *
+ * DPDK's af_packet driver has no receive interrupts, but each of its
+ * queues is a kernel socket that poll() reports readable while frames
+ * wait in its receive ring: the thread can wait on those sockets instead
+ * (port_intr_attach_sockets(); opt-in, see port.c's sock_domain()),
+ * nothing to arm. (af_xdp's XDP sockets
+ * would do the same; port.c's sock_domain() says why they do not.) A
+ * socket that stays readable while no frame comes (a ring some other code
+ * of the process owns, say) would keep the thread from sleeping: after
+ * SOCK_SPURIOUS_MAX such wake-ups in a row the port goes back to timed
+ * sleeps.
+ *
  * Not used for memif (port_wake.c), the loopback port, nor the vhost
  * driver, whose interrupt handle is replaced each time its peer connects.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/if_packet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_interrupts.h>
 
@@ -35,6 +51,13 @@
 #define TAG_RX	  ((void *)1)
 #define TAG_SELF  ((void *)2)
 #define TAG_TIMER ((void *)3)
+
+/* Sockets: wake-ups in a row that no frame seems to have caused (the
+ * sleep ended by a socket within SOCK_SPURIOUS_US of its start, the last
+ * one less than SOCK_SPURIOUS_GAP_US before) before timed sleeps again */
+#define SOCK_SPURIOUS_MAX    256
+#define SOCK_SPURIOUS_US     10
+#define SOCK_SPURIOUS_GAP_US 100
 
 static void
 drain(int fd, void *arg)
@@ -65,6 +88,25 @@ port_intr_init(struct port_intr *pi)
 	pi->epfd = pi->selffd = pi->timerfd = -1;
 }
 
+/* The epoll set with the process's own eventfd and the timer (0 or
+ * -errno; port_intr_detach() undoes it). */
+static int
+own_fds(struct port_intr *pi, uint16_t port, uint16_t qbase)
+{
+	pi->port = port;
+	pi->qbase = qbase;
+	pi->epfd = epoll_create1(EPOLL_CLOEXEC);
+	pi->selffd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	pi->timerfd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (pi->epfd < 0 || pi->selffd < 0 || pi->timerfd < 0)
+		return -errno;
+	if (add_own(pi, pi->selffd, &pi->self_ev, TAG_SELF) != 0 ||
+	    add_own(pi, pi->timerfd, &pi->timer_ev, TAG_TIMER) != 0)
+		return -EIO;
+	return 0;
+}
+
 int
 port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 		 uint16_t nq)
@@ -76,21 +118,9 @@ port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 	rc = rte_eth_dev_rx_intr_disable(port, qbase);
 	if (rc != 0)
 		return rc == -ENOTSUP ? rc : -EIO;
-	pi->port = port;
-	pi->qbase = qbase;
-	pi->epfd = epoll_create1(EPOLL_CLOEXEC);
-	pi->selffd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	pi->timerfd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (pi->epfd < 0 || pi->selffd < 0 || pi->timerfd < 0) {
-		rc = -errno;
+	rc = own_fds(pi, port, qbase);
+	if (rc != 0)
 		goto fail;
-	}
-	if (add_own(pi, pi->selffd, &pi->self_ev, TAG_SELF) != 0 ||
-	    add_own(pi, pi->timerfd, &pi->timer_ev, TAG_TIMER) != 0) {
-		rc = -EIO;
-		goto fail;
-	}
 	/* pi->nq counts the queues registered so far */
 	for (; pi->nq < nq; pi->nq++) {
 		rc = rte_eth_dev_rx_intr_ctl_q(port, qbase + pi->nq, pi->epfd,
@@ -106,13 +136,131 @@ fail:
 	return rc;
 }
 
-/* Undo what port_intr_attach() did, all of it or what it got to. */
+/* Whether open descriptor fd is a socket of domain (AF_PACKET: a
+ * TPACKET_V2 one bound to interface ifindex, as DPDK's af_packet driver
+ * makes them; AF_XDP: any, the kernel tells no XDP socket's interface to
+ * getsockname()). */
+static bool
+sock_is(int fd, int domain, int ifindex)
+{
+	struct sockaddr_ll sll;
+	socklen_t l = sizeof(int);
+	struct stat st;
+	int v;
+
+	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) != 0 || v != domain)
+		return false;
+	if (domain != AF_PACKET)
+		return true;
+	l = sizeof(sll);
+	if (getsockname(fd, (struct sockaddr *)&sll, &l) != 0 ||
+	    sll.sll_ifindex != ifindex)
+		return false;
+	l = sizeof(v);
+	return getsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, &l) == 0 &&
+	       v == TPACKET_V2;
+}
+
+/* The process's open sockets that sock_is(), up to max of them in fds:
+ * how many there are (more than max: max + 1). */
+static unsigned int
+find_socks(int domain, int ifindex, int *fds, unsigned int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned int n = 0;
+	struct dirent *de;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL && n <= max) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+
+		if (*end != '\0' || end == de->d_name || fd == dirfd(d) ||
+		    fd > INT_MAX || !sock_is((int)fd, domain, ifindex))
+			continue;
+		if (n < max)
+			fds[n] = (int)fd;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int
+port_intr_attach_sockets(struct port_intr *pi, uint16_t port, uint16_t qbase,
+			 uint16_t nq, int domain)
+{
+	struct rte_eth_dev_info di;
+	unsigned int n;
+	uint16_t p;
+	int *fds, rc;
+
+	port_intr_init(pi);
+	if (rte_eth_dev_info_get(port, &di) != 0 || di.if_index == 0 ||
+	    qbase != 0 || nq != di.nb_rx_queues)
+		return -ENOTSUP;
+	/* the sockets of one port of the driver: no other port of it in
+	 * the process (the kernel does not say which port an XDP socket
+	 * serves) */
+	RTE_ETH_FOREACH_DEV(p)
+	{
+		struct rte_eth_dev_info o;
+
+		if (p != port && rte_eth_dev_info_get(p, &o) == 0 &&
+		    o.driver_name != NULL && di.driver_name != NULL &&
+		    strcmp(o.driver_name, di.driver_name) == 0)
+			return -ENOTSUP;
+	}
+	fds = calloc(nq, sizeof(*fds));
+	pi->sock_ev = calloc(nq, sizeof(*pi->sock_ev));
+	if (fds == NULL || pi->sock_ev == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	/* one socket a queue, none of anything else */
+	n = find_socks(domain, (int)di.if_index, fds, nq);
+	if (n != nq) {
+		rc = -ENOTSUP;
+		goto fail;
+	}
+	rc = own_fds(pi, port, qbase);
+	if (rc != 0)
+		goto fail;
+	for (; pi->nsock < n; pi->nsock++) {
+		struct rte_epoll_event *ev = &pi->sock_ev[pi->nsock];
+
+		/* readable while frames wait: nothing to read here, the
+		 * receive burst takes them */
+		ev->epdata.event = EPOLLIN;
+		ev->epdata.data = TAG_RX;
+		if (rte_epoll_ctl(pi->epfd, EPOLL_CTL_ADD, fds[pi->nsock],
+				  ev) != 0) {
+			rc = -EIO;
+			goto fail;
+		}
+	}
+	free(fds);
+	return 0;
+fail:
+	free(fds);
+	port_intr_detach(pi);
+	return rc;
+}
+
+/* Undo what port_intr_attach() or port_intr_attach_sockets() did, all
+ * of it or what it got to. */
 void
 port_intr_detach(struct port_intr *pi)
 {
 	for (uint16_t q = 0; q < pi->nq; q++)
 		rte_eth_dev_rx_intr_ctl_q(pi->port, pi->qbase + q, pi->epfd,
 					  RTE_INTR_EVENT_DEL, NULL);
+	for (uint16_t i = 0; i < pi->nsock; i++)
+		rte_epoll_ctl(pi->epfd, EPOLL_CTL_DEL, pi->sock_ev[i].fd,
+			      &pi->sock_ev[i]);
+	free(pi->sock_ev);
 	if (pi->epfd >= 0)
 		close(pi->epfd);
 	if (pi->selffd >= 0)
@@ -127,6 +275,8 @@ port_intr_sleep_begin(struct port_intr *pi)
 {
 	uint16_t q;
 
+	if (pi->sock_off)
+		return false;
 	/* against dpv_port_wake_self(): the flag, then the caller's look at
 	 * its kick; the kick, then the look at the flag */
 	__atomic_store_n(&pi->sleeping, 1, __ATOMIC_SEQ_CST);
@@ -150,6 +300,7 @@ port_intr_sleep(struct port_intr *pi, unsigned int us)
 			     .tv_nsec = (long)(us % 1000000) * 1000},
 	};
 	struct rte_epoll_event ev[8];
+	uint64_t t0 = rte_get_timer_cycles(), t1, us_hz;
 	bool rx = false;
 	int n;
 
@@ -170,8 +321,30 @@ port_intr_sleep(struct port_intr *pi, unsigned int us)
 	}
 	for (int i = 0; i < n; i++)
 		rx |= ev[i].epdata.data == TAG_RX;
-	if (rx)
-		__atomic_fetch_add(&pi->taken, 1, __ATOMIC_RELAXED);
+	if (!rx)
+		return;
+	__atomic_fetch_add(&pi->taken, 1, __ATOMIC_RELAXED);
+	if (pi->nsock == 0)
+		return;
+	/* a socket that ended the sleep at once, again right after the
+	 * last one did: no frame of ours came, or the look before this
+	 * sleep would have taken it and the thread would be busy */
+	t1 = rte_get_timer_cycles();
+	us_hz = rte_get_timer_hz() / 1000000;
+	if (t1 - t0 < SOCK_SPURIOUS_US * us_hz &&
+	    t0 - pi->sock_rx_at < SOCK_SPURIOUS_GAP_US * us_hz) {
+		if (++pi->sock_spurious == SOCK_SPURIOUS_MAX) {
+			pi->sock_off = true;
+			PORT_LOG(WARNING,
+				 "port %u: its sockets stay readable with no "
+				 "frame to take: idle sleeps no longer end on "
+				 "frames",
+				 pi->port);
+		}
+	} else {
+		pi->sock_spurious = 0;
+	}
+	pi->sock_rx_at = t1;
 }
 
 void
