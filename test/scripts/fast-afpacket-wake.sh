@@ -21,9 +21,7 @@ SRC=${2:-$(dirname "$0")/../..}
 BUILD=${3:-$SRC/build}
 . "$SRC/test/scripts/interop-common.sh"
 ic_init
-PEER=$BUILD/test/dpv-event-peer
-[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
-[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+ic_cm_peer dpv-event-peer
 ic_veth_init
 ic_env_veth af_packet
 # the server's port says how its thread sleeps (an INFO line)

@@ -17,9 +17,7 @@ BUILD=${3:-$SRC/build}
 . "$SRC/test/scripts/interop-common.sh"
 ic_init
 ic_env_memif
-PEER=$BUILD/test/dpv-event-peer
-[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
-[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+ic_cm_peer dpv-event-peer
 IC_TIMEOUT=40
 N=40
 GAP_MS=20

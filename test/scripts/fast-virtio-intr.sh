@@ -19,9 +19,7 @@ SRC=${2:-$(dirname "$0")/../..}
 BUILD=${3:-$SRC/build}
 . "$SRC/test/scripts/interop-common.sh"
 ic_init
-PEER=$BUILD/test/dpv-event-peer
-[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
-[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+ic_cm_peer dpv-event-peer
 ls /usr/lib/*/dpdk/pmds-*/librte_net_vhost.so* \
 	/usr/lib/*/dpdk/pmds-*/librte_net_virtio.so* >/dev/null 2>&1 ||
 	{ echo "SKIP: DPDK's vhost or virtio driver is not installed"; exit 77; }

@@ -21,9 +21,7 @@ BUILD=${3:-$SRC/build}
 . "$SRC/test/scripts/interop-common.sh"
 ic_init
 ic_env_memif
-PEER=$BUILD/test/dpv-wrpc-peer
-[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
-[ -e "$LIBDIR/librdmacm.so.1" ] || { echo "FAIL: no librdmacm.so.1"; exit 1; }
+ic_cm_peer dpv-wrpc-peer
 IC_TIMEOUT=40
 N=2000
 # run NAME [pair]: one ping-pong of N round trips; its median must stay

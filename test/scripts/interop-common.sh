@@ -49,6 +49,16 @@ ic_init() {
 	trap 'exit 1' INT TERM
 }
 
+# ic_cm_peer NAME: PEER=$BUILD/test/NAME, one of the test programs built on
+# librdmacm (skip without it: the build left it out), and this build's
+# librdmacm.so.1 beside libibverbs (a failure without it).
+ic_cm_peer() {
+	PEER=$BUILD/test/$1
+	[ -x "$PEER" ] || { echo "SKIP: no $PEER (no librdmacm)"; exit 77; }
+	[ -e "$LIBDIR/librdmacm.so.1" ] ||
+		{ echo "FAIL: no librdmacm.so.1"; exit 1; }
+}
+
 ic_need() {
 	for t in "$@"; do
 		command -v "$t" >/dev/null 2>&1 ||
