@@ -160,24 +160,23 @@ is_memif(const struct rte_eth_dev_info *di)
 	return is_driver(di, "memif");
 }
 
-/* The socket domain of a driver whose queues are kernel sockets that a
- * frame waiting makes readable (port_intr_attach_sockets()), 0 if none
- * or not asked for. af_packet's, with DPV_AF_PACKET_WAKE=1 only: an
- * event-driven ping-pong over a veth pair halves its round trip, but
- * ib_write_bw -s 64 fell from 0.27-0.41 to 0.12-0.22 M msg/s in 9 runs
- * of 9 with both ends so (with the socket only registered and the sleeps
- * timed, 0.15-0.39), cause not found. af_xdp's XDP sockets would be
- * AF_XDP, but with both ends of a veth pair sleeping on theirs an RC
- * ping-pong stalled in 4 runs of 5 (the requester's retransmissions never
- * reached the responder's queue): left out. */
-static int
-sock_domain(const struct rte_eth_dev_info *di)
+/* Whether the thread sleeps on the port's af_packet sockets, which a
+ * frame waiting makes readable (port_intr_attach_sockets()): with
+ * DPV_AF_PACKET_WAKE=1 only. An event-driven ping-pong over a veth pair
+ * halves its round trip, but ib_write_bw -s 64 fell from 0.27-0.41 to
+ * 0.12-0.22 M msg/s in 9 runs of 9 with both ends so (with the sockets
+ * only registered and the sleeps timed, 0.15-0.39), cause not found.
+ * af_xdp's XDP sockets would do the same, but with both ends of a veth
+ * pair sleeping on theirs an RC ping-pong stalled in 4 runs of 5 (the
+ * requester's retransmissions never reached the responder's queue):
+ * left out. */
+static bool
+af_packet_wake(const struct rte_eth_dev_info *di)
 {
 	const char *env = getenv("DPV_AF_PACKET_WAKE");
 
-	if (env == NULL || strcmp(env, "1") != 0)
-		return 0;
-	return is_driver(di, "af_packet") ? AF_PACKET : 0;
+	return env != NULL && strcmp(env, "1") == 0 &&
+	       is_driver(di, "af_packet");
 }
 
 /* The value of devarg key ("bsize=", ...) of the port's device, or NULL. */
@@ -850,10 +849,9 @@ port_create(unsigned idx, const struct dpv_port_conf *pc, int ethdev)
 		goto fail;
 	if (p->intr_want && p->started) {
 		rc = port_intr_attach(&p->intr, p->ethdev, p->qbase, p->nb_q);
-		if (rc == -ENOTSUP && sock_domain(&di) != 0) {
+		if (rc == -ENOTSUP && af_packet_wake(&di)) {
 			rc = port_intr_attach_sockets(&p->intr, p->ethdev,
-						      p->qbase, p->nb_q,
-						      sock_domain(&di));
+						      p->qbase, p->nb_q);
 			if (rc == 0)
 				PORT_LOG(INFO,
 					 "%s: idle sleeps end on frames in "

@@ -101,13 +101,11 @@ void port_intr_init(struct port_intr *pi);
  * (no receive interrupts), or another -errno. */
 int port_intr_attach(struct port_intr *pi, uint16_t port, uint16_t qbase,
 		     uint16_t nq);
-/* Or, for a driver without receive interrupts whose queues are kernel
- * sockets (domain AF_PACKET: af_packet; AF_XDP: af_xdp, unused), the
- * sockets of
- * the port's queues qbase.. qbase + nq - 1, which must be all of them: 0,
- * or -ENOTSUP (not found for sure) or another -errno. */
+/* Or, for af_packet (no receive interrupts, its queues kernel sockets),
+ * the sockets of the port's queues qbase.. qbase + nq - 1, which must be
+ * all of them: 0, or -ENOTSUP (not found for sure) or another -errno. */
 int port_intr_attach_sockets(struct port_intr *pi, uint16_t port,
-			     uint16_t qbase, uint16_t nq, int domain);
+			     uint16_t qbase, uint16_t nq);
 void port_intr_detach(struct port_intr *pi);
 /* On attached interrupts (pi->epfd >= 0), as port_wake_*() above. Arm
  * the queues: true if a frame now ends a sleep (then the caller looks at

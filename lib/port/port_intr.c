@@ -16,12 +16,11 @@
  *
  * DPDK's af_packet driver has no receive interrupts, but each of its
  * queues is a kernel socket that poll() reports readable while frames
- * wait in its receive ring: the thread can wait on those sockets instead
- * (port_intr_attach_sockets(); opt-in, see port.c's sock_domain()),
- * nothing to arm. (af_xdp's XDP sockets
- * would do the same; port.c's sock_domain() says why they do not.) A
- * socket that stays readable while no frame comes (a ring some other code
- * of the process owns, say) would keep the thread from sleeping: after
+ * wait in its receive ring: the thread can wait on those sockets instead,
+ * with nothing to arm (port_intr_attach_sockets(); opt-in, and not for
+ * af_xdp's sockets: port.c's af_packet_wake() says why). A socket that
+ * stays readable while no frame comes (a ring some other code of the
+ * process owns, say) would keep the thread from sleeping: after
  * SOCK_SPURIOUS_MAX such wake-ups in a row the port goes back to timed
  * sleeps.
  *
@@ -136,12 +135,10 @@ fail:
 	return rc;
 }
 
-/* Whether open descriptor fd is a socket of domain (AF_PACKET: a
- * TPACKET_V2 one bound to interface ifindex, as DPDK's af_packet driver
- * makes them; AF_XDP: any, the kernel tells no XDP socket's interface to
- * getsockname()). */
+/* Whether open descriptor fd is a packet socket as DPDK's af_packet
+ * driver makes them: TPACKET_V2, bound to interface ifindex. */
 static bool
-sock_is(int fd, int domain, int ifindex)
+sock_is(int fd, int ifindex)
 {
 	struct sockaddr_ll sll;
 	socklen_t l = sizeof(int);
@@ -149,10 +146,9 @@ sock_is(int fd, int domain, int ifindex)
 	int v;
 
 	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
-	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) != 0 || v != domain)
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) != 0 ||
+	    v != AF_PACKET)
 		return false;
-	if (domain != AF_PACKET)
-		return true;
 	l = sizeof(sll);
 	if (getsockname(fd, (struct sockaddr *)&sll, &l) != 0 ||
 	    sll.sll_ifindex != ifindex)
@@ -165,7 +161,7 @@ sock_is(int fd, int domain, int ifindex)
 /* The process's open sockets that sock_is(), up to max of them in fds:
  * how many there are (more than max: max + 1). */
 static unsigned int
-find_socks(int domain, int ifindex, int *fds, unsigned int max)
+find_socks(int ifindex, int *fds, unsigned int max)
 {
 	DIR *d = opendir("/proc/self/fd");
 	unsigned int n = 0;
@@ -178,7 +174,7 @@ find_socks(int domain, int ifindex, int *fds, unsigned int max)
 		long fd = strtol(de->d_name, &end, 10);
 
 		if (*end != '\0' || end == de->d_name || fd == dirfd(d) ||
-		    fd > INT_MAX || !sock_is((int)fd, domain, ifindex))
+		    fd > INT_MAX || !sock_is((int)fd, ifindex))
 			continue;
 		if (n < max)
 			fds[n] = (int)fd;
@@ -190,7 +186,7 @@ find_socks(int domain, int ifindex, int *fds, unsigned int max)
 
 int
 port_intr_attach_sockets(struct port_intr *pi, uint16_t port, uint16_t qbase,
-			 uint16_t nq, int domain)
+			 uint16_t nq)
 {
 	struct rte_eth_dev_info di;
 	unsigned int n;
@@ -202,8 +198,7 @@ port_intr_attach_sockets(struct port_intr *pi, uint16_t port, uint16_t qbase,
 	    qbase != 0 || nq != di.nb_rx_queues)
 		return -ENOTSUP;
 	/* the sockets of one port of the driver: no other port of it in
-	 * the process (the kernel does not say which port an XDP socket
-	 * serves) */
+	 * the process (its sockets are told apart by interface only) */
 	RTE_ETH_FOREACH_DEV(p)
 	{
 		struct rte_eth_dev_info o;
@@ -220,7 +215,7 @@ port_intr_attach_sockets(struct port_intr *pi, uint16_t port, uint16_t qbase,
 		goto fail;
 	}
 	/* one socket a queue, none of anything else */
-	n = find_socks(domain, (int)di.if_index, fds, nq);
+	n = find_socks((int)di.if_index, fds, nq);
 	if (n != nq) {
 		rc = -ENOTSUP;
 		goto fail;
