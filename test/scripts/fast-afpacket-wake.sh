@@ -4,8 +4,8 @@
 # (lib/port/port_intr.c, port_intr_attach_sockets()): DPDK's af_packet
 # driver has no receive interrupts, but its queue is a kernel socket that
 # poll() reports readable while a frame waits in its ring, and the thread
-# sleeps on it (opt-in: DPV_AF_PACKET_WAKE=1). Two processes in two network namespaces joined by a veth
-# pair run dpv-event-peer (test/event_peer.c), an RC SEND ping-pong whose
+# sleeps on it (opt-in: DPV_AF_PACKET_WAKE=1). Two processes in two
+# network namespaces joined by a veth pair run dpv-event-peer (test/event_peer.c), an RC SEND ping-pong whose
 # ends wait for completion events, the client pausing GAP_MS between
 # pings, so that the server's progress thread has backed off into sleeps
 # of 1 ms or more when each ping comes. Checks: the port says its sleeps
@@ -57,10 +57,9 @@ else
 fi
 
 ping_pong timed
-line=$(grep -E "^round trips $N median [0-9.]+ us" "$IC_TMP/timed.client")
-if [ "$crc" = 0 ] && [ "$src" = 0 ] && [ -n "$line" ]; then
+if ic_ran $N "$crc" "$src" "$IC_TMP/timed.client"; then
 	IC_PASSES=$((IC_PASSES + 1))
-	echo "PASS timed (the default): $line"
+	echo "PASS timed (the default): $IC_LINE"
 else
 	ic_fail timed "$crc" "$src"
 fi

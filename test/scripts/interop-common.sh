@@ -226,22 +226,29 @@ ic_fail() {
 		tail -"${4:-8}" | sed 's/^/  /'
 }
 
+# ic_ran N CLIENT_RC SERVER_RC CLIENT_LOG: an event-driven ping-pong
+# (dpv-event-peer, N round trips) ran: both ends exited 0 and the client
+# printed its round trips (IC_LINE; 1 otherwise).
+ic_ran() {
+	IC_LINE=$(grep -E "^round trips $1 median [0-9.]+ us" "$4")
+	[ "$2" = 0 ] && [ "$3" = 0 ] && [ -n "$IC_LINE" ]
+}
+
 # ic_woken NAME N CLIENT_RC SERVER_RC CLIENT_LOG SERVER_LOG: the check of
 # an event-driven ping-pong (dpv-event-peer, N round trips) whose server
-# must be woken by the client's frames: both ends exited 0, the client
-# printed its round trips (shown), and the server's wake_taken (DPV_STATS)
-# is at least N / 2; counted as a pass or a failure.
+# must be woken by the client's frames: it ran (ic_ran; its round trips
+# shown), and the server's wake_taken (DPV_STATS) is at least N / 2;
+# counted as a pass or a failure.
 ic_woken() {
-	local name=$1 n=$2 crc=$3 src=$4 clog=$5 slog=$6 taken line
-	line=$(grep -E "^round trips $n median [0-9.]+ us" "$clog")
-	if [ "$crc" != 0 ] || [ "$src" != 0 ] || [ -z "$line" ]; then
+	local name=$1 n=$2 crc=$3 src=$4 clog=$5 slog=$6 taken
+	if ! ic_ran "$n" "$crc" "$src" "$clog"; then
 		IC_FAILS=$((IC_FAILS + 1))
 		echo "FAIL $name (ping-pong client exit $crc, server exit $src)"
 		grep -v avx512 "$clog" | tail -8 | sed 's/^/  client: /'
 		grep -v avx512 "$slog" | tail -8 | sed 's/^/  server: /'
 		return
 	fi
-	echo "$name: $line"
+	echo "$name: $IC_LINE"
 	taken=$(grep -o "wake_taken=[0-9]*" "$slog" | cut -d= -f2)
 	taken=${taken:-0}
 	echo "$name: server $(grep -o 'wake_sleeps=.*' "$slog")"
