@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Nothing left behind: 50 pairs of unmodified ibv_rc_pingpong over memif,
+# Nothing left behind: 30 pairs of unmodified ibv_rc_pingpong over memif,
 # one in ten with the server SIGKILLed mid-transfer, one in ten the client,
 # one in ten both (the survivor of a kill gets 15 s to end by itself, then
 # SIGKILL too); the others must pass. Afterwards nothing of these processes
@@ -16,7 +16,7 @@ SRC=${2:-$(dirname "$0")/../..}
 . "$SRC/test/scripts/interop-common.sh"
 ic_init
 ic_need ibv_rc_pingpong stdbuf
-RUNS=${DPV_LEFTOVER_RUNS:-50}
+RUNS=${DPV_LEFTOVER_RUNS:-30}
 if [ "$(id -u)" = 0 ]; then
 	BASE=/var/run/dpdk
 else
