@@ -94,7 +94,7 @@ rio_series() {
 		return 0
 	fi
 	SERIES_TIMEOUT=$((3 * est + 20))
-	[ $SERIES_TIMEOUT -gt 180 ] && SERIES_TIMEOUT=180
+	[ $SERIES_TIMEOUT -gt 150 ] && SERIES_TIMEOUT=150
 	echo "riostream-series: ~$est s expected, bound $SERIES_TIMEOUT s"
 	series riostream 1m_bw
 	SERIES_TIMEOUT=$saved
@@ -133,8 +133,8 @@ if command -v riostream >/dev/null; then
 	# threads on a 2-vCPU machine): ~30 s alone on a PVM guest, over
 	# 5 minutes beside one CPU hog. A short run of the same pattern
 	# (64 B, one transfer a round, checked) measures the host now: the
-	# series runs with a bound from it when it would take at most
-	# SERIES_MAX_S, and is skipped, saying why, otherwise.
+	# series runs with a bound from it (150 s at most) when it would
+	# take at most SERIES_MAX_S, and is skipped, saying why, otherwise.
 	if tool riostream riostream-lat "^custom +64 +1 +2k " \
 		-S 64 -C 1 -I 2000 -T v; then
 		rio_series
