@@ -542,7 +542,7 @@ progress_main(void *arg)
 		 * poll that found work is followed by a short one too. */
 		if (c != calls || now - app_seen < recent) {
 			unsigned work = 0;
-			bool held = false, own, quiet = c == calls;
+			bool held = false, own, lands, quiet = c == calls;
 
 			if (c == calls || mid || prog_rx_stale(t, now, hold))
 				work = prog_poll(t, &held);
@@ -571,12 +571,11 @@ progress_main(void *arg)
 				nap_us = RTE_MAX(nap_us, nap_keep);
 				nap_keep = 0;
 			}
+			/* the thread lands what the application leaves */
+			lands = now - thr_work < recent && !own;
 			if (follow)
-				prog_follow_app(t, &fol,
-						now - thr_work < recent && !own,
-						now);
-			nap_us = prog_nap_after(t, work, held, nap_us,
-						now - thr_work < recent && !own,
+				prog_follow_app(t, &fol, lands, now);
+			nap_us = prog_nap_after(t, work, held, nap_us, lands,
 						quiet);
 			continue;
 		}

@@ -5,8 +5,9 @@
 # driver has no receive interrupts, but its queue is a kernel socket that
 # poll() reports readable while a frame waits in its ring, and the thread
 # sleeps on it (opt-in: DPV_AF_PACKET_WAKE=1). Two processes in two
-# network namespaces joined by a veth pair run dpv-event-peer (test/event_peer.c), an RC SEND ping-pong whose
-# ends wait for completion events, the client pausing GAP_MS between
+# network namespaces joined by a veth pair run dpv-event-peer
+# (test/event_peer.c), an RC SEND ping-pong whose ends wait for
+# completion events, the client pausing GAP_MS between
 # pings, so that the server's progress thread has backed off into sleeps
 # of 1 ms or more when each ping comes. Checks: the port says its sleeps
 # end on the driver's sockets; every round trip completes; a frame woke

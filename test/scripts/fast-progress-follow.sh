@@ -5,10 +5,10 @@
 # keeps to the CPU of the application's latest verbs call. Unmodified
 # riostream (rdmacm-utils) over memif, neither process pinned: 3,000
 # checked 64-byte round trips in which both applications spin on memory
-# and their calls only post. With the variable both ends must pass and
-# each end's thread must have moved to its application's CPU at least
-# once (progress_follows, DPV_STATS); without it both ends must pass and
-# print no such count. The round-trip times are printed, not judged.
+# and their calls only post (each run a pass of its own). With the
+# variable both ends must pass and each end's thread must have moved to
+# its application's CPU at least once (progress_follows, DPV_STATS);
+# without it both ends must pass and print no such count. The round-trip times are printed, not judged.
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -22,26 +22,13 @@ IC_TIMEOUT=60
 PORT=$((20000 + ($$ * 5) % 20000))
 LINE="^custom +64 +1 +3k "
 
-# rio NAME ENV...: one run; 0 if both ends exited 0 and printed LINE
+# rio NAME ENV...: one run (ic_run), with DPV_STATS and ENV at both ends
 rio() {
-	local name=$1 crc src
+	local name=$1 args="-p $PORT -S 64 -C 1 -I 3000 -T v"
 	shift
-	IC_XENV="DPV_STATS=1 $*" ic_server_start "$name" stdbuf -oL \
-		riostream -b 192.0.2.1 -p $PORT -S 64 -C 1 -I 3000 -T v
-	IC_XENV="DPV_STATS=1 $*" ic_client_run "$name" stdbuf -oL \
-		riostream -s 192.0.2.1 -p $PORT -S 64 -C 1 -I 3000 -T v
-	crc=$?
-	ic_server_wait
-	src=$?
-	if [ $crc = 0 ] && [ $src = 0 ] &&
-		grep -Eq "$LINE" "$IC_TMP/$name.client" &&
-		grep -Eq "$LINE" "$IC_TMP/$name.server"; then
-		echo "$name: $(grep -E "$LINE" "$IC_TMP/$name.client" |
-			tr -s ' ')"
-		return 0
-	fi
-	ic_fail "$name" $crc $src
-	return 1
+	IC_XENV="DPV_STATS=1 $*" ic_run "$name" \
+		"riostream -b 192.0.2.1 $args" "riostream -s 192.0.2.1 $args" \
+		"$LINE" "$LINE"
 }
 
 # follows NAME END: END's progress_follows count, or nothing

@@ -53,36 +53,17 @@ if [ -n "${CPU_C:-}" ]; then
 	echo "server on CPU $CPU_S, client on CPU $CPU_C"
 fi
 
-# run NAME "server command" "client command" CLIENT_PATTERN SERVER_PATTERN
-run() {
-	local name=$1 scmd=$2 ccmd=$3 cpat=$4 spat=$5 crc src
-	ic_server_start "$name" stdbuf -oL $scmd
-	ic_client_run "$name" stdbuf -oL $ccmd
-	crc=$?
-	ic_server_wait
-	src=$?
-	if [ $crc = 0 ] && [ $src = 0 ] &&
-		grep -Eq "$cpat" "$IC_TMP/$name.client" &&
-		grep -Eq "$spat" "$IC_TMP/$name.server"; then
-		IC_PASSES=$((IC_PASSES + 1))
-		echo "PASS $name: $(grep -E "$cpat" "$IC_TMP/$name.client" |
-			tail -1)"
-		return 0
-	fi
-	ic_fail "$name" $crc $src
-	return 1
-}
 
-run stream "$PEER server 192.0.2.1 $PORT 8" "$PEER client 192.0.2.1 $PORT 8" \
+ic_run stream "$PEER server 192.0.2.1 $PORT 8" "$PEER client 192.0.2.1 $PORT 8" \
 	"got the 1 MiB answer and EOF" "all correct, then EOF"
-run dead "$PEER server 192.0.2.1 $PORT 0 dead" \
+ic_run dead "$PEER server 192.0.2.1 $PORT 0 dead" \
 	"$PEER client 192.0.2.1 $PORT 0 dead" "dead peer: " "dying"
 # a survivor blocked in rrecv with nothing in flight: the library's probe
 # of a silent peer ends it (ACK timeout 18 and 7 retries: ~10 s)
-run deadwait "$PEER server 192.0.2.1 $PORT 0 dead" \
+ic_run deadwait "$PEER server 192.0.2.1 $PORT 0 dead" \
 	"$PEER client 192.0.2.1 $PORT 0 deadwait" \
 	"dead peer while receiving: " "dying"
-run iomap "$PEER server 192.0.2.1 $PORT 0 iomap" \
+ic_run iomap "$PEER server 192.0.2.1 $PORT 0 iomap" \
 	"$PEER client 192.0.2.1 $PORT 0 iomap" \
 	"iomap both ways: every byte where it belongs" \
 	"the entry moved to the new buffer"
@@ -91,7 +72,7 @@ run iomap "$PEER server 192.0.2.1 $PORT 0 iomap" \
 tool() {
 	local t=$1 name=$2 pat=$3
 	shift 3
-	run "$name" "$t -b 192.0.2.1 -p $PORT $*" "$t -s 192.0.2.1 -p $PORT $*" \
+	ic_run "$name" "$t -b 192.0.2.1 -p $PORT $*" "$t -s 192.0.2.1 -p $PORT $*" \
 		"$pat" "$pat"
 }
 
@@ -109,7 +90,8 @@ series() {
 # round trips of 64 B and 2 x 10,000 of 4 KiB at about twice that),
 # plus 5 s for the other sizes and connections
 rio_series() {
-	local us est max=${SERIES_MAX_S:-75} saved=$SERIES_TIMEOUT
+	# series() reads this one
+	local us est max=${SERIES_MAX_S:-75} SERIES_TIMEOUT
 	us=$(grep -E "^custom " "$IC_TMP/riostream-lat.client" | tail -1 |
 		awk '{printf "%d", $NF + 0.5}')
 	est=$((us / 4 + 5))
@@ -123,7 +105,6 @@ rio_series() {
 	[ $SERIES_TIMEOUT -gt 150 ] && SERIES_TIMEOUT=150
 	echo "riostream-series: ~$est s expected, bound $SERIES_TIMEOUT s"
 	series riostream 1m_bw
-	SERIES_TIMEOUT=$saved
 }
 
 # a custom run's result line: name, size, then the count of transfers

@@ -134,6 +134,31 @@ ic_env_veth() {
 	IC_CPRE="ip netns exec $IC_NS2"
 }
 
+# ic_run NAME "server command" "client command" CLIENT_PATTERN
+# SERVER_PATTERN: each command (split into words) under stdbuf -oL as the
+# server, then the client (ic_server_start, ic_client_run: IC_XENV and
+# the rest apply); both must exit 0 and their outputs match their
+# patterns. Counted as a pass (the client's last matching line shown) or
+# a failure; 0 on a pass.
+ic_run() {
+	local name=$1 scmd=$2 ccmd=$3 cpat=$4 spat=$5 crc src
+	ic_server_start "$name" stdbuf -oL $scmd
+	ic_client_run "$name" stdbuf -oL $ccmd
+	crc=$?
+	ic_server_wait
+	src=$?
+	if [ $crc = 0 ] && [ $src = 0 ] &&
+		grep -Eq "$cpat" "$IC_TMP/$name.client" &&
+		grep -Eq "$spat" "$IC_TMP/$name.server"; then
+		IC_PASSES=$((IC_PASSES + 1))
+		echo "PASS $name: $(grep -E "$cpat" "$IC_TMP/$name.client" |
+			tail -1)"
+		return 0
+	fi
+	ic_fail "$name" $crc $src
+	return 1
+}
+
 # ic_pair NAME PATTERN EXTRA_ENV -- TOOL ARGS...
 # Runs TOOL ARGS as the server, then TOOL ARGS PEER as the client
 # (retried up to three times while the server is not listening yet).
