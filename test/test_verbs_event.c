@@ -15,7 +15,14 @@
  *    window ends: it is not handled and forgotten with the wait going on
  *    into a read() that blocks; the same for a signal sent to the
  *    process (kill()), which none of the library's threads may take;
- *  - a non-blocking channel fd answers EAGAIN at once, without polling.
+ *  - a non-blocking channel fd answers EAGAIN at once, without polling;
+ *  - an event raised while the caller polls (2 s window, the SEND at
+ *    50 ms) is taken from memory: events_in_memory counts it, and the
+ *    channel's fd was not written (it is not readable after);
+ *  - 400 events, each SEND a random 0-300 us after the waiter armed for
+ *    it, with a 100 us window: every wait ends (an event raised as a
+ *    window ends is neither left in memory with no one polling for it
+ *    nor lost), each event taken once.
  * A case that would hang is ended after 3 s by a helper thread (the test
  * then fails).
  */
@@ -24,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -363,6 +371,122 @@ test_nonblocking(void)
 	return TEST_SUCCESS;
 }
 
+/* An event raised while the caller polls for it: taken from memory,
+ * with no write() and read() of the fd. */
+static int
+test_polled_in_memory(void)
+{
+	struct dpv_device *dev = dctx_dev(ctx);
+	struct late l = {.waiter = pthread_self()};
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+	uint64_t m0 = atomic_load(&dev->events_in_memory);
+	uint64_t ms, p, s;
+	pthread_t th;
+	int err, rc;
+
+	set_window_us(WINDOW_LONG_US);
+	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
+	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, late_main, &l), 0, "");
+	rc = wait_once(&err, &ms, &p, &s);
+	l.done = true;
+	pthread_join(th, NULL);
+	TEST_ASSERT_EQUAL(rc, 0, "the event");
+	TEST_ASSERT_EQUAL(p, 1, "answered while polling");
+	TEST_ASSERT_EQUAL(atomic_load(&dev->events_in_memory) - m0, 1,
+			  "taken from memory");
+	TEST_ASSERT_EQUAL(poll(&pfd, 1, 0), 0, "nothing left on the fd");
+	TEST_ASSERT_EQUAL(drain(), 0, "completions");
+	return TEST_SUCCESS;
+}
+
+/* The poster of test_window_edge: SEND i a random 0..EDGE_GAP_US after
+ * the waiter armed for it (armed > i); gives up after 2 s of waiting
+ * for an arm, then sends once more so that a waiter left without its
+ * event wakes (the case fails). */
+#define EDGE_EVENTS 400
+#define EDGE_GAP_US 300
+
+struct edge {
+	unsigned int armed; /* events the waiter armed for */
+	bool timed_out;
+	int err;
+};
+
+static void *
+edge_main(void *p)
+{
+	struct edge *ed = p;
+	uint64_t hz = rte_get_tsc_hz();
+
+	srand(12345);
+	for (unsigned int i = 0; i < EDGE_EVENTS; i++) {
+		uint64_t end = rte_get_tsc_cycles() + 2 * hz;
+		uint64_t at;
+
+		while (__atomic_load_n(&ed->armed, __ATOMIC_ACQUIRE) <= i) {
+			if (rte_get_tsc_cycles() > end) {
+				ed->timed_out = true;
+				send_one(); /* the stuck wait's rescue */
+				return NULL;
+			}
+			rte_pause();
+		}
+		/* the gap by the clock: a sleep this short lasts ~30 us or
+		 * more on a VM */
+		at = rte_get_tsc_cycles() +
+		     hz / 1000000 * (uint64_t)(rand() % (EDGE_GAP_US + 1));
+		while (rte_get_tsc_cycles() < at)
+			rte_pause();
+		if (send_one() != 0) {
+			ed->err = -1;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int
+test_window_edge(void)
+{
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+	struct edge ed = {0};
+	unsigned int i;
+	pthread_t th;
+	int rc = 0;
+
+	set_window_us(100);
+	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, edge_main, &ed), 0, "");
+	for (i = 0; i < EDGE_EVENTS && rc == 0; i++) {
+		uint64_t ms, p, s;
+		int err;
+
+		if (ibv_req_notify_cq(rcq, 0) != 0) {
+			rc = -1;
+			break;
+		}
+		__atomic_store_n(&ed.armed, i + 1, __ATOMIC_RELEASE);
+		rc = wait_once(&err, &ms, &p, &s);
+		if (rc == 0 && drain() != 0)
+			rc = -3;
+		if (ed.timed_out)
+			break;
+	}
+	/* let the poster go if the waiter stopped early */
+	__atomic_store_n(&ed.armed, EDGE_EVENTS + 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	if (ed.timed_out && rc == 0)
+		drain(); /* the rescue's completions */
+	TEST_ASSERT(!ed.timed_out, "wait %u never ended", i);
+	TEST_ASSERT_EQUAL(rc, 0, "wait %u", i);
+	TEST_ASSERT_EQUAL(ed.err, 0, "send");
+	TEST_ASSERT_EQUAL(i, EDGE_EVENTS, "all events");
+	/* and none counted twice: nothing left to read */
+	TEST_ASSERT_EQUAL(poll(&pfd, 1, 0), 0, "nothing left on the fd");
+	TEST_ASSERT_EQUAL(atomic_load(&to_dchan(ch)->mem), 0,
+			  "nothing left in memory");
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite verbs_event_suite = {
 	.name = "verbs_event",
 	.setup = suite_setup,
@@ -376,6 +500,8 @@ static const struct dpv_test_suite verbs_event_suite = {
 			TEST_CASE(test_signal_in_window),
 			TEST_CASE(test_process_signal_in_window),
 			TEST_CASE(test_nonblocking),
+			TEST_CASE(test_polled_in_memory),
+			TEST_CASE(test_window_edge),
 			TEST_CASES_END(),
 		},
 };

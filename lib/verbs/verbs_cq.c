@@ -46,6 +46,8 @@ ibv_create_comp_channel(struct ibv_context *context)
 	TAILQ_INIT(&ch->ready);
 	atomic_init(&ch->refcnt, 0);
 	atomic_init(&ch->pending, 0);
+	atomic_init(&ch->mem, 0);
+	atomic_init(&ch->pollers, 0);
 	/* the device's whole window until waits say otherwise */
 	atomic_init(&ch->poll_window, UINT64_MAX);
 	return &ch->ibv;
@@ -88,7 +90,30 @@ dpv_cq_events_written(void)
 	return events_written;
 }
 
-/* Queue one completion event of cq on its channel. */
+/* Take one of the events queued for a polling waiter (not on the fd). */
+static bool
+chan_take_mem(struct dpv_comp_channel *ch)
+{
+	int v = atomic_load_explicit(&ch->mem, memory_order_relaxed);
+
+	while (v > 0)
+		if (atomic_compare_exchange_weak_explicit(&ch->mem, &v, v - 1,
+							  memory_order_acq_rel,
+							  memory_order_relaxed))
+			return true;
+	return false;
+}
+
+/*
+ * Queue one completion event of cq on its channel. A waiter polling for
+ * it in memory (ibv_get_cq_event()'s window) takes it from there: no
+ * write() to the fd here and no read() there (each a system call, ~1 us
+ * on a VM). Otherwise the fd is written, as rdma-core's kernel does, for
+ * a waiter asleep on it and for programs that poll() the fd. The two
+ * sides' store-then-load (mem here, pollers there; seq_cst) let either
+ * this thread see the poller or the poller, once it stops polling, see
+ * the event: none is left unwritten with no poller to take it.
+ */
 static void
 cq_deliver(struct dpv_cq *cq)
 {
@@ -106,6 +131,13 @@ cq_deliver(struct dpv_cq *cq)
 	}
 	cq->pending_events++;
 	pthread_mutex_unlock(&ch->lock);
+	atomic_fetch_add_explicit(&ch->mem, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&ch->pollers, memory_order_seq_cst) > 0)
+		return;
+	/* no one polls: it goes on the fd, unless a waiter took it from
+	 * memory meanwhile */
+	if (!chan_take_mem(ch))
+		return;
 	if (write(channel->fd, &one, sizeof(one)) < 0)
 		VERBS_LOG(WARNING, "channel write: %s", strerror(errno));
 	else
@@ -177,7 +209,8 @@ dpv_event_poll_cycles_env(void)
 static inline bool
 chan_pending(struct dpv_comp_channel *ch)
 {
-	return atomic_load_explicit(&ch->pending, memory_order_acquire) > 0;
+	return atomic_load_explicit(&ch->mem, memory_order_acquire) > 0 ||
+	       atomic_load_explicit(&ch->pending, memory_order_acquire) > 0;
 }
 
 /* Whether a signal of set a is in set b. */
@@ -249,6 +282,7 @@ wait_event(struct ibv_comp_channel *channel, bool *slept)
 	sigset_t held, old;
 	unsigned int us = 1;
 	int fl, rc = 0, err;
+	bool got;
 
 	if (chan_pending(ch))
 		return 0;
@@ -262,7 +296,17 @@ wait_event(struct ibv_comp_channel *channel, bool *slept)
 		dpv_port_app_sigset(&held);
 		pthread_sigmask(SIG_BLOCK, &held, &old);
 		mask = &old;
-		if (poll_window(dev, ch, window, &held)) {
+		/* events raised meanwhile stay in memory (cq_deliver()) */
+		atomic_fetch_add_explicit(&ch->pollers, 1,
+					  memory_order_seq_cst);
+		got = poll_window(dev, ch, window, &held);
+		atomic_fetch_sub_explicit(&ch->pollers, 1,
+					  memory_order_seq_cst);
+		/* one raised as the polling ended is in memory, or on the fd
+		 * (cq_deliver()'s order) */
+		if (got ||
+		    atomic_load_explicit(&ch->mem, memory_order_seq_cst) > 0 ||
+		    chan_pending(ch)) {
 			atomic_fetch_add_explicit(&dev->event_waits_polled, 1,
 						  memory_order_relaxed);
 			goto out;
@@ -341,14 +385,23 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 
 		if (wait_event(channel, &slept) != 0)
 			return -1;
-		n = read(channel->fd, &v, sizeof(v));
-		/* EAGAIN on a non-blocking channel fd; EINTR when a signal
-		 * interrupts the wait (as rdma-core's read() of the channel:
-		 * programs end a wait with an alarm, qperf does) */
-		if (n != sizeof(v))
-			return -1;
-		atomic_fetch_sub_explicit(&ch->pending, 1,
-					  memory_order_relaxed);
+		/* an event a polling waiter was meant to take has no fd
+		 * count; any other is read from the fd */
+		if (chan_take_mem(ch)) {
+			atomic_fetch_add_explicit(
+				&dctx_dev(channel->context)->events_in_memory,
+				1, memory_order_relaxed);
+		} else {
+			n = read(channel->fd, &v, sizeof(v));
+			/* EAGAIN on a non-blocking channel fd; EINTR when a
+			 * signal interrupts the wait (as rdma-core's read()
+			 * of the channel: programs end a wait with an alarm,
+			 * qperf does) */
+			if (n != sizeof(v))
+				return -1;
+			atomic_fetch_sub_explicit(&ch->pending, 1,
+						  memory_order_relaxed);
+		}
 		pthread_mutex_lock(&ch->lock);
 		dcq = TAILQ_FIRST(&ch->ready);
 		if (dcq != NULL && --dcq->pending_events == 0) {

@@ -205,13 +205,15 @@ event_stats_print(struct dpv_device *dev)
 {
 	uint64_t p = atomic_load(&dev->event_waits_polled);
 	uint64_t sl = atomic_load(&dev->event_waits_slept);
+	uint64_t im = atomic_load(&dev->events_in_memory);
 	uint64_t ws, wt, wn;
 
 	if (p != 0 || sl != 0)
 		fprintf(stderr,
 			"dpverbs %s: event_waits_polled=%" PRIu64
-			" event_waits_slept=%" PRIu64 "\n",
-			dev->vdev.device.name, p, sl);
+			" event_waits_slept=%" PRIu64
+			" events_in_memory=%" PRIu64 "\n",
+			dev->vdev.device.name, p, sl, im);
 	dpv_port_wake_stats(dev->port, &ws, &wt, &wn);
 	if (ws != 0 || wn != 0)
 		fprintf(stderr,

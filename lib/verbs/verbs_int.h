@@ -233,6 +233,9 @@ struct dpv_device {
 	 *  that slept (DPV_EVENT_POLL_US; verbs_cq.c) */
 	atomic_uint_fast64_t event_waits_polled;
 	atomic_uint_fast64_t event_waits_slept;
+	/** events a polling waiter took from memory: no write() and read()
+	 *  of the channel's fd (verbs_cq.c) */
+	atomic_uint_fast64_t events_in_memory;
 	/** TSC cycles a blocking ibv_get_cq_event() polls for its event
 	 *  before it sleeps (DPV_EVENT_POLL_US, set with the engine) */
 	uint64_t event_poll_cycles;
@@ -554,6 +557,10 @@ struct dpv_comp_channel {
 	TAILQ_HEAD(, dpv_cq) ready; /**< CQs with an undelivered event */
 	atomic_int refcnt;	    /**< CQs using this channel */
 	atomic_int pending;	    /**< events written to fd, not yet read */
+	/** events queued while a waiter polled in memory, not written to
+	 *  the fd: a polling waiter takes them without a read() */
+	atomic_int mem;
+	atomic_int pollers; /**< waiters polling in memory now */
 	/** TSC cycles ibv_get_cq_event() polls before it sleeps, adapted
 	 *  per channel; at most the device's event_poll_cycles */
 	_Atomic uint64_t poll_window;
