@@ -131,6 +131,9 @@ cq_deliver(struct dpv_cq *cq)
 	}
 	cq->pending_events++;
 	pthread_mutex_unlock(&ch->lock);
+	/* a progress thread that raised it leaves the waiter the core a
+	 * while (progress_main()), a polling one as a sleeping one */
+	events_written++;
 	atomic_fetch_add_explicit(&ch->mem, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&ch->pollers, memory_order_seq_cst) > 0)
 		return;
@@ -143,7 +146,6 @@ cq_deliver(struct dpv_cq *cq)
 	else
 		atomic_fetch_add_explicit(&ch->pending, 1,
 					  memory_order_release);
-	events_written++;
 }
 
 void
