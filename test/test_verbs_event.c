@@ -19,6 +19,10 @@
  *  - an event raised while the caller polls (2 s window, the SEND at
  *    50 ms) is taken from memory: events_in_memory counts it, and the
  *    channel's fd was not written (it is not readable after);
+ *  - two events raised in one poll (the receive CQs of two pairs on the
+ *    channel) while the caller polls and a second thread poll()s the fd:
+ *    the event the caller does not take wakes that thread; each is
+ *    taken once and nothing is left;
  *  - 400 events, each SEND a random 0-300 us after the waiter armed for
  *    it, with a 100 us window: every wait ends (an event raised as a
  *    window ends is neither left in memory with no one polling for it
@@ -399,6 +403,105 @@ test_polled_in_memory(void)
 	return TEST_SUCCESS;
 }
 
+/* A thread that poll()s the channel's fd (as a program's event loop
+ * may) while another waits in ibv_get_cq_event(): POLLIN within 1 s. */
+static void *
+fd_watch_main(void *p)
+{
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+	int *seen = p;
+
+	*seen = poll(&pfd, 1, 1000);
+	return NULL;
+}
+
+/* Two events in one window: the receive CQs of the suite's pair and of
+ * a second one, both on the channel, their SENDs in one receive burst
+ * (the waiter's window runs the engine: application-driven progress), a
+ * second thread poll()ing the fd: the event the waiter does not take
+ * wakes that thread. */
+static int
+test_two_in_window(void)
+{
+	struct test_loop_conn c = {
+		.mtu = IBV_MTU_1024, .timeout = 14, .rd_atomic = 1};
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+	struct ibv_cq *scq2 = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *rcq2 = ibv_create_cq(ctx, 16, NULL, ch, 0);
+	struct ibv_qp *qp2[2] = {NULL, NULL};
+	struct ibv_cq *got[2] = {NULL, NULL};
+	int rc = TEST_FAILED, seen = -1;
+	bool watching = false;
+	struct ibv_wc wc;
+	pthread_t th;
+	void *cctx;
+
+	set_window_us(WINDOW_LONG_US);
+	if (scq2 == NULL || rcq2 == NULL ||
+	    test_loop_pair(pd, scq2, rcq2, IBV_QPT_RC, gid_index, &c, qp2) !=
+		    0) {
+		DPV_TEST_LOG("second pair");
+		goto out;
+	}
+	if (ibv_req_notify_cq(rcq, 0) || ibv_req_notify_cq(rcq2, 0)) {
+		DPV_TEST_LOG("arm");
+		goto out;
+	}
+	if (pthread_create(&th, NULL, fd_watch_main, &seen) != 0)
+		goto out;
+	watching = true;
+	usleep(10000); /* the watcher in poll() */
+	if (send_one() != 0 ||
+	    test_verbs_post_send_recv(qp2, mr, mem[0], 64, mem[1], BUFLEN)) {
+		DPV_TEST_LOG("send");
+		goto out;
+	}
+	for (int n = 0; n < 2; n++) {
+		if (n == 1) {
+			/* the first taken: the other woke the watcher */
+			pthread_join(th, NULL);
+			watching = false;
+			if (seen != 1) {
+				DPV_TEST_LOG("the fd watcher saw %d", seen);
+				goto out;
+			}
+		}
+		if (ibv_get_cq_event(ch, &got[n], &cctx) != 0) {
+			DPV_TEST_LOG("event %d: %s", n, strerror(errno));
+			goto out;
+		}
+		ibv_ack_cq_events(got[n], 1);
+	}
+	if (!((got[0] == rcq && got[1] == rcq2) ||
+	      (got[0] == rcq2 && got[1] == rcq))) {
+		DPV_TEST_LOG("the events' CQs");
+		goto out;
+	}
+	if (poll(&pfd, 1, 0) != 0 || atomic_load(&to_dchan(ch)->mem) != 0) {
+		DPV_TEST_LOG("an event left over");
+		goto out;
+	}
+	if (drain() != 0 || test_verbs_wait_wc(rcq2, &wc, 1, 2000) != 1 ||
+	    wc.status != IBV_WC_SUCCESS ||
+	    test_verbs_wait_wc(scq2, &wc, 1, 2000) != 1 ||
+	    wc.status != IBV_WC_SUCCESS) {
+		DPV_TEST_LOG("completions");
+		goto out;
+	}
+	rc = TEST_SUCCESS;
+out:
+	if (watching)
+		pthread_join(th, NULL);
+	for (int i = 0; i < 2; i++)
+		if (qp2[i] != NULL)
+			ibv_destroy_qp(qp2[i]);
+	if (rcq2 != NULL)
+		ibv_destroy_cq(rcq2);
+	if (scq2 != NULL)
+		ibv_destroy_cq(scq2);
+	return rc;
+}
+
 /* The poster of test_window_edge: SEND i a random 0..EDGE_GAP_US after
  * the waiter armed for it (armed > i); gives up after 2 s of waiting
  * for an arm, then sends once more so that a waiter left without its
@@ -501,6 +604,7 @@ static const struct dpv_test_suite verbs_event_suite = {
 			TEST_CASE(test_process_signal_in_window),
 			TEST_CASE(test_nonblocking),
 			TEST_CASE(test_polled_in_memory),
+			TEST_CASE(test_two_in_window),
 			TEST_CASE(test_window_edge),
 			TEST_CASES_END(),
 		},

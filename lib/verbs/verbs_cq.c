@@ -112,7 +112,11 @@ chan_take_mem(struct dpv_comp_channel *ch)
  * a waiter asleep on it and for programs that poll() the fd. The two
  * sides' store-then-load (mem here, pollers there; seq_cst) let either
  * this thread see the poller or the poller, once it stops polling, see
- * the event: none is left unwritten with no poller to take it.
+ * the event: none is left unwritten with no poller to take it. One event
+ * at most is in memory, and every poller that stops takes it if it is
+ * there: a second one in the same window goes on the fd, where another
+ * thread asleep on the fd, or one that poll()s it, sees it (left in
+ * memory, it would wait for the poller's next call).
  */
 static void
 cq_deliver(struct dpv_cq *cq)
@@ -120,6 +124,7 @@ cq_deliver(struct dpv_cq *cq)
 	struct ibv_comp_channel *channel = cq->vcq.cq.channel;
 	struct dpv_comp_channel *ch;
 	uint64_t one = 1;
+	int none = 0;
 
 	if (channel == NULL)
 		return;
@@ -134,13 +139,17 @@ cq_deliver(struct dpv_cq *cq)
 	/* a progress thread that raised it leaves the waiter the core a
 	 * while (progress_main()), a polling one as a sleeping one */
 	events_written++;
-	atomic_fetch_add_explicit(&ch->mem, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&ch->pollers, memory_order_seq_cst) > 0)
-		return;
-	/* no one polls: it goes on the fd, unless a waiter took it from
-	 * memory meanwhile */
-	if (!chan_take_mem(ch))
-		return;
+	if (atomic_compare_exchange_strong_explicit(&ch->mem, &none, 1,
+						    memory_order_seq_cst,
+						    memory_order_relaxed)) {
+		if (atomic_load_explicit(&ch->pollers, memory_order_seq_cst) >
+		    0)
+			return;
+		/* no one polls: it goes on the fd, unless a waiter took it
+		 * from memory meanwhile */
+		if (!chan_take_mem(ch))
+			return;
+	}
 	if (write(channel->fd, &one, sizeof(one)) < 0)
 		VERBS_LOG(WARNING, "channel write: %s", strerror(errno));
 	else

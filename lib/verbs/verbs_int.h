@@ -557,8 +557,8 @@ struct dpv_comp_channel {
 	TAILQ_HEAD(, dpv_cq) ready; /**< CQs with an undelivered event */
 	atomic_int refcnt;	    /**< CQs using this channel */
 	atomic_int pending;	    /**< events written to fd, not yet read */
-	/** events queued while a waiter polled in memory, not written to
-	 *  the fd: a polling waiter takes them without a read() */
+	/** an event (0 or 1) queued while a waiter polled in memory, not
+	 *  written to the fd: a polling waiter takes it without a read() */
 	atomic_int mem;
 	atomic_int pollers; /**< waiters polling in memory now */
 	/** TSC cycles ibv_get_cq_event() polls before it sleeps, adapted
