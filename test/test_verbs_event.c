@@ -223,6 +223,24 @@ wait_once(int *err, uint64_t *ms, uint64_t *polled, uint64_t *slept)
 	return rc;
 }
 
+/* Arm the receive CQ, start the helper l (a SEND or a signal LATE_MS
+ * on) and wait once (wait_once()'s outs); -3 if no helper started. */
+static int
+late_wait(struct late *l, int *err, uint64_t *ms, uint64_t *polled,
+	  uint64_t *slept)
+{
+	pthread_t th;
+	int rc;
+
+	if (ibv_req_notify_cq(rcq, 0) != 0 ||
+	    pthread_create(&th, NULL, late_main, l) != 0)
+		return -3;
+	rc = wait_once(err, ms, polled, slept);
+	l->done = true;
+	pthread_join(th, NULL);
+	return rc;
+}
+
 static int
 test_polled(void)
 {
@@ -246,15 +264,9 @@ slept_wait(void)
 {
 	struct late l = {.waiter = pthread_self()};
 	uint64_t ms, p, s;
-	pthread_t th;
-	int err, rc;
+	int err;
 
-	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
-	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, late_main, &l), 0, "");
-	rc = wait_once(&err, &ms, &p, &s);
-	l.done = true;
-	pthread_join(th, NULL);
-	TEST_ASSERT_EQUAL(rc, 0, "the event");
+	TEST_ASSERT_EQUAL(late_wait(&l, &err, &ms, &p, &s), 0, "the event");
 	TEST_ASSERT_EQUAL(s, 1, "slept");
 	TEST_ASSERT_EQUAL(p, 0, "not answered while polling");
 	TEST_ASSERT_EQUAL(drain(), 0, "completions");
@@ -315,18 +327,14 @@ signal_in_window(bool to_process)
 			 .signal = true,
 			 .to_process = to_process};
 	uint64_t ms, p, s;
-	pthread_t th;
 	int err, rc;
 
 	set_window_us(WINDOW_LONG_US);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, &old); /* no SA_RESTART */
-	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
-	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, late_main, &l), 0, "");
-	rc = wait_once(&err, &ms, &p, &s);
-	l.done = true;
-	pthread_join(th, NULL);
+	rc = late_wait(&l, &err, &ms, &p, &s);
 	sigaction(SIGUSR1, &old, NULL);
+	TEST_ASSERT(rc != -3, "arm, helper");
 	if (l.rescued) {
 		/* the rescue's event: take it back, and its completions */
 		if (rc != 0)
@@ -385,16 +393,10 @@ test_polled_in_memory(void)
 	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
 	uint64_t m0 = atomic_load(&dev->events_in_memory);
 	uint64_t ms, p, s;
-	pthread_t th;
-	int err, rc;
+	int err;
 
 	set_window_us(WINDOW_LONG_US);
-	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
-	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, late_main, &l), 0, "");
-	rc = wait_once(&err, &ms, &p, &s);
-	l.done = true;
-	pthread_join(th, NULL);
-	TEST_ASSERT_EQUAL(rc, 0, "the event");
+	TEST_ASSERT_EQUAL(late_wait(&l, &err, &ms, &p, &s), 0, "the event");
 	TEST_ASSERT_EQUAL(p, 1, "answered while polling");
 	TEST_ASSERT_EQUAL(atomic_load(&dev->events_in_memory) - m0, 1,
 			  "taken from memory");
