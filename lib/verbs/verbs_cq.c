@@ -317,7 +317,8 @@ wait_event(struct ibv_comp_channel *channel, bool *slept)
 		 * (cq_deliver()'s order) */
 		if (got ||
 		    atomic_load_explicit(&ch->mem, memory_order_seq_cst) > 0 ||
-		    chan_pending(ch)) {
+		    atomic_load_explicit(&ch->pending, memory_order_acquire) >
+			    0) {
 			atomic_fetch_add_explicit(&dev->event_waits_polled, 1,
 						  memory_order_relaxed);
 			goto out;
