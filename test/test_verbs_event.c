@@ -115,6 +115,28 @@ now_ns(clockid_t c)
 	return (uint64_t)t.tv_sec * 1000000000 + (uint64_t)t.tv_nsec;
 }
 
+/* A poster's wait until the waiter has armed for event i (*armed > i),
+ * for up to limit_ns: in 10 us sleeps with nap, else spinning (a sleep
+ * that short lasts ~30 us or more on a VM). false when it gave up. */
+static bool
+wait_armed(const unsigned int *armed, unsigned int i, uint64_t limit_ns,
+	   bool nap)
+{
+	uint64_t give_up = now_ns(CLOCK_MONOTONIC) + limit_ns;
+
+	while (__atomic_load_n(armed, __ATOMIC_ACQUIRE) <= i) {
+		const struct timespec ts = {0, 10000};
+
+		if (now_ns(CLOCK_MONOTONIC) > give_up)
+			return false;
+		if (nap)
+			nanosleep(&ts, NULL);
+		else
+			rte_pause();
+	}
+	return true;
+}
+
 static uint64_t
 us_cycles(uint64_t us)
 {
@@ -525,16 +547,12 @@ edge_main(void *p)
 
 	srand(12345);
 	for (unsigned int i = 0; i < EDGE_EVENTS; i++) {
-		uint64_t end = rte_get_tsc_cycles() + 2 * hz;
 		uint64_t at;
 
-		while (__atomic_load_n(&ed->armed, __ATOMIC_ACQUIRE) <= i) {
-			if (rte_get_tsc_cycles() > end) {
-				ed->timed_out = true;
-				send_one(); /* the stuck wait's rescue */
-				return NULL;
-			}
-			rte_pause();
+		if (!wait_armed(&ed->armed, i, 2000000000ull, false)) {
+			ed->timed_out = true;
+			send_one(); /* the stuck wait's rescue */
+			return NULL;
 		}
 		/* the gap by the clock: a sleep this short lasts ~30 us or
 		 * more on a VM */
@@ -654,8 +672,6 @@ perf_poster_main(void *p)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	for (unsigned int i = 0; i < pp->n; i++) {
-		uint64_t give_up;
-
 		t.tv_nsec += (long)pp->gap_us * 1000;
 		while (t.tv_nsec >= 1000000000) {
 			t.tv_nsec -= 1000000000;
@@ -667,15 +683,9 @@ perf_poster_main(void *p)
 		 * time per event is the library's (a spin of sched_yield()
 		 * from each post to the waiter's next arm made it ~590 us an
 		 * event at a 2 ms gap instead of ~160) */
-		give_up = now_ns(CLOCK_MONOTONIC) + 5000000000ull;
-		while (__atomic_load_n(&armed_for, __ATOMIC_ACQUIRE) <= i) {
-			const struct timespec nap = {0, 10000};
-
-			if (now_ns(CLOCK_MONOTONIC) > give_up) {
-				pp->err = -1;
-				return NULL;
-			}
-			nanosleep(&nap, NULL);
+		if (!wait_armed(&armed_for, i, 5000000000ull, true)) {
+			pp->err = -1;
+			return NULL;
 		}
 		__atomic_store_n(&post_at[i], now_ns(CLOCK_MONOTONIC),
 				 __ATOMIC_RELEASE);

@@ -90,18 +90,17 @@ dpv_cq_events_written(void)
 	return events_written;
 }
 
-/* Take one of the events queued for a polling waiter (not on the fd). */
+/* Take the event queued for a polling waiter (not on the fd), if any:
+ * a load first, no locked operation when there is none. */
 static bool
 chan_take_mem(struct dpv_comp_channel *ch)
 {
-	int v = atomic_load_explicit(&ch->mem, memory_order_relaxed);
+	int one = 1;
 
-	while (v > 0)
-		if (atomic_compare_exchange_weak_explicit(&ch->mem, &v, v - 1,
-							  memory_order_acq_rel,
-							  memory_order_relaxed))
-			return true;
-	return false;
+	return atomic_load_explicit(&ch->mem, memory_order_relaxed) == 1 &&
+	       atomic_compare_exchange_strong_explicit(&ch->mem, &one, 0,
+						       memory_order_acq_rel,
+						       memory_order_relaxed);
 }
 
 /*
