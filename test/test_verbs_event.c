@@ -48,6 +48,7 @@
 #include <rte_cycles.h>
 
 #include "dpv_test.h"
+#include "dpv_engine.h"
 #include "test_loop_util.h"
 #include "test_verbs_util.h"
 #include "verbs_int.h"
@@ -143,12 +144,18 @@ us_cycles(uint64_t us)
 	return rte_get_tsc_hz() / 1000000 * us;
 }
 
-/* The device's longest window, and the channel's window that long. */
+/* The device's longest window, and the channel's window that long, with
+ * no try of it pending or backed off. */
 static void
 set_window_us(uint64_t us)
 {
+	struct dpv_comp_channel *dch = to_dchan(ch);
+
 	dctx_dev(ctx)->event_poll_cycles = us_cycles(us);
-	atomic_store(&to_dchan(ch)->poll_window, UINT64_MAX);
+	atomic_store(&dch->poll_window, UINT64_MAX);
+	atomic_store(&dch->tried, false);
+	atomic_store(&dch->try_skip, 0);
+	atomic_store(&dch->try_backoff, 1);
 }
 
 /* A receive at the second QP, then a SEND to it from the first: the
@@ -317,7 +324,7 @@ test_slept_after_window(void)
 
 /* A wait that slept longer than the longest window halves the
  * channel's; one that slept less doubles it, from EVENT_POLL_US_MIN (4)
- * when it was 0. */
+ * when it was 0, while a try of the whole window is backed off (below). */
 static int
 test_window_adapts(void)
 {
@@ -333,11 +340,78 @@ test_window_adapts(void)
 
 	set_window_us(1000000); /* the event after 50 ms: within 1 s */
 	atomic_store(&dch->poll_window, 0);
+	atomic_store(&dch->try_skip, 2);
 	rc = slept_wait();
 	if (rc != TEST_SUCCESS)
 		return rc;
 	w = atomic_load(&dch->poll_window);
 	TEST_ASSERT_EQUAL(w, us_cycles(4), "from 0 to the least window");
+	TEST_ASSERT_EQUAL(atomic_load(&dch->try_skip), 1, "one skip used");
+	rc = slept_wait();
+	if (rc != TEST_SUCCESS)
+		return rc;
+	w = atomic_load(&dch->poll_window);
+	TEST_ASSERT_EQUAL(w, us_cycles(8), "doubled");
+	return TEST_SUCCESS;
+}
+
+/* A sleep that ended within the longest window sets the channel's to the
+ * whole of it (a try: in a ping-pong where both ends sleep, doubling
+ * from 4 us never caught up with the other end's wake-ups). A try whose
+ * next wait sleeps anyway backs the next try off by one such sleep, then
+ * two, four...; a try that catches its event by polling starts the
+ * count again. */
+static int
+test_window_tries(void)
+{
+	struct dpv_comp_channel *dch = to_dchan(ch);
+	struct late l = {.waiter = pthread_self()};
+	uint64_t ms, p, s;
+	int err, rc;
+
+	set_window_us(1000000); /* the event after 50 ms: within 1 s */
+	atomic_store(&dch->poll_window, 0);
+	rc = slept_wait();
+	if (rc != TEST_SUCCESS)
+		return rc;
+	TEST_ASSERT_EQUAL(atomic_load(&dch->poll_window), us_cycles(1000000),
+			  "from 0 to the whole window");
+	TEST_ASSERT(atomic_load(&dch->tried), "a try");
+
+	/* a longest window of 20 ms: the try polls 20 ms and sleeps */
+	dctx_dev(ctx)->event_poll_cycles = us_cycles(20000);
+	rc = slept_wait();
+	if (rc != TEST_SUCCESS)
+		return rc;
+	TEST_ASSERT(!atomic_load(&dch->tried), "the try failed");
+	TEST_ASSERT_EQUAL(atomic_load(&dch->try_skip), 1, "one sleep first");
+	TEST_ASSERT_EQUAL(atomic_load(&dch->try_backoff), 2, "then two");
+	TEST_ASSERT_EQUAL(atomic_load(&dch->poll_window), us_cycles(10000),
+			  "halved");
+
+	/* back to 1 s: the next short sleep only doubles from 0 */
+	dctx_dev(ctx)->event_poll_cycles = us_cycles(1000000);
+	atomic_store(&dch->poll_window, 0);
+	rc = slept_wait();
+	if (rc != TEST_SUCCESS)
+		return rc;
+	TEST_ASSERT_EQUAL(atomic_load(&dch->poll_window), us_cycles(4),
+			  "backed off: the least window");
+	TEST_ASSERT(!atomic_load(&dch->tried), "no try");
+	TEST_ASSERT_EQUAL(atomic_load(&dch->try_skip), 0, "skip used");
+
+	/* the one after tries again, and its try catches the next event */
+	atomic_store(&dch->poll_window, 0);
+	rc = slept_wait();
+	if (rc != TEST_SUCCESS)
+		return rc;
+	TEST_ASSERT(atomic_load(&dch->tried), "tried again");
+	TEST_ASSERT_EQUAL(late_wait(&l, &err, &ms, &p, &s), 0, "the event");
+	TEST_ASSERT_EQUAL(p, 1, "answered while polling");
+	TEST_ASSERT_EQUAL(s, 0, "no sleep");
+	TEST_ASSERT_EQUAL(drain(), 0, "completions");
+	TEST_ASSERT(!atomic_load(&dch->tried), "the try caught it");
+	TEST_ASSERT_EQUAL(atomic_load(&dch->try_backoff), 1, "back-off reset");
 	return TEST_SUCCESS;
 }
 
@@ -454,8 +528,9 @@ test_two_in_window(void)
 	struct ibv_cq *rcq2 = ibv_create_cq(ctx, 16, NULL, ch, 0);
 	struct ibv_qp *qp2[2] = {NULL, NULL};
 	struct ibv_cq *got[2] = {NULL, NULL};
+	struct dpv_engine *e = dctx_dev(ctx)->engine;
 	int rc = TEST_FAILED, seen = -1;
-	bool watching = false;
+	bool watching = false, posted;
 	struct ibv_wc wc;
 	pthread_t th;
 	void *cctx;
@@ -475,8 +550,19 @@ test_two_in_window(void)
 		goto out;
 	watching = true;
 	usleep(10000); /* the watcher in poll() */
-	if (send_one() != 0 ||
-	    test_verbs_post_send_recv(qp2, mr, mem[0], 64, mem[1], BUFLEN)) {
+	/* both SENDs posted while this thread holds the engine: neither post
+	 * can send its own (each kicks), so both leave in one burst in the
+	 * waiter's first poll, come back in one receive burst and raise both
+	 * events in that poll. Posted apart, the second could be sent and
+	 * raised after the waiter left with the first, with no one left to
+	 * run the engine (application-driven progress) while the watcher
+	 * waits: its event came only with the next verbs call. */
+	dpv_engine_lock(e);
+	posted = send_one() == 0 &&
+		 test_verbs_post_send_recv(qp2, mr, mem[0], 64, mem[1],
+					   BUFLEN) == 0;
+	dpv_engine_unlock(e);
+	if (!posted) {
 		DPV_TEST_LOG("send");
 		goto out;
 	}
@@ -620,6 +706,7 @@ static const struct dpv_test_suite verbs_event_suite = {
 			TEST_CASE(test_slept_no_window),
 			TEST_CASE(test_slept_after_window),
 			TEST_CASE(test_window_adapts),
+			TEST_CASE(test_window_tries),
 			TEST_CASE(test_signal_in_window),
 			TEST_CASE(test_process_signal_in_window),
 			TEST_CASE(test_nonblocking),

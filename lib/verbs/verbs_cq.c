@@ -50,6 +50,9 @@ ibv_create_comp_channel(struct ibv_context *context)
 	atomic_init(&ch->pollers, 0);
 	/* the device's whole window until waits say otherwise */
 	atomic_init(&ch->poll_window, UINT64_MAX);
+	atomic_init(&ch->tried, false);
+	atomic_init(&ch->try_skip, 0);
+	atomic_init(&ch->try_backoff, 1);
 	return &ch->ibv;
 }
 
@@ -182,14 +185,17 @@ dpv_cq_ring_event(struct dpv_mlx5_cq *ring)
  *
  * The window adapts per channel, as a guest's halt-polling does: a wait
  * that slept and still ended within the longest window (a longer poll
- * would have caught its event) doubles the channel's window (from
- * EVENT_POLL_US_MIN), one that took longer halves it (below
+ * would have caught its event) sets the channel's window to the longest
+ * (a try, backed off while tries fail: poll_window_adapt()) or doubles it
+ * (from EVENT_POLL_US_MIN), one that took longer halves it (below
  * EVENT_POLL_US_MIN: no polling). A channel whose events come seldom
  * then costs no CPU time for polling that finds nothing.
  */
 #define EVENT_POLL_US_DEFAULT 100
 #define EVENT_POLL_US_MIN     4
 #define EVENT_POLL_US_MAX     1000000
+/* slept waits between failed tries of the whole window, at most */
+#define EVENT_TRY_BACKOFF_MAX 256u
 /* how often a polling waiter looks for a signal held back (us) */
 #define EVENT_SIG_CHECK_US 10
 
@@ -363,7 +369,18 @@ out:
 }
 
 /* A wait that slept took `waited` TSC cycles: the channel's next
- * polling window (see EVENT_POLL_US_MIN). */
+ * polling window (see EVENT_POLL_US_MIN). A sleep that ended within the
+ * whole window sets it to the whole of it at once, not doubled from
+ * EVENT_POLL_US_MIN: in a ping-pong where both ends wait for events and
+ * each end's sleep (the other's wake-up and its own) outlasts the window,
+ * both windows halve to nothing and stay so (every wait sleeps, ~8x the
+ * round trip), though one end's whole window catches most replies and
+ * then the other's waits shorten too. Where the whole window does not
+ * catch the next event (the other end sleeps whatever this one does, or
+ * events come at a steady pace just beyond it), that try costs a
+ * window's polling: after a failed try the next is made only after 1, 2,
+ * 4, ... EVENT_TRY_BACKOFF_MAX such sleeps, and a try that catches its event
+ * starts the count again. */
 static void
 poll_window_adapt(struct dpv_comp_channel *ch, uint64_t max, uint64_t waited)
 {
@@ -371,14 +388,48 @@ poll_window_adapt(struct dpv_comp_channel *ch, uint64_t max, uint64_t waited)
 	uint64_t w = RTE_MIN(
 		atomic_load_explicit(&ch->poll_window, memory_order_relaxed),
 		max);
+	unsigned int skip, b;
 
 	if (max == 0)
 		return;
-	if (waited <= max)
-		w = RTE_MIN(RTE_MAX(w * 2, min), max);
-	else if ((w /= 2) < min)
+	if (atomic_exchange_explicit(&ch->tried, false, memory_order_relaxed)) {
+		/* the whole window did not catch this one */
+		b = atomic_load_explicit(&ch->try_backoff,
+					 memory_order_relaxed);
+		atomic_store_explicit(&ch->try_skip, b, memory_order_relaxed);
+		atomic_store_explicit(&ch->try_backoff,
+				      RTE_MIN(b * 2, EVENT_TRY_BACKOFF_MAX),
+				      memory_order_relaxed);
+	}
+	if (waited <= max) {
+		skip = atomic_load_explicit(&ch->try_skip,
+					    memory_order_relaxed);
+		if (skip == 0 && w < max) {
+			w = max;
+			atomic_store_explicit(&ch->tried, true,
+					      memory_order_relaxed);
+		} else {
+			if (skip != 0)
+				atomic_store_explicit(&ch->try_skip, skip - 1,
+						      memory_order_relaxed);
+			w = RTE_MIN(RTE_MAX(w * 2, min), max);
+		}
+	} else if ((w /= 2) < min) {
 		w = 0;
+	}
 	atomic_store_explicit(&ch->poll_window, w, memory_order_relaxed);
+}
+
+/* A wait that polled and took its event: a try of the whole window
+ * (poll_window_adapt()) caught it. */
+static inline void
+poll_window_caught(struct dpv_comp_channel *ch)
+{
+	if (atomic_load_explicit(&ch->tried, memory_order_relaxed)) {
+		atomic_store_explicit(&ch->tried, false, memory_order_relaxed);
+		atomic_store_explicit(&ch->try_backoff, 1,
+				      memory_order_relaxed);
+	}
 }
 
 int
@@ -428,6 +479,8 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		poll_window_adapt(ch,
 				  dctx_dev(channel->context)->event_poll_cycles,
 				  rte_get_tsc_cycles() - t0);
+	else
+		poll_window_caught(ch);
 	dpv_mlx5_cq_event(&dcq->ring);
 	*cq = &dcq->vcq.cq;
 	*cq_context = dcq->vcq.cq.cq_context;

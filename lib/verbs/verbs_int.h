@@ -564,6 +564,13 @@ struct dpv_comp_channel {
 	/** TSC cycles ibv_get_cq_event() polls before it sleeps, adapted
 	 *  per channel; at most the device's event_poll_cycles */
 	_Atomic uint64_t poll_window;
+	/** the window was last set to the whole of it by a slept wait
+	 *  (poll_window_adapt()): the next wait tries it */
+	atomic_bool tried;
+	/** slept waits within the whole window that must pass before the
+	 *  window is set to the whole of it again, and how many the next
+	 *  failed try makes it (doubling, up to EVENT_TRY_BACKOFF_MAX) */
+	atomic_uint try_skip, try_backoff;
 };
 
 static inline struct dpv_comp_channel *
