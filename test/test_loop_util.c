@@ -126,6 +126,20 @@ test_loop_pair(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
 	return 0;
 }
 
+void
+test_loop_unpair(struct ibv_qp *qp[2], struct ibv_cq *scq, struct ibv_cq *rcq)
+{
+	for (int i = 0; i < 2; i++) {
+		if (qp[i] != NULL)
+			ibv_destroy_qp(qp[i]);
+		qp[i] = NULL;
+	}
+	if (scq != NULL)
+		ibv_destroy_cq(scq);
+	if (rcq != NULL)
+		ibv_destroy_cq(rcq);
+}
+
 uint64_t
 test_loop_heap(void)
 {

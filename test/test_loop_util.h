@@ -36,6 +36,11 @@ int test_loop_pair(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq *rcq,
 		   enum ibv_qp_type t, int gid_index, struct test_loop_conn *c,
 		   struct ibv_qp *qp[2]);
 
+/* Undo test_loop_pair(): destroy the QPs of qp[] that exist, then scq and
+ * rcq (either may be NULL), and set qp[] to NULL. */
+void test_loop_unpair(struct ibv_qp *qp[2], struct ibv_cq *scq,
+		      struct ibv_cq *rcq);
+
 /* Resident set size of this process, bytes (0 if unknown). */
 uint64_t test_loop_rss(void);
 

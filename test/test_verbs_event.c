@@ -92,16 +92,9 @@ suite_setup(void)
 static void
 suite_teardown(void)
 {
-	for (int i = 0; i < 2; i++)
-		if (qp[i] != NULL)
-			ibv_destroy_qp(qp[i]);
-	if (rcq != NULL)
-		ibv_destroy_cq(rcq);
-	if (scq != NULL)
-		ibv_destroy_cq(scq);
+	test_loop_unpair(qp, scq, rcq);
 	if (ch != NULL)
 		ibv_destroy_comp_channel(ch);
-	qp[0] = qp[1] = NULL;
 	rcq = scq = NULL;
 	ch = NULL;
 	test_verbs_loop_close(&devs, &ctx, &pd, &mr);
@@ -602,13 +595,7 @@ test_two_in_window(void)
 out:
 	if (watching)
 		pthread_join(th, NULL);
-	for (int i = 0; i < 2; i++)
-		if (qp2[i] != NULL)
-			ibv_destroy_qp(qp2[i]);
-	if (rcq2 != NULL)
-		ibv_destroy_cq(rcq2);
-	if (scq2 != NULL)
-		ibv_destroy_cq(scq2);
+	test_loop_unpair(qp2, scq2, rcq2);
 	return rc;
 }
 

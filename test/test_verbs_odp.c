@@ -218,13 +218,7 @@ pair_op(struct ibv_send_wr *wr, struct ibv_sge *rs, int *rst)
 			       ? (int)wc.status
 			       : -1;
 out:
-	for (int i = 0; i < 2; i++)
-		if (qp[i] != NULL)
-			ibv_destroy_qp(qp[i]);
-	if (scq != NULL)
-		ibv_destroy_cq(scq);
-	if (rcq != NULL)
-		ibv_destroy_cq(rcq);
+	test_loop_unpair(qp, scq, rcq);
 	return st;
 }
 
