@@ -3,8 +3,8 @@
  * dpv-rsocket-peer: one end of an rsocket stream test
  * (test/scripts/fast-rsocket-memif.sh). rsocket API only.
  *
- *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap]
- *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap]
+ *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap|closewait]
+ *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap|closewait]
  *
  * The client connects non-blocking (EINPROGRESS, rpoll POLLOUT,
  * SO_ERROR), waits for the server's "G", streams MB MiB of a position
@@ -21,11 +21,14 @@
  * with nothing of its own in flight, which must fail with ECONNRESET (the
  * library probes a silent peer) instead of waiting forever. "iomap":
  * riomap / riowrite both ways (iomap_server(), iomap_client()); MB is
- * unused. Every wait is bounded; exit 0 on success.
+ * unused. "closewait": rclose() of a socket other threads wait on
+ * (closewait_server(), closewait_client()); MB is unused. Every wait is
+ * bounded; exit 0 on success.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,6 +509,163 @@ iomap_client(struct sockaddr_in *sa)
 	return 0;
 }
 
+/*
+ * closewait: one thread waits in a blocking rrecv() on the accepted
+ * connection, another in a blocking rsend() (the client does not read
+ * yet, so the buffers fill); then the main thread rclose()s the socket.
+ * Both waits must end (rrecv: 0 for the disconnect rclose() sends, or
+ * EBADF; rsend: a short count, or EPIPE, ECONNRESET or EBADF), the
+ * number must be gone (EBADF), and nothing may touch the freed socket
+ * (it stays alive until the last waiter leaves). Then the same for a
+ * thread in a blocking raccept() on the listener (EBADF). The client
+ * reads what came and the EOF.
+ */
+struct cw_wait {
+	pthread_t th;
+	int s;
+	ssize_t ret;
+	size_t sent;
+	int err;
+	volatile int done;
+};
+
+static void *
+cw_recv_main(void *arg)
+{
+	struct cw_wait *w = arg;
+	uint8_t c;
+
+	w->ret = rrecv(w->s, &c, 1, 0);
+	w->err = errno;
+	w->done = 1;
+	return NULL;
+}
+
+static void *
+cw_send_main(void *arg)
+{
+	static uint8_t buf[65536];
+	struct cw_wait *w = arg;
+
+	for (;;) {
+		w->ret = rsend(w->s, buf, sizeof(buf), 0);
+		w->err = errno;
+		if (w->ret <= 0)
+			break;
+		w->sent += (size_t)w->ret;
+		if ((size_t)w->ret < sizeof(buf))
+			break; /* a short count: the connection ended */
+	}
+	w->done = 1;
+	return NULL;
+}
+
+static void *
+cw_accept_main(void *arg)
+{
+	struct cw_wait *w = arg;
+
+	w->ret = raccept(w->s, NULL, NULL);
+	w->err = errno;
+	w->done = 1;
+	return NULL;
+}
+
+/* Join w within 10 s. */
+static void
+cw_join(struct cw_wait *w, const char *what)
+{
+	for (int i = 0; i < 1000 && !w->done; i++)
+		usleep(10000);
+	if (!w->done)
+		FAIL("%s still waits 10 s after rclose", what);
+	pthread_join(w->th, NULL);
+}
+
+static int
+closewait_server(struct sockaddr_in *sa)
+{
+	struct cw_wait r = {0}, w = {0}, a = {0};
+	int ls, s;
+
+	ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
+	listen_on(ls, sa);
+	printf("listening\n");
+	fflush(stdout);
+	s = raccept(ls, NULL, NULL);
+	if (s < 0)
+		FAIL("raccept");
+	r.s = w.s = s;
+	if (pthread_create(&r.th, NULL, cw_recv_main, &r) ||
+	    pthread_create(&w.th, NULL, cw_send_main, &w))
+		FAIL("pthread_create");
+	usleep(300000);
+	if (r.done || w.done)
+		FAIL("a wait ended before rclose: rrecv %d (%zd), rsend %d "
+		     "(%zd after %zu bytes)",
+		     r.done, r.ret, w.done, w.ret, w.sent);
+	if (rclose(s))
+		FAIL("rclose of a socket with waiters");
+	cw_join(&r, "rrecv");
+	cw_join(&w, "rsend");
+	if (r.ret > 0 || (r.ret < 0 && r.err != EBADF))
+		FAIL("rrecv across rclose gave %zd, errno %d", r.ret, r.err);
+	if (w.ret == 0 || (w.ret < 0 && w.err != EPIPE && w.err != ECONNRESET &&
+			   w.err != EBADF))
+		FAIL("rsend across rclose gave %zd, errno %d", w.ret, w.err);
+	if (rsend(s, "x", 1, 0) >= 0 || errno != EBADF)
+		FAIL("rsend on the closed number did not fail EBADF");
+	if (rclose(s) == 0 || errno != EBADF)
+		FAIL("a second rclose did not fail EBADF");
+	printf("closewait: rrecv gave %zd (%s), rsend %zd (%s) after %zu "
+	       "bytes\n",
+	       r.ret, r.ret < 0 ? strerror(r.err) : "EOF", w.ret,
+	       w.ret < 0 ? strerror(w.err) : "short", w.sent);
+	/* a listener with a thread in raccept() */
+	a.s = ls;
+	if (pthread_create(&a.th, NULL, cw_accept_main, &a))
+		FAIL("pthread_create");
+	usleep(200000);
+	if (a.done)
+		FAIL("raccept ended before rclose: %zd", a.ret);
+	if (rclose(ls))
+		FAIL("rclose of a listener with a waiter");
+	cw_join(&a, "raccept");
+	if (a.ret >= 0 || a.err != EBADF)
+		FAIL("raccept across rclose gave %zd, errno %d", a.ret, a.err);
+	printf("closewait: raccept gave EBADF; server done\n");
+	return 0;
+}
+
+static int
+closewait_client(struct sockaddr_in *sa)
+{
+	static uint8_t buf[65536];
+	size_t got = 0;
+	int s = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
+
+	if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa)))
+		FAIL("rconnect");
+	printf("connected\n");
+	fflush(stdout);
+	sleep(2); /* the server's rsend fills the buffers and waits */
+	for (;;) {
+		ssize_t n = rrecv(s, buf, sizeof(buf), 0);
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == ECONNRESET)
+				break;
+			FAIL("rrecv after %zu bytes", got);
+		}
+		got += (size_t)n;
+	}
+	printf("closewait client: %zu bytes, then the end\n", got);
+	rclose(s);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -526,6 +686,9 @@ main(int argc, char **argv)
 							  : 0;
 	rng ^= (uint64_t)getpid() << 20;
 	alarm(120); /* nothing here may hang the suite */
+	if (argc > 5 && !strcmp(argv[5], "closewait"))
+		return strcmp(argv[1], "server") ? closewait_client(&sa)
+						 : closewait_server(&sa);
 	if (argc > 5 && !strcmp(argv[5], "iomap"))
 		return strcmp(argv[1], "server") ? iomap_client(&sa)
 						 : iomap_server(&sa);

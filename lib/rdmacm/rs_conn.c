@@ -25,6 +25,8 @@
 static struct rs *rs_tab[RS_MAX_FD];
 static pthread_mutex_t tab_lk = PTHREAD_MUTEX_INITIALIZER;
 
+static void rs_destroy(struct rs *rs);
+
 struct rs *
 rs_get(int fd)
 {
@@ -37,17 +39,34 @@ rs_get(int fd)
 	pthread_mutex_lock(&tab_lk);
 	rs = rs_tab[fd];
 	if (rs != NULL)
-		pthread_mutex_lock(&rs->lk);
+		rs->refs++;
 	pthread_mutex_unlock(&tab_lk);
-	if (rs == NULL)
+	if (rs == NULL) {
 		errno = EBADF;
+		return NULL;
+	}
+	pthread_mutex_lock(&rs->lk);
 	return rs;
+}
+
+/* Drop a reference (the socket unlocked); the last one frees it. */
+static void
+rs_unref(struct rs *rs)
+{
+	unsigned int left;
+
+	pthread_mutex_lock(&tab_lk);
+	left = --rs->refs;
+	pthread_mutex_unlock(&tab_lk);
+	if (left == 0)
+		rs_destroy(rs);
 }
 
 void
 rs_put(struct rs *rs)
 {
 	pthread_mutex_unlock(&rs->lk);
+	rs_unref(rs);
 }
 
 /* A new socket on its own event channel (a non-blocking fd: waits poll
@@ -60,6 +79,7 @@ rs_new(const struct rs *parent)
 	if (rs == NULL)
 		return NULL;
 	pthread_mutex_init(&rs->lk, NULL);
+	rs->refs = 1; /* its creator's, the table's once published */
 	rs->pend_tail = &rs->pend;
 	if (parent != NULL) {
 		rs->sbuf_size = parent->sbuf_size;
@@ -197,15 +217,12 @@ rs_free_ep(struct rs *rs)
 	rs->rmsg = NULL;
 }
 
+/* Free a socket no one refers to any more. */
 static void
-rs_free(struct rs *rs)
+rs_destroy(struct rs *rs)
 {
 	struct rs_pend *p;
 
-	pthread_mutex_lock(&tab_lk);
-	if (rs_tab[rs->fd] == rs)
-		rs_tab[rs->fd] = NULL;
-	pthread_mutex_unlock(&tab_lk);
 	while ((p = rs->pend) != NULL) {
 		rs->pend = p->next;
 		rdma_reject(p->id, NULL, 0);
@@ -216,9 +233,16 @@ rs_free(struct rs *rs)
 	if (rs->id != NULL)
 		rdma_destroy_id(rs->id);
 	rdma_destroy_event_channel(rs->ch);
-	pthread_mutex_unlock(&rs->lk);
 	pthread_mutex_destroy(&rs->lk);
 	free(rs);
+}
+
+/* Free a socket its creator holds locked and never published. */
+static void
+rs_free(struct rs *rs)
+{
+	pthread_mutex_unlock(&rs->lk);
+	rs_destroy(rs);
 }
 
 static void
@@ -433,8 +457,8 @@ rsocket(int domain, int type, int protocol)
 	if (rdma_create_id(rs->ch, &rs->id, rs, RDMA_PS_TCP)) {
 		int e = errno;
 
-		rdma_destroy_event_channel(rs->ch);
-		free(rs);
+		rs->id = NULL;
+		rs_destroy(rs);
 		return RS_ERR(e);
 	}
 	if (type & SOCK_NONBLOCK)
@@ -753,9 +777,20 @@ rclose(int s)
 
 	if (rs == NULL)
 		return -1;
+	if (rs->closed) { /* another thread's rclose() got here first */
+		rs_put(rs);
+		return RS_ERR(EBADF);
+	}
 	if (rs->state == RS_CONNECTED)
 		rs_disconnect(rs, SHUT_RDWR);
-	rs_free(rs);
+	/* the number is free for no one else while a caller still waits
+	 * on the socket (its fd stays open until the last reference) */
+	rs->closed = true;
+	pthread_mutex_lock(&tab_lk);
+	rs_tab[rs->fd] = NULL;
+	rs->refs--; /* the table's; ours keeps it */
+	pthread_mutex_unlock(&tab_lk);
+	rs_put(rs);
 	return 0;
 }
 

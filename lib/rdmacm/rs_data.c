@@ -334,6 +334,8 @@ rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock, int max_ms)
 		rs_progress(rs);
 		if (test(rs))
 			return 0;
+		if (rs->closed) /* another thread's rclose() */
+			return RS_ERR(EBADF);
 		if (nonblock) {
 			rs_probe(rs); /* a caller that loops on EAGAIN */
 			return RS_ERR(EAGAIN);

@@ -142,6 +142,12 @@ struct rs_pend {
 struct rs {
 	int fd; /* the socket number: our event channel's fd */
 	pthread_mutex_t lk;
+	/* the socket table's reference (until rclose()) and one per caller
+	 * between rs_get() and rs_put(), under the table's lock: a caller
+	 * that waits unlocked (rs_wait()) keeps the socket alive, and the
+	 * last reference frees it */
+	unsigned int refs;
+	bool closed; /* rclose()d: waiters give up (EBADF) */
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id;
 	enum rs_state state;
@@ -207,8 +213,8 @@ struct rs {
 };
 
 /* rs_conn.c */
-struct rs *rs_get(int fd); /* locked, or NULL with errno EBADF */
-void rs_put(struct rs *rs);
+struct rs *rs_get(int fd);  /* referenced and locked, or NULL (EBADF) */
+void rs_put(struct rs *rs); /* unlocks, drops the reference */
 void rs_cm_step(struct rs *rs);
 int rs_disconnect(struct rs *rs, int how);
 

@@ -7,7 +7,8 @@
 # that dies must give EPIPE / ECONNRESET, to a sender and to a receiver
 # waiting with nothing in flight; riomap / riowrite both ways (bytes at
 # their offsets, bad offsets refused, an entry moved by riounmap and
-# riomap); then unmodified rstream and riostream (rdmacm-utils) server
+# riomap); rclose() of sockets other threads wait on (every wait ends);
+# then unmodified rstream and riostream (rdmacm-utils) server
 # and client for a few sizes, with verification.
 # Arguments: <build>/lib, source root, build root.
 set -u
@@ -67,6 +68,12 @@ ic_run iomap "$PEER server 192.0.2.1 $PORT 0 iomap" \
 	"$PEER client 192.0.2.1 $PORT 0 iomap" \
 	"iomap both ways: every byte where it belongs" \
 	"the entry moved to the new buffer"
+# rclose() of a socket other threads wait on (rrecv, rsend; then a
+# listener in raccept): every wait ends, nothing touches the freed socket
+ic_run closewait "$PEER server 192.0.2.1 $PORT 0 closewait" \
+	"$PEER client 192.0.2.1 $PORT 0 closewait" \
+	"closewait client: .* then the end" \
+	"closewait: raccept gave EBADF; server done"
 # tool TOOL NAME PATTERN ARGS...: unmodified TOOL as the server (-b) and
 # the client (-s), both with ARGS; both outputs must match PATTERN.
 tool() {
