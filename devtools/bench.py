@@ -463,6 +463,7 @@ def engine_perf_case(pair, qps, quick, shards=0, build=None):
 
 
 EVENT_PEER = "test/dpv-event-peer"
+RSOCKET_PEER = "test/dpv-rsocket-peer"
 
 
 def event_peer_case(pair, gap_ms, quick, build=None):
@@ -518,6 +519,34 @@ def event_perf_case(pair, gap, quick, build=None):
     return None, out
 
 
+def idle_rsocket_case(pair, quick, build=None):
+    """CPU an idle connection takes: dpv-rsocket-peer's "idle" mode (this
+    build's program, build's libraries), an rsocket connection with
+    nothing on it, the server in a blocking rrecv(), the client asleep;
+    each end's process, all its threads, percent of one core. The
+    server's rsockets probes the silent client once a second."""
+    exe = os.path.join(pair.args.build, RSOCKET_PEER)
+    vs, vc, sock = pair.ports("idle_rsocket")
+    secs = "2" if quick else "5"
+    port = str(perftest_port(pair))
+    env = dpv_env(pair, build, 0)
+    es = dict(env, DPV_EAL=EAL + " " + vs, DPV_IP="192.0.2.1/24")
+    ec = dict(env, DPV_EAL=EAL + " " + vc, DPV_IP="192.0.2.2/24")
+    rc, cout, src, sout = pair.run(
+        ["timeout", "60", exe, "server", "192.0.2.1", port, secs, "idle"],
+        ["timeout", "60", exe, "client", "192.0.2.1", port, secs, "idle"],
+        es, ec, sock, 70)
+    got = {}
+    for who, out in (("server", sout), ("client", cout)):
+        m = re.search(r"idle connection: .* process CPU ([0-9.]+) %", out)
+        if m:
+            got[who + "_cpu_pct"] = float(m.group(1))
+    if len(got) != 2:
+        return None, cout + sout
+    got["cpu_pct"] = max(got.values())
+    return got, cout + sout
+
+
 # ---- the plan --------------------------------------------------------------
 
 def roce_big(args):
@@ -565,8 +594,11 @@ def plan(args):
     for t in ["ib_write_bw", "ib_read_bw", "ib_send_bw"]:
         for s in sizes_bw:
             cases.append(("dpv", t, s))
-    # an idle process (device open, nothing to do): its CPU
+    # an idle process (device open, nothing to do): its CPU; and an
+    # idle rsocket connection (both ends' processes, the busier one)
     cases.append(("dpv", "idle", 0))
+    if os.path.exists(os.path.join(args.build, RSOCKET_PEER)):
+        cases.append(("dpv", "idle_rsocket", 0))
     if shutil.which("qperf"):
         for s in ([64] if args.quick else [64, 4096, 65536]):
             cases.append(("tcp", "tcp_lat", s))
@@ -607,6 +639,8 @@ def run_case(pair, case, quick):
         return floor_case(pair, what, size, quick)
     if kind == "dpv" and what == "idle":
         return idle_case(pair, quick, build)
+    if kind == "dpv" and what == "idle_rsocket":
+        return idle_rsocket_case(pair, quick, build)
     if kind == "dpv" and what == "event_peer_gap_ms":
         return event_peer_case(pair, size, quick, build)
     if kind == "dpv" and what.endswith("+events"):
@@ -656,7 +690,7 @@ def compare(raw, rounds):
                 continue
             # a time, a size or a CPU share: lower is better
             lower = m.endswith("_us") or m.endswith("_ns") or \
-                m in ("bytes_per_qp", "cpu_pct")
+                m.endswith("cpu_pct") or m == "bytes_per_qp"
             mine = rounds.get(key, {}).get(m, {})
             theirs = rounds.get(bkey, {}).get(m, {})
             pairs = [(mine[r], theirs[r]) for r in sorted(mine)
@@ -789,6 +823,9 @@ def ratios(res, rounds, args, group=None):
     # not a ratio: an idle device should cost near nothing
     add("idle process CPU, % of one core",
         (key("dpv", "idle", 0), "cpu_pct"), 1.0, 1.0, False)
+    # and with an rsocket connection open (no goal of its own)
+    add("idle rsocket connection CPU, % of one core",
+        (key("dpv", "idle_rsocket", 0), "cpu_pct"), 1.0, None, False)
     return out
 
 

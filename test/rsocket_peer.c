@@ -3,8 +3,8 @@
  * dpv-rsocket-peer: one end of an rsocket stream test
  * (test/scripts/fast-rsocket-memif.sh). rsocket API only.
  *
- *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap|closewait]
- *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap|closewait]
+ *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap|closewait|idle]
+ *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap|closewait|idle]
  *
  * The client connects non-blocking (EINPROGRESS, rpoll POLLOUT,
  * SO_ERROR), waits for the server's "G", streams MB MiB of a position
@@ -22,13 +22,17 @@
  * library probes a silent peer) instead of waiting forever. "iomap":
  * riomap / riowrite both ways (iomap_server(), iomap_client()); MB is
  * unused. "closewait": rclose() of a socket other threads wait on
- * (closewait_server(), closewait_client()); MB is unused. Every wait is
- * bounded; exit 0 on success.
+ * (closewait_server(), closewait_client()); MB is unused. "idle" (a
+ * benchmark, devtools/bench.py): an open connection with nothing on it
+ * for MB seconds, the server waiting in rrecv(), the client in sleep();
+ * each prints its process's CPU time meanwhile. Every wait is bounded;
+ * exit 0 on success.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +43,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <rdma/rsocket.h>
 
 #define FAIL(...)                                                              \
@@ -666,6 +671,64 @@ closewait_client(struct sockaddr_in *sa)
 	return 0;
 }
 
+/* The process's CPU time (all its threads) and the wall clock, s. */
+static void
+idle_clocks(double *cpu, double *wall)
+{
+	struct rusage r;
+	struct timespec t;
+
+	getrusage(RUSAGE_SELF, &r);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	*cpu = (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+	       (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+	*wall = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* idle: the server waits in rrecv() for the byte the client sends after
+ * secs of sleep; each side measures from a second after the connection
+ * is up (its start-up left behind) to the byte. */
+static int
+idle_peer(struct sockaddr_in *sa, int secs, bool srv)
+{
+	double c0, w0, c1, w1;
+	int ls = -1, s;
+	uint8_t c = 'i';
+
+	s = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
+	if (srv) {
+		ls = s;
+		listen_on(ls, sa);
+		printf("listening\n");
+		fflush(stdout);
+		s = raccept(ls, NULL, NULL);
+		if (s < 0)
+			FAIL("raccept");
+	} else if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa))) {
+		FAIL("rconnect");
+	}
+	sleep(1);
+	idle_clocks(&c0, &w0);
+	if (srv) {
+		if (rrecv(s, &c, 1, 0) != 1)
+			FAIL("rrecv");
+	} else {
+		sleep((unsigned int)secs);
+	}
+	idle_clocks(&c1, &w1);
+	if (!srv && rsend(s, &c, 1, 0) != 1)
+		FAIL("rsend");
+	printf("idle connection: %s %.2f s, process CPU %.3f %% of a core\n",
+	       srv ? "server in rrecv" : "client in sleep", w1 - w0,
+	       100.0 * (c1 - c0) / (w1 - w0));
+	if (!srv)
+		rrecv(s, &c, 1, 0); /* the server's close */
+	rclose(s);
+	if (ls >= 0)
+		rclose(ls);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -686,6 +749,9 @@ main(int argc, char **argv)
 							  : 0;
 	rng ^= (uint64_t)getpid() << 20;
 	alarm(120); /* nothing here may hang the suite */
+	if (argc > 5 && !strcmp(argv[5], "idle"))
+		return idle_peer(&sa, atoi(argv[4]),
+				 !strcmp(argv[1], "server"));
 	if (argc > 5 && !strcmp(argv[5], "closewait"))
 		return strcmp(argv[1], "server") ? closewait_client(&sa)
 						 : closewait_server(&sa);

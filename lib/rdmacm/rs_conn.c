@@ -15,6 +15,7 @@
 
 #include <rdma/rsocket.h>
 
+#include "dpv_verbs.h"
 #include "rs_int.h"
 
 #define RS_RESOLVE_MS 2000
@@ -128,6 +129,7 @@ static int
 rs_create_ep(struct rs *rs)
 {
 	struct ibv_context *ctx = rs->id->verbs;
+	struct dpv_device_progress pr;
 	struct ibv_qp_init_attr qa;
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	size_t tlen = sizeof(struct rs_sge) * RS_SGL_N +
@@ -135,6 +137,8 @@ rs_create_ep(struct rs *rs)
 
 	if (ctx == NULL)
 		return RS_ERR(ENODEV);
+	rs->app_progress = dpv_device_progress_get(ctx, &pr) != 0 ||
+			   pr.mode == DPV_DEVICE_PROGRESS_APP;
 	rs->pd = ibv_alloc_pd(ctx);
 	rs->cch = ibv_create_comp_channel(ctx);
 	if (rs->pd == NULL || rs->cch == NULL)

@@ -22,7 +22,9 @@
 #define WR_PROBE (1ull << 61) /* with WR_CTRL: a liveness probe */
 #define RS_PROBE_MS 1000 /* a peer silent this long while we wait: probe */
 #define RS_SPIN_US 50 /* poll the CQ this long before sleeping */
-#define RS_SLICE_MS 1 /* sleeps are this short: the engine may need us */
+/* a waiter's sleeps on a device that runs only inside verbs calls (the
+ * waiter's polls move its traffic) */
+#define RS_SLICE_MS 1
 
 uint64_t
 rs_now_ms(void)
@@ -289,6 +291,31 @@ rs_probe(struct rs *rs)
 	rs->heard_ms = now;
 }
 
+/*
+ * How long a caller waiting on rs may sleep on its channels' fds
+ * (rs_fds()). Where a progress thread or worker lcore runs the device,
+ * a completion or CM event writes one of them and ends the sleep, so it
+ * lasts until the next liveness look is due (rs_probe()): 1 ms slices
+ * woke an idle waiter 1,000 times a second (~2 % of a core here). On a
+ * device that runs only inside verbs calls the waiter's own polls move
+ * its traffic: RS_SLICE_MS. A socket without a QP (a listener, a connect
+ * under way) waits for CM events, which the CM agent delivers in every
+ * mode.
+ */
+int
+rs_sleep_ms(struct rs *rs)
+{
+	uint64_t now, due;
+
+	if (rs->cq != NULL && rs->app_progress)
+		return RS_SLICE_MS;
+	if (rs->state != RS_CONNECTED || rs->probing || rs->heard_ms == 0)
+		return RS_PROBE_MS;
+	now = rs_now_ms();
+	due = rs->heard_ms + RS_PROBE_MS;
+	return due <= now ? 1 : (int)(due - now);
+}
+
 void
 rs_drain_events(struct rs *rs)
 {
@@ -344,11 +371,19 @@ rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock, int max_ms)
 			return RS_ERR(ETIMEDOUT);
 		if (now_us() < spin_end || !rs_arm(rs))
 			continue; /* after arming, look once more */
-		int n = rs_fds(rs, p);
+		int n = rs_fds(rs, p), ms;
 
 		rs_probe(rs);
+		ms = rs_sleep_ms(rs);
+		if (max_ms >= 0) {
+			int64_t left =
+				(int64_t)start + max_ms - (int64_t)rs_now_ms();
+
+			if (ms > left)
+				ms = left < 1 ? 1 : (int)left;
+		}
 		pthread_mutex_unlock(&rs->lk);
-		poll(p, (nfds_t)n, RS_SLICE_MS);
+		poll(p, (nfds_t)n, ms);
 		pthread_mutex_lock(&rs->lk);
 		rs_drain_events(rs);
 	}
@@ -825,9 +860,9 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 		return RS_ERR(ENOMEM);
 	}
 	for (;;) {
-		bool spin = now_us() < spin_end, armed_now = false, any = false;
+		bool spin = now_us() < spin_end, armed_now = false;
 		nfds_t m = 0;
-		int slice;
+		int slice = -1; /* the rsockets' shortest sleep */
 
 		cnt = rpoll_check(fds, nfds, tmp, map, !spin, &armed_now);
 		if (cnt != 0 || timeout == 0)
@@ -848,10 +883,12 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			}
 			m += (nfds_t)rs_fds(rs, &tmp[m]);
 			rs_probe(rs);
-			any = true;
+			if (slice < 0 || rs_sleep_ms(rs) < slice)
+				slice = rs_sleep_ms(rs);
 			rs_put(rs);
 		}
-		slice = any ? RS_SLICE_MS : timeout;
+		if (slice < 0)
+			slice = timeout;
 		if (timeout > 0) {
 			int left = timeout - (int)(rs_now_ms() - start);
 

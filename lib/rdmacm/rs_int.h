@@ -172,6 +172,9 @@ struct rs {
 	struct ibv_comp_channel *cch;
 	struct ibv_cq *cq;
 	bool armed;
+	/* the device runs only inside verbs calls (DPV_PROGRESS=app): a
+	 * waiter's sleeps stay short, its polls move the traffic */
+	bool app_progress;
 
 	/* send side */
 	uint8_t *sbuf; /* sbuf_size ring, then RS_CTRL_N SGE slots */
@@ -235,6 +238,7 @@ bool rs_sends_done(struct rs *rs);
 bool rs_ctrl_free(struct rs *rs);
 int rs_post_ctrl(struct rs *rs, uint32_t imm);
 void rs_drain_events(struct rs *rs);
+int rs_sleep_ms(struct rs *rs);
 uint64_t rs_now_ms(void);
 
 /* rs_iomap.c */
