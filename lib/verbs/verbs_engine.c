@@ -95,6 +95,8 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 #define PROG_IDLE_MAX_US 1000 /* longest idle sleep */
 #define PROG_DEEP_AFTER_MS 1000 /* idle this long: */
 #define PROG_DEEP_US 10000	/* sleep this long */
+/* idle this long where a frame ends the sleeps (prog_wake_sleep()): */
+#define PROG_DEEP_AFTER_WAKE_MS 20
 #define PROG_APP_NAP_US 4     /* first nap while the application drives */
 #define PROG_APP_NAP_MAX_US 10000 /* longest one */
 #define PROG_APP_NAP_MIN_CAP_US 1000 /* an ACK timeout never caps below */
@@ -475,12 +477,14 @@ progress_main(void *arg)
 	uint64_t hot = hz / 1000000 * PROG_HOT_US;
 	uint64_t recent = hz / 1000 * PROG_APP_RECENT_MS;
 	uint64_t deep = hz / 1000 * PROG_DEEP_AFTER_MS;
+	uint64_t deep_woken = hz / 1000 * PROG_DEEP_AFTER_WAKE_MS;
 	uint64_t hold = hz / 1000000 * PROG_ACK_HOLD_US;
 	uint64_t idle_since = 0, last_work = 0, app_seen = 0, calls = 0;
 	uint64_t thr_work = 0; /* a poll beside the application found work */
 	uint64_t yield_every = hz / 1000000 * PROG_HOT_YIELD_US, yielded = 0;
 	uint64_t ev;
 	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
+	bool woken = false; /* a frame could end the last idle sleep */
 	/* the nap a working poll of the thread cut short (see below) */
 	unsigned int nap_keep = 0;
 	bool lcore, mid;
@@ -618,15 +622,21 @@ progress_main(void *arg)
 		if (sleep_us == 0)
 			idle_since = now;
 		sleep_us = sleep_us ? sleep_us * 2 : 1;
+		/* sleeps that a frame ends cost no latency when long: they
+		 * go deep soon (a peer's rsocket probe once a second kept
+		 * every sleep at 1 ms, ~800 wake-ups a second) */
 		if (sleep_us > PROG_IDLE_MAX_US)
-			sleep_us = now - idle_since > deep ? PROG_DEEP_US
-							   : PROG_IDLE_MAX_US;
+			sleep_us =
+				now - idle_since > (woken ? deep_woken : deep)
+					? PROG_DEEP_US
+					: PROG_IDLE_MAX_US;
 		/* a kick (the application blocks in ibv_get_cq_event) ends
 		 * it, and a CQ's moderated event is due no later than its
 		 * period (prog_nap()); so does a frame, where one can wake
 		 * this thread (receive interrupts, a memif peer) */
-		if (sleep_us < PROG_WAKE_MIN_US ||
-		    !prog_wake_sleep(t, sleep_us, NULL))
+		woken = sleep_us >= PROG_WAKE_MIN_US &&
+			prog_wake_sleep(t, sleep_us, NULL);
+		if (!woken)
 			prog_nap(t, sleep_us);
 	}
 	if (lcore)
