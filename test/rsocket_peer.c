@@ -3,8 +3,10 @@
  * dpv-rsocket-peer: one end of an rsocket stream test
  * (test/scripts/fast-rsocket-memif.sh). rsocket API only.
  *
- *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap|closewait|idle]
- *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap|closewait|idle]
+ *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap|closewait|
+ *                                         idle|acceptwait]
+ *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap|closewait|
+ *                                         idle|acceptwait]
  *
  * The client connects non-blocking (EINPROGRESS, rpoll POLLOUT,
  * SO_ERROR), waits for the server's "G", streams MB MiB of a position
@@ -25,8 +27,10 @@
  * (closewait_server(), closewait_client()); MB is unused. "idle" (a
  * benchmark, devtools/bench.py): an open connection with nothing on it
  * for MB seconds, the server waiting in rrecv(), the client in sleep();
- * each prints its process's CPU time meanwhile. Every wait is bounded;
- * exit 0 on success.
+ * each prints its process's CPU time meanwhile. "acceptwait": a client
+ * that never finishes its handshake must not hold up the listener's
+ * other callers (acceptwait_server(), stall_client()); MB is unused.
+ * Every wait is bounded; exit 0 on success.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +48,7 @@
 #include <netinet/tcp.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <rdma/rdma_cma.h>
 #include <rdma/rsocket.h>
 
 #define FAIL(...)                                                              \
@@ -671,6 +676,129 @@ closewait_client(struct sockaddr_in *sa)
 	return 0;
 }
 
+/*
+ * acceptwait: a thread in a blocking raccept() takes the request of a
+ * client that never sends its RTU (stall_client()) and waits for it;
+ * meanwhile the main thread's rpoll() on the listener, 100 ms at a time,
+ * must keep returning on time (the listener was held locked for the whole
+ * handshake, up to 10 s). The main thread's rpoll() takes the request off
+ * the channel the raccept() thread sleeps on: that thread must be woken
+ * for it (rs_nudge()), not find it at the end of its sleep. The raccept()
+ * must then fail (the client gave up, or the handshake's time ran out).
+ */
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int
+acceptwait_server(struct sockaddr_in *sa)
+{
+	struct cw_wait a = {0};
+	double start = now_s(), longest = 0, in_first = 0, in_last = 0;
+	int ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1), calls = 0, n;
+
+	listen_on(ls, sa);
+	printf("listening\n");
+	fflush(stdout);
+	a.s = ls;
+	if (pthread_create(&a.th, NULL, cw_accept_main, &a))
+		FAIL("pthread_create");
+	while (!a.done && now_s() - start < 30) {
+		struct pollfd p = {.fd = ls, .events = POLLIN};
+		double t0 = now_s(), d;
+
+		n = rpoll(&p, 1, 100);
+		if (n < 0)
+			FAIL("rpoll on the listener");
+		d = now_s() - t0;
+		/* the request shows until the raccept thread takes it */
+		if (n > 0) {
+			in_last = now_s();
+			if (in_first == 0)
+				in_first = in_last;
+		}
+		if (d > longest)
+			longest = d;
+		calls++;
+	}
+	if (!a.done)
+		FAIL("raccept still waits after 30 s");
+	pthread_join(a.th, NULL);
+	if (a.ret >= 0)
+		FAIL("a handshake without RTU was accepted");
+	if (longest > 1.0)
+		FAIL("an rpoll of 100 ms on the listener took %.2f s while "
+		     "raccept waited for a handshake",
+		     longest);
+	/* this thread's rpoll took the request off the CM channel that the
+	 * raccept thread sleeps on: it must have been woken for it */
+	if (in_last - in_first > 0.1)
+		FAIL("the request waited %.2f s beside a sleeping raccept",
+		     in_last - in_first);
+	printf("acceptwait: raccept gave %s after %.1f s; %d rpolls of the "
+	       "listener meanwhile, the longest %.3f s; the request taken "
+	       "%.3f s after it showed\n",
+	       strerror(a.err), now_s() - start, calls, longest,
+	       in_last - in_first);
+	rclose(ls);
+	return 0;
+}
+
+/* Wait for the next CM event on ch, which must be want. */
+static void
+cm_expect(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev;
+
+	if (rdma_get_cm_event(ch, &ev))
+		FAIL("rdma_get_cm_event");
+	if (ev->event != want)
+		FAIL("CM event %s, not %s", rdma_event_str(ev->event),
+		     rdma_event_str(want));
+	rdma_ack_cm_event(ev);
+}
+
+/* A client that connects with an rsocket's private data (version 1, no
+ * QP of its own), gets the server's reply and never sends the RTU
+ * (rdma_establish()): it gives up after 3 s. */
+static int
+stall_client(struct sockaddr_in *sa)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_conn_param prm = {0};
+	struct rdma_cm_id *id;
+	uint8_t cd[40] = {1, 0, 0, 16}; /* version 1, 16 credits */
+
+	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		FAIL("rdma_create_id");
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sa, 2000))
+		FAIL("rdma_resolve_addr");
+	cm_expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (rdma_resolve_route(id, 2000))
+		FAIL("rdma_resolve_route");
+	cm_expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	prm.private_data = cd;
+	prm.private_data_len = sizeof(cd);
+	prm.retry_count = 7;
+	prm.rnr_retry_count = 7;
+	prm.qp_num = 0x4242; /* no QP: a number for the REQ */
+	if (rdma_connect(id, &prm))
+		FAIL("rdma_connect");
+	cm_expect(ch, RDMA_CM_EVENT_CONNECT_RESPONSE);
+	printf("stall client: the server answered; no RTU\n");
+	fflush(stdout);
+	sleep(3);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	printf("stall client: gave up\n");
+	return 0;
+}
+
 /* The process's CPU time (all its threads) and the wall clock, s. */
 static void
 idle_clocks(double *cpu, double *wall)
@@ -749,6 +877,9 @@ main(int argc, char **argv)
 							  : 0;
 	rng ^= (uint64_t)getpid() << 20;
 	alarm(120); /* nothing here may hang the suite */
+	if (argc > 5 && !strcmp(argv[5], "acceptwait"))
+		return strcmp(argv[1], "server") ? stall_client(&sa)
+						 : acceptwait_server(&sa);
 	if (argc > 5 && !strcmp(argv[5], "idle"))
 		return idle_peer(&sa, atoi(argv[4]),
 				 !strcmp(argv[1], "server"));

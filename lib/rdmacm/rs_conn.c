@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 
 #include <rdma/rsocket.h>
 
@@ -81,6 +82,9 @@ rs_new(const struct rs *parent)
 		return NULL;
 	pthread_mutex_init(&rs->lk, NULL);
 	rs->refs = 1; /* its creator's, the table's once published */
+	rs->wfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rs->wfd < 0)
+		goto err;
 	rs->pend_tail = &rs->pend;
 	if (parent != NULL) {
 		rs->sbuf_size = parent->sbuf_size;
@@ -110,6 +114,8 @@ rs_new(const struct rs *parent)
 	rs->fd = rs->ch->fd;
 	return rs;
 err:
+	if (rs->wfd >= 0)
+		close(rs->wfd);
 	pthread_mutex_destroy(&rs->lk);
 	free(rs);
 	return NULL;
@@ -237,6 +243,7 @@ rs_destroy(struct rs *rs)
 	if (rs->id != NULL)
 		rdma_destroy_id(rs->id);
 	rdma_destroy_event_channel(rs->ch);
+	close(rs->wfd);
 	pthread_mutex_destroy(&rs->lk);
 	free(rs);
 }
@@ -440,6 +447,8 @@ rs_cm_step(struct rs *rs)
 		rdma_ack_cm_event(e);
 		rs_cm_event(rs, &copy);
 	}
+	if (n > 1) /* taken from under a sleeper's poll() */
+		rs_nudge(rs);
 }
 
 int
@@ -548,24 +557,20 @@ rs_copy_addr(struct sockaddr *dst, socklen_t *len, const struct sockaddr *a)
 	return 0;
 }
 
-/* Accept one taken request p of listener ls into a new socket, which
- * must be up within RS_ACCEPT_MS. Its fd, or -1 with errno. */
+/* Accept one taken request p into ns, a new socket with its listener's
+ * options (NULL for a request not ok, or if none could be made: errno
+ * set), which must be up within RS_ACCEPT_MS. The listener is not held
+ * meanwhile: its other callers (rpoll, rclose, another raccept) do not
+ * wait for a handshake. Its fd, or -1 with errno. */
 static int
-rs_accept_one(struct rs *ls, struct rs_pend *p)
+rs_accept_one(struct rs *ns, struct rs_pend *p)
 {
 	struct rdma_conn_param prm;
 	struct rs_conn_data cd;
-	struct rs *ns;
 	int e;
 
-	if (!p->ok) {
-		rdma_reject(p->id, NULL, 0);
-		rdma_destroy_id(p->id);
-		return RS_ERR(ECONNABORTED);
-	}
-	ns = rs_new(ls);
-	if (ns == NULL) {
-		e = errno;
+	if (!p->ok || ns == NULL) {
+		e = !p->ok ? ECONNABORTED : errno;
 		rdma_reject(p->id, NULL, 0);
 		rdma_destroy_id(p->id);
 		return RS_ERR(e);
@@ -624,9 +629,10 @@ raccept(int s, struct sockaddr *addr, socklen_t *len)
 	if (ls->pend == NULL)
 		ls->pend_tail = &ls->pend;
 	ls->npend--;
-	fd = rs_accept_one(ls, p);
-	free(p);
+	ns = p->ok ? rs_new(ls) : NULL;
 	rs_put(ls);
+	fd = rs_accept_one(ns, p);
+	free(p);
 	if (fd >= 0 && addr != NULL && len != NULL) {
 		ns = rs_get(fd);
 		if (ns != NULL) {
@@ -770,6 +776,7 @@ rshutdown(int s, int how)
 	if (rs == NULL)
 		return -1;
 	ret = rs_disconnect(rs, how);
+	rs_nudge(rs); /* a waiter may see its end now */
 	rs_put(rs);
 	return ret;
 }
@@ -790,6 +797,7 @@ rclose(int s)
 	/* the number is free for no one else while a caller still waits
 	 * on the socket (its fd stays open until the last reference) */
 	rs->closed = true;
+	rs_nudge(rs); /* its waiters give up */
 	pthread_mutex_lock(&tab_lk);
 	rs_tab[rs->fd] = NULL;
 	rs->refs--; /* the table's; ours keeps it */

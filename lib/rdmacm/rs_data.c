@@ -322,12 +322,44 @@ rs_drain_events(struct rs *rs)
 	struct ibv_cq *cq;
 	void *ctx;
 
+	bool took = false;
+
 	if (rs->cch == NULL)
 		return;
 	while (ibv_get_cq_event(rs->cch, &cq, &ctx) == 0) {
 		ibv_ack_cq_events(cq, 1);
 		rs->armed = false;
+		took = true;
 	}
+	if (took) /* from under another sleeper's poll() */
+		rs_nudge(rs);
+}
+
+/*
+ * Wake the callers asleep on rs (their poll() includes rs->wfd): this
+ * caller took an event off an fd they sleep on (a poll() woken by it
+ * looks again, finds it gone and sleeps on), or changed what they wait
+ * for (shutdown, close). A system call only while someone sleeps.
+ */
+void
+rs_nudge(struct rs *rs)
+{
+	uint64_t one = 1;
+
+	if (rs->sleepers > 0 && write(rs->wfd, &one, sizeof(one)) < 0)
+		(void)0; /* full (never: 2^64 - 2 writes) */
+}
+
+/* A sleeper is back (rs locked): the last one resets rs->wfd, which
+ * stays readable until then so that every sleeper's poll() returns. */
+void
+rs_sleep_end(struct rs *rs)
+{
+	uint64_t v;
+
+	if (rs->sleepers > 0 && --rs->sleepers == 0 &&
+	    read(rs->wfd, &v, sizeof(v)) < 0)
+		(void)0; /* nothing written: EAGAIN */
 }
 
 /* Arm the CQ for the next completion; true if it was armed already. */
@@ -340,22 +372,24 @@ rs_arm(struct rs *rs)
 	return false;
 }
 
-/* The fds a sleep on rs waits for: its CM channel and its CQ channel. */
-static int
+/* The fds a sleep on rs waits for: its nudge fd, its CM channel and its
+ * CQ channel. */
+int
 rs_fds(struct rs *rs, struct pollfd *p)
 {
-	p[0] = (struct pollfd){.fd = rs->ch->fd, .events = POLLIN};
+	p[0] = (struct pollfd){.fd = rs->wfd, .events = POLLIN};
+	p[1] = (struct pollfd){.fd = rs->ch->fd, .events = POLLIN};
 	if (rs->cch == NULL)
-		return 1;
-	p[1] = (struct pollfd){.fd = rs->cch->fd, .events = POLLIN};
-	return 2;
+		return 2;
+	p[2] = (struct pollfd){.fd = rs->cch->fd, .events = POLLIN};
+	return 3;
 }
 
 int
 rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock, int max_ms)
 {
 	uint64_t start = rs_now_ms(), spin_end = now_us() + RS_SPIN_US;
-	struct pollfd p[2];
+	struct pollfd p[RS_FDS_MAX];
 
 	for (;;) {
 		rs_progress(rs);
@@ -382,9 +416,11 @@ rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock, int max_ms)
 			if (ms > left)
 				ms = left < 1 ? 1 : (int)left;
 		}
+		rs->sleepers++;
 		pthread_mutex_unlock(&rs->lk);
 		poll(p, (nfds_t)n, ms);
 		pthread_mutex_lock(&rs->lk);
+		rs_sleep_end(rs);
 		rs_drain_events(rs);
 	}
 }
@@ -852,7 +888,7 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 
 	if (nfds > 0 && fds == NULL)
 		return RS_ERR(EFAULT);
-	tmp = calloc(2 * nfds + 1, sizeof(*tmp));
+	tmp = calloc(RS_FDS_MAX * nfds + 1, sizeof(*tmp));
 	map = calloc(nfds + 1, sizeof(*map));
 	if (tmp == NULL || map == NULL) {
 		free(tmp);
@@ -885,6 +921,7 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			rs_probe(rs);
 			if (slice < 0 || rs_sleep_ms(rs) < slice)
 				slice = rs_sleep_ms(rs);
+			rs->sleepers++;
 			rs_put(rs);
 		}
 		if (slice < 0)
@@ -903,6 +940,7 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			struct rs *rs = fds[i].fd < 0 ? NULL : rs_get(fds[i].fd);
 
 			if (rs != NULL) {
+				rs_sleep_end(rs);
 				rs_drain_events(rs);
 				rs_put(rs);
 			}

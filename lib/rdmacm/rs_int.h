@@ -55,6 +55,7 @@
 #define RS_MAX_BUF     (1u << 26)
 #define RS_MAX_FD      65536
 #define RS_IOMAP_MAX   32512 /* largest iomap table the 8-bit scale names */
+#define RS_FDS_MAX     3     /* fds a caller sleeps on per socket */
 
 /* immediate data */
 enum { RS_OP_DATA = 0, RS_OP_SGL = 4, RS_OP_IOMAP_SGL = 6, RS_OP_CTRL = 7 };
@@ -148,6 +149,12 @@ struct rs {
 	 * last reference frees it */
 	unsigned int refs;
 	bool closed; /* rclose()d: waiters give up (EBADF) */
+	/* callers asleep on the socket's fds (rs_wait(), rpoll()), and an
+	 * eventfd among those fds that another caller writes when it takes
+	 * an event from under them or changes what they wait for
+	 * (rs_nudge()): their sleeps are long (rs_sleep_ms()) */
+	unsigned int sleepers;
+	int wfd;
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id;
 	enum rs_state state;
@@ -239,6 +246,9 @@ bool rs_ctrl_free(struct rs *rs);
 int rs_post_ctrl(struct rs *rs, uint32_t imm);
 void rs_drain_events(struct rs *rs);
 int rs_sleep_ms(struct rs *rs);
+int rs_fds(struct rs *rs, struct pollfd *p); /* RS_FDS_MAX at most */
+void rs_sleep_end(struct rs *rs);
+void rs_nudge(struct rs *rs);
 uint64_t rs_now_ms(void);
 
 /* rs_iomap.c */

@@ -8,7 +8,7 @@
 # waiting with nothing in flight; riomap / riowrite both ways (bytes at
 # their offsets, bad offsets refused, an entry moved by riounmap and
 # riomap); rclose() of sockets other threads wait on (every wait ends);
-# then unmodified rstream and riostream (rdmacm-utils) server
+# a stalled handshake that holds up no one else; then unmodified rstream and riostream (rdmacm-utils) server
 # and client for a few sizes, with verification.
 # Arguments: <build>/lib, source root, build root.
 set -u
@@ -74,6 +74,12 @@ ic_run closewait "$PEER server 192.0.2.1 $PORT 0 closewait" \
 	"$PEER client 192.0.2.1 $PORT 0 closewait" \
 	"closewait client: .* then the end" \
 	"closewait: raccept gave EBADF; server done"
+# a client that never finishes its handshake: the listener's other
+# callers (here rpoll) go on meanwhile, and a raccept asleep on the
+# listener is woken for a request another thread's rpoll took in
+ic_run acceptwait "$PEER server 192.0.2.1 $PORT 0 acceptwait" \
+	"$PEER client 192.0.2.1 $PORT 0 acceptwait" \
+	"stall client: gave up" "acceptwait: raccept gave"
 # tool TOOL NAME PATTERN ARGS...: unmodified TOOL as the server (-b) and
 # the client (-s), both with ARGS; both outputs must match PATTERN.
 tool() {
