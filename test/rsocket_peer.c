@@ -152,6 +152,28 @@ listen_on(int ls, struct sockaddr_in *sa)
 		FAIL("listen");
 }
 
+/* listen_on(), then tell the test script the server listens. */
+static void
+listen_say(int ls, struct sockaddr_in *sa)
+{
+	listen_on(ls, sa);
+	printf("listening\n");
+	fflush(stdout);
+}
+
+/* listen_say(), then one blocking raccept(): the connection. */
+static int
+listen_accept(int ls, struct sockaddr_in *sa)
+{
+	int s;
+
+	listen_say(ls, sa);
+	s = raccept(ls, NULL, NULL);
+	if (s < 0)
+		FAIL("raccept");
+	return s;
+}
+
 static int
 server(struct sockaddr_in *sa, size_t total, int dead)
 {
@@ -393,12 +415,7 @@ iomap_server(struct sockaddr_in *sa)
 		FAIL("RDMA_IOMAPSIZE");
 	if (riomap(ls, a, sizeof(a), PROT_WRITE, 0, 0) != -1 || errno != EINVAL)
 		FAIL("riomap on an unconnected rsocket");
-	listen_on(ls, sa);
-	printf("listening\n");
-	fflush(stdout);
-	s = raccept(ls, NULL, NULL);
-	if (s < 0)
-		FAIL("raccept");
+	s = listen_accept(ls, sa);
 	v = 0;
 	if (rgetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &v, &vl) || v != 4)
 		FAIL("accepted rsocket's RDMA_IOMAPSIZE %d, not the listener's",
@@ -599,12 +616,7 @@ closewait_server(struct sockaddr_in *sa)
 	int ls, s;
 
 	ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
-	listen_on(ls, sa);
-	printf("listening\n");
-	fflush(stdout);
-	s = raccept(ls, NULL, NULL);
-	if (s < 0)
-		FAIL("raccept");
+	s = listen_accept(ls, sa);
 	r.s = w.s = s;
 	if (pthread_create(&r.th, NULL, cw_recv_main, &r) ||
 	    pthread_create(&w.th, NULL, cw_send_main, &w))
@@ -702,9 +714,7 @@ acceptwait_server(struct sockaddr_in *sa)
 	double start = now_s(), longest = 0, in_first = 0, in_last = 0;
 	int ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1), calls = 0, n;
 
-	listen_on(ls, sa);
-	printf("listening\n");
-	fflush(stdout);
+	listen_say(ls, sa);
 	a.s = ls;
 	if (pthread_create(&a.th, NULL, cw_accept_main, &a))
 		FAIL("pthread_create");
@@ -721,6 +731,7 @@ acceptwait_server(struct sockaddr_in *sa)
 			in_last = now_s();
 			if (in_first == 0)
 				in_first = in_last;
+			usleep(5000); /* no spin on the listener's lock */
 		}
 		if (d > longest)
 			longest = d;
@@ -826,12 +837,7 @@ idle_peer(struct sockaddr_in *sa, int secs, bool srv)
 	s = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
 	if (srv) {
 		ls = s;
-		listen_on(ls, sa);
-		printf("listening\n");
-		fflush(stdout);
-		s = raccept(ls, NULL, NULL);
-		if (s < 0)
-			FAIL("raccept");
+		s = listen_accept(ls, sa);
 	} else if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa))) {
 		FAIL("rconnect");
 	}
