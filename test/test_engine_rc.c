@@ -1451,6 +1451,56 @@ test_rc_retry_tx_stalled(void)
 }
 
 /*
+ * The port takes no frame for 300 ms (a live memif peer that does not
+ * drain its ring a while), far longer than the QP's seven retries of an
+ * 8 us ACK timeout take, and then takes frames again: the timeouts of
+ * the stall keep the retries (tx_stall_timeouts), and every WRITE
+ * completes with its bytes in place.
+ */
+static int
+test_rc_tx_stall_grace(void)
+{
+	struct ibv_qp_attr a = {.timeout = 1};
+	struct dpv_engine_stats st;
+	struct ibv_wc wc;
+	uint64_t end;
+	int i;
+
+	TEST_ASSERT_EQUAL(
+		dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_TIMEOUT, NULL), 0,
+		"");
+	for (i = 0; i < BUF_SIZE; i++)
+		qa.buf[i] = (uint8_t)(i * 7 + 1);
+	memset(qb.buf, 0, BUF_SIZE);
+	dpv_engine_inject_tx_stall(eng, true);
+	/* 10 x 8 packets: more than the 64 the TX buffer holds */
+	for (i = 0; i < 10; i++)
+		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 70 + i, 0,
+					    BUF_SIZE, (uintptr_t)qb.buf,
+					    qb.key),
+				  0, "");
+	end = rte_get_timer_cycles() + rte_get_timer_hz() * 3 / 10;
+	while (rte_get_timer_cycles() < end) {
+		TEST_ASSERT_EQUAL(
+			dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			"a completion (status %d) while the port "
+			"takes nothing",
+			wc.status);
+		dpv_engine_poll(eng, 32);
+	}
+	dpv_engine_inject_tx_stall(eng, false);
+	for (i = 0; i < 10; i++)
+		if (expect_wc(&qa.scq, 70 + i, IBV_WC_SUCCESS) != TEST_SUCCESS)
+			return TEST_FAILED;
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, BUF_SIZE, "payload");
+	dpv_engine_stats_get(eng, &st);
+	TEST_ASSERT(st.tx_stall_timeouts > 7,
+		    "%" PRIu64 " timeouts kept the retries",
+		    st.tx_stall_timeouts);
+	return TEST_SUCCESS;
+}
+
+/*
  * dpv_engine_progress_post(): a lone post goes out at once; the next posts
  * of a burst are queued for the next poll (or the 16th post), and nothing
  * is lost.
@@ -2029,6 +2079,8 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
 				     test_rc_retry_tx_stalled),
 			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
+				     test_rc_tx_stall_grace),
+			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
 				     test_rc_loss_pipeline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
@@ -2042,8 +2094,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_retry_exceeded),
 			TEST_CASE_ST(setup_rc, teardown, test_qp_err_flush),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_send_inv),
-			TEST_CASE_ST(setup_rc, teardown,
-				     test_rc_send_inv_bad),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_send_inv_bad),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_local_inv),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_mw),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_mw_inv),

@@ -1084,23 +1084,23 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 #define DPV_ENGINE_COUNTERS(X)                                                 \
 	X(rx_pkts, 1, "frames received (per QP: the frames dispatched to it)") \
 	X(tx_pkts, 0, "frames sent")                                           \
-	X(rx_bursts, 0, "receive bursts that brought frames")                 \
-	X(tx_bursts, 0, "transmit bursts the port took frames from")          \
+	X(rx_bursts, 0, "receive bursts that brought frames")                  \
+	X(tx_bursts, 0, "transmit bursts the port took frames from")           \
 	X(rx_bytes, 0, "bytes of the frames received (whole frames)")          \
 	X(tx_bytes, 0, "bytes of the frames sent (whole frames)")              \
 	X(acks_sent, 1, "ACK and NAK frames sent")                             \
 	X(acks_rcvd, 1, "ACK and NAK frames received")                         \
 	X(rx_acks_fast, 0,                                                     \
-	  "ACKs checked against their QP's last one instead of parsed")       \
+	  "ACKs checked against their QP's last one instead of parsed")        \
 	X(rx_reqs_fast, 0,                                                     \
-	  "one-packet requests checked against their QP's last one")          \
+	  "one-packet requests checked against their QP's last one")           \
 	X(rx_drop_parse, 0,                                                    \
 	  "dropped: bad frame or header (sum of rx_drop_parse_<reason>)")      \
 	X(rx_drop_icrc, 0,                                                     \
 	  "dropped: bad ICRC (also counted in rx_drop_parse)")                 \
 	X(rx_neigh, 0, "ARP and neighbour discovery frames handled")           \
 	X(rx_netdev, 0,                                                        \
-	  "frames that are not RoCE handed to the kernel interface")          \
+	  "frames that are not RoCE handed to the kernel interface")           \
 	X(rx_netdev_drop, 0,                                                   \
 	  "frames for the kernel interface it did not take")                   \
 	X(tx_netdev, 0, "frames the kernel interface sent on the port")        \
@@ -1115,10 +1115,10 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rx_fwd_in, 0, "frames received from another shard")                  \
 	X(rx_fwd_drop, 0, "dropped: the owning shard's forward ring was full") \
 	X(rx_drop_srcqpn, 0,                                                   \
-	  "dropped: for the own number of a source-QPN QP (it receives "      \
-	  "through its flows only)")                                          \
+	  "dropped: for the own number of a source-QPN QP (it receives "       \
+	  "through its flows only)")                                           \
 	X(rx_srcqpn, 1,                                                        \
-	  "frames to a source QPN steered to a QP by one of its flows")       \
+	  "frames to a source QPN steered to a QP by one of its flows")        \
 	X(rx_drop_addr, 1,                                                     \
 	  "dropped: for another MAC, or (RC/UC) not from the QP's peer")       \
 	X(rx_drop_dip, 1,                                                      \
@@ -1132,6 +1132,9 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	  "frames dropped by dpv_engine_inject_tx_loss()")                     \
 	X(tx_drop_full, 0, "frames dropped: the TX buffer was full")           \
 	X(retransmits, 1, "requests sent again (timeout or NAK)")              \
+	X(tx_stall_timeouts, 1,                                                \
+	  "ACK timeouts whose retransmission the port would not take (link "   \
+	  "up); for a stall's first second they keep the QP's retries")        \
 	X(rnr_naks_sent, 1, "receiver-not-ready NAKs sent")                    \
 	X(rnr_naks_rcvd, 1, "receiver-not-ready NAKs received")                \
 	X(seq_naks_sent, 1, "PSN sequence error NAKs sent")                    \
@@ -1148,10 +1151,10 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rd_atomic_recycled, 1,                                               \
 	  "saved READ/atomic responses overwritten by newer ones")             \
 	X(rd_resp_waits, 1,                                                    \
-	  "READ responses / atomics held for room in the port (sent later, "  \
+	  "READ responses / atomics held for room in the port (sent later, "   \
 	  "in order)")                                                         \
 	X(rd_resp_dropped, 1,                                                  \
-	  "READ responses not sent: the region went, or the entry was "       \
+	  "READ responses not sent: the region went, or the entry was "        \
 	  "reused before they left")                                           \
 	X(credit_stalls, 1,                                                    \
 	  "SEND / WRITE with immediate held back for end-to-end credits "      \
@@ -1168,11 +1171,11 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	  "DC connections opened (DCI: to a new target; DCT: an initiator's "  \
 	  "new connection)")                                                   \
 	X(dc_evictions, 1,                                                     \
-	  "DCT initiator states evicted (least recently used) for new ones")  \
+	  "DCT initiator states evicted (least recently used) for new ones")   \
 	X(key_errors, 0, "remote accesses refused by the key check")           \
-	X(cqes, 0, "completions written")                                     \
+	X(cqes, 0, "completions written")                                      \
 	X(bursts_late, 0,                                                      \
-	  "bursts of posts held back that a background thread found waiting " \
+	  "bursts of posts held back that a background thread found waiting "  \
 	  "over 20 us (two in a row: holding back stops for 100 ms)")          \
 	X(posts_busy, 0,                                                       \
 	  "posts that found the engine in another thread's poll, taken up by " \

@@ -337,8 +337,10 @@ dpv_engine_tx_out(struct dpv_engine *e)
 	uint16_t sent = 0, n = e->ntx;
 	uint64_t bytes = 0;
 
-	if (unlikely(e->tx_stall))
+	if (unlikely(e->tx_stall)) {
+		e->tx_refused = true;
 		return;
+	}
 	/* counted before the burst: the frames the port takes are its own
 	 * (memif frees them as it copies) */
 	for (uint16_t i = 0; i < n; i++)
@@ -360,6 +362,7 @@ dpv_engine_tx_out(struct dpv_engine *e)
 	/* what the port did not take waits for the next flush */
 	if (sent < n)
 		memmove(e->tx, e->tx + sent, (n - sent) * sizeof(e->tx[0]));
+	e->tx_refused = sent < n;
 	e->ntx = n - sent;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "dpv_port.h"
 #include "engine_int.h"
 #include "mlx5_ring.h"
 
@@ -531,6 +532,41 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	}
 }
 
+/* How long ACK timeouts whose retransmission the port never took keep
+ * the QP's retries (comp_port_stalled()) */
+#define COMP_STALL_GRACE_MS 1000
+
+/*
+ * The retransmission the last ACK timeout asked for (WQE idx, rewound)
+ * has not left, and the engine's last flush left frames the port would
+ * not take (a memif ring the peer does not drain) while the link is up. No
+ * answer can be missed that was never sent, so for COMP_STALL_GRACE_MS such a
+ * timeout only starts the timer again; later ones take retries as any
+ * (a peer that stopped for good, its link still up: RETRY_EXC). A live
+ * peer starved of CPU for a while no longer ends its connections.
+ */
+static bool
+comp_port_stalled(struct dpv_eqp *qp, uint32_t idx, uint64_t now)
+{
+	struct dpv_engine *e = qp->e;
+	struct dpv_port_info pi;
+
+	if (idx == qp->s_head || !swqe_at(qp, idx)->rewound || !e->tx_refused ||
+	    (e->port != NULL &&
+	     (dpv_port_query(e->port, &pi) != 0 || !pi.link_up))) {
+		qp->comp_stall_at = 0;
+		return false;
+	}
+	/* a row of such timeouts ends at one that is not (above) or at an
+	 * ACK between two (no store on the ACK's path: its PSN tells) */
+	if (qp->comp_stall_at == 0 || qp->comp.psn != qp->comp_stall_psn) {
+		qp->comp_stall_at = now;
+		qp->comp_stall_psn = qp->comp.psn;
+	}
+	DPV_EQP_COUNT(qp, tx_stall_timeouts);
+	return now - qp->comp_stall_at < e->hz / 1000 * COMP_STALL_GRACE_MS;
+}
+
 /* Retransmission timer, expired (dpv_engine_comp_timers()). */
 void
 dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
@@ -543,6 +579,10 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 	if (!oldest_outstanding(qp, &idx) &&
 	    (idx == qp->s_head || !swqe_at(qp, idx)->rewound))
 		return;
+	if (comp_port_stalled(qp, idx, now)) {
+		qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
+		return;
+	}
 	ENGINE_LOG(DEBUG, "qp %u: ACK timeout, psn %u", qp->qpn, qp->comp.psn);
 	if (qp->comp.retry_left == 0) {
 		struct dpv_eswqe *w = swqe_at(qp, idx);
@@ -557,7 +597,8 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 	qp->comp.recovering = true;
 	rewind_to(qp, idx, qp->comp.psn);
 	/* the timer runs on whether or not the port takes the retransmission
-	 * (a dead peer's link refuses every frame): retry_cnt is consumed */
+	 * (a dead peer's link refuses every frame): retry_cnt is consumed,
+	 * after a grace while the link is up (comp_port_stalled()) */
 	qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
 }
 

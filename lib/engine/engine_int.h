@@ -522,6 +522,11 @@ struct dpv_eqp {
 	 * dci_max_err the DCI goes to ERR); dci_max_err 0: no streams */
 	uint8_t dci_max_err, dci_nerr;
 	uint16_t dci_err[1u << DPV_ENGINE_DCI_MAX_LOG_ERRORED];
+	/* TSC of the first ACK timeout in a row whose retransmission the
+	 * port did not take (comp_port_stalled(); 0: none), and comp.psn
+	 * then (an ACK since starts a new row) */
+	uint64_t comp_stall_at;
+	uint32_t comp_stall_psn;
 
 	/* the last one-packet request taken (dpv_engine_rx_req_fast()):
 	 * on the line before the responder's (asserted below). With
@@ -823,6 +828,8 @@ struct dpv_engine {
 	unsigned work;		   /* work done in this iteration */
 	uint32_t loss_n, loss_cnt; /* fault injection */
 	bool tx_stall;		   /* fault injection: the port takes nothing */
+	bool tx_refused;	   /* the last flush left frames the port
+				      would not take */
 	pthread_t thread;
 	bool thread_on;
 	volatile bool thread_stop;
