@@ -1133,8 +1133,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(tx_drop_full, 0, "frames dropped: the TX buffer was full")           \
 	X(retransmits, 1, "requests sent again (timeout or NAK)")              \
 	X(tx_stall_timeouts, 1,                                                \
-	  "ACK timeouts whose retransmission the port would not take (link "   \
-	  "up); for a stall's first second they keep the QP's retries")        \
+	  "ACK timeouts whose retransmission the port refused (link up); "     \
+	  "for a stall's first second they keep the QP's retries")             \
 	X(rnr_naks_sent, 1, "receiver-not-ready NAKs sent")                    \
 	X(rnr_naks_rcvd, 1, "receiver-not-ready NAKs received")                \
 	X(seq_naks_sent, 1, "PSN sequence error NAKs sent")                    \

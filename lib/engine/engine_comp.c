@@ -539,11 +539,12 @@ dpv_engine_completer(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 /*
  * The retransmission the last ACK timeout asked for (WQE idx, rewound)
  * has not left, and the engine's last flush left frames the port would
- * not take (a memif ring the peer does not drain) while the link is up. No
- * answer can be missed that was never sent, so for COMP_STALL_GRACE_MS such a
- * timeout only starts the timer again; later ones take retries as any
- * (a peer that stopped for good, its link still up: RETRY_EXC). A live
- * peer starved of CPU for a while no longer ends its connections.
+ * not take (a memif ring the peer does not drain) while the link is up.
+ * No answer can be missed that was never sent, so for
+ * COMP_STALL_GRACE_MS such a timeout only starts the timer again; later
+ * ones take retries as any (a peer that stopped for good, its link still
+ * up: RETRY_EXC). A live peer starved of CPU for a while no longer ends
+ * its connections.
  */
 static bool
 comp_port_stalled(struct dpv_eqp *qp, uint32_t idx, uint64_t now)

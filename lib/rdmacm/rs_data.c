@@ -321,7 +321,6 @@ rs_drain_events(struct rs *rs)
 {
 	struct ibv_cq *cq;
 	void *ctx;
-
 	bool took = false;
 
 	if (rs->cch == NULL)
@@ -345,9 +344,13 @@ void
 rs_nudge(struct rs *rs)
 {
 	uint64_t one = 1;
+	ssize_t r;
 
-	if (rs->sleepers > 0 && write(rs->wfd, &one, sizeof(one)) < 0)
-		(void)0; /* full (never: 2^64 - 2 writes) */
+	if (rs->sleepers == 0)
+		return;
+	/* fails only when full: 2^64 - 2 writes that no one reset */
+	r = write(rs->wfd, &one, sizeof(one));
+	(void)r;
 }
 
 /* A sleeper is back (rs locked): the last one resets rs->wfd, which
@@ -356,10 +359,13 @@ void
 rs_sleep_end(struct rs *rs)
 {
 	uint64_t v;
+	ssize_t r;
 
-	if (rs->sleepers > 0 && --rs->sleepers == 0 &&
-	    read(rs->wfd, &v, sizeof(v)) < 0)
-		(void)0; /* nothing written: EAGAIN */
+	if (rs->sleepers == 0 || --rs->sleepers > 0)
+		return;
+	/* EAGAIN when no one wrote it */
+	r = read(rs->wfd, &v, sizeof(v));
+	(void)r;
 }
 
 /* Arm the CQ for the next completion; true if it was armed already. */
