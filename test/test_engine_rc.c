@@ -1413,6 +1413,26 @@ test_rc_retry_exceeded(void)
 	return TEST_SUCCESS;
 }
 
+/* The shortest ACK timeout (1 ms, the engine's least), a port that takes
+ * no frame, and ten WRITEs of BUF_SIZE, wr_ids first..first + 9: 10 x 8
+ * packets, more than the 64 the engine's TX buffer holds. */
+static int
+stall_and_post(uint64_t first)
+{
+	struct ibv_qp_attr a = {.timeout = 1};
+
+	TEST_ASSERT_EQUAL(
+		dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_TIMEOUT, NULL), 0,
+		"");
+	dpv_engine_inject_tx_stall(eng, true);
+	for (int i = 0; i < 10; i++)
+		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, first + i,
+					    0, BUF_SIZE, (uintptr_t)qb.buf,
+					    qb.key),
+				  0, "");
+	return TEST_SUCCESS;
+}
+
 /*
  * The port takes no frame (a dead memif peer): with more in flight than the
  * engine's TX buffer holds, the requester stops for lack of room, yet the
@@ -1421,20 +1441,11 @@ test_rc_retry_exceeded(void)
 static int
 test_rc_retry_tx_stalled(void)
 {
-	struct ibv_qp_attr a = {.timeout = 1};
 	struct ibv_wc wc;
 	int i;
 
-	TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_TIMEOUT,
-					       NULL),
-			  0, "");
-	dpv_engine_inject_tx_stall(eng, true);
-	/* 10 x 8 packets: more than the 64 the TX buffer holds */
-	for (i = 0; i < 10; i++)
-		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 50 + i, 0,
-					    BUF_SIZE, (uintptr_t)qb.buf,
-					    qb.key),
-				  0, "");
+	if (stall_and_post(50) != TEST_SUCCESS)
+		return TEST_FAILED;
 	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0,
 			  "no completion while the port takes nothing");
 	dpv_engine_inject_tx_stall(eng, false);
@@ -1452,33 +1463,24 @@ test_rc_retry_tx_stalled(void)
 
 /*
  * The port takes no frame for 300 ms (a live memif peer that does not
- * drain its ring a while), far longer than the QP's seven retries of an
- * 8 us ACK timeout take, and then takes frames again: the timeouts of
+ * drain its ring a while), far longer than the QP's seven retries of a
+ * 1 ms ACK timeout take, and then takes frames again: the timeouts of
  * the stall keep the retries (tx_stall_timeouts), and every WRITE
  * completes with its bytes in place.
  */
 static int
 test_rc_tx_stall_grace(void)
 {
-	struct ibv_qp_attr a = {.timeout = 1};
 	struct dpv_engine_stats st;
 	struct ibv_wc wc;
 	uint64_t end;
 	int i;
 
-	TEST_ASSERT_EQUAL(
-		dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_TIMEOUT, NULL), 0,
-		"");
 	for (i = 0; i < BUF_SIZE; i++)
 		qa.buf[i] = (uint8_t)(i * 7 + 1);
 	memset(qb.buf, 0, BUF_SIZE);
-	dpv_engine_inject_tx_stall(eng, true);
-	/* 10 x 8 packets: more than the 64 the TX buffer holds */
-	for (i = 0; i < 10; i++)
-		TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 70 + i, 0,
-					    BUF_SIZE, (uintptr_t)qb.buf,
-					    qb.key),
-				  0, "");
+	if (stall_and_post(70) != TEST_SUCCESS)
+		return TEST_FAILED;
 	end = rte_get_timer_cycles() + rte_get_timer_hz() * 3 / 10;
 	while (rte_get_timer_cycles() < end) {
 		TEST_ASSERT_EQUAL(

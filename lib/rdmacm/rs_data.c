@@ -904,7 +904,7 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 	for (;;) {
 		bool spin = now_us() < spin_end, armed_now = false;
 		nfds_t m = 0;
-		int slice = -1; /* the rsockets' shortest sleep */
+		int slice = -1, ms; /* the rsockets' shortest sleep */
 
 		cnt = rpoll_check(fds, nfds, tmp, map, !spin, &armed_now);
 		if (cnt != 0 || timeout == 0)
@@ -925,8 +925,9 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			}
 			m += (nfds_t)rs_fds(rs, &tmp[m]);
 			rs_probe(rs);
-			if (slice < 0 || rs_sleep_ms(rs) < slice)
-				slice = rs_sleep_ms(rs);
+			ms = rs_sleep_ms(rs);
+			if (slice < 0 || ms < slice)
+				slice = ms;
 			rs->sleepers++;
 			rs_put(rs);
 		}
