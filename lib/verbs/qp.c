@@ -701,10 +701,22 @@ static int
 eng_modify(struct dpv_qp *qp, const struct ibv_qp_attr *attr, int mask,
 	   const struct dpv_engine_path *path)
 {
+	struct ibv_qp_attr ud;
 	int rc;
 
 	if (qp->engine == NULL)
 		return 0;
+	/* a UD message may be as large as the port's active MTU (no path
+	 * MTU is set for UD), as on rdma-core's providers; the engine's
+	 * default is 1024 */
+	if (qp->qpex.qp_base.qp_type == IBV_QPT_UD && (mask & IBV_QP_STATE) &&
+	    attr->qp_state != IBV_QPS_RESET && attr->qp_state != IBV_QPS_ERR) {
+		ud = *attr;
+		ud.path_mtu = dpv_port_active_mtu(
+			dctx_dev(qp->qpex.qp_base.context));
+		attr = &ud;
+		mask |= IBV_QP_PATH_MTU;
+	}
 	rc = dpv_engine_qp_modify(qp->engine, qp->qpex.qp_base.qp_num, attr,
 				  mask, path);
 	if (rc == 0 && (mask & IBV_QP_TIMEOUT))
