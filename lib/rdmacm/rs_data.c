@@ -15,6 +15,7 @@
 
 #include <rdma/rsocket.h>
 
+#include "dpv_verbs.h"
 #include "rs_int.h"
 
 #define WR_RECV (1ull << 63)
@@ -206,6 +207,7 @@ rs_progress_cq(struct rs *rs)
 				if (wc[i].status != IBV_WC_SUCCESS)
 					continue;
 				rs->heard++;
+				rs->rx_seen = true;
 				rcnt++;
 				if (wc[i].wc_flags & IBV_WC_WITH_IMM)
 					rs_recv_imm(rs, be32toh(wc[i].imm_data));
@@ -368,6 +370,25 @@ rs_sleep_end(struct rs *rs)
 	(void)r;
 }
 
+/* A caller is about to sleep on rs's fds (rs_fds()): counted for
+ * rs_nudge(), and, if the peer sent something since the last sleep (an
+ * exchange is under way: an answer is likely soon), the device's progress
+ * thread told to land what comes. It naps while the application drives
+ * the device (the waiter's own polls before the sleep did), and a reply
+ * that came during a nap waited for its end: a datagram echo's round trip
+ * took 2 ms instead of 12 us, rstream -T b's 64 bytes 6-7 us instead of
+ * 1-1.2. Not after a quiet spell: the thread is not napping beside the
+ * application then, and a kick would make it poll hot for nothing (an
+ * idle connection's waiter wakes once a second). */
+static void
+rs_sleep_begin(struct rs *rs)
+{
+	rs->sleepers++;
+	if (rs->rx_seen && rs->cq != NULL && !rs->app_progress)
+		dpv_device_app_blocks(rs->cq->context);
+	rs->rx_seen = false;
+}
+
 /* Arm the CQ for the next completion; true if it was armed already. */
 static bool
 rs_arm(struct rs *rs)
@@ -422,7 +443,7 @@ rs_wait(struct rs *rs, bool (*test)(struct rs *), bool nonblock, int max_ms)
 			if (ms > left)
 				ms = left < 1 ? 1 : (int)left;
 		}
-		rs->sleepers++;
+		rs_sleep_begin(rs);
 		pthread_mutex_unlock(&rs->lk);
 		poll(p, (nfds_t)n, ms);
 		pthread_mutex_lock(&rs->lk);
@@ -928,7 +949,7 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			ms = rs_sleep_ms(rs);
 			if (slice < 0 || ms < slice)
 				slice = ms;
-			rs->sleepers++;
+			rs_sleep_begin(rs);
 			rs_put(rs);
 		}
 		if (slice < 0)

@@ -182,6 +182,7 @@ struct rs {
 	/* the device runs only inside verbs calls (DPV_PROGRESS=app): a
 	 * waiter's sleeps stay short, its polls move the traffic */
 	bool app_progress;
+	bool rx_seen; /* a receive completed since the last sleep */
 
 	/* send side */
 	uint8_t *sbuf; /* sbuf_size ring, then RS_CTRL_N SGE slots */

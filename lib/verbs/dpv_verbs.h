@@ -109,6 +109,24 @@ int dpv_device_rx(struct ibv_context *ctx, struct rte_mbuf **pkts,
 int dpv_device_progress_get(struct ibv_context *ctx,
 			    struct dpv_device_progress *out);
 
+/**
+ * Say that the application is about to block on a completion channel's fd
+ * in a poll(), select() or epoll_wait() of its own, after arming its CQs.
+ * (ibv_get_cq_event() on a blocking fd says so itself.) The device's
+ * progress thread, which naps while the application drives the device
+ * (its verbs calls poll the engine), then stops napping and lands what
+ * arrives, so that the event comes when the frame does rather than at the
+ * end of a nap (up to 10 ms). Our rsockets call it before each sleep.
+ * Cheap when the thread already knows (one atomic exchange); otherwise it
+ * costs the thread's wake-up. No effect without a progress thread.
+ *
+ * @param ctx
+ *   An open device context.
+ * @return
+ *   0, or -EINVAL if @p ctx is NULL.
+ */
+int dpv_device_app_blocks(struct ibv_context *ctx);
+
 /** One counter of a device (dpv_device_counters()). */
 struct dpv_device_counter {
 	const char *name; /**< static string, e.g. "rx_drop_pkey" */

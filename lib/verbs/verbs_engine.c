@@ -1296,6 +1296,15 @@ dpv_device_poll(struct ibv_context *ctx, unsigned budget)
 }
 
 int
+dpv_device_app_blocks(struct ibv_context *ctx)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	dpv_progress_app_blocks(dctx_dev(ctx));
+	return 0;
+}
+
+int
 dpv_device_progress_get(struct ibv_context *ctx,
 			struct dpv_device_progress *out)
 {
