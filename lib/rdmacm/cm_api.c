@@ -100,6 +100,18 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		free(ch);
 }
 
+/* A channel only the library waits on (an rsocket's, once the socket's
+ * last reference is gone): its memory goes too. */
+void
+rs_event_channel_free(struct rdma_event_channel *channel)
+{
+	struct cm_chan *ch = (struct cm_chan *)channel;
+
+	rdma_destroy_event_channel(channel);
+	if (ch != NULL && !ch->internal)
+		free(ch);
+}
+
 int
 rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 	       void *context, enum rdma_port_space ps)
@@ -169,9 +181,12 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 		    __atomic_load_n(&ch->dead, __ATOMIC_ACQUIRE))
 			continue;
 		if (n != sizeof(v)) {
-			CM_LOG("event channel %p fd %d: %s\n", (void *)ch,
-			       ch->ch.fd, strerror(errno));
-			return -1; /* EAGAIN on a non-blocking channel */
+			/* EAGAIN on a non-blocking channel is no news (an
+			 * rsocket asks on every call) */
+			if (n >= 0 || errno != EAGAIN)
+				CM_LOG("event channel %p fd %d: %s\n",
+				       (void *)ch, ch->ch.fd, strerror(errno));
+			return -1;
 		}
 		pthread_mutex_lock(&cm.lock);
 		e = ch->head;

@@ -162,6 +162,9 @@ extern struct cm_global cm;
 			fprintf(stderr, "dpv rdmacm: " __VA_ARGS__);           \
 	} while (0)
 
+/* cm_api.c: an rsocket's channel freed with it (rs_int.h) */
+void rs_event_channel_free(struct rdma_event_channel *channel);
+
 /* cm_agent.c */
 int cm_init(void); /* opens the devices once; errno-style */
 uint64_t cm_now_ns(void);

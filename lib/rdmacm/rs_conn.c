@@ -107,7 +107,7 @@ rs_new(const struct rs *parent)
 		goto err;
 	if (fcntl(rs->ch->fd, F_SETFL, fcntl(rs->ch->fd, F_GETFL) | O_NONBLOCK) ||
 	    rs->ch->fd >= RS_MAX_FD) {
-		rdma_destroy_event_channel(rs->ch);
+		rs_event_channel_free(rs->ch);
 		errno = EMFILE;
 		goto err;
 	}
@@ -242,7 +242,7 @@ rs_destroy(struct rs *rs)
 	rs_free_ep(rs);
 	if (rs->id != NULL)
 		rdma_destroy_id(rs->id);
-	rdma_destroy_event_channel(rs->ch);
+	rs_event_channel_free(rs->ch);
 	close(rs->wfd);
 	pthread_mutex_destroy(&rs->lk);
 	free(rs);

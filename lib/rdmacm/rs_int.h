@@ -223,6 +223,9 @@ struct rs {
 	int rm_head, rm_tail;
 };
 
+/* cm_api.c */
+void rs_event_channel_free(struct rdma_event_channel *channel);
+
 /* rs_conn.c */
 struct rs *rs_get(int fd);  /* referenced and locked, or NULL (EBADF) */
 void rs_put(struct rs *rs); /* unlocks, drops the reference */
