@@ -185,8 +185,11 @@ server(struct sockaddr_in *sa, size_t total, int dead)
 	struct pollfd p[2];
 
 	ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
-	if (rsocket(AF_INET, SOCK_DGRAM, 0) >= 0 || errno != EOPNOTSUPP)
-		FAIL("SOCK_DGRAM not EOPNOTSUPP");
+	if (rsocket(AF_INET, SOCK_SEQPACKET, 0) >= 0 || errno != EPROTOTYPE)
+		FAIL("SOCK_SEQPACKET not EPROTOTYPE");
+	if (rsocket(AF_INET, SOCK_DGRAM, IPPROTO_TCP) >= 0 ||
+	    errno != EPROTONOSUPPORT)
+		FAIL("SOCK_DGRAM with IPPROTO_TCP not EPROTONOSUPPORT");
 	listen_on(ls, sa);
 	if (rfcntl(ls, F_SETFL, O_NONBLOCK) || raccept(ls, NULL, NULL) >= 0 ||
 	    errno != EAGAIN)

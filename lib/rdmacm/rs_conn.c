@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rsockets: the socket table, connection set-up and tear-down through our
- * own librdmacm, and the socket options. SOCK_STREAM only.
+ * own librdmacm, and the socket options. What is SOCK_DGRAM's own is in
+ * rs_dgram.c.
  */
 #include <endian.h>
 #include <errno.h>
@@ -193,9 +194,11 @@ rs_create_ep(struct rs *rs)
 	return rs_post_recvs(rs, rs->rq_size);
 }
 
-static void
+void
 rs_free_ep(struct rs *rs)
 {
+	if (rs->dqp != NULL)
+		ibv_destroy_qp(rs->dqp);
 	if (rs->id != NULL && rs->id->qp != NULL)
 		rdma_destroy_qp(rs->id);
 	rs_iomap_free(rs);
@@ -217,6 +220,15 @@ rs_free_ep(struct rs *rs)
 	free(rs->rbuf);
 	free((void *)rs->tsgl);
 	free(rs->rmsg);
+	free(rs->dfree);
+	free(rs->dnext);
+	free(rs->dlen);
+	rs->dqp = NULL;
+	rs->dctx = NULL;
+	rs->dfree = NULL;
+	rs->dnext = NULL;
+	rs->dlen = NULL;
+	rs->nfree = 0;
 	rs->cq = NULL;
 	rs->cch = NULL;
 	rs->smr = rs->rmr = rs->tmr = NULL;
@@ -239,6 +251,8 @@ rs_destroy(struct rs *rs)
 		rdma_destroy_id(p->id);
 		free(p);
 	}
+	if (rs->dgram)
+		ds_free(rs); /* their AHs before the PD */
 	rs_free_ep(rs);
 	if (rs->id != NULL)
 		rdma_destroy_id(rs->id);
@@ -336,6 +350,10 @@ rs_cm_event(struct rs *rs, struct rdma_cm_event *e)
 	struct rs_conn_data cd;
 	struct rs_pend *pd;
 
+	if (rs->dgram) {
+		ds_cm_event(rs, e);
+		return;
+	}
 	switch (e->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		if (rs->state != RS_LISTEN || rs->npend >= rs->backlog) {
@@ -454,20 +472,24 @@ rs_cm_step(struct rs *rs)
 int
 rsocket(int domain, int type, int protocol)
 {
+	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct rs *rs;
+	int rc;
 
 	if (domain != AF_INET && domain != AF_INET6)
 		return RS_ERR(EAFNOSUPPORT);
-	if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_DGRAM)
-		return RS_ERR(EOPNOTSUPP); /* datagram rsockets: not here */
-	if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_STREAM)
+	if (base != SOCK_STREAM && base != SOCK_DGRAM)
 		return RS_ERR(EPROTOTYPE);
-	if (protocol != 0 && protocol != IPPROTO_TCP)
+	if (protocol != 0 &&
+	    protocol != (base == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP))
 		return RS_ERR(EPROTONOSUPPORT);
 	rs = rs_new(NULL);
 	if (rs == NULL)
 		return -1;
-	if (rdma_create_id(rs->ch, &rs->id, rs, RDMA_PS_TCP)) {
+	rc = base == SOCK_DGRAM
+		     ? ds_init(rs)
+		     : rdma_create_id(rs->ch, &rs->id, rs, RDMA_PS_TCP);
+	if (rc) {
 		int e = errno;
 
 		rs->id = NULL;
@@ -500,8 +522,9 @@ rbind(int s, const struct sockaddr *addr, socklen_t len)
 		rs_put(rs);
 		return RS_ERR(EINVAL);
 	}
-	ret = rdma_bind_addr(rs->id, (struct sockaddr *)addr);
-	if (ret == 0)
+	if (rs->dgram)
+		ret = ds_bind(rs, addr);
+	else if ((ret = rdma_bind_addr(rs->id, (struct sockaddr *)addr)) == 0)
 		rs->state = RS_BOUND;
 	rs_put(rs);
 	return ret;
@@ -517,7 +540,9 @@ rlisten(int s, int backlog)
 		return -1;
 	if (backlog <= 0 || backlog > 1024)
 		backlog = 1024;
-	if (rs->state == RS_LISTEN) {
+	if (rs->dgram) {
+		ret = RS_ERR(EOPNOTSUPP);
+	} else if (rs->state == RS_LISTEN) {
 		rs->backlog = backlog;
 	} else if (rs->state != RS_BOUND) {
 		ret = RS_ERR(EINVAL);
@@ -618,7 +643,7 @@ raccept(int s, struct sockaddr *addr, socklen_t *len)
 		return -1;
 	if (ls->state != RS_LISTEN) {
 		rs_put(ls);
-		return RS_ERR(EINVAL);
+		return RS_ERR(ls->dgram ? EOPNOTSUPP : EINVAL);
 	}
 	if (rs_wait(ls, rs_has_pend, ls->fl & O_NONBLOCK, -1)) {
 		rs_put(ls);
@@ -658,6 +683,10 @@ rconnect(int s, const struct sockaddr *addr, socklen_t len)
 
 	if (rs == NULL)
 		return -1;
+	if (rs->dgram) {
+		ret = ds_connect(rs, addr, len);
+		goto out;
+	}
 	switch (rs->state) {
 	case RS_INIT:
 	case RS_BOUND:
@@ -775,7 +804,7 @@ rshutdown(int s, int how)
 
 	if (rs == NULL)
 		return -1;
-	ret = rs_disconnect(rs, how);
+	ret = rs->dgram ? ds_shutdown(rs, how) : rs_disconnect(rs, how);
 	rs_nudge(rs); /* a waiter may see its end now */
 	rs_put(rs);
 	return ret;
@@ -794,6 +823,8 @@ rclose(int s)
 	}
 	if (rs->state == RS_CONNECTED)
 		rs_disconnect(rs, SHUT_RDWR);
+	if (rs->dgram)
+		ds_close(rs);
 	/* the number is free for no one else while a caller still waits
 	 * on the socket (its fd stays open until the last reference) */
 	rs->closed = true;
@@ -814,7 +845,9 @@ rgetpeername(int s, struct sockaddr *addr, socklen_t *len)
 
 	if (rs == NULL)
 		return -1;
-	if (rs->state != RS_CONNECTED && rs->state != RS_CLOSED)
+	if (rs->dgram)
+		ret = ds_peername(rs, addr, len);
+	else if (rs->state != RS_CONNECTED && rs->state != RS_CLOSED)
 		ret = RS_ERR(ENOTCONN);
 	else
 		ret = rs_copy_addr(addr, len, rdma_get_peer_addr(rs->id));
@@ -972,7 +1005,9 @@ rgetsockopt(int s, int level, int name, void *val, socklen_t *len)
 	case SOL_SOCKET << 16 | SO_KEEPALIVE: v = rs->keepalive; break;
 	case SOL_SOCKET << 16 | SO_SNDBUF: v = (int)rs->sbuf_size; break;
 	case SOL_SOCKET << 16 | SO_RCVBUF: v = (int)rs->rbuf_size; break;
-	case SOL_SOCKET << 16 | SO_TYPE: v = SOCK_STREAM; break;
+	case SOL_SOCKET << 16 | SO_TYPE:
+		v = rs->dgram ? SOCK_DGRAM : SOCK_STREAM;
+		break;
 	case SOL_SOCKET << 16 | SO_ERROR:
 		if (rs->state == RS_ADDR || rs->state == RS_ROUTE ||
 		    rs->state == RS_CONNECT)

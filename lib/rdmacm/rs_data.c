@@ -247,6 +247,10 @@ rs_progress_cq(struct rs *rs)
 void
 rs_progress(struct rs *rs)
 {
+	if (rs->dgram) {
+		ds_progress(rs);
+		return;
+	}
 	rs_progress_cq(rs);
 	if (rs->state != RS_INIT && rs->state != RS_BOUND &&
 	    rs->state != RS_FAILED)
@@ -497,6 +501,8 @@ rs_revents(struct rs *rs, short events)
 {
 	short r = 0;
 
+	if (rs->dgram)
+		return ds_revents(rs, events);
 	switch (rs->state) {
 	case RS_LISTEN:
 		r = rs->pend != NULL ? POLLIN : 0;
@@ -754,6 +760,40 @@ rs_send_locked(struct rs *rs, const void *buf, size_t len, int flags)
 	return -1; /* errno from the wait or the post */
 }
 
+/* A datagram socket's send or receive of msg (its lock taken here); -2
+ * for a stream socket. */
+static ssize_t
+ds_call(int s, struct msghdr *msg, int flags, bool send)
+{
+	struct rs *rs = rs_get(s);
+	ssize_t ret = -2;
+
+	if (rs == NULL)
+		return -1;
+	if (rs->dgram)
+		ret = send ? ds_sendmsg(rs, msg, flags)
+			   : ds_recvmsg(rs, msg, flags);
+	rs_put(rs);
+	return ret;
+}
+
+/* One buffer as a message (and an address for a datagram socket). */
+static ssize_t
+ds_call1(int s, void *buf, size_t len, int flags, void *addr, socklen_t *alen,
+	 bool send)
+{
+	struct iovec v = {.iov_base = buf, .iov_len = len};
+	struct msghdr m = {.msg_name = addr,
+			   .msg_namelen = alen != NULL ? *alen : 0,
+			   .msg_iov = &v,
+			   .msg_iovlen = 1};
+	ssize_t ret = ds_call(s, &m, flags, send);
+
+	if (ret >= 0 && !send && alen != NULL)
+		*alen = m.msg_namelen;
+	return ret;
+}
+
 ssize_t
 rrecv(int s, void *buf, size_t len, int flags)
 {
@@ -762,6 +802,10 @@ rrecv(int s, void *buf, size_t len, int flags)
 
 	if (rs == NULL)
 		return -1;
+	if (rs->dgram) {
+		rs_put(rs);
+		return ds_call1(s, buf, len, flags, NULL, NULL, false);
+	}
 	ret = rs_recv_locked(rs, buf, len, flags);
 	rs_put(rs);
 	return ret;
@@ -771,7 +815,12 @@ ssize_t
 rrecvfrom(int s, void *buf, size_t len, int flags, struct sockaddr *from,
 	  socklen_t *fromlen)
 {
-	(void)from; /* a stream socket does not say where data came from */
+	ssize_t ret = ds_call1(s, buf, len, flags, from,
+			       from != NULL ? fromlen : NULL, false);
+
+	if (ret != -2)
+		return ret;
+	/* a stream socket does not say where data came from */
 	if (fromlen != NULL)
 		*fromlen = 0;
 	return rrecv(s, buf, len, flags);
@@ -783,14 +832,20 @@ rread(int s, void *buf, size_t count)
 	return rrecv(s, buf, count, 0);
 }
 
-/* Gather / scatter: later buffers only take what needs no waiting. */
+/* Gather / scatter: later buffers only take what needs no waiting. A
+ * datagram socket's is one datagram. */
 static ssize_t
 rs_vec(int s, const struct iovec *iov, int cnt, int flags, bool send)
 {
+	struct msghdr m = {.msg_iov = (struct iovec *)iov,
+			   .msg_iovlen = cnt > 0 ? (size_t)cnt : 0};
 	ssize_t total = 0, n;
 
 	if (cnt < 0 || (cnt > 0 && iov == NULL))
 		return RS_ERR(EINVAL);
+	n = ds_call(s, &m, flags, send);
+	if (n != -2)
+		return n;
 	for (int i = 0; i < cnt; i++) {
 		if (iov[i].iov_len == 0)
 			continue;
@@ -816,8 +871,13 @@ rreadv(int s, const struct iovec *iov, int cnt)
 ssize_t
 rrecvmsg(int s, struct msghdr *msg, int flags)
 {
+	ssize_t ret;
+
 	if (msg == NULL)
 		return RS_ERR(EINVAL);
+	ret = ds_call(s, msg, flags, false);
+	if (ret != -2)
+		return ret;
 	msg->msg_flags = 0;
 	msg->msg_controllen = 0;
 	msg->msg_namelen = 0;
@@ -832,6 +892,10 @@ rsend(int s, const void *buf, size_t len, int flags)
 
 	if (rs == NULL)
 		return -1;
+	if (rs->dgram) {
+		rs_put(rs);
+		return ds_call1(s, (void *)buf, len, flags, NULL, NULL, true);
+	}
 	ret = rs_send_locked(rs, buf, len, flags);
 	rs_put(rs);
 	return ret;
@@ -841,6 +905,11 @@ ssize_t
 rsendto(int s, const void *buf, size_t len, int flags,
 	const struct sockaddr *to, socklen_t tolen)
 {
+	ssize_t ret = ds_call1(s, (void *)buf, len, flags, (void *)to,
+			       to != NULL ? &tolen : NULL, true);
+
+	if (ret != -2)
+		return ret;
 	if (to != NULL || tolen != 0)
 		return RS_ERR(EISCONN);
 	return rsend(s, buf, len, flags);
@@ -861,8 +930,13 @@ rwritev(int s, const struct iovec *iov, int cnt)
 ssize_t
 rsendmsg(int s, const struct msghdr *msg, int flags)
 {
+	ssize_t ret;
+
 	if (msg == NULL)
 		return RS_ERR(EINVAL);
+	ret = ds_call(s, (struct msghdr *)msg, flags, true);
+	if (ret != -2)
+		return ret;
 	if (msg->msg_name != NULL || msg->msg_namelen != 0)
 		return RS_ERR(EISCONN);
 	return rs_vec(s, msg->msg_iov, (int)msg->msg_iovlen, flags, true);

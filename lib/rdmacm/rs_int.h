@@ -6,7 +6,7 @@
  * Internals of our rsockets (SOCK_STREAM over an RC QP), split between
  * rs_conn.c (sockets, connection set-up and tear-down, options),
  * rs_data.c (the data path, credits, rpoll) and rs_iomap.c (riomap,
- * riounmap, riowrite).
+ * riounmap, riowrite); SOCK_DGRAM over a UD QP in rs_dgram.c.
  *
  * Wire protocol, as librdmacm's rsockets define it (facts, not code):
  *  - each side owns a receive ring (rbuf) and hands the peer one half of
@@ -140,8 +140,11 @@ struct rs_pend {
 	bool ok; /* private data was a version-1 rs_conn_data */
 };
 
+struct ds_dest;
+
 struct rs {
 	int fd; /* the socket number: our event channel's fd */
+	bool dgram; /* SOCK_DGRAM (rs_dgram.c) */
 	pthread_mutex_t lk;
 	/* the socket table's reference (until rclose()) and one per caller
 	 * between rs_get() and rs_put(), under the table's lock: a caller
@@ -219,8 +222,27 @@ struct rs {
 	struct ibv_mr *rmr;
 	uint32_t r_off, r_free_off, r_avail;
 	uint16_t rseq_no, rseq_comp;
-	uint32_t *rmsg; /* rq_size + 1 lengths */
+	uint32_t *rmsg; /* rq_size + 1 lengths (datagrams: slot << 16 | len) */
 	int rm_head, rm_tail;
+
+	/* datagram sockets: the UD QP and its device, the largest message
+	 * (path MTU) and the bytes of a send or receive slot; free send
+	 * slots (a stack), per slot the next one waiting for the same
+	 * destination and its payload length; the destinations (a tree by
+	 * address, and a list), the connected one; datagrams dropped
+	 * (malformed, or not from the connected peer), receive slots lost
+	 * to a failed QP */
+	struct ibv_qp *dqp;
+	struct ibv_context *dctx;
+	uint32_t dmtu, dstride;
+	uint16_t *dfree;
+	int nfree;
+	int *dnext;
+	uint32_t *dlen;
+	void *dtree;
+	struct ds_dest *dlist, *dconn;
+	unsigned int ndests;
+	uint64_t ddrops, drq_lost;
 };
 
 /* cm_api.c */
@@ -231,6 +253,7 @@ struct rs *rs_get(int fd);  /* referenced and locked, or NULL (EBADF) */
 void rs_put(struct rs *rs); /* unlocks, drops the reference */
 void rs_cm_step(struct rs *rs);
 int rs_disconnect(struct rs *rs, int how);
+void rs_free_ep(struct rs *rs);
 
 /* rs_data.c */
 void rs_bufs_init(struct rs *rs);
@@ -254,6 +277,21 @@ int rs_fds(struct rs *rs, struct pollfd *p); /* RS_FDS_MAX at most */
 void rs_sleep_end(struct rs *rs);
 void rs_nudge(struct rs *rs);
 uint64_t rs_now_ms(void);
+
+/* rs_dgram.c (callers hold rs->lk) */
+int ds_init(struct rs *rs);
+int ds_bind(struct rs *rs, const struct sockaddr *addr);
+int ds_ep(struct rs *rs, struct ibv_context *ctx);
+void ds_cm_event(struct rs *rs, struct rdma_cm_event *e);
+void ds_progress(struct rs *rs);
+short ds_revents(struct rs *rs, short events);
+ssize_t ds_sendmsg(struct rs *rs, const struct msghdr *m, int flags);
+ssize_t ds_recvmsg(struct rs *rs, struct msghdr *m, int flags);
+int ds_connect(struct rs *rs, const struct sockaddr *addr, socklen_t len);
+int ds_peername(struct rs *rs, struct sockaddr *addr, socklen_t *len);
+int ds_shutdown(struct rs *rs, int how);
+void ds_close(struct rs *rs);
+void ds_free(struct rs *rs);
 
 /* rs_iomap.c */
 int rs_iomap_flush(struct rs *rs, bool nonblock);

@@ -8,8 +8,10 @@
 # waiting with nothing in flight; riomap / riowrite both ways (bytes at
 # their offsets, bad offsets refused, an entry moved by riounmap and
 # riomap); rclose() of sockets other threads wait on (every wait ends);
-# a stalled handshake that holds up no one else; then unmodified rstream and riostream (rdmacm-utils) server
-# and client for a few sizes, with verification.
+# a stalled handshake that holds up no one else; datagram rsockets
+# (dpv-rsocket-dgram); then unmodified rstream and riostream
+# (rdmacm-utils) server and client for a few sizes, with verification,
+# and udpong (datagrams).
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -80,6 +82,16 @@ ic_run closewait "$PEER server 192.0.2.1 $PORT 0 closewait" \
 ic_run acceptwait "$PEER server 192.0.2.1 $PORT 0 acceptwait" \
 	"$PEER client 192.0.2.1 $PORT 0 acceptwait" \
 	"stall client: gave up" "acceptwait: raccept gave"
+# datagram rsockets: errors, a port no socket is bound to, echoes with
+# every byte checked, the msghdr paths, a connected socket's filter, a
+# burst, hostile datagrams dropped (dpv-rsocket-dgram): the server's
+# socket must count exactly the client's three hostile ones when it
+# closes (DPV_RDMACM_DEBUG prints the count)
+DGRAM=$BUILD/test/dpv-rsocket-dgram
+IC_XENV=DPV_RDMACM_DEBUG=1 ic_run dgram "$DGRAM server 192.0.2.1 $PORT" \
+	"$DGRAM client 192.0.2.1 $PORT 1000" \
+	"client: all datagram checks passed" \
+	"datagram rsocket [0-9]+: 3 datagrams dropped"
 # tool TOOL NAME PATTERN ARGS...: unmodified TOOL as the server (-b) and
 # the client (-s), both with ARGS; both outputs must match PATTERN.
 tool() {
@@ -159,5 +171,43 @@ if command -v riostream >/dev/null; then
 	fi
 else
 	echo "SKIP riostream: not installed"
+fi
+# udpong (rdmacm-utils): datagram rsockets, unmodified. Its server never
+# exits (killed once the client is done) and answers every client;
+# udp_run NAME "SERVER OPTS" "CLIENT OPTS" PATTERN. The client is run again
+# (up to three times) while the server is not bound yet.
+udp_run() {
+	local name=$1 crc try
+	ic_server_start "$name" stdbuf -oL udpong -b 192.0.2.1 -p $PORT $2
+	for try in 1 2 3; do
+		ic_client_run "$name" stdbuf -oL udpong -s 192.0.2.1 -p $PORT $3
+		crc=$?
+		grep -q "Connection refused" "$IC_TMP/$name.client" || break
+		sleep 0.5
+	done
+	ic_server_wait kill
+	if [ $crc = 0 ] && grep -Eq "$4" "$IC_TMP/$name.client" &&
+		grep -q "client login from 192.0.2.2" "$IC_TMP/$name.server"; then
+		IC_PASSES=$((IC_PASSES + 1))
+		echo "PASS $name: $(grep -E "$4" "$IC_TMP/$name.client" | tail -1)"
+	else
+		ic_fail "$name" $crc killed
+	fi
+}
+# echoes (-T e: each one answered before the next) and a stream of
+# datagrams the server counts (some may be dropped: UD), non-blocking
+# (its default), blocking (-T b) and through rpoll (-T a). Its own series
+# is not run: a reply later than its 1 ms wait makes it send again, and
+# the extra datagram then rides along every later round trip, so on a
+# host whose wake-ups sometimes take milliseconds the series slows down
+# for good (minutes here).
+if command -v udpong >/dev/null; then
+	for t in "" "-T b" "-T a"; do
+		n=udpong$(echo "$t" | tr -d ' ')
+		udp_run "$n-echo" "$t" "-C 500 -S 1000 -T e $t" "^custom +1000 +1k "
+		udp_run "$n-bw" "$t" "-C 5000 -S 1024 $t" "^custom +1k +[0-9.]+k? "
+	done
+else
+	echo "SKIP udpong: not installed"
 fi
 ic_summary
