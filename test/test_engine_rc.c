@@ -2058,6 +2058,132 @@ test_rc_loss(void)
 	return TEST_SUCCESS;
 }
 
+/* QPN_A's ACK timeout 4.096 us << 12 (16.8 ms), QPN_B's RNR timer code
+ * 20 (10.24 ms): timers much shorter than the sweeps' 100 ms bound */
+#define TIMER_ACK_TIMEOUT 12
+#define TIMER_RNR_CODE	  20
+
+static int
+setup_rc_timer(void)
+{
+	struct ibv_qp_attr a = {.timeout = TIMER_ACK_TIMEOUT,
+				.min_rnr_timer = TIMER_RNR_CODE};
+
+	if (case_setup_mtu(IBV_QPT_RC, IBV_MTU_1024, 7))
+		return -1;
+	if (dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_TIMEOUT, NULL) ||
+	    dpv_engine_qp_modify(eng, QPN_B, &a, IBV_QP_MIN_RNR_TIMER, NULL))
+		return -1;
+	return 0;
+}
+
+/* TSC cycles to microseconds, rounded up */
+static unsigned int
+cycles_us(uint64_t c)
+{
+	uint64_t hz = rte_get_timer_hz();
+
+	return (unsigned int)((c * 1000000 + hz - 1) / hz);
+}
+
+/*
+ * dpv_engine_timer_us() answers with the time to the timer of a QP:
+ * max_us with no timer; the ACK timeout of a WRITE lost, the QP off the
+ * run list (found by the scan of every poll, or, sweep set, by a sweep);
+ * 0 once it has expired; the RNR wait of a QP on the run list. Between
+ * t0, before the poll that set a timer, and t1, after the answer: the
+ * answer is the timer less at most t1 - t0 (0 only if that is as long:
+ * a test preempted a while).
+ */
+static int
+timer_us_check(bool sweep)
+{
+	struct dpv_eqp *a = dpv_engine_qp_lookup(eng, QPN_A);
+	unsigned int ack_us = cycles_us(dpv_engine_ack_cycles(a));
+	unsigned int rnr_us = dpv_rnr_timer_us(TIMER_RNR_CODE), us, took;
+	uint64_t t0, t1;
+	struct ibv_wc wc;
+
+	if (sweep)
+		dpv_engine_set_posts_kick(eng, true);
+	for (int i = 0; i < 4; i++)
+		dpv_engine_poll(eng, 32); /* sweep: the first one */
+	TEST_ASSERT_EQUAL(eng->scan_all, !sweep, "sweeps: %d", sweep);
+	TEST_ASSERT_EQUAL(dpv_engine_timer_us(eng, 5000), 5000, "no timer");
+
+	/* every frame lost: the WRITE's ACK timer runs */
+	dpv_engine_inject_tx_loss(eng, 1);
+	fill(qa.buf, 64, 21);
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_RDMA_WRITE, 1, 0, 64,
+				    (uintptr_t)qb.buf, qb.key),
+			  0, "");
+	if (sweep)
+		dpv_engine_qp_kick(eng, &qa.sq);
+	t0 = rte_get_timer_cycles();
+	for (int i = 0; i < 4; i++)
+		dpv_engine_poll(eng, 32);
+	us = dpv_engine_timer_us(eng, 1000000);
+	t1 = rte_get_timer_cycles();
+	TEST_ASSERT(a->comp.deadline != 0 && !a->active,
+		    "the WRITE waits for its ACK off the run list");
+	took = cycles_us(t1 - t0);
+	TEST_ASSERT((us > 0 || took >= ack_us) && us <= ack_us &&
+			    us + took + 1 >= ack_us,
+		    "%u us to the ACK timeout of %u us (%u us later)", us,
+		    ack_us, took);
+	/* past the deadline (no later than t1 + the timeout) */
+	rte_delay_us_sleep(ack_us + 1);
+	TEST_ASSERT_EQUAL(dpv_engine_timer_us(eng, 1000000), 0, "timer due");
+	dpv_engine_inject_tx_loss(eng, 0);
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 64, "");
+	/* all ACKed: no timer (after the next sweep, which forgets the
+	 * bound the retransmission's timer left) */
+	TEST_ASSERT_EQUAL(a->comp.deadline, 0, "");
+	rte_delay_us_sleep(ack_us + 1);
+	dpv_engine_poll(eng, 32);
+	TEST_ASSERT_EQUAL(dpv_engine_timer_us(eng, 5000), 5000,
+			  "no timer after the ACK");
+
+	/* no receive WQE at QPN_B: RNR NAK, the QP waits on the run list */
+	TEST_ASSERT_EQUAL(post_send(&qa, IBV_WR_SEND, 2, 0, 64, 0, 0), 0, "");
+	if (sweep)
+		dpv_engine_qp_kick(eng, &qa.sq);
+	t0 = rte_get_timer_cycles();
+	for (int i = 0; i < 100 && a->comp.rnr_until == 0; i++)
+		dpv_engine_poll(eng, 32);
+	us = dpv_engine_timer_us(eng, 1000000);
+	t1 = rte_get_timer_cycles();
+	TEST_ASSERT(a->comp.rnr_until != 0 && a->active,
+		    "an RNR wait on the run list");
+	took = cycles_us(t1 - t0);
+	TEST_ASSERT((us > 0 || took >= rnr_us) && us <= rnr_us &&
+			    us + took + 1 >= rnr_us,
+		    "%u us to the RNR timer of %u us (%u us later)", us, rnr_us,
+		    took);
+	TEST_ASSERT_EQUAL(post_recv(&qb, 3, 0, 128), 0, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qb.rcq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "status %d", wc.status);
+	return TEST_SUCCESS;
+}
+
+/* The doorbell scan checks both QPs every poll. */
+static int
+test_rc_timer_us(void)
+{
+	return timer_us_check(false);
+}
+
+/* Posts kick: the timers of QPs off the run list are found by sweeps. */
+static int
+test_rc_timer_us_sweep(void)
+{
+	return timer_us_check(true);
+}
+
 static const struct dpv_test_suite engine_rc_suite = {
 	.name = "engine_rc",
 	.setup = suite_setup,
@@ -2115,6 +2241,10 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc_hook_ver, teardown,
 				     test_rc_key_hook),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_thread),
+			TEST_CASE_ST(setup_rc_timer, teardown,
+				     test_rc_timer_us),
+			TEST_CASE_ST(setup_rc_timer, teardown,
+				     test_rc_timer_us_sweep),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_send_write),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_loss),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_send),

@@ -635,6 +635,27 @@ void dpv_engine_cq_forget(struct dpv_mlx5_cq *cq);
 unsigned int dpv_engine_cq_deadline_us(const struct dpv_engine *e,
 				       unsigned int max_us);
 
+/**
+ * Microseconds until the earliest retransmission (ACK timeout) or RNR
+ * timer of the engine's QPs, rounded up: what a thread that polls the
+ * engine may sleep at most for a lost frame to be sent again on time.
+ * For QPs off the run list, in sweeps (more than 64 QPs, or posts that
+ * kick: dpv_engine_set_posts_kick()), it is the time until the next
+ * sweep, which is no later than their earliest timer (and at most
+ * 100 ms away); 0 while a sweep is under way or asked for. Takes the
+ * engine lock with dpv_engine_trylock() and walks the QPs with work (all
+ * QPs when the doorbell scan checks them every poll): meant for before
+ * a sleep, not for every poll. Any thread.
+ * @param e
+ *   The engine, not locked by the caller.
+ * @param max_us
+ *   The longest answer (also the answer when no timer runs).
+ * @return
+ *   0 if a timer is due; max_us if none is due sooner; at most 100 if
+ *   another thread holds the lock (it is looked at again soon).
+ */
+unsigned int dpv_engine_timer_us(struct dpv_engine *e, unsigned int max_us);
+
 /* ---------------------------------------------------------------- keys */
 
 /** What a key designates. */

@@ -749,6 +749,63 @@ dpv_engine_rescan(struct dpv_engine *e)
 	__atomic_store_n(&e->rescan, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The earliest retransmission or RNR timer of the engine's QPs, a TSC
+ * value, or a lower bound of it (engine lock held; UINT64_MAX: none).
+ * QPs on the run list are looked at; those off it through what the scan
+ * keeps: with scan_always() no bound is kept, and all QPs are looked at
+ * (few, unless some are exposed: then each poll scans a slice of them
+ * anyway); in sweeps, sweep_at bounds the timers of the QPs off the run
+ * list. A sweep under way, or one asked for (dpv_engine_rescan(), which
+ * also follows a switch from scans to sweeps, after which sweep_at is
+ * stale), gives 0: the polls that complete it must come first. */
+static uint64_t
+timer_next(const struct dpv_engine *e)
+{
+	uint64_t t;
+
+	if (scan_always(e)) {
+		t = UINT64_MAX;
+		for (uint32_t k = 0; k < e->nqps; k++)
+			t = RTE_MIN(t, qp_timer_next(e->qps[k]));
+		return t;
+	}
+	if (e->sweep_left != 0 ||
+	    __atomic_load_n(&e->rescan, __ATOMIC_RELAXED) != 0)
+		return 0;
+	t = e->sweep_at;
+	for (uint32_t i = 0; i < e->nrun; i++)
+		t = RTE_MIN(t, qp_timer_next(e->run[i]));
+	return t;
+}
+
+/* dpv_engine_timer_us() with the lock taken by another thread: it polls
+ * (and handles the timers due itself) or changes a QP, a short while.
+ * Looking again this soon bounds how late a timer can be found, and
+ * happens seldom (a sleeping caller has little company). */
+#define TIMER_BUSY_US 100
+
+unsigned int
+dpv_engine_timer_us(struct dpv_engine *e, unsigned int max_us)
+{
+	uint64_t t, now, dt, us;
+
+	if (!dpv_engine_trylock(e))
+		return RTE_MIN(max_us, (unsigned int)TIMER_BUSY_US);
+	t = timer_next(e);
+	dpv_engine_unlock(e);
+	if (t == UINT64_MAX)
+		return max_us;
+	/* the clock the timers were set with (e->now of a poll) */
+	now = dpv_engine_now();
+	if (t <= now)
+		return 0;
+	/* rounded up: a sleep that long ends with the timer due. In two
+	 * parts: an ACK timeout can be hours of cycles, times 10^6 */
+	dt = t - now;
+	us = dt / e->hz * 1000000 + (dt % e->hz * 1000000 + e->hz - 1) / e->hz;
+	return us < max_us ? (unsigned int)us : max_us;
+}
+
 int
 dpv_engine_qp_expose(struct dpv_engine *e, uint32_t qpn)
 {
