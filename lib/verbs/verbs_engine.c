@@ -79,7 +79,12 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
  *     ibv_get_cq_event, talks TCP) gets a thread that polls hot as long as
  *     there was work in the last PROG_HOT_US, then backs off exponentially
  *     up to PROG_IDLE_MAX_US, and PROG_DEEP_US once idle for
- *     PROG_DEEP_AFTER_MS (an idle process costs about nothing).
+ *     PROG_DEEP_AFTER_MS (PROG_DEEP_AFTER_WAKE_MS where a frame ends the
+ *     sleeps): an idle process costs about nothing. No such sleep runs
+ *     past the next retransmission (ACK timeout) or RNR timer of a QP
+ *     (prog_idle_sleep_us()): a frame lost while the application waits
+ *     in ibv_get_cq_event is sent again when its timer expires, not up
+ *     to PROG_DEEP_US later.
  * An application that stops calling is noticed after one nap, at once
  * when it blocks in a verbs call (ibv_get_cq_event, ...: a kick wakes
  * the thread). Every wake-up costs a context switch on a core that an
@@ -314,6 +319,25 @@ dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us)
 	return us;
 }
 
+/* An idle sleep of us microseconds (the application left the engines
+ * alone), cut to end at the earliest retransmission or RNR timer of a
+ * shard: a frame lost meanwhile goes out again on time, not up to a deep
+ * sleep late. Only sleeps of PROG_WAKE_MIN_US or more: the look takes
+ * each engine's lock and walks its QPs with work, the cost of a poll,
+ * and the shorter sleeps (the first of a back-off, right after work)
+ * overshoot a timer by less than that. */
+static unsigned int
+prog_idle_sleep_us(struct dpv_progress_thr *t, unsigned int us)
+{
+	struct dpv_device *dev = t->dev;
+
+	if (us < PROG_WAKE_MIN_US)
+		return us;
+	for (unsigned s = 0; s < dev->nshards; s++)
+		us = dpv_engine_timer_us(dev->engines[s], us);
+	return us;
+}
+
 static void
 prog_ack_hold(struct dpv_device *dev, bool on)
 {
@@ -483,7 +507,7 @@ progress_main(void *arg)
 	uint64_t thr_work = 0; /* a poll beside the application found work */
 	uint64_t yield_every = hz / 1000000 * PROG_HOT_YIELD_US, yielded = 0;
 	uint64_t ev;
-	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US;
+	unsigned int sleep_us = 0, nap_us = PROG_APP_NAP_US, us;
 	bool woken = false; /* a frame could end the last idle sleep */
 	/* the nap a working poll of the thread cut short (see below) */
 	unsigned int nap_keep = 0;
@@ -633,11 +657,15 @@ progress_main(void *arg)
 		/* a kick (the application blocks in ibv_get_cq_event) ends
 		 * it, and a CQ's moderated event is due no later than its
 		 * period (prog_nap()); so does a frame, where one can wake
-		 * this thread (receive interrupts, a memif peer) */
-		woken = sleep_us >= PROG_WAKE_MIN_US &&
-			prog_wake_sleep(t, sleep_us, NULL);
+		 * this thread (receive interrupts, a memif peer). It ends
+		 * at the next retransmission or RNR timer, or the engine's
+		 * next timer sweep; sleep_us is left as it is: a poll there
+		 * that finds nothing to do (a sweep's, mostly) does not
+		 * start the back-off again */
+		us = prog_idle_sleep_us(t, sleep_us);
+		woken = us >= PROG_WAKE_MIN_US && prog_wake_sleep(t, us, NULL);
 		if (!woken)
-			prog_nap(t, sleep_us);
+			prog_nap(t, us);
 	}
 	if (lcore)
 		rte_thread_unregister();
