@@ -4,9 +4,9 @@
  * (test/scripts/fast-rsocket-memif.sh). rsocket API only.
  *
  *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap|closewait|
- *                                         idle|acceptwait]
+ *                                         idle|acceptwait|hostile]
  *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap|closewait|
- *                                         idle|acceptwait]
+ *                                         idle|acceptwait|hostile]
  *
  * The client connects non-blocking (EINPROGRESS, rpoll POLLOUT,
  * SO_ERROR), waits for the server's "G", streams MB MiB of a position
@@ -30,8 +30,11 @@
  * each prints its process's CPU time meanwhile. "acceptwait": a client
  * that never finishes its handshake must not hold up the listener's
  * other callers (acceptwait_server(), stall_client()); MB is unused.
+ * "hostile": a raw peer's message longer than the credits it was given
+ * must reset the connection (hostile_server(), hostile_client()).
  * Every wait is bounded; exit 0 on success.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -813,6 +816,137 @@ stall_client(struct sockaddr_in *sa)
 	return 0;
 }
 
+/*
+ * hostile: a client that connects as an rsocket peer would (a QP of its
+ * own, version-1 private data), then RDMA WRITEs 16 bytes WITH IMMEDIATE
+ * into the server's ring claiming 1 MiB of data: more than the ring the
+ * server gave (its rrecv would copy from past the ring's end). The
+ * server's rrecv must fail with ECONNRESET, having read nothing.
+ */
+static int
+hostile_server(struct sockaddr_in *sa)
+{
+	static uint8_t buf[2 << 20];
+	int ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
+	int s = listen_accept(ls, sa);
+	ssize_t n;
+
+	errno = 0;
+	n = rrecv(s, buf, sizeof(buf), MSG_WAITALL);
+	if (n != -1 || errno != ECONNRESET)
+		FAIL("hostile: rrecv gave %zd, not ECONNRESET", n);
+	printf("hostile: rrecv gave ECONNRESET\n");
+	rclose(s);
+	rclose(ls);
+	return 0;
+}
+
+struct wire_sge {
+	uint64_t addr;
+	uint32_t key, length;
+};
+
+static int
+hostile_client(struct sockaddr_in *sa)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_conn_param prm = {0};
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct ibv_qp_init_attr qa = {.qp_type = IBV_QPT_RC,
+				      .cap = {.max_send_wr = 4,
+					      .max_recv_wr = 4,
+					      .max_send_sge = 1,
+					      .max_recv_sge = 1}};
+	static struct wire_sge tsgl[2];
+	static uint8_t rbuf[65536], data[16];
+	uint8_t cd[40] = {1, 0, 0, 16}; /* version 1, 16 credits */
+	struct wire_sge sge, peer_buf;
+	struct ibv_mr *tmr, *rmr, *dmr;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+
+	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		FAIL("rdma_create_id");
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sa, 2000))
+		FAIL("rdma_resolve_addr");
+	cm_expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (rdma_resolve_route(id, 2000))
+		FAIL("rdma_resolve_route");
+	cm_expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	pd = ibv_alloc_pd(id->verbs);
+	cq = ibv_create_cq(id->verbs, 16, NULL, NULL, 0);
+	if (pd == NULL || cq == NULL)
+		FAIL("PD / CQ");
+	qa.send_cq = qa.recv_cq = cq;
+	if (rdma_create_qp(id, pd, &qa))
+		FAIL("rdma_create_qp");
+	tmr = ibv_reg_mr(pd, tsgl, sizeof(tsgl), acc);
+	rmr = ibv_reg_mr(pd, rbuf, sizeof(rbuf), acc);
+	dmr = ibv_reg_mr(pd, data, sizeof(data), 0);
+	if (tmr == NULL || rmr == NULL || dmr == NULL)
+		FAIL("ibv_reg_mr");
+	/* our target SGL (2 entries) and data buffer, big endian */
+	sge = (struct wire_sge){htobe64((uintptr_t)tsgl), htobe32(tmr->rkey),
+				htobe32(2)};
+	memcpy(cd + 8, &sge, sizeof(sge));
+	sge = (struct wire_sge){htobe64((uintptr_t)rbuf), htobe32(rmr->rkey),
+				htobe32(sizeof(rbuf) / 2)};
+	memcpy(cd + 24, &sge, sizeof(sge));
+	prm.private_data = cd;
+	prm.private_data_len = sizeof(cd);
+	prm.retry_count = 7;
+	prm.rnr_retry_count = 7;
+	if (rdma_connect(id, &prm))
+		FAIL("rdma_connect");
+	if (rdma_get_cm_event(ch, &ev) ||
+	    ev->event != RDMA_CM_EVENT_ESTABLISHED ||
+	    ev->param.conn.private_data_len < 40)
+		FAIL("no ESTABLISHED with the server's buffers");
+	memcpy(&peer_buf, (const uint8_t *)ev->param.conn.private_data + 24,
+	       sizeof(peer_buf));
+	rdma_ack_cm_event(ev);
+	/* 16 bytes, an immediate of data (op 0) claiming 1 MiB */
+	{
+		struct ibv_sge sg = {(uintptr_t)data, sizeof(data), dmr->lkey};
+		struct ibv_send_wr wr = {.sg_list = &sg,
+					 .num_sge = 1,
+					 .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+					 .send_flags = IBV_SEND_SIGNALED,
+					 .imm_data = htobe32(1u << 20)},
+				   *bad;
+		double t0 = now_s();
+		int n;
+
+		wr.wr.rdma.remote_addr = be64toh(peer_buf.addr);
+		wr.wr.rdma.rkey = be32toh(peer_buf.key);
+		if (ibv_post_send(id->qp, &wr, &bad))
+			FAIL("post the write");
+		while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && now_s() - t0 < 5)
+			;
+		if (n != 1 || wc.status != IBV_WC_SUCCESS)
+			FAIL("the write did not complete");
+	}
+	printf("hostile client: wrote 16 bytes claiming 1 MiB\n");
+	fflush(stdout);
+	/* the server resets: its DREQ, or our wait ends */
+	if (rdma_get_cm_event(ch, &ev) == 0) {
+		printf("hostile client: %s\n", rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+	}
+	rdma_destroy_qp(id);
+	ibv_dereg_mr(tmr);
+	ibv_dereg_mr(rmr);
+	ibv_dereg_mr(dmr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	return 0;
+}
+
 /* The process's CPU time (all its threads) and the wall clock, s. */
 static void
 idle_clocks(double *cpu, double *wall)
@@ -889,6 +1023,9 @@ main(int argc, char **argv)
 	if (argc > 5 && !strcmp(argv[5], "acceptwait"))
 		return strcmp(argv[1], "server") ? stall_client(&sa)
 						 : acceptwait_server(&sa);
+	if (argc > 5 && !strcmp(argv[5], "hostile"))
+		return strcmp(argv[1], "server") ? hostile_client(&sa)
+						 : hostile_server(&sa);
 	if (argc > 5 && !strcmp(argv[5], "idle"))
 		return idle_peer(&sa, atoi(argv[4]),
 				 !strcmp(argv[1], "server"));

@@ -7,9 +7,11 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -618,11 +620,13 @@ rs_accept_one(struct rs *ns, struct rs_pend *p)
 		errno = ETIMEDOUT;
 		goto fail;
 	}
-	if (ns->state != RS_CONNECTED) {
+	/* up, and perhaps closed at once (by the peer, or for its
+	 * violation): returned all the same, its calls say so, as accept(2)
+	 * returns a connection reset after it came */
+	if (ns->state != RS_CONNECTED && ns->state != RS_CLOSED) {
 		errno = ECONNABORTED;
 		goto fail;
 	}
-	ns->rd = ns->wr = true;
 	rs_publish(ns);
 	pthread_mutex_unlock(&ns->lk);
 	return ns->fd;
@@ -825,6 +829,12 @@ rclose(int s)
 		rs_disconnect(rs, SHUT_RDWR);
 	if (rs->dgram)
 		ds_close(rs);
+	else if (rs->violations != 0 && getenv("DPV_RDMACM_DEBUG") != NULL)
+		fprintf(stderr,
+			"dpv rdmacm: rsocket %d: %" PRIu64
+			" protocol violations of the peer (the connection "
+			"was reset)\n",
+			rs->fd, rs->violations);
 	/* the number is free for no one else while a caller still waits
 	 * on the socket (its fd stays open until the last reference) */
 	rs->closed = true;

@@ -57,6 +57,7 @@ rs_bufs_init(struct rs *rs)
 	rs->r_off = 0;
 	rs->r_free_off = rs->rbuf_size / 2; /* the first half goes in the REQ/REP */
 	rs->r_avail = rs->rbuf_size / 2;
+	rs->r_queued = 0;
 	rs->rseq_no = 0;
 	rs->rseq_comp = rs->rq_size / 2;
 	rs->rm_head = rs->rm_tail = 0;
@@ -155,6 +156,29 @@ rs_update_credits(struct rs *rs)
 	rs->rsge = (rs->rsge + 1) % (int)rs->rsgl_n;
 }
 
+/* The peer broke the protocol (a broken or hostile one): the stream is
+ * lost. Counted; the socket resets and the connection is dropped, once
+ * it is up (rs_violated(): the message may come before the accepting
+ * side saw its connection established). */
+static void
+rs_violation(struct rs *rs)
+{
+	rs->violations++;
+	rs->violated = true;
+}
+
+static void
+rs_violated(struct rs *rs)
+{
+	if (!rs->violated || rs->state != RS_CONNECTED)
+		return;
+	rs->reset = true;
+	rs->rd = rs->wr = false;
+	rs->state = RS_CLOSED;
+	rs->err = ECONNRESET;
+	rdma_disconnect(rs->id);
+}
+
 static void
 rs_recv_imm(struct rs *rs, uint32_t imm)
 {
@@ -164,9 +188,16 @@ rs_recv_imm(struct rs *rs, uint32_t imm)
 	switch (RS_IMM_OP(imm)) {
 	case RS_OP_DATA:
 		next = (rs->rm_tail + 1) % (rs->rq_size + 1);
-		if (next == rs->rm_head)
-			break; /* beyond the credits we gave: dropped */
+		/* beyond the credits we gave, or more bytes than the part of
+		 * the ring the peer was given and we have not read yet (rrecv
+		 * would copy from past the ring's end) */
+		if (next == rs->rm_head ||
+		    v > rs->rbuf_size - rs->r_avail - rs->r_queued) {
+			rs_violation(rs);
+			break;
+		}
 		rs->rmsg[rs->rm_tail] = v;
+		rs->r_queued += v;
 		rs->rm_tail = next;
 		break;
 	case RS_OP_SGL:
@@ -255,6 +286,8 @@ rs_progress(struct rs *rs)
 	if (rs->state != RS_INIT && rs->state != RS_BOUND &&
 	    rs->state != RS_FAILED)
 		rs_cm_step(rs);
+	if (rs->violated)
+		rs_violated(rs);
 }
 
 /*
@@ -583,6 +616,7 @@ rs_copy_out(struct rs *rs, uint8_t *buf, size_t len, bool consume)
 			continue;
 		}
 		rs->r_avail += n;
+		rs->r_queued -= n;
 		if (n == m) {
 			head = (head + 1) % (rs->rq_size + 1);
 			rs->rseq_no++;

@@ -221,6 +221,11 @@ struct rs {
 	uint8_t *rbuf;
 	struct ibv_mr *rmr;
 	uint32_t r_off, r_free_off, r_avail;
+	uint32_t r_queued; /* bytes received and not read yet */
+	/* protocol violations of the peer (rs_violation()); one happened:
+	 * the connection resets once up */
+	uint64_t violations;
+	bool violated;
 	uint16_t rseq_no, rseq_comp;
 	uint32_t *rmsg; /* rq_size + 1 lengths (datagrams: slot << 16 | len) */
 	int rm_head, rm_tail;

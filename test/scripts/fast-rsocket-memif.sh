@@ -8,7 +8,8 @@
 # waiting with nothing in flight; riomap / riowrite both ways (bytes at
 # their offsets, bad offsets refused, an entry moved by riounmap and
 # riomap); rclose() of sockets other threads wait on (every wait ends);
-# a stalled handshake that holds up no one else; datagram rsockets
+# a stalled handshake that holds up no one else; a hostile peer's
+# oversized message; datagram rsockets
 # (dpv-rsocket-dgram); then unmodified rstream and riostream
 # (rdmacm-utils) server and client for a few sizes, with verification,
 # and udpong (datagrams).
@@ -82,6 +83,14 @@ ic_run closewait "$PEER server 192.0.2.1 $PORT 0 closewait" \
 ic_run acceptwait "$PEER server 192.0.2.1 $PORT 0 acceptwait" \
 	"$PEER client 192.0.2.1 $PORT 0 acceptwait" \
 	"stall client: gave up" "acceptwait: raccept gave"
+# a raw peer whose message claims more bytes than the ring it was given:
+# the server's rrecv must fail with ECONNRESET (it would have copied from
+# past its ring's end), and the violation is counted (DPV_RDMACM_DEBUG
+# prints it when the socket closes)
+IC_XENV=DPV_RDMACM_DEBUG=1 ic_run hostile "$PEER server 192.0.2.1 $PORT 0 hostile" \
+	"$PEER client 192.0.2.1 $PORT 0 hostile" \
+	"hostile client: wrote 16 bytes claiming 1 MiB" \
+	"rsocket [0-9]+: 1 protocol violations of the peer"
 # datagram rsockets: errors, a port no socket is bound to, echoes with
 # every byte checked, the msghdr paths, a connected socket's filter, a
 # burst, hostile datagrams dropped (dpv-rsocket-dgram): the server's
