@@ -186,17 +186,18 @@ fi
 # udp_run NAME "SERVER OPTS" "CLIENT OPTS" PATTERN. The client is run again
 # (up to three times) while the server is not bound yet.
 udp_run() {
-	local name=$1 crc try
-	ic_server_start "$name" stdbuf -oL udpong -b 192.0.2.1 -p $PORT $2
+	local name=$1 crc try host=${UDP_HOST:-192.0.2.1}
+	ic_server_start "$name" stdbuf -oL udpong -b $host -p $PORT $2
 	for try in 1 2 3; do
-		ic_client_run "$name" stdbuf -oL udpong -s 192.0.2.1 -p $PORT $3
+		ic_client_run "$name" stdbuf -oL udpong -s $host -p $PORT $3
 		crc=$?
 		grep -q "Connection refused" "$IC_TMP/$name.client" || break
 		sleep 0.5
 	done
 	ic_server_wait kill
 	if [ $crc = 0 ] && grep -Eq "$4" "$IC_TMP/$name.client" &&
-		grep -q "client login from 192.0.2.2" "$IC_TMP/$name.server"; then
+		grep -q "client login from ${UDP_PEER:-192.0.2.2}" \
+			"$IC_TMP/$name.server"; then
 		IC_PASSES=$((IC_PASSES + 1))
 		echo "PASS $name: $(grep -E "$4" "$IC_TMP/$name.client" | tail -1)"
 	else
@@ -216,6 +217,12 @@ if command -v udpong >/dev/null; then
 		udp_run "$n-echo" "$t" "-C 500 -S 1000 -T e $t" "^custom +1000 +1k "
 		udp_run "$n-bw" "$t" "-C 5000 -S 1024 $t" "^custom +1k +[0-9.]+k? "
 	done
+	# over IPv6 (each device given an address of 2001:db8::/64 too)
+	IC_XENV="DPV_IP=192.0.2.1/24,2001:db8::1/64" \
+		IC_CXENV="DPV_IP=192.0.2.2/24,2001:db8::2/64" \
+		UDP_HOST=2001:db8::1 UDP_PEER=2001:db8::2 \
+		udp_run udpong-ipv6-echo "" "-C 500 -S 1000 -T e" \
+		"^custom +1000 +1k "
 else
 	echo "SKIP udpong: not installed"
 fi
