@@ -18,6 +18,7 @@
  *  - the socket's type, EOPNOTSUPP for rlisten, EDESTADDRREQ for a send
  *    with no address, ENOTCONN for rshutdown unconnected, EMSGSIZE above
  *    the path MTU less the header, the largest datagram echoed whole;
+ *  - rpoll's 1 ms timeout waits 1 ms at least;
  *  - a port no socket is bound to: the first datagram is taken (it waits
  *    for the SIDR reply), then a connected socket's rrecv and its next
  *    rsend fail with ECONNREFUSED;
@@ -282,6 +283,32 @@ check_errors(const struct sockaddr_in *sa)
 	fill(big + 5, max - 5, 77);
 	echo(s, NULL, big, max, ans);
 	printf("EMSGSIZE above %zu bytes; %zu echoed whole\n", max, max);
+	rclose(s);
+}
+
+/* rpoll's timeout is a least wait, as poll(2)'s: 100 of 1 ms on a socket
+ * with nothing to read each last 1 ms at least (a millisecond clock had
+ * most of them end early: udpong then resent its requests). */
+static void
+check_poll_timeout(void)
+{
+	int s = dsock();
+	struct sockaddr_in any = {.sin_family = AF_INET};
+	double shortest = 1e9;
+
+	if (rbind(s, (struct sockaddr *)&any, sizeof(any)))
+		FAIL("rbind to any");
+	for (int i = 0; i < 100; i++) {
+		double t0 = now_us();
+
+		if (wait_ev(s, POLLIN, 1))
+			FAIL("POLLIN on an idle socket");
+		if (now_us() - t0 < shortest)
+			shortest = now_us() - t0;
+	}
+	if (shortest < 1000)
+		FAIL("an rpoll of 1 ms returned after %.0f us", shortest);
+	printf("rpoll(1 ms): 100 waits of %.0f us at least\n", shortest);
 	rclose(s);
 }
 
@@ -643,6 +670,7 @@ client(struct sockaddr_in *sa, int nmsg)
 		(sa->sin_addr.s_addr & htonl(0xffffff00)) | htonl(2);
 	wait_server(sa);
 	check_errors(sa);
+	check_poll_timeout();
 	check_refused(sa);
 	check_echoes(sa, nmsg);
 	check_msgs(sa);

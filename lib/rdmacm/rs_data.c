@@ -1016,7 +1016,12 @@ rpoll_check(struct pollfd *fds, nfds_t nfds, struct pollfd *tmp, nfds_t *map,
 int
 rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	uint64_t start = rs_now_ms(), spin_end = now_us() + RS_SPIN_US;
+	/* in microseconds: with a millisecond clock a 1 ms timeout could end
+	 * a microsecond after the call (udpong, whose replies take ~12 us
+	 * here, resent on ~1 % of its round trips, and every resend rode
+	 * along all later ones) */
+	uint64_t start = now_us(), spin_end = start + RS_SPIN_US;
+	uint64_t end = start + (uint64_t)(timeout > 0 ? timeout : 0) * 1000;
 	struct pollfd *tmp;
 	nfds_t *map;
 	int cnt = 0;
@@ -1038,7 +1043,7 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 		cnt = rpoll_check(fds, nfds, tmp, map, !spin, &armed_now);
 		if (cnt != 0 || timeout == 0)
 			break;
-		if (timeout > 0 && rs_now_ms() - start >= (uint64_t)timeout)
+		if (timeout > 0 && now_us() >= end)
 			break;
 		if (spin || armed_now)
 			continue; /* after arming, look once more */
@@ -1063,10 +1068,12 @@ rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 		if (slice < 0)
 			slice = timeout;
 		if (timeout > 0) {
-			int left = timeout - (int)(rs_now_ms() - start);
+			uint64_t t = now_us();
+			/* rounded up: poll() then sleeps past the end */
+			int left = t >= end ? 0 : (int)((end - t + 999) / 1000);
 
 			if (slice < 0 || slice > left)
-				slice = left < 0 ? 0 : left;
+				slice = left;
 		}
 		if (poll(tmp, m, slice) < 0 && errno != EINTR) {
 			cnt = -1;
