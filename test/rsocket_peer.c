@@ -780,6 +780,23 @@ cm_expect(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
 	rdma_ack_cm_event(ev);
 }
 
+/* A new TCP port space ID on ch, its address and route to sa resolved. */
+static struct rdma_cm_id *
+cm_route(struct rdma_event_channel *ch, struct sockaddr_in *sa)
+{
+	struct rdma_cm_id *id;
+
+	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		FAIL("rdma_create_id");
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sa, 2000))
+		FAIL("rdma_resolve_addr");
+	cm_expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (rdma_resolve_route(id, 2000))
+		FAIL("rdma_resolve_route");
+	cm_expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	return id;
+}
+
 /* A client that connects with an rsocket's private data (version 1, no
  * QP of its own), gets the server's reply and never sends the RTU
  * (rdma_establish()): it gives up after 3 s. */
@@ -791,14 +808,7 @@ stall_client(struct sockaddr_in *sa)
 	struct rdma_cm_id *id;
 	uint8_t cd[40] = {1, 0, 0, 16}; /* version 1, 16 credits */
 
-	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		FAIL("rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sa, 2000))
-		FAIL("rdma_resolve_addr");
-	cm_expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED);
-	if (rdma_resolve_route(id, 2000))
-		FAIL("rdma_resolve_route");
-	cm_expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	id = cm_route(ch, sa);
 	prm.private_data = cd;
 	prm.private_data_len = sizeof(cd);
 	prm.retry_count = 7;
@@ -868,14 +878,7 @@ hostile_client(struct sockaddr_in *sa)
 	struct ibv_wc wc;
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
-	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		FAIL("rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)sa, 2000))
-		FAIL("rdma_resolve_addr");
-	cm_expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED);
-	if (rdma_resolve_route(id, 2000))
-		FAIL("rdma_resolve_route");
-	cm_expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	id = cm_route(ch, sa);
 	pd = ibv_alloc_pd(id->verbs);
 	cq = ibv_create_cq(id->verbs, 16, NULL, NULL, 0);
 	if (pd == NULL || cq == NULL)

@@ -132,20 +132,16 @@ rs_publish(struct rs *rs)
 	pthread_mutex_unlock(&tab_lk);
 }
 
-/* The QP, CQ, buffers and their MRs of a socket about to connect or
- * accept. 0, or -1 with errno. */
-static int
-rs_create_ep(struct rs *rs)
+/* The PD, the completion channel (non-blocking: waits poll it) and the
+ * CQ of a socket on ctx, whether the application drives the device, and
+ * qa filled for a QP of type t on them (the SGE counts left to the
+ * caller). 0, or -1 with errno. */
+int
+rs_verbs_init(struct rs *rs, struct ibv_context *ctx, enum ibv_qp_type t,
+	      struct ibv_qp_init_attr *qa)
 {
-	struct ibv_context *ctx = rs->id->verbs;
 	struct dpv_device_progress pr;
-	struct ibv_qp_init_attr qa;
-	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	size_t tlen = sizeof(struct rs_sge) * RS_SGL_N +
-		      sizeof(struct rs_iomap) * rs->iomap_size;
 
-	if (ctx == NULL)
-		return RS_ERR(ENODEV);
 	rs->app_progress = dpv_device_progress_get(ctx, &pr) != 0 ||
 			   pr.mode == DPV_DEVICE_PROGRESS_APP;
 	rs->pd = ibv_alloc_pd(ctx);
@@ -158,16 +154,34 @@ rs_create_ep(struct rs *rs)
 	rs->cq = ibv_create_cq(ctx, rs->sq_size + rs->rq_size, rs, rs->cch, 0);
 	if (rs->cq == NULL)
 		return -1;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_context = rs;
-	qa.send_cq = qa.recv_cq = rs->cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.sq_sig_all = 1;
-	qa.cap.max_send_wr = rs->sq_size;
-	qa.cap.max_recv_wr = rs->rq_size;
+	memset(qa, 0, sizeof(*qa));
+	qa->qp_context = rs;
+	qa->send_cq = qa->recv_cq = rs->cq;
+	qa->qp_type = t;
+	qa->sq_sig_all = 1;
+	qa->cap.max_send_wr = rs->sq_size;
+	qa->cap.max_recv_wr = rs->rq_size;
+	qa->cap.max_inline_data = rs->sq_inline;
+	return 0;
+}
+
+/* The QP, CQ, buffers and their MRs of a socket about to connect or
+ * accept. 0, or -1 with errno. */
+static int
+rs_create_ep(struct rs *rs)
+{
+	struct ibv_context *ctx = rs->id->verbs;
+	struct ibv_qp_init_attr qa;
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	size_t tlen = sizeof(struct rs_sge) * RS_SGL_N +
+		      sizeof(struct rs_iomap) * rs->iomap_size;
+
+	if (ctx == NULL)
+		return RS_ERR(ENODEV);
+	if (rs_verbs_init(rs, ctx, IBV_QPT_RC, &qa))
+		return -1;
 	qa.cap.max_send_sge = 2;
 	qa.cap.max_recv_sge = 1;
-	qa.cap.max_inline_data = rs->sq_inline;
 	if (rdma_create_qp(rs->id, rs->pd, &qa))
 		return -1;
 	rs->sq_inline = (uint16_t)qa.cap.max_inline_data;

@@ -33,7 +33,6 @@
 
 #include <rdma/rsocket.h>
 
-#include "dpv_verbs.h"
 #include "rs_int.h"
 
 #define DS_QKEY	      0x01234567u /* RDMA_UDP_QKEY */
@@ -264,7 +263,6 @@ ds_queue(uint32_t want, uint32_t bytes, uint32_t stride)
 int
 ds_ep(struct rs *rs, struct ibv_context *ctx)
 {
-	struct dpv_device_progress pr;
 	struct ibv_port_attr pa;
 	struct ibv_qp_init_attr qa;
 	struct ibv_qp_attr a;
@@ -277,26 +275,9 @@ ds_ep(struct rs *rs, struct ibv_context *ctx)
 	rs->dstride = (DS_GRH + rs->dmtu + 63u) & ~63u;
 	rs->sq_size = ds_queue(rs->sq_size, rs->sbuf_size, RS_SNDLOWAT);
 	rs->rq_size = ds_queue(rs->rq_size, rs->rbuf_size, RS_SNDLOWAT);
-	rs->app_progress = dpv_device_progress_get(ctx, &pr) != 0 ||
-			   pr.mode == DPV_DEVICE_PROGRESS_APP;
-	rs->pd = ibv_alloc_pd(ctx);
-	rs->cch = ibv_create_comp_channel(ctx);
-	if (rs->pd == NULL || rs->cch == NULL ||
-	    fcntl(rs->cch->fd, F_SETFL,
-		  fcntl(rs->cch->fd, F_GETFL) | O_NONBLOCK))
+	if (rs_verbs_init(rs, ctx, IBV_QPT_UD, &qa))
 		goto fail;
-	rs->cq = ibv_create_cq(ctx, rs->sq_size + rs->rq_size, rs, rs->cch, 0);
-	if (rs->cq == NULL)
-		goto fail;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_context = rs;
-	qa.send_cq = qa.recv_cq = rs->cq;
-	qa.qp_type = IBV_QPT_UD;
-	qa.sq_sig_all = 1;
-	qa.cap.max_send_wr = rs->sq_size;
-	qa.cap.max_recv_wr = rs->rq_size;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
-	qa.cap.max_inline_data = rs->sq_inline;
 	rs->dqp = ibv_create_qp(rs->pd, &qa);
 	if (rs->dqp == NULL)
 		goto fail;

@@ -259,6 +259,8 @@ void rs_put(struct rs *rs); /* unlocks, drops the reference */
 void rs_cm_step(struct rs *rs);
 int rs_disconnect(struct rs *rs, int how);
 void rs_free_ep(struct rs *rs);
+int rs_verbs_init(struct rs *rs, struct ibv_context *ctx, enum ibv_qp_type t,
+		  struct ibv_qp_init_attr *qa);
 
 /* rs_data.c */
 void rs_bufs_init(struct rs *rs);
