@@ -2184,6 +2184,29 @@ test_rc_timer_us_sweep(void)
 	return timer_us_check(true);
 }
 
+/* An engine with no QP, posts kicking (sweeps): no timer, whatever the
+ * polls (an idle process's progress thread slept 0 us and spun). */
+static int
+test_timer_us_no_qps(void)
+{
+	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 16};
+	struct dpv_engine *e;
+	unsigned int us[2];
+
+	memcpy(conf.mac, mac, 6);
+	e = dpv_engine_create(NULL, &conf);
+	TEST_ASSERT_NOT_NULL(e, "dpv_engine_create");
+	dpv_engine_set_posts_kick(e, true);
+	us[0] = dpv_engine_timer_us(e, 5000);
+	for (int i = 0; i < 4; i++)
+		dpv_engine_poll(e, 32);
+	us[1] = dpv_engine_timer_us(e, 5000);
+	dpv_engine_destroy(e);
+	TEST_ASSERT(us[0] == 5000 && us[1] == 5000,
+		    "%u and %u us, not 5000, with no QP", us[0], us[1]);
+	return TEST_SUCCESS;
+}
+
 static const struct dpv_test_suite engine_rc_suite = {
 	.name = "engine_rc",
 	.setup = suite_setup,
@@ -2245,6 +2268,7 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_timer_us),
 			TEST_CASE_ST(setup_rc_timer, teardown,
 				     test_rc_timer_us_sweep),
+			TEST_CASE(test_timer_us_no_qps),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_send_write),
 			TEST_CASE_ST(setup_uc, teardown, test_uc_loss),
 			TEST_CASE_ST(setup_ud, teardown, test_ud_send),

@@ -769,6 +769,10 @@ timer_next(const struct dpv_engine *e)
 			t = RTE_MIN(t, qp_timer_next(e->qps[k]));
 		return t;
 	}
+	/* no QP: no timer, and no sweep ever moves sweep_at (0 at first:
+	 * taken for a bound, an idle process's thread spun) */
+	if (e->nqps == 0)
+		return UINT64_MAX;
 	if (e->sweep_left != 0 ||
 	    __atomic_load_n(&e->rescan, __ATOMIC_RELAXED) != 0)
 		return 0;
