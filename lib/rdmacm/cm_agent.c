@@ -233,13 +233,41 @@ post_recv(struct cm_dev *d, unsigned int s)
 	return ibv_post_recv(d->qp, &wr, &bad);
 }
 
+/* A UD QP on port 1, with Q_Key qkey, through INIT and RTR to RTS (a
+ * device's GSI QP, a datagram rsocket's QP). 0, or -1 with errno. */
+int
+cm_ud_qp_rts(struct ibv_qp *qp, uint32_t qkey)
+{
+	struct ibv_qp_attr qa;
+	int rc;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	qa.qkey = qkey;
+	rc = ibv_modify_qp(qp, &qa,
+			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_QKEY);
+	if (rc == 0) {
+		qa.qp_state = IBV_QPS_RTR;
+		rc = ibv_modify_qp(qp, &qa, IBV_QP_STATE);
+	}
+	if (rc == 0) {
+		qa.qp_state = IBV_QPS_RTS;
+		qa.sq_psn = 0;
+		rc = ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	}
+	if (rc != 0)
+		errno = rc;
+	return rc != 0 ? -1 : 0;
+}
+
 /* The GSI QP of device d: UD QPN 1, INIT -> RTR -> RTS. */
 static int
 agent_open(struct cm_dev *d, struct ibv_device *dev)
 {
 	struct ibv_qp_init_attr ia;
 	struct ibv_port_attr pa;
-	struct ibv_qp_attr qa;
 	struct dpv_device_progress pr;
 	unsigned int s;
 	int i;
@@ -282,20 +310,7 @@ agent_open(struct cm_dev *d, struct ibv_device *dev)
 	d->qp = dpv_gsi_qp_create(d->pd, &ia);
 	if (d->qp == NULL)
 		return -errno;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_INIT;
-	qa.port_num = 1;
-	qa.qkey = CM_GSI_QKEY;
-	if (ibv_modify_qp(d->qp, &qa,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_QKEY) != 0)
-		return -EIO;
-	qa.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(d->qp, &qa, IBV_QP_STATE) != 0)
-		return -EIO;
-	qa.qp_state = IBV_QPS_RTS;
-	qa.sq_psn = 0;
-	if (ibv_modify_qp(d->qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN) != 0)
+	if (cm_ud_qp_rts(d->qp, CM_GSI_QKEY) != 0)
 		return -EIO;
 	for (s = 0; s < CM_RECV_SLOTS; s++)
 		if (post_recv(d, s) != 0)

@@ -357,8 +357,9 @@ cm_wait_sync(struct cm_id *c, enum rdma_cm_event_type want)
 	return ERR(status < 0 ? -status : (status ? ECONNREFUSED : EIO));
 }
 
-static bool
-addr_any(const struct sockaddr *a)
+/* An IPv4 or IPv6 "any" address. */
+bool
+cm_addr_any(const struct sockaddr *a)
 {
 	if (a->sa_family == AF_INET)
 		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
@@ -369,8 +370,9 @@ addr_any(const struct sockaddr *a)
 	return false;
 }
 
-static socklen_t
-addr_len(const struct sockaddr *a)
+/* The length of an IPv4 or IPv6 socket address. */
+socklen_t
+cm_addr_len(const struct sockaddr *a)
 {
 	return a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 					: sizeof(struct sockaddr_in);
@@ -411,7 +413,7 @@ bind_locked(struct cm_id *c, const struct sockaddr *addr)
 		return EAFNOSUPPORT;
 	if (c->state != CS_IDLE)
 		return EINVAL;
-	if (!addr_any(addr)) {
+	if (!cm_addr_any(addr)) {
 		if (cm_dev_find(addr, &d, &gidx) != 0 ||
 		    cm_gid_index(d, addr) < 0)
 			return EADDRNOTAVAIL;
@@ -431,7 +433,7 @@ bind_locked(struct cm_id *c, const struct sockaddr *addr)
 	}
 	memset(&c->id.route.addr.src_storage, 0,
 	       sizeof(c->id.route.addr.src_storage));
-	memcpy(&c->id.route.addr.src_storage, addr, addr_len(addr));
+	memcpy(&c->id.route.addr.src_storage, addr, cm_addr_len(addr));
 	set_port(&c->id.route.addr.src_addr, port);
 	if (d != NULL) {
 		c->dev = d;
@@ -510,7 +512,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		memset(&c->id.route.addr.dst_storage, 0,
 		       sizeof(c->id.route.addr.dst_storage));
 		memcpy(&c->id.route.addr.dst_storage, dst_addr,
-		       addr_len(dst_addr));
+		       cm_addr_len(dst_addr));
 		cm_addr_to_gid(dst_addr, c->dgid);
 		c->state = CS_ADDR_QUERY;
 		c->addr_kick_ns = 0;

@@ -162,8 +162,11 @@ extern struct cm_global cm;
 			fprintf(stderr, "dpv rdmacm: " __VA_ARGS__);           \
 	} while (0)
 
-/* cm_api.c: an rsocket's channel freed with it (rs_int.h) */
+/* cm_api.c, cm_agent.c: shared with rsockets (rs_int.h) */
 void rs_event_channel_free(struct rdma_event_channel *channel);
+bool cm_addr_any(const struct sockaddr *a);
+socklen_t cm_addr_len(const struct sockaddr *a);
+int cm_ud_qp_rts(struct ibv_qp *qp, uint32_t qkey);
 
 /* cm_agent.c */
 int cm_init(void); /* opens the devices once; errno-style */

@@ -129,9 +129,7 @@ join(struct cm_id *c, const struct sockaddr *addr, bool send_only,
 	mc = calloc(1, sizeof(*mc));
 	if (mc == NULL)
 		return ENOMEM;
-	memcpy(&mc->addr, addr,
-	       addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-					  : sizeof(struct sockaddr_in6));
+	memcpy(&mc->addr, addr, cm_addr_len(addr));
 	cm_addr_to_gid(addr, mc->mgid);
 	mc->send_only = send_only;
 	mc->context = context;

@@ -585,11 +585,12 @@ rs_est_or_fail(struct rs *rs)
 	return rs->state != RS_CONNECT;
 }
 
-static int
+/* Address a into a caller's dst of *len bytes (cut short if need be),
+ * *len set to its whole length. 0, or -1 with EFAULT. */
+int
 rs_copy_addr(struct sockaddr *dst, socklen_t *len, const struct sockaddr *a)
 {
-	socklen_t l = a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-					       : sizeof(struct sockaddr_in);
+	socklen_t l = cm_addr_len(a);
 
 	if (dst == NULL || len == NULL)
 		return RS_ERR(EFAULT);

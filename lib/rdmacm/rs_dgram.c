@@ -82,13 +82,6 @@ struct ds_dest {
 	uint64_t err_ms;
 };
 
-static socklen_t
-ds_addr_len(const struct sockaddr *a)
-{
-	return a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-					: sizeof(struct sockaddr_in);
-}
-
 static int
 ds_cmp(const void *x, const void *y)
 {
@@ -166,16 +159,6 @@ ds_hdr_addr(const struct ds_hdr *h, union ds_addr *a)
 	}
 }
 
-static bool
-ds_any(const struct sockaddr *a)
-{
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       htonl(INADDR_ANY);
-	return IN6_IS_ADDR_UNSPECIFIED(
-		&((const struct sockaddr_in6 *)a)->sin6_addr);
-}
-
 /* Our port, in network byte order (as rdma_get_src_port() gives it). */
 static uint16_t
 ds_port(struct rs *rs)
@@ -189,7 +172,7 @@ ds_bound_addr(struct rs *rs)
 {
 	struct sockaddr *a = rdma_get_local_addr(rs->id);
 
-	return ds_any(a) ? NULL : a;
+	return cm_addr_any(a) ? NULL : a;
 }
 
 int
@@ -265,7 +248,6 @@ ds_ep(struct rs *rs, struct ibv_context *ctx)
 {
 	struct ibv_port_attr pa;
 	struct ibv_qp_init_attr qa;
-	struct ibv_qp_attr a;
 
 	if (rs->dqp != NULL)
 		return rs->dctx == ctx ? 0 : RS_ERR(ENETUNREACH);
@@ -282,20 +264,7 @@ ds_ep(struct rs *rs, struct ibv_context *ctx)
 	if (rs->dqp == NULL)
 		goto fail;
 	rs->sq_inline = (uint16_t)qa.cap.max_inline_data;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = DS_QKEY;
-	if (ibv_modify_qp(rs->dqp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_QKEY))
-		goto fail;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(rs->dqp, &a, IBV_QP_STATE))
-		goto fail;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(rs->dqp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+	if (cm_ud_qp_rts(rs->dqp, DS_QKEY))
 		goto fail;
 	if (posix_memalign((void **)&rs->sbuf, 4096,
 			   (size_t)rs->sq_size * rs->dstride) ||
@@ -460,7 +429,7 @@ ds_resolve(struct rs *rs, struct ds_dest *d)
 	if (rdma_create_id(rs->ch, &d->cid, d, RDMA_PS_UDP))
 		return -1;
 	if (b != NULL) {
-		memcpy(&src, b, ds_addr_len(b));
+		memcpy(&src, b, cm_addr_len(b));
 		src.sin.sin_port = 0; /* the same for sin6 */
 	}
 	if (rdma_resolve_addr(d->cid, b != NULL ? &src.sa : NULL, &d->addr.sa,
@@ -784,11 +753,7 @@ ds_recvmsg(struct rs *rs, struct msghdr *m, int flags)
 	m->msg_controllen = 0;
 	if (m->msg_name != NULL) {
 		ds_hdr_addr(h, &from);
-		socklen_t fl = ds_addr_len(&from.sa);
-
-		memcpy(m->msg_name, &from,
-		       m->msg_namelen < fl ? m->msg_namelen : fl);
-		m->msg_namelen = fl;
+		rs_copy_addr(m->msg_name, &m->msg_namelen, &from.sa);
 	} else {
 		m->msg_namelen = 0;
 	}
@@ -828,16 +793,9 @@ ds_connect(struct rs *rs, const struct sockaddr *addr, socklen_t len)
 int
 ds_peername(struct rs *rs, struct sockaddr *addr, socklen_t *len)
 {
-	socklen_t l;
-
 	if (rs->dconn == NULL)
 		return RS_ERR(ENOTCONN);
-	if (addr == NULL || len == NULL)
-		return RS_ERR(EFAULT);
-	l = ds_addr_len(&rs->dconn->addr.sa);
-	memcpy(addr, &rs->dconn->addr, *len < l ? *len : l);
-	*len = l;
-	return 0;
+	return rs_copy_addr(addr, len, &rs->dconn->addr.sa);
 }
 
 int

@@ -250,14 +250,19 @@ struct rs {
 	uint64_t ddrops, drq_lost;
 };
 
-/* cm_api.c */
+/* cm_api.c, cm_agent.c: shared with the CM (cm_int.h) */
 void rs_event_channel_free(struct rdma_event_channel *channel);
+bool cm_addr_any(const struct sockaddr *a);
+socklen_t cm_addr_len(const struct sockaddr *a);
+int cm_ud_qp_rts(struct ibv_qp *qp, uint32_t qkey);
 
 /* rs_conn.c */
 struct rs *rs_get(int fd);  /* referenced and locked, or NULL (EBADF) */
 void rs_put(struct rs *rs); /* unlocks, drops the reference */
 void rs_cm_step(struct rs *rs);
 int rs_disconnect(struct rs *rs, int how);
+int rs_copy_addr(struct sockaddr *dst, socklen_t *len,
+		 const struct sockaddr *a);
 void rs_free_ep(struct rs *rs);
 int rs_verbs_init(struct rs *rs, struct ibv_context *ctx, enum ibv_qp_type t,
 		  struct ibv_qp_init_attr *qa);
