@@ -794,34 +794,19 @@ rs_send_locked(struct rs *rs, const void *buf, size_t len, int flags)
 	return -1; /* errno from the wait or the post */
 }
 
-/* A datagram socket's send or receive of msg (its lock taken here); -2
- * for a stream socket. */
+/* One buffer of a datagram socket (locked) as a message, with an address
+ * (alen: its length, in and out). */
 static ssize_t
-ds_call(int s, struct msghdr *msg, int flags, bool send)
-{
-	struct rs *rs = rs_get(s);
-	ssize_t ret = -2;
-
-	if (rs == NULL)
-		return -1;
-	if (rs->dgram)
-		ret = send ? ds_sendmsg(rs, msg, flags)
-			   : ds_recvmsg(rs, msg, flags);
-	rs_put(rs);
-	return ret;
-}
-
-/* One buffer as a message (and an address for a datagram socket). */
-static ssize_t
-ds_call1(int s, void *buf, size_t len, int flags, void *addr, socklen_t *alen,
-	 bool send)
+ds_msg1(struct rs *rs, void *buf, size_t len, int flags, void *addr,
+	socklen_t *alen, bool send)
 {
 	struct iovec v = {.iov_base = buf, .iov_len = len};
 	struct msghdr m = {.msg_name = addr,
 			   .msg_namelen = alen != NULL ? *alen : 0,
 			   .msg_iov = &v,
 			   .msg_iovlen = 1};
-	ssize_t ret = ds_call(s, &m, flags, send);
+	ssize_t ret =
+		send ? ds_sendmsg(rs, &m, flags) : ds_recvmsg(rs, &m, flags);
 
 	if (ret >= 0 && !send && alen != NULL)
 		*alen = m.msg_namelen;
@@ -836,11 +821,8 @@ rrecv(int s, void *buf, size_t len, int flags)
 
 	if (rs == NULL)
 		return -1;
-	if (rs->dgram) {
-		rs_put(rs);
-		return ds_call1(s, buf, len, flags, NULL, NULL, false);
-	}
-	ret = rs_recv_locked(rs, buf, len, flags);
+	ret = rs->dgram ? ds_msg1(rs, buf, len, flags, NULL, NULL, false)
+			: rs_recv_locked(rs, buf, len, flags);
 	rs_put(rs);
 	return ret;
 }
@@ -849,15 +831,22 @@ ssize_t
 rrecvfrom(int s, void *buf, size_t len, int flags, struct sockaddr *from,
 	  socklen_t *fromlen)
 {
-	ssize_t ret = ds_call1(s, buf, len, flags, from,
-			       from != NULL ? fromlen : NULL, false);
+	struct rs *rs = rs_get(s);
+	ssize_t ret;
 
-	if (ret != -2)
-		return ret;
-	/* a stream socket does not say where data came from */
-	if (fromlen != NULL)
-		*fromlen = 0;
-	return rrecv(s, buf, len, flags);
+	if (rs == NULL)
+		return -1;
+	if (rs->dgram) {
+		ret = ds_msg1(rs, buf, len, flags, from,
+			      from != NULL ? fromlen : NULL, false);
+	} else {
+		/* a stream socket does not say where data came from */
+		if (fromlen != NULL)
+			*fromlen = 0;
+		ret = rs_recv_locked(rs, buf, len, flags);
+	}
+	rs_put(rs);
+	return ret;
 }
 
 ssize_t
@@ -866,29 +855,37 @@ rread(int s, void *buf, size_t count)
 	return rrecv(s, buf, count, 0);
 }
 
-/* Gather / scatter: later buffers only take what needs no waiting. A
- * datagram socket's is one datagram. */
+/* A message through a socket (locked). A datagram socket's is one
+ * datagram. A stream socket gathers or scatters: later buffers only take
+ * what needs no waiting. */
 static ssize_t
-rs_vec(int s, const struct iovec *iov, int cnt, int flags, bool send)
+rs_msg_locked(struct rs *rs, struct msghdr *m, int flags, bool send)
 {
-	struct msghdr m = {.msg_iov = (struct iovec *)iov,
-			   .msg_iovlen = cnt > 0 ? (size_t)cnt : 0};
 	ssize_t total = 0, n;
 
-	if (cnt < 0 || (cnt > 0 && iov == NULL))
+	if (rs->dgram)
+		return send ? ds_sendmsg(rs, m, flags)
+			    : ds_recvmsg(rs, m, flags);
+	if (send && (m->msg_name != NULL || m->msg_namelen != 0))
+		return RS_ERR(EISCONN);
+	if (!send) {
+		m->msg_flags = 0;
+		m->msg_controllen = 0;
+		m->msg_namelen = 0;
+	}
+	if ((int)m->msg_iovlen < 0 || (m->msg_iovlen > 0 && m->msg_iov == NULL))
 		return RS_ERR(EINVAL);
-	n = ds_call(s, &m, flags, send);
-	if (n != -2)
-		return n;
-	for (int i = 0; i < cnt; i++) {
-		if (iov[i].iov_len == 0)
+	for (size_t i = 0; i < m->msg_iovlen; i++) {
+		struct iovec *v = &m->msg_iov[i];
+
+		if (v->iov_len == 0)
 			continue;
-		n = send ? rsend(s, iov[i].iov_base, iov[i].iov_len, flags)
-			 : rrecv(s, iov[i].iov_base, iov[i].iov_len, flags);
+		n = send ? rs_send_locked(rs, v->iov_base, v->iov_len, flags)
+			 : rs_recv_locked(rs, v->iov_base, v->iov_len, flags);
 		if (n < 0)
 			return total > 0 ? total : n;
 		total += n;
-		if ((size_t)n < iov[i].iov_len || n == 0)
+		if ((size_t)n < v->iov_len || n == 0)
 			break;
 		if (!(flags & MSG_WAITALL))
 			flags |= MSG_DONTWAIT;
@@ -896,26 +893,42 @@ rs_vec(int s, const struct iovec *iov, int cnt, int flags, bool send)
 	return total;
 }
 
+static ssize_t
+rs_msg(int s, struct msghdr *m, int flags, bool send)
+{
+	struct rs *rs = rs_get(s);
+	ssize_t ret;
+
+	if (rs == NULL)
+		return -1;
+	ret = rs_msg_locked(rs, m, flags, send);
+	rs_put(rs);
+	return ret;
+}
+
+static ssize_t
+rs_vec(int s, const struct iovec *iov, int cnt, bool send)
+{
+	struct msghdr m = {.msg_iov = (struct iovec *)iov,
+			   .msg_iovlen = (size_t)cnt};
+
+	if (cnt < 0 || (cnt > 0 && iov == NULL))
+		return RS_ERR(EINVAL);
+	return rs_msg(s, &m, 0, send);
+}
+
 ssize_t
 rreadv(int s, const struct iovec *iov, int cnt)
 {
-	return rs_vec(s, iov, cnt, 0, false);
+	return rs_vec(s, iov, cnt, false);
 }
 
 ssize_t
 rrecvmsg(int s, struct msghdr *msg, int flags)
 {
-	ssize_t ret;
-
 	if (msg == NULL)
 		return RS_ERR(EINVAL);
-	ret = ds_call(s, msg, flags, false);
-	if (ret != -2)
-		return ret;
-	msg->msg_flags = 0;
-	msg->msg_controllen = 0;
-	msg->msg_namelen = 0;
-	return rs_vec(s, msg->msg_iov, (int)msg->msg_iovlen, flags, false);
+	return rs_msg(s, msg, flags, false);
 }
 
 ssize_t
@@ -926,11 +939,8 @@ rsend(int s, const void *buf, size_t len, int flags)
 
 	if (rs == NULL)
 		return -1;
-	if (rs->dgram) {
-		rs_put(rs);
-		return ds_call1(s, (void *)buf, len, flags, NULL, NULL, true);
-	}
-	ret = rs_send_locked(rs, buf, len, flags);
+	ret = rs->dgram ? ds_msg1(rs, (void *)buf, len, flags, NULL, NULL, true)
+			: rs_send_locked(rs, buf, len, flags);
 	rs_put(rs);
 	return ret;
 }
@@ -939,14 +949,20 @@ ssize_t
 rsendto(int s, const void *buf, size_t len, int flags,
 	const struct sockaddr *to, socklen_t tolen)
 {
-	ssize_t ret = ds_call1(s, (void *)buf, len, flags, (void *)to,
-			       to != NULL ? &tolen : NULL, true);
+	struct rs *rs = rs_get(s);
+	ssize_t ret;
 
-	if (ret != -2)
-		return ret;
-	if (to != NULL || tolen != 0)
-		return RS_ERR(EISCONN);
-	return rsend(s, buf, len, flags);
+	if (rs == NULL)
+		return -1;
+	if (rs->dgram)
+		ret = ds_msg1(rs, (void *)buf, len, flags, (void *)to,
+			      to != NULL ? &tolen : NULL, true);
+	else if (to != NULL || tolen != 0)
+		ret = RS_ERR(EISCONN);
+	else
+		ret = rs_send_locked(rs, buf, len, flags);
+	rs_put(rs);
+	return ret;
 }
 
 ssize_t
@@ -958,22 +974,15 @@ rwrite(int s, const void *buf, size_t count)
 ssize_t
 rwritev(int s, const struct iovec *iov, int cnt)
 {
-	return rs_vec(s, iov, cnt, 0, true);
+	return rs_vec(s, iov, cnt, true);
 }
 
 ssize_t
 rsendmsg(int s, const struct msghdr *msg, int flags)
 {
-	ssize_t ret;
-
 	if (msg == NULL)
 		return RS_ERR(EINVAL);
-	ret = ds_call(s, (struct msghdr *)msg, flags, true);
-	if (ret != -2)
-		return ret;
-	if (msg->msg_name != NULL || msg->msg_namelen != 0)
-		return RS_ERR(EISCONN);
-	return rs_vec(s, msg->msg_iov, (int)msg->msg_iovlen, flags, true);
+	return rs_msg(s, (struct msghdr *)msg, flags, true);
 }
 
 /* One look at every fd: rsockets progress and report, the others go
