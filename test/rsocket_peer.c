@@ -4,9 +4,9 @@
  * (test/scripts/fast-rsocket-memif.sh). rsocket API only.
  *
  *   dpv-rsocket-peer server ADDR PORT MB [dead|deadwait|iomap|closewait|
- *                                         idle|acceptwait|hostile]
+ *                                         idle|acceptwait|hostile|vec]
  *   dpv-rsocket-peer client ADDR PORT MB [dead|deadwait|iomap|closewait|
- *                                         idle|acceptwait|hostile]
+ *                                         idle|acceptwait|hostile|vec]
  *
  * The client connects non-blocking (EINPROGRESS, rpoll POLLOUT,
  * SO_ERROR), waits for the server's "G", streams MB MiB of a position
@@ -31,7 +31,8 @@
  * that never finishes its handshake must not hold up the listener's
  * other callers (acceptwait_server(), stall_client()); MB is unused.
  * "hostile": a raw peer's message longer than the credits it was given
- * must reset the connection (hostile_server(), hostile_client()).
+ * must reset the connection (hostile_server(), hostile_client()). "vec":
+ * the gather / scatter calls (vec_server(), vec_client()).
  * Every wait is bounded; exit 0 on success.
  */
 #include <endian.h>
@@ -950,6 +951,92 @@ hostile_client(struct sockaddr_in *sa)
 	return 0;
 }
 
+/*
+ * vec: the stream's gather and scatter calls. The client rwritev()s
+ * "abc", nothing and "defgh", then rsendmsg()s "ij" and "klm"; rsendto()
+ * and rsendmsg() with an address fail with EISCONN. The server takes
+ * the 13 bytes (once they are all there) with rreadv() into 4 + 4 bytes
+ * and rrecvmsg() into 2 + 3 (no address, no flags), then rrecvfrom()
+ * says nothing of an address and gets the client's EOF.
+ */
+static int
+vec_server(struct sockaddr_in *sa)
+{
+	char a[4], b[4], c[2], d[3], e[1];
+	struct iovec rv[2] = {{a, 4}, {b, 4}}, mv[2] = {{c, 2}, {d, 3}};
+	struct sockaddr_in from;
+	struct msghdr m = {.msg_name = &from,
+			   .msg_namelen = sizeof(from),
+			   .msg_iov = mv,
+			   .msg_iovlen = 2,
+			   .msg_flags = -1};
+	socklen_t fl = sizeof(from);
+	int ls = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
+	int s = listen_accept(ls, sa);
+	char all[13];
+	ssize_t n;
+
+	/* all 13 bytes here first: then each call below has what it asks */
+	for (int t = 0; t < 5000; t++) {
+		n = rrecv(s, all, sizeof(all), MSG_PEEK);
+		if (n == sizeof(all))
+			break;
+		if (n <= 0)
+			FAIL("rrecv(MSG_PEEK): %zd", n);
+		usleep(1000);
+	}
+	if (n != sizeof(all))
+		FAIL("13 bytes did not come within 5 s (%zd)", n);
+	n = rreadv(s, rv, 2);
+	if (n != 8)
+		FAIL("rreadv: %zd", n);
+	if (memcmp(a, "abcd", 4) || memcmp(b, "efgh", 4))
+		FAIL("rreadv: %.4s %.4s", a, b);
+	n = rrecvmsg(s, &m, 0);
+	if (n != 5 || memcmp(c, "ij", 2) || memcmp(d, "klm", 3) ||
+	    m.msg_namelen != 0 || m.msg_flags != 0)
+		FAIL("rrecvmsg: %zd bytes, name length %u, flags %d", n,
+		     (unsigned)m.msg_namelen, m.msg_flags);
+	n = rrecvfrom(s, e, 1, 0, (struct sockaddr *)&from, &fl);
+	if (n != 0 || fl != 0)
+		FAIL("rrecvfrom at the end: %zd, address length %u", n,
+		     (unsigned)fl);
+	printf("vec: rreadv, rrecvmsg and rrecvfrom took what was sent\n");
+	rclose(s);
+	rclose(ls);
+	return 0;
+}
+
+static int
+vec_client(struct sockaddr_in *sa)
+{
+	struct iovec wv[3] = {{"abc", 3}, {"", 0}, {"defgh", 5}};
+	struct iovec mv[2] = {{"ij", 2}, {"klm", 3}};
+	struct msghdr m = {.msg_iov = mv, .msg_iovlen = 2};
+	int s = new_socket(IPPROTO_TCP, TCP_NODELAY, 1);
+
+	if (rconnect(s, (struct sockaddr *)sa, sizeof(*sa)))
+		FAIL("rconnect");
+	if (rwritev(s, wv, 3) != 8)
+		FAIL("rwritev");
+	errno = 0;
+	if (rsendto(s, "x", 1, 0, (struct sockaddr *)sa, sizeof(*sa)) != -1 ||
+	    errno != EISCONN)
+		FAIL("rsendto with an address on a stream");
+	m.msg_name = sa;
+	m.msg_namelen = sizeof(*sa);
+	errno = 0;
+	if (rsendmsg(s, &m, 0) != -1 || errno != EISCONN)
+		FAIL("rsendmsg with an address on a stream");
+	m.msg_name = NULL;
+	m.msg_namelen = 0;
+	if (rsendmsg(s, &m, 0) != 5)
+		FAIL("rsendmsg");
+	printf("vec client: rwritev and rsendmsg sent, addresses refused\n");
+	rclose(s);
+	return 0;
+}
+
 /* The process's CPU time (all its threads) and the wall clock, s. */
 static void
 idle_clocks(double *cpu, double *wall)
@@ -1026,6 +1113,9 @@ main(int argc, char **argv)
 	if (argc > 5 && !strcmp(argv[5], "acceptwait"))
 		return strcmp(argv[1], "server") ? stall_client(&sa)
 						 : acceptwait_server(&sa);
+	if (argc > 5 && !strcmp(argv[5], "vec"))
+		return strcmp(argv[1], "server") ? vec_client(&sa)
+						 : vec_server(&sa);
 	if (argc > 5 && !strcmp(argv[5], "hostile"))
 		return strcmp(argv[1], "server") ? hostile_client(&sa)
 						 : hostile_server(&sa);

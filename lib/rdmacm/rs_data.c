@@ -653,8 +653,13 @@ rs_recv_locked(struct rs *rs, void *buf, size_t len, int flags)
 				break;
 			}
 		}
-		if (flags & MSG_PEEK)
+		/* what came since counts too: a caller that peeks until a
+		 * whole header is there polls nothing else (it waited for
+		 * ever on the first message's bytes) */
+		if (flags & MSG_PEEK) {
+			rs_progress_cq(rs);
 			return (ssize_t)rs_copy_out(rs, buf, len, false);
+		}
 		got += rs_copy_out(rs, (uint8_t *)buf + got, len - got, true);
 		rs_update_credits(rs);
 	}

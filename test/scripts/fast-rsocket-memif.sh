@@ -83,6 +83,12 @@ ic_run closewait "$PEER server 192.0.2.1 $PORT 0 closewait" \
 ic_run acceptwait "$PEER server 192.0.2.1 $PORT 0 acceptwait" \
 	"$PEER client 192.0.2.1 $PORT 0 acceptwait" \
 	"stall client: gave up" "acceptwait: raccept gave"
+# the stream's gather / scatter calls: rwritev, rsendmsg, rreadv,
+# rrecvmsg, rrecvfrom, and EISCONN for an address
+ic_run vec "$PEER server 192.0.2.1 $PORT 0 vec" \
+	"$PEER client 192.0.2.1 $PORT 0 vec" \
+	"vec client: rwritev and rsendmsg sent" \
+	"vec: rreadv, rrecvmsg and rrecvfrom took what was sent"
 # a raw peer whose message claims more bytes than the ring it was given:
 # the server's rrecv must fail with ECONNRESET (it would have copied from
 # past its ring's end), and the violation is counted (DPV_RDMACM_DEBUG
