@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <search.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,6 @@ union ds_addr {
 /* A destination (the key of rs->dtree: addr first). */
 struct ds_dest {
 	union ds_addr addr;
-	struct ds_dest *next; /* rs->dlist */
 	struct ibv_ah *ah;    /* NULL: not resolved */
 	uint32_t qpn, qkey;
 	struct rdma_cm_id *cid;	  /* a SIDR resolution under way */
@@ -81,6 +81,8 @@ struct ds_dest {
 	int err;		  /* the last resolution failed */
 	uint64_t err_ms;
 };
+_Static_assert(offsetof(struct ds_dest, addr) == 0,
+	       "a tree key is its destination");
 
 static int
 ds_cmp(const void *x, const void *y)
@@ -335,8 +337,6 @@ ds_dest_new(struct rs *rs, const union ds_addr *a)
 		errno = ENOMEM;
 		return NULL;
 	}
-	d->next = rs->dlist;
-	rs->dlist = d;
 	rs->ndests++;
 	return d;
 }
@@ -827,28 +827,25 @@ ds_close(struct rs *rs)
 			rs->fd, rs->ddrops, rs->drq_lost);
 }
 
+/* A destination, from the tree (its key, addr, is its start). */
 static void
-ds_free_node(void *p)
+ds_dest_free(void *p)
 {
-	(void)p; /* the destinations are freed through rs->dlist */
+	struct ds_dest *d = p;
+
+	if (d->cid != NULL)
+		rdma_destroy_id(d->cid);
+	if (d->ah != NULL)
+		ibv_destroy_ah(d->ah);
+	free(d);
 }
 
 /* The destinations (before the PD their AHs belong to). */
 void
 ds_free(struct rs *rs)
 {
-	struct ds_dest *d;
-
-	tdestroy(rs->dtree, ds_free_node);
+	tdestroy(rs->dtree, ds_dest_free);
 	rs->dtree = NULL;
-	while ((d = rs->dlist) != NULL) {
-		rs->dlist = d->next;
-		if (d->cid != NULL)
-			rdma_destroy_id(d->cid);
-		if (d->ah != NULL)
-			ibv_destroy_ah(d->ah);
-		free(d);
-	}
 	rs->ndests = 0;
 	rs->dconn = NULL;
 }

@@ -234,7 +234,7 @@ struct rs {
 	 * (path MTU) and the bytes of a send or receive slot; free send
 	 * slots (a stack), per slot the next one waiting for the same
 	 * destination and its payload length; the destinations (a tree by
-	 * address, and a list), the connected one; datagrams dropped
+	 * address), the connected one; datagrams dropped
 	 * (malformed, or not from the connected peer), receive slots lost
 	 * to a failed QP */
 	struct ibv_qp *dqp;
@@ -245,7 +245,7 @@ struct rs {
 	int *dnext;
 	uint32_t *dlen;
 	void *dtree;
-	struct ds_dest *dlist, *dconn;
+	struct ds_dest *dconn;
 	unsigned int ndests;
 	uint64_t ddrops, drq_lost;
 };
