@@ -20,6 +20,9 @@ IC_EAL="--no-huge --no-pci -m 512 --no-shconf"
 IC_TIMEOUT=${IC_TIMEOUT:-25}
 
 ic_cleanup() {
+	for w in $IC_WATCHERS; do
+		kill "${w#*:}" 2>/dev/null
+	done
 	for p in $IC_PIDS; do
 		kill "$p" 2>/dev/null
 	done
@@ -207,6 +210,7 @@ ic_server_start() {
 		timeout "$IC_TIMEOUT" "$@" >"$IC_TMP/$name.server" 2>&1 &
 	IC_SPID=$!
 	IC_PIDS="$IC_PIDS $IC_SPID"
+	ic_watch "$IC_SPID" "$IC_TMP/$name.server"
 	# the memif client can only start once the server made the socket
 	for _ in $(seq 100); do
 		{ [ -z "$IC_SOCK" ] || [ -S "$IC_SOCK" ]; } && break
@@ -221,12 +225,55 @@ ic_server_start() {
 # behind $IC_CPRE, the words of $IC_XENV and $IC_CXENV), output in
 # $IC_TMP/NAME.client; returns its exit code.
 ic_client_run() {
-	local name=$1
+	local name=$1 pid rc
 	shift
 	${IC_CPRE:-} env LD_LIBRARY_PATH="$LIBDIR" DPV_CONF="$IC_CONF" \
 		DPV_IP=192.0.2.2/24 DPV_EAL="$IC_CEAL" ${IC_XENV:-} \
 		${IC_CXENV:-} timeout "$IC_TIMEOUT" "$@" \
-		>"$IC_TMP/$name.client" 2>&1
+		>"$IC_TMP/$name.client" 2>&1 &
+	pid=$!
+	ic_watch "$pid" "$IC_TMP/$name.client"
+	wait "$pid"
+	rc=$?
+	ic_unwatch "$pid"
+	return $rc
+}
+
+# ic_watch PID LOG: when timeout(1) (PID) is about to end its tool for
+# running too long (IC_TIMEOUT less IC_STACKS_LEAD seconds), every
+# thread's stack of the tool goes to LOG.stacks (gdb, where installed;
+# ic_fail shows them): a hang in CI then says where it stopped. The
+# watcher ends with PID (ic_unwatch, or ic_cleanup).
+IC_WATCHERS=
+IC_STACKS_LEAD=${IC_STACKS_LEAD:-4}
+ic_watch() {
+	local tpid=$1 log=$2 at=$((IC_TIMEOUT - IC_STACKS_LEAD))
+	command -v gdb >/dev/null 2>&1 || return 0
+	[ "$at" -ge 5 ] || return 0
+	(
+		trap 'kill $! 2>/dev/null; exit 0' TERM
+		sleep "$at" &
+		wait $!
+		for c in $(pgrep -P "$tpid"); do
+			echo "--- stacks of $(cat /proc/$c/comm 2>/dev/null)" \
+				"($c) after ${at}s:"
+			timeout 20 gdb -p "$c" -batch -nx \
+				-ex "thread apply all bt 12" 2>&1 |
+				grep -E '^(Thread|#)'
+		done >>"$log.stacks"
+	) </dev/null >/dev/null 2>&1 &
+	IC_WATCHERS="$IC_WATCHERS $tpid:$!"
+}
+
+# ic_unwatch PID: ends the watcher of PID (ic_watch).
+ic_unwatch() {
+	local w
+	for w in $IC_WATCHERS; do
+		[ "${w%%:*}" = "$1" ] || continue
+		kill "${w#*:}" 2>/dev/null
+		wait "${w#*:}" 2>/dev/null
+	done
+	IC_WATCHERS=$(echo "$IC_WATCHERS" | sed "s/ $1:[0-9]*//")
 }
 
 # ic_server_wait [kill]: waits for the server ic_server_start started
@@ -236,6 +283,7 @@ ic_server_wait() {
 	[ "${1:-}" = kill ] && kill "$IC_SPID" 2>/dev/null
 	wait "$IC_SPID"
 	rc=$?
+	ic_unwatch "$IC_SPID"
 	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $IC_SPID\b//")
 	return $rc
 }
@@ -249,6 +297,9 @@ ic_fail() {
 		tail -"${4:-8}" | sed 's/^/  /'
 	echo "  --- client:"; grep -v avx512 "$IC_TMP/$1.client" |
 		tail -"${4:-8}" | sed 's/^/  /'
+	for f in "$IC_TMP/$1.server.stacks" "$IC_TMP/$1.client.stacks"; do
+		[ -s "$f" ] && head -150 "$f" | sed 's/^/  /'
+	done
 }
 
 # ic_ran N CLIENT_RC SERVER_RC CLIENT_LOG: an event-driven ping-pong
