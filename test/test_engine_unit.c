@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the engine's pure parts: PSN arithmetic, RNR timer codes,
- * ACK timeout, segmentation math, ACK coalescing, memory key checks. */
+ * ACK timeout, segmentation math, ACK coalescing, memory key checks, the
+ * landing copy's stores. */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "dpv_test.h"
 #include "dpv_engine.h"
@@ -325,6 +332,154 @@ test_mw_rules(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A tracer of the stores a copy makes into one page: the page is read-only,
+ * each store faults (SIGSEGV), is let through with the page writable for
+ * one instruction (the trap flag: SIGTRAP after it), and the bytes it
+ * changed are noted, then the page is read-only again. The destination
+ * starts as the complement of the source, so that each store changes
+ * every byte it stores; a store that changes none stored them again.
+ */
+#define LAND_MAX_STORES 8192
+static uint8_t *land_page, *land_shadow;
+static size_t land_pgsz;
+static volatile int land_n;
+static struct land_store {
+	int lo, hi; /* bytes changed, [lo, hi]; lo -1: none */
+	int changed;
+} land_st[LAND_MAX_STORES];
+
+static void
+land_segv(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	if ((uint8_t *)si->si_addr < land_page ||
+	    (uint8_t *)si->si_addr >= land_page + land_pgsz)
+		abort(); /* not the traced page: a real fault */
+	mprotect(land_page, land_pgsz, PROT_READ | PROT_WRITE);
+	uc->uc_mcontext.gregs[REG_EFL] |= 0x100; /* TF */
+}
+
+static void
+land_trap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	struct land_store st = {.lo = -1, .hi = -1};
+
+	(void)sig;
+	(void)si;
+	for (size_t i = 0; i < land_pgsz; i++)
+		if (land_page[i] != land_shadow[i]) {
+			if (st.lo < 0)
+				st.lo = (int)i;
+			st.hi = (int)i;
+			st.changed++;
+			land_shadow[i] = land_page[i];
+		}
+	if (land_n < LAND_MAX_STORES)
+		land_st[land_n] = st;
+	land_n++;
+	mprotect(land_page, land_pgsz, PROT_READ);
+	uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
+}
+
+/* Trace copy(dst, src, n) into the page at offset off: 0 if every byte of
+ * the last DPV_ENGINE_LAND_TAIL (or n) was stored once, in ascending order,
+ * after every other store, and every byte was stored; else -1, *why set. */
+static int
+land_trace(void (*copy)(void *, const void *, size_t), size_t off, size_t n,
+	   const char **why)
+{
+	static uint8_t src[8192];
+	size_t tail = n < DPV_ENGINE_LAND_TAIL ? n : DPV_ENGINE_LAND_TAIL;
+	int first_tail = -1, next = (int)(off + n - tail);
+
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)(i * 7 + 1);
+	for (size_t i = 0; i < land_pgsz; i++)
+		land_page[i] = (uint8_t) ~(i * 7 + 1 - off);
+	memcpy(land_shadow, land_page, land_pgsz);
+	land_n = 0;
+	mprotect(land_page, land_pgsz, PROT_READ);
+	copy(land_page + off, src, n);
+	mprotect(land_page, land_pgsz, PROT_READ | PROT_WRITE);
+	if (land_n > LAND_MAX_STORES)
+		return *why = "too many stores to trace", -1;
+	if (memcmp(land_page + off, src, n) != 0)
+		return *why = "not copied", -1;
+	for (int k = 0; k < land_n; k++) {
+		struct land_store *st = &land_st[k];
+
+		if (first_tail < 0 && st->hi >= next)
+			first_tail = k;
+		if (first_tail < 0)
+			continue;
+		/* from the first store into the tail on: each stores bytes
+		 * of the tail not stored before, the next ones */
+		if (st->changed == 0)
+			return *why = "a byte of the tail stored twice", -1;
+		if (st->lo != next || st->hi - st->lo + 1 != st->changed)
+			return *why = "the tail's stores out of order", -1;
+		next = st->hi + 1;
+	}
+	if (next != (int)(off + n))
+		return *why = "the tail not stored", -1;
+	return 0;
+}
+
+static void
+land_memcpy(void *d, const void *s, size_t n)
+{
+	memcpy(d, s, n);
+}
+
+static int
+test_land_stores(void)
+{
+	static const size_t sizes[] = {1,  3,  8,   15,	 16,  31,   32,	 63,
+				       64, 65, 100, 128, 200, 1024, 4000};
+	static const size_t offs[] = {0, 1, 13, 64};
+	struct sigaction sa = {.sa_flags = SA_SIGINFO}, old_segv, old_trap;
+	const char *why = NULL;
+	int rc = TEST_SUCCESS, r;
+
+#ifdef __SANITIZE_ADDRESS__
+	return TEST_SKIPPED; /* ASan's own SIGSEGV handling */
+#endif
+	land_pgsz = 2 * (size_t)sysconf(_SC_PAGESIZE);
+	land_page = mmap(NULL, land_pgsz, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	land_shadow = malloc(land_pgsz);
+	TEST_ASSERT(land_page != MAP_FAILED && land_shadow != NULL, "memory");
+	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = land_segv;
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sa.sa_sigaction = land_trap;
+	sigaction(SIGTRAP, &sa, &old_trap);
+	for (size_t i = 0; i < RTE_DIM(sizes) && rc == TEST_SUCCESS; i++)
+		for (size_t j = 0; j < RTE_DIM(offs); j++) {
+			if (land_trace(dpv_engine_land, offs[j], sizes[i],
+				       &why) != 0) {
+				printf("dpv_engine_land(%zu bytes at +%zu): "
+				       "%s\n",
+				       sizes[i], offs[j], why);
+				rc = TEST_FAILED;
+				break;
+			}
+		}
+	/* what memcpy() does here, for the record (it may store twice) */
+	r = land_trace(land_memcpy, 0, 64, &why);
+	printf("memcpy() of 64 bytes on this machine: %s\n",
+	       r == 0 ? "each byte once, in order" : why);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGTRAP, &old_trap, NULL);
+	munmap(land_page, land_pgsz);
+	free(land_shadow);
+	return rc;
+}
+
 static const struct dpv_test_suite engine_unit_suite = {
 	.name = "engine_unit",
 	.cases =
@@ -335,6 +490,7 @@ static const struct dpv_test_suite engine_unit_suite = {
 			TEST_CASE(test_ack_coalesce),
 			TEST_CASE(test_key_check),
 			TEST_CASE(test_mw_rules),
+			TEST_CASE(test_land_stores),
 			TEST_CASES_END(),
 		},
 };

@@ -1327,6 +1327,28 @@ uint64_t dpv_ack_timeout_ns(uint8_t timeout);
 uint32_t dpv_mtu_bytes(enum ibv_mtu mtu);
 
 /**
+ * Copy what a peer placed into application memory (RDMA WRITE data, READ
+ * responses, received messages): every destination byte is stored once,
+ * the last DPV_ENGINE_LAND_TAIL bytes in ascending order, after all the
+ * others. An application that polls the last byte of a WRITE may write
+ * into the same buffer as soon as that byte changes (riostream, ping-pongs
+ * over one buffer); a byte stored again after that undoes its write.
+ * memcpy() may store a byte twice: glibc's AVX-512 copy of exactly 64
+ * bytes stores all 64 twice.
+ *
+ * @param dst
+ *   Destination (application memory).
+ * @param src
+ *   Source (a received frame's payload).
+ * @param n
+ *   Bytes.
+ */
+void dpv_engine_land(void *dst, const void *src, size_t n);
+
+/** The tail of dpv_engine_land() that is stored in order, once. */
+#define DPV_ENGINE_LAND_TAIL 64
+
+/**
  * Number of packets a message takes (a zero-length message still takes
  * one packet).
  *

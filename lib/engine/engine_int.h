@@ -237,7 +237,7 @@ dpv_esge_copy(struct dpv_eqp *qp, const struct dpv_sge *sge,
 		if (unlikely(host[i] == (uint8_t *)DPV_KEY_HOST_INDIRECT))
 			dpv_esge_copy_ind(qp, &sge[i], off, buf, n, to_list);
 		else if (to_list)
-			memcpy(host[i] + off, buf, n);
+			dpv_engine_land(host[i] + off, buf, n);
 		else
 			memcpy(buf, host[i] + off, n);
 		buf += n;

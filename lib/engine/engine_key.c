@@ -445,7 +445,7 @@ dpv_engine_key_walk(struct dpv_eqp *qp, const struct dpv_engine_key *k,
 		if (st != DPV_KEY_OK)
 			return st;
 		if (dir > 0)
-			memcpy(host, buf, run);
+			dpv_engine_land(host, buf, run);
 		else if (dir < 0)
 			memcpy(buf, host, run);
 		buf += dir ? run : 0;
@@ -476,8 +476,10 @@ key_any(struct dpv_engine *e, struct dpv_eqp *qp, uint32_t key, uint64_t va,
 				    : DPV_KEY_OK)
 			     : dpv_engine_key_walk(qp, k, va, buf, len, need,
 						   dir);
-	else if (st == DPV_KEY_OK && len && dir)
-		memcpy(dir > 0 ? *host : buf, dir > 0 ? buf : *host, len);
+	else if (st == DPV_KEY_OK && len && dir > 0)
+		dpv_engine_land(*host, buf, len);
+	else if (st == DPV_KEY_OK && len && dir < 0)
+		memcpy(buf, *host, len);
 	if (st != DPV_KEY_OK)
 		key_error(e, qp, key, va, len, st);
 	return st;

@@ -164,7 +164,7 @@ static int
 write_place(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 {
 	if (likely(qp->resp.wr_host != DPV_KEY_HOST_INDIRECT)) {
-		memcpy(qp->resp.wr_host, pkt->payload, pkt->paylen);
+		dpv_engine_land(qp->resp.wr_host, pkt->payload, pkt->paylen);
 		qp->resp.wr_host += pkt->paylen;
 		return 0;
 	}
@@ -774,7 +774,7 @@ resp_fast(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 		if (unlikely(host == DPV_KEY_HOST_INDIRECT))
 			return false; /* placed through the key, there */
 		qp->resp.nak_sent = false;
-		memcpy(host, pkt->payload, pkt->paylen);
+		dpv_engine_land(host, pkt->payload, pkt->paylen);
 		qp->resp.wr_left = 0;
 		qp->resp.wr_len = pkt->dmalen;
 		qp->resp.epsn = dpv_psn_add(pkt->psn, 1);

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Pure arithmetic of the transports: RNR timer codes, ACK timeout, MTU. */
+/* Pure arithmetic of the transports: RNR timer codes, ACK timeout, MTU;
+ * the copy that lands a peer's data in application memory. */
+#include <string.h>
+
+#include <emmintrin.h>
+#include <rte_atomic.h>
+
 #include "dpv_engine.h"
 
 /* IBA "RNR NAK timer field" encodings, in microseconds. */
@@ -33,4 +39,56 @@ dpv_mtu_bytes(enum ibv_mtu mtu)
 	if (mtu < IBV_MTU_256 || mtu > IBV_MTU_4096)
 		return 0;
 	return 128u << mtu;
+}
+
+/* unaligned, and allowed to alias anything */
+typedef uint64_t land_u64 __attribute__((may_alias, aligned(1)));
+typedef uint32_t land_u32 __attribute__((may_alias, aligned(1)));
+typedef uint16_t land_u16 __attribute__((may_alias, aligned(1)));
+
+void
+dpv_engine_land(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (n > DPV_ENGINE_LAND_TAIL) {
+		size_t bulk = n - DPV_ENGINE_LAND_TAIL;
+
+		/* stores of any number and order (rep movsb, non-temporal
+		 * ones for large copies), all visible before the tail's */
+		memcpy(d, s, bulk);
+		rte_wmb();
+		d += bulk;
+		s += bulk;
+		n = DPV_ENGINE_LAND_TAIL;
+	}
+	/* the tail: one store per byte, in order (the compiler barriers
+	 * keep the stores where they are written) */
+	for (; n >= 16; n -= 16, d += 16, s += 16) {
+		_mm_storeu_si128(
+			(__m128i *)(void *)d,
+			_mm_loadu_si128((const __m128i *)(const void *)s));
+		rte_compiler_barrier();
+	}
+	if (n & 8) {
+		*(land_u64 *)d = *(const land_u64 *)s;
+		rte_compiler_barrier();
+		d += 8;
+		s += 8;
+	}
+	if (n & 4) {
+		*(land_u32 *)d = *(const land_u32 *)s;
+		rte_compiler_barrier();
+		d += 4;
+		s += 4;
+	}
+	if (n & 2) {
+		*(land_u16 *)d = *(const land_u16 *)s;
+		rte_compiler_barrier();
+		d += 2;
+		s += 2;
+	}
+	if (n & 1)
+		*d = *s;
 }
