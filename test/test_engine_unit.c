@@ -461,7 +461,9 @@ test_land_stores(void)
 	for (size_t i = 0; i < RTE_DIM(sizes) && rc == TEST_SUCCESS; i++)
 		for (size_t j = 0; j < RTE_DIM(offs); j++) {
 			if (land_trace(dpv_engine_land, offs[j], sizes[i],
-				       &why) != 0) {
+				       &why) != 0 ||
+			    land_trace(dpv_engine_land_narrow, offs[j],
+				       sizes[i], &why) != 0) {
 				printf("dpv_engine_land(%zu bytes at +%zu): "
 				       "%s\n",
 				       sizes[i], offs[j], why);

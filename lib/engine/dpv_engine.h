@@ -1345,6 +1345,19 @@ uint32_t dpv_mtu_bytes(enum ibv_mtu mtu);
  */
 void dpv_engine_land(void *dst, const void *src, size_t n);
 
+/**
+ * dpv_engine_land() without AVX-512: what a CPU without it runs (for
+ * tests on one with it).
+ *
+ * @param dst
+ *   Destination (application memory).
+ * @param src
+ *   Source.
+ * @param n
+ *   Bytes.
+ */
+void dpv_engine_land_narrow(void *dst, const void *src, size_t n);
+
 /** The tail of dpv_engine_land() that is stored in order, once. */
 #define DPV_ENGINE_LAND_TAIL 64
 
