@@ -232,10 +232,12 @@ ic_client_run() {
 		${IC_CXENV:-} timeout "$IC_TIMEOUT" "$@" \
 		>"$IC_TMP/$name.client" 2>&1 &
 	pid=$!
+	IC_PIDS="$IC_PIDS $pid" # ic_cleanup ends it if the script ends first
 	ic_watch "$pid" "$IC_TMP/$name.client"
 	wait "$pid"
 	rc=$?
 	ic_unwatch "$pid"
+	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $pid\b//")
 	return $rc
 }
 
