@@ -244,10 +244,12 @@ ic_client_run() {
 # ic_watch PID LOG: when timeout(1) (PID) is about to end its tool for
 # running too long (IC_TIMEOUT less IC_STACKS_LEAD seconds), every
 # thread's stack of the tool goes to LOG.stacks (gdb, where installed;
-# ic_fail shows them): a hang in CI then says where it stopped. The
-# watcher ends with PID (ic_unwatch, or ic_cleanup).
+# ic_fail shows them), and the state of its engines (engine-state.gdb):
+# a hang in CI then says where it stopped. The watcher ends with PID
+# (ic_unwatch, or ic_cleanup).
 IC_WATCHERS=
 IC_STACKS_LEAD=${IC_STACKS_LEAD:-4}
+IC_STATE_GDB=$(dirname "${BASH_SOURCE[0]}")/engine-state.gdb
 ic_watch() {
 	local tpid=$1 log=$2 at=$((IC_TIMEOUT - IC_STACKS_LEAD))
 	command -v gdb >/dev/null 2>&1 || return 0
@@ -262,6 +264,11 @@ ic_watch() {
 			timeout 20 gdb -p "$c" -batch -nx \
 				-ex "thread apply all bt 12" 2>&1 |
 				grep -E '^(Thread|#)'
+			# and its engines' state (engine-state.gdb)
+			[ -r "$IC_STATE_GDB" ] &&
+				timeout 20 gdb -p "$c" -batch -nx \
+					-x "$IC_STATE_GDB" 2>&1 |
+				grep -E '^ *(device|progress|engine|qp) '
 		done >>"$log.stacks"
 	) </dev/null >/dev/null 2>&1 &
 	IC_WATCHERS="$IC_WATCHERS $tpid:$!"
