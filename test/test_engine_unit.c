@@ -448,6 +448,7 @@ test_land_stores(void)
 #ifdef __SANITIZE_ADDRESS__
 	return TEST_SKIPPED; /* ASan's own SIGSEGV handling */
 #endif
+	dpv_engine_land_select(); /* the code engines land with here */
 	land_pgsz = 2 * (size_t)sysconf(_SC_PAGESIZE);
 	land_page = mmap(NULL, land_pgsz, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

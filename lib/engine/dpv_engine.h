@@ -1346,8 +1346,17 @@ uint32_t dpv_mtu_bytes(enum ibv_mtu mtu);
 void dpv_engine_land(void *dst, const void *src, size_t n);
 
 /**
- * dpv_engine_land() without AVX-512: what a CPU without it runs (for
- * tests on one with it).
+ * Choose dpv_engine_land()'s code for the CPU, once EAL is up: the last
+ * cache line in one AVX-512 store where the CPU has AVX-512BW and EAL
+ * allows 512-bit SIMD (--force-max-simd-bitwidth), else 16-byte stores
+ * (dpv_engine_land_narrow()). dpv_engine_create() calls it; until then
+ * dpv_engine_land() is the narrow code.
+ */
+void dpv_engine_land_select(void);
+
+/**
+ * dpv_engine_land() without AVX-512: what a CPU without it runs, or EAL's
+ * SIMD width below 512 bits (for tests on a machine with it).
  *
  * @param dst
  *   Destination (application memory).

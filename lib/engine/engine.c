@@ -97,6 +97,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	dpv_engine_land_select(); /* EAL is up: its SIMD width is known */
 	e = rte_zmalloc("dpv_engine", sizeof(*e), RTE_CACHE_LINE_SIZE);
 	if (e == NULL) {
 		rte_errno = ENOMEM;

@@ -5,6 +5,8 @@
 
 #include <immintrin.h>
 #include <rte_atomic.h>
+#include <rte_cpuflags.h>
+#include <rte_vect.h>
 
 #include "dpv_engine.h"
 
@@ -131,10 +133,26 @@ land(void *dst, const void *src, size_t n, bool wide)
 		land_pieces(d, s, n);
 }
 
+/* the last line in one AVX-512 store (dpv_engine_land_select()) */
+static bool land_wide;
+
+void
+dpv_engine_land_select(void)
+{
+	/* as the ICRC's code choice (dpv_roce_icrc_select_best()): the CPU
+	 * has it, and EAL allows 512-bit SIMD (--force-max-simd-bitwidth) */
+	__atomic_store_n(
+		&land_wide,
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
+			rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512BW) > 0 &&
+			rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_512,
+		__ATOMIC_RELAXED);
+}
+
 void
 dpv_engine_land(void *dst, const void *src, size_t n)
 {
-	land(dst, src, n, __builtin_cpu_supports("avx512bw"));
+	land(dst, src, n, __atomic_load_n(&land_wide, __ATOMIC_RELAXED));
 }
 
 void
