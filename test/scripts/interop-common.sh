@@ -236,8 +236,7 @@ ic_client_run() {
 	ic_watch "$pid" "$IC_TMP/$name.client"
 	wait "$pid"
 	rc=$?
-	ic_unwatch "$pid"
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $pid\b//")
+	ic_forget "$pid"
 	return $rc
 }
 
@@ -285,6 +284,13 @@ ic_unwatch() {
 	IC_WATCHERS=$(echo "$IC_WATCHERS" | sed "s/ $1:[0-9]*//")
 }
 
+# ic_forget PID: a process waited for is no longer watched (ic_unwatch)
+# nor killed by ic_cleanup.
+ic_forget() {
+	ic_unwatch "$1"
+	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $1\b//")
+}
+
 # ic_server_wait [kill]: waits for the server ic_server_start started
 # (killed first with "kill") and returns its exit code.
 ic_server_wait() {
@@ -292,8 +298,7 @@ ic_server_wait() {
 	[ "${1:-}" = kill ] && kill "$IC_SPID" 2>/dev/null
 	wait "$IC_SPID"
 	rc=$?
-	ic_unwatch "$IC_SPID"
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $IC_SPID\b//")
+	ic_forget "$IC_SPID"
 	return $rc
 }
 
