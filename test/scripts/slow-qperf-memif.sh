@@ -53,7 +53,7 @@ qperf_run() {
 	rc=$?
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
+	ic_forget "$spid"
 	return $rc
 }
 

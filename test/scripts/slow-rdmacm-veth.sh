@@ -30,7 +30,7 @@ pair() {
 	crc=$?
 	wait "$spid"
 	src=$?
-	IC_PIDS=$(echo "$IC_PIDS" | sed "s/ $spid\b//")
+	ic_forget "$spid"
 	if [ $crc = 0 ] && [ $src = 0 ] && grep -Eq "$4" "$c"; then
 		IC_PASSES=$((IC_PASSES + 1))
 		echo "PASS $name: $(grep -E "$4" "$c" | tail -1 | cut -c1-60)"
