@@ -385,16 +385,16 @@ land_trap(int sig, siginfo_t *si, void *ctx)
 	uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
 }
 
-/* Trace copy(dst, src, n) into the page at offset off: 0 if every byte of
- * the last DPV_ENGINE_LAND_TAIL (or n) was stored once, in ascending order,
- * after every other store, and every byte was stored; else -1, *why set. */
+/* Trace copy(dst, src, n) into the page at offset off: 0 if every byte was
+ * stored once, in ascending order (each store the bytes after the last
+ * one's), and, with one_line, the last byte's cache line (its part from
+ * off on) in the last store alone; else -1, *why set. */
 static int
-land_trace(void (*copy)(void *, const void *, size_t), size_t off, size_t n,
-	   const char **why)
+land_trace(void (*copy)(void *, const void *, size_t, unsigned), unsigned bits,
+	   size_t off, size_t n, bool one_line, const char **why)
 {
 	static uint8_t src[8192];
-	size_t tail = n < DPV_ENGINE_LAND_TAIL ? n : DPV_ENGINE_LAND_TAIL;
-	int first_tail = -1, next = (int)(off + n - tail);
+	int next = (int)off, line;
 
 	for (size_t i = 0; i < n; i++)
 		src[i] = (uint8_t)(i * 7 + 1);
@@ -403,7 +403,7 @@ land_trace(void (*copy)(void *, const void *, size_t), size_t off, size_t n,
 	memcpy(land_shadow, land_page, land_pgsz);
 	land_n = 0;
 	mprotect(land_page, land_pgsz, PROT_READ);
-	copy(land_page + off, src, n);
+	copy(land_page + off, src, n, bits);
 	mprotect(land_page, land_pgsz, PROT_READ | PROT_WRITE);
 	if (land_n > LAND_MAX_STORES)
 		return *why = "too many stores to trace", -1;
@@ -412,43 +412,55 @@ land_trace(void (*copy)(void *, const void *, size_t), size_t off, size_t n,
 	for (int k = 0; k < land_n; k++) {
 		struct land_store *st = &land_st[k];
 
-		if (first_tail < 0 && st->hi >= next)
-			first_tail = k;
-		if (first_tail < 0)
-			continue;
-		/* from the first store into the tail on: each stores bytes
-		 * of the tail not stored before, the next ones */
+		/* each store: bytes not stored before, the next ones */
 		if (st->changed == 0)
-			return *why = "a byte of the tail stored twice", -1;
+			return *why = "a byte stored twice", -1;
 		if (st->lo != next || st->hi - st->lo + 1 != st->changed)
-			return *why = "the tail's stores out of order", -1;
+			return *why = "stores out of order, or a byte stored "
+				      "twice",
+			       -1;
 		next = st->hi + 1;
 	}
 	if (next != (int)(off + n))
-		return *why = "the tail not stored", -1;
+		return *why = "bytes not stored", -1;
+	line = (int)((off + n - 1) & ~(size_t)63);
+	if (one_line && land_st[land_n - 1].lo != RTE_MAX(line, (int)off))
+		return *why = "the last line in more than one store", -1;
 	return 0;
 }
 
 static void
-land_memcpy(void *d, const void *s, size_t n)
+land_bits(void *d, const void *s, size_t n, unsigned bits)
 {
+	dpv_engine_land_bits(d, s, n, bits);
+}
+
+static void
+land_memcpy(void *d, const void *s, size_t n, unsigned bits)
+{
+	(void)bits;
 	memcpy(d, s, n);
 }
 
 static int
 test_land_stores(void)
 {
-	static const size_t sizes[] = {1,  3,  8,   15,	 16,  31,   32,	 63,
-				       64, 65, 100, 128, 200, 1024, 4000};
-	static const size_t offs[] = {0, 1, 13, 64};
+	static const size_t sizes[] = {1,    3,	   8,	 15,   16,  31,	 32,
+				       33,   63,   64,	 65,   100, 128, 200,
+				       1024, 1500, 4000, 4096, 8000};
+	static const size_t offs[] = {0, 1, 13, 32, 64};
 	struct sigaction sa = {.sa_flags = SA_SIGINFO}, old_segv, old_trap;
 	const char *why = NULL;
 	int rc = TEST_SUCCESS, r;
+	unsigned best, got;
 
 #ifdef __SANITIZE_ADDRESS__
 	return TEST_SKIPPED; /* ASan's own SIGSEGV handling */
 #endif
-	dpv_engine_land_select(); /* the code engines land with here */
+	/* the code engines land with (EAL's SIMD width bounds it) */
+	TEST_ASSERT(dpv_test_eal_init() == 0, "EAL");
+	best = dpv_engine_land_select();
+	printf("landing stores here: %u bits\n", best);
 	land_pgsz = 2 * (size_t)sysconf(_SC_PAGESIZE);
 	land_page = mmap(NULL, land_pgsz, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -459,23 +471,47 @@ test_land_stores(void)
 	sigaction(SIGSEGV, &sa, &old_segv);
 	sa.sa_sigaction = land_trap;
 	sigaction(SIGTRAP, &sa, &old_trap);
-	for (size_t i = 0; i < RTE_DIM(sizes) && rc == TEST_SUCCESS; i++)
-		for (size_t j = 0; j < RTE_DIM(offs); j++) {
-			if (land_trace(dpv_engine_land, offs[j], sizes[i],
-				       &why) != 0 ||
-			    land_trace(dpv_engine_land_narrow, offs[j],
-				       sizes[i], &why) != 0) {
-				printf("dpv_engine_land(%zu bytes at +%zu): "
-				       "%s\n",
-				       sizes[i], offs[j], why);
+	/* each variant the CPU has, the widest first */
+	for (unsigned bits = 512; bits >= 128 && rc == TEST_SUCCESS;
+	     bits /= 2) {
+		got = 0;
+		for (size_t i = 0; i < RTE_DIM(sizes) && rc == TEST_SUCCESS;
+		     i++)
+			for (size_t j = 0; j < RTE_DIM(offs); j++) {
+				if (offs[j] + sizes[i] > land_pgsz)
+					continue;
+				got = dpv_engine_land_bits(land_page, land_page,
+							   0, bits);
+				if (got != bits)
+					break; /* not on this CPU */
+				if (land_trace(land_bits, bits, offs[j],
+					       sizes[i], bits == 512,
+					       &why) == 0)
+					continue;
+				printf("dpv_engine_land(%zu bytes at +%zu, "
+				       "%u-bit stores): %s\n",
+				       sizes[i], offs[j], bits, why);
 				rc = TEST_FAILED;
 				break;
 			}
+		if (got != bits)
+			printf("no %u-bit landing on this CPU\n", bits);
+	}
+	/* the engines' own choice */
+	for (size_t i = 0; i < RTE_DIM(sizes) && rc == TEST_SUCCESS; i++)
+		if (land_trace(land_bits, best, 13, sizes[i], best == 512,
+			       &why) != 0) {
+			printf("dpv_engine_land(%zu bytes): %s\n", sizes[i],
+			       why);
+			rc = TEST_FAILED;
 		}
-	/* what memcpy() does here, for the record (it may store twice) */
-	r = land_trace(land_memcpy, 0, 64, &why);
-	printf("memcpy() of 64 bytes on this machine: %s\n",
-	       r == 0 ? "each byte once, in order" : why);
+	/* what memcpy() does here, for the record (it may store twice, or
+	 * out of order) */
+	for (size_t n = 64; n <= 1024; n *= 16) {
+		r = land_trace(land_memcpy, 0, 0, n, false, &why);
+		printf("memcpy() of %zu bytes on this machine: %s\n", n,
+		       r == 0 ? "each byte once, in order" : why);
+	}
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGTRAP, &old_trap, NULL);
 	munmap(land_page, land_pgsz);

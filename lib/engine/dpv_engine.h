@@ -1328,13 +1328,15 @@ uint32_t dpv_mtu_bytes(enum ibv_mtu mtu);
 
 /**
  * Copy what a peer placed into application memory (RDMA WRITE data, READ
- * responses, received messages): every destination byte is stored once,
- * the last DPV_ENGINE_LAND_TAIL bytes in ascending order, after all the
- * others. An application that polls the last byte of a WRITE may write
- * into the same buffer as soon as that byte changes (riostream, ping-pongs
- * over one buffer); a byte stored again after that undoes its write.
- * memcpy() may store a byte twice: glibc's AVX-512 copy of exactly 64
- * bytes stores all 64 twice.
+ * responses, received messages) as a NIC's DMA writes it: every
+ * destination byte is stored once, in ascending order of address, and
+ * the cache line of the last byte in a single store where the CPU has
+ * AVX-512BW. An application that polls a byte of the buffer (the last
+ * one of a WRITE, as ping-pongs over one buffer and riostream do) sees
+ * the bytes before it in place once it changes, and may write into the
+ * buffer then: no later store of the landing undoes its write. memcpy()
+ * gives neither: glibc's AVX-512 copy of 64 bytes stores all 64 twice,
+ * and larger copies store their first and last bytes after the middle.
  *
  * @param dst
  *   Destination (application memory).
@@ -1346,17 +1348,20 @@ uint32_t dpv_mtu_bytes(enum ibv_mtu mtu);
 void dpv_engine_land(void *dst, const void *src, size_t n);
 
 /**
- * Choose dpv_engine_land()'s code for the CPU, once EAL is up: the last
- * cache line in one AVX-512 store where the CPU has AVX-512BW and EAL
- * allows 512-bit SIMD (--force-max-simd-bitwidth), else 16-byte stores
- * (dpv_engine_land_narrow()). dpv_engine_create() calls it; until then
- * dpv_engine_land() is the narrow code.
+ * Choose dpv_engine_land()'s code once EAL is up: stores as wide as the
+ * CPU has (AVX-512BW, AVX2, else 16 bytes) and EAL allows
+ * (--force-max-simd-bitwidth). dpv_engine_create() calls it; until then
+ * dpv_engine_land() stores 16 bytes at a time.
+ *
+ * @return
+ *   The width chosen, in bits: 512, 256 or 128.
  */
-void dpv_engine_land_select(void);
+unsigned dpv_engine_land_select(void);
 
 /**
- * dpv_engine_land() without AVX-512: what a CPU without it runs, or EAL's
- * SIMD width below 512 bits (for tests on a machine with it).
+ * dpv_engine_land() with stores of at most `bits` bits (the widest of
+ * 512, 256 and 128 the CPU has up to it): for tests of each variant on a
+ * machine with the widest.
  *
  * @param dst
  *   Destination (application memory).
@@ -1364,11 +1369,13 @@ void dpv_engine_land_select(void);
  *   Source.
  * @param n
  *   Bytes.
+ * @param bits
+ *   512, 256 or 128.
+ * @return
+ *   The width used, in bits.
  */
-void dpv_engine_land_narrow(void *dst, const void *src, size_t n);
-
-/** The tail of dpv_engine_land() that is stored in order, once. */
-#define DPV_ENGINE_LAND_TAIL 64
+unsigned dpv_engine_land_bits(void *dst, const void *src, size_t n,
+			      unsigned bits);
 
 /**
  * Number of packets a message takes (a zero-length message still takes
