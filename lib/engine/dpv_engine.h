@@ -1248,6 +1248,50 @@ int dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
 			    struct dpv_engine_qp_stats *out);
 
 /**
+ * Where a QP's queues and sequence numbers stand (telemetry's
+ * /dpverbs/qp): enough to tell a WQE the engine never took from one sent
+ * and not acknowledged, or a request the peer never sent from one this
+ * side refused. The counts run free (32 bits, wrapping); a QP without a
+ * send or a receive queue of its own reads 0 there.
+ */
+struct dpv_engine_qp_state {
+	uint32_t sq_posted;    /**< WRs the application posted */
+	uint32_t sq_fetched;   /**< WQEs the engine took from the ring */
+	uint32_t sq_sent;      /**< WQEs whose requests all went out */
+	uint32_t sq_done;      /**< WQEs the engine finished (CQE or not) */
+	uint32_t sq_polled;    /**< WRs whose completion the application
+				    polled */
+	uint32_t sq_psn;       /**< next PSN to send */
+	uint32_t sq_acked_psn; /**< next PSN an ACK or response must carry
+				    (all before it acknowledged) */
+	uint32_t rq_posted;    /**< receive WRs posted (own RQ) */
+	uint32_t rq_taken;     /**< receive WQEs the engine took (own RQ) */
+	uint32_t rq_psn;       /**< next request PSN expected */
+	uint32_t rq_msn;       /**< MSN of the last message done */
+	uint8_t retry_left;    /**< retries left for the oldest request */
+	uint8_t rnr_left;      /**< RNR retries left */
+	bool on_run_list;      /**< the engine looks at it each pass */
+	/** the retransmission timer: microseconds until it fires (0: due),
+	 *  UINT64_MAX when off */
+	uint64_t timer_us;
+};
+
+/**
+ * Copy where a QP stands (takes the engine lock briefly).
+ *
+ * @param e
+ *   The engine.
+ * @param qpn
+ *   The QP (RC, UC, UD, XRC).
+ * @param out
+ *   Out: its state.
+ * @return
+ *   0, -EINVAL (NULL argument), -ENOENT (no such QP).
+ */
+int dpv_engine_qp_state_get(struct dpv_engine *e, uint32_t qpn,
+			    struct dpv_engine_qp_state *out);
+
+/**
  * Copy the device counters, without the engine lock (each counter is read
  * whole; the set is not a consistent snapshot while the engine runs).
  *

@@ -1593,6 +1593,54 @@ dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
 	return rc;
 }
 
+int
+dpv_engine_qp_state_get(struct dpv_engine *e, uint32_t qpn,
+			struct dpv_engine_qp_state *out)
+{
+	struct dpv_eqp *qp;
+	uint64_t now;
+	int rc = -ENOENT;
+
+	if (e == NULL || out == NULL)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	dpv_engine_lock(e);
+	qp = dpv_engine_qp_lookup(e, qpn);
+	if (qp != NULL) {
+		if (qp->sq != NULL) {
+			out->sq_posted = qp->sq->wq.head;
+			out->sq_polled = qp->sq->wq.tail;
+		}
+		out->sq_fetched = qp->s_head;
+		out->sq_sent = qp->s_cur;
+		out->sq_done = qp->s_tail;
+		out->sq_psn = qp->req.psn;
+		out->sq_acked_psn = qp->comp.psn;
+		if (qp->rq != NULL && !qp->has_srq) {
+			out->rq_posted = qp->rq->wq.head;
+			out->rq_taken = qp->rq->wq.eng_pi;
+		}
+		out->rq_psn = qp->resp.epsn;
+		out->rq_msn = qp->resp.msn;
+		out->retry_left = qp->comp.retry_left;
+		out->rnr_left = qp->comp.rnr_left;
+		out->on_run_list = qp->active;
+		out->timer_us = UINT64_MAX;
+		if (qp->comp.deadline != 0) {
+			now = dpv_engine_now();
+			out->timer_us =
+				qp->comp.deadline <= now
+					? 0
+					: (qp->comp.deadline - now) /
+						  RTE_MAX(e->hz / 1000000,
+							  (uint64_t)1);
+		}
+		rc = 0;
+	}
+	dpv_engine_unlock(e);
+	return rc;
+}
+
 /* ------------------------------------------------------------------ keys */
 
 int

@@ -12,6 +12,7 @@
  * there appears here by itself.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,7 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct dpv_device *dev = tel_device(params);
 	const char *q = params ? strchr(params, ',') : NULL;
 	struct dpv_engine_qp_stats qs;
+	struct dpv_engine_qp_state st;
 	struct dpv_qp_brief *b;
 	unsigned long qpn;
 	unsigned int n, i;
@@ -168,6 +170,30 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	DPV_ENGINE_CNT_IF_##q(rte_tel_data_add_dict_u64(d, #n, qs.n);)
 		DPV_ENGINE_COUNTERS(TEL_QP_COUNTER)
 #undef TEL_QP_COUNTER
+	}
+	if (dev->engine != NULL &&
+	    dpv_engine_qp_state_get(dpv_dev_qp_engine(dev, (uint32_t)qpn),
+				    (uint32_t)qpn, &st) == 0) {
+		rte_tel_data_add_dict_u64(d, "sq_posted", st.sq_posted);
+		rte_tel_data_add_dict_u64(d, "sq_fetched", st.sq_fetched);
+		rte_tel_data_add_dict_u64(d, "sq_sent", st.sq_sent);
+		rte_tel_data_add_dict_u64(d, "sq_done", st.sq_done);
+		rte_tel_data_add_dict_u64(d, "sq_polled", st.sq_polled);
+		rte_tel_data_add_dict_u64(d, "sq_psn", st.sq_psn);
+		rte_tel_data_add_dict_u64(d, "sq_acked_psn", st.sq_acked_psn);
+		rte_tel_data_add_dict_u64(d, "rq_posted", st.rq_posted);
+		rte_tel_data_add_dict_u64(d, "rq_taken", st.rq_taken);
+		rte_tel_data_add_dict_u64(d, "rq_psn", st.rq_psn);
+		rte_tel_data_add_dict_u64(d, "rq_msn", st.rq_msn);
+		rte_tel_data_add_dict_u64(d, "retry_left", st.retry_left);
+		rte_tel_data_add_dict_u64(d, "rnr_left", st.rnr_left);
+		rte_tel_data_add_dict_int(d, "on_run_list", st.on_run_list);
+		/* -1: the retransmission timer is off */
+		rte_tel_data_add_dict_int(
+			d, "timer_us",
+			st.timer_us == UINT64_MAX
+				? -1
+				: (int)RTE_MIN(st.timer_us, (uint64_t)INT_MAX));
 	}
 	return 0;
 }

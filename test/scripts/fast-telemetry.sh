@@ -77,6 +77,30 @@ check("per-QP counters: rx_pkts %d, acks_sent %d" %
       (qp.get("rx_pkts", 0), qp.get("acks_sent", 0)),
       qp.get("rx_pkts", 0) > 0 and qp.get("acks_sent", 0) > 0 and
       qp["rx_pkts"] <= query("/dpverbs/counters,dpv0")["rx_pkts"])
+# where the QP stands: one snapshot under the engine lock, so the counts
+# of its send queue are in order (the run is far from 2^32 WRs)
+ST = ("sq_posted", "sq_fetched", "sq_sent", "sq_done", "sq_polled",
+      "sq_psn", "sq_acked_psn", "rq_posted", "rq_taken", "rq_psn",
+      "rq_msn", "retry_left", "rnr_left", "on_run_list", "timer_us")
+print("qp state: %s" % {k: qp.get(k) for k in ST})
+check("qp state fields present", all(k in qp for k in ST))
+if all(k in qp for k in ST):
+    check("send queue in order: posted >= fetched >= sent >= done >= "
+          "polled",
+          qp["sq_posted"] >= qp["sq_fetched"] >= qp["sq_sent"] >=
+          qp["sq_done"] >= qp["sq_polled"] and qp["sq_done"] > 0)
+    check("receive queue: posted >= taken > 0",
+          qp["rq_posted"] >= qp["rq_taken"] > 0)
+    check("retries left within 7 (ibv_rc_pingpong asks 7)",
+          qp["retry_left"] <= 7 and qp["rnr_left"] <= 7)
+    qs2 = qp
+    end = time.time() + 5                       # bounded: 5 s
+    while qs2["rq_psn"] == qp["rq_psn"] and time.time() < end:
+        time.sleep(0.05)
+        qs2 = query("/dpverbs/qp,dpv0,%d" % qps[0])
+    check("PSNs move: rq_psn %d -> %d, sq_psn %d -> %d" %
+          (qp["rq_psn"], qs2["rq_psn"], qp["sq_psn"], qs2["sq_psn"]),
+          qs2["rq_psn"] != qp["rq_psn"] and qs2["sq_psn"] != qp["sq_psn"])
 c2 = query("/dpverbs/counters,dpv0")
 end = time.time() + 5                           # bounded: 5 s
 while c2["rx_pkts"] <= c["rx_pkts"] and time.time() < end:
