@@ -466,17 +466,21 @@ EVENT_PEER = "test/dpv-event-peer"
 RSOCKET_PEER = "test/dpv-rsocket-peer"
 
 
-def event_peer_case(pair, gap_ms, quick, build=None):
+def event_peer_case(pair, gap_ms, quick, build=None, polled=False):
     """dpv-event-peer over memif or virtio (this build's program, build's
     libraries): an RC SEND ping-pong whose ends wait for completion
     events, a ping every gap_ms; the round trip's median and p99. On
     virtio the ping-pong's server (whose thread sleeps when a ping comes)
-    is the virtio-user end, the one with receive interrupts."""
+    is the virtio-user end, the one with receive interrupts. polled: both
+    ends wait in poll() on the channel's non-blocking fd
+    (EVENT_PEER_POLL=1), as event loops of their own do."""
     exe = os.path.join(pair.args.build, EVENT_PEER)
     vs, vc, sock = pair.ports("event_peer")
     n = 20 if quick else max(50, min(1000, 2000 // max(gap_ms, 1)))
     port = str(perftest_port(pair))
     env = dpv_env(pair, build, 15000)
+    if polled:
+        env["EVENT_PEER_POLL"] = "1"
     es = dict(env, DPV_EAL=EAL + " " + vs, DPV_IP="192.0.2.1/24")
     ec = dict(env, DPV_EAL=EAL + " " + vc, DPV_IP="192.0.2.2/24")
     swap = pair.args.port == "virtio"
@@ -591,6 +595,10 @@ def plan(args):
             os.path.exists(os.path.join(args.build, EVENT_PEER))):
         for g in [1, 20]:
             cases.append(("dpv", "event_peer_gap_ms", g))
+        # the same, each end waiting in a poll() of its own on the
+        # channel's fd, which no verbs call announces
+        for g in [1, 20]:
+            cases.append(("dpv", "event_peer_poll_gap_ms", g))
     for t in ["ib_write_bw", "ib_read_bw", "ib_send_bw"]:
         for s in sizes_bw:
             cases.append(("dpv", t, s))
@@ -643,6 +651,8 @@ def run_case(pair, case, quick):
         return idle_rsocket_case(pair, quick, build)
     if kind == "dpv" and what == "event_peer_gap_ms":
         return event_peer_case(pair, size, quick, build)
+    if kind == "dpv" and what == "event_peer_poll_gap_ms":
+        return event_peer_case(pair, size, quick, build, polled=True)
     if kind == "dpv" and what.endswith("+events"):
         return perftest_case(pair, what[:-len("+events")], size, quick,
                              build, events=True)

@@ -9,11 +9,19 @@
  *   dpv-event-peer server ADDR PORT ITERS
  *   dpv-event-peer client ADDR PORT ITERS GAP_US
  *
+ * EVENT_PEER_POLL=1: both ends wait as event-driven programs with a loop
+ * of their own do (libfabric's, Ceph's, an epoll server's): the channel's
+ * fd non-blocking, poll() on it, then ibv_get_cq_event(), instead of the
+ * blocking ibv_get_cq_event() of rdma_get_*_comp().
+ *
  * The client prints "round trips N median X us p99 Y us max Z us". Both
  * exit 0 when every round trip completed, 1 on an error. A client whose
  * connection is refused (the server is not listening yet) tries again,
  * for up to CONNECT_TRIES * 250 ms: either process may start first.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +55,48 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* EVENT_PEER_POLL=1 (see above) */
+static bool poll_mode;
+
+/* The next completion of cq through its channel's non-blocking fd and
+ * poll(): as rdma_get_*_comp() (poll, arm, poll again, wait), waiting in
+ * poll() up to 10 s at a time, 3 times. 1, or -1 on an error. */
+static int
+comp_polled(struct ibv_cq *cq, struct ibv_comp_channel *ch, struct ibv_wc *wc)
+{
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+	struct ibv_cq *ev_cq;
+	void *ctx;
+	int n, flags = fcntl(ch->fd, F_GETFL);
+
+	if (flags < 0 || ((flags & O_NONBLOCK) == 0 &&
+			  fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK) < 0))
+		return -1;
+	for (int waits = 0;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n != 0)
+			return n;
+		if (ibv_req_notify_cq(cq, 0) != 0)
+			return -1;
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n != 0)
+			return n;
+		n = poll(&pfd, 1, 10000);
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n == 0 && ++waits == 3) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (n <= 0)
+			continue;
+		if (ibv_get_cq_event(ch, &ev_cq, &ctx) == 0)
+			ibv_ack_cq_events(ev_cq, 1);
+		else if (errno != EAGAIN)
+			return -1;
+	}
+}
+
 /* The SEND of v, and its completion (an event). */
 static int
 send_one(struct rdma_cm_id *id, struct ibv_mr *mr, uint64_t *buf, uint64_t v)
@@ -57,7 +107,9 @@ send_one(struct rdma_cm_id *id, struct ibv_mr *mr, uint64_t *buf, uint64_t v)
 	if (rdma_post_send(id, NULL, &buf[0], sizeof(buf[0]), mr,
 			   IBV_SEND_SIGNALED) != 0)
 		return fail("rdma_post_send");
-	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status != IBV_WC_SUCCESS)
+	if ((poll_mode ? comp_polled(id->send_cq, id->send_cq_channel, &wc)
+		       : rdma_get_send_comp(id, &wc)) <= 0 ||
+	    wc.status != IBV_WC_SUCCESS)
 		return fail("rdma_get_send_comp");
 	return 0;
 }
@@ -68,7 +120,9 @@ recv_one(struct rdma_cm_id *id)
 {
 	struct ibv_wc wc;
 
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status != IBV_WC_SUCCESS)
+	if ((poll_mode ? comp_polled(id->recv_cq, id->recv_cq_channel, &wc)
+		       : rdma_get_recv_comp(id, &wc)) <= 0 ||
+	    wc.status != IBV_WC_SUCCESS)
 		return fail("rdma_get_recv_comp");
 	return 0;
 }
@@ -134,6 +188,8 @@ main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
+	poll_mode = getenv("EVENT_PEER_POLL") != NULL &&
+		    strcmp(getenv("EVENT_PEER_POLL"), "1") == 0;
 	iters = strtoull(argv[4], NULL, 0);
 	if (!server)
 		gap_us = strtoull(argv[5], NULL, 0);

@@ -53,6 +53,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 	atomic_init(&ch->tried, false);
 	atomic_init(&ch->try_skip, 0);
 	atomic_init(&ch->try_backoff, 1);
+	atomic_init(&ch->fd_mode, CHAN_FD_UNKNOWN);
 	return &ch->ibv;
 }
 
@@ -304,6 +305,10 @@ wait_event(struct ibv_comp_channel *channel, bool *slept)
 		return 0;
 	/* a non-blocking fd: the caller wants EAGAIN, not a wait */
 	fl = fcntl(channel->fd, F_GETFL);
+	atomic_store_explicit(&ch->fd_mode,
+			      fl >= 0 && (fl & O_NONBLOCK) ? CHAN_FD_NONBLOCK
+							   : CHAN_FD_BLOCKING,
+			      memory_order_relaxed);
 	if (fl < 0 || (fl & O_NONBLOCK))
 		return 0;
 	if (window != 0) {
@@ -640,6 +645,29 @@ cq_check(struct dpv_cq *cq, struct dpv_engine *e)
 		dpv_cq_notify(cq);
 }
 
+/* The channel's fd is non-blocking: its owner waits for events with a
+ * poll() or epoll_wait() of its own, which no verbs call announces (a
+ * blocking ibv_get_cq_event() does). As ibv_get_cq_event() last saw it;
+ * before its first call, fcntl() once. */
+static bool
+chan_nonblock(struct ibv_comp_channel *channel)
+{
+	struct dpv_comp_channel *ch;
+	int mode, fl;
+
+	if (channel == NULL)
+		return false;
+	ch = to_dchan(channel);
+	mode = atomic_load_explicit(&ch->fd_mode, memory_order_relaxed);
+	if (mode == CHAN_FD_UNKNOWN) {
+		fl = fcntl(channel->fd, F_GETFL);
+		mode = fl >= 0 && (fl & O_NONBLOCK) ? CHAN_FD_NONBLOCK
+						    : CHAN_FD_BLOCKING;
+		atomic_store_explicit(&ch->fd_mode, mode, memory_order_relaxed);
+	}
+	return mode == CHAN_FD_NONBLOCK;
+}
+
 int
 dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
@@ -657,6 +685,9 @@ dpv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		e = cq_writer_lock(dev, cq, &shared);
 		cq_check(cq, e);
 		cq_writer_unlock(cq, e, shared);
+		/* it may wait for the event in a poll() of its own next */
+		if (chan_nonblock(ibcq->channel))
+			dpv_progress_app_arms(dev);
 	}
 	return rc;
 }

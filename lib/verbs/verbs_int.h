@@ -270,6 +270,10 @@ void dpv_shard_use_cq(struct dpv_device *dev, struct dpv_mlx5_cq *cq,
 /* The application is about to block in a verbs call (a CQ or async
  * event): the progress thread stops napping and polls. */
 void dpv_progress_app_blocks(struct dpv_device *dev);
+/* The application armed a CQ of dev whose channel's fd is non-blocking
+ * (ibv_req_notify_cq): it may wait for the event on the fd with a poll()
+ * of its own next. */
+void dpv_progress_app_arms(struct dpv_device *dev);
 /* A QP of dev got local ACK timeout `timeout` (IBV_QP_TIMEOUT): the
  * progress thread's naps beside the application stay well below it. */
 void dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout);
@@ -571,7 +575,14 @@ struct dpv_comp_channel {
 	 *  window is set to the whole of it again, and how many the next
 	 *  failed try makes it (doubling, up to EVENT_TRY_BACKOFF_MAX) */
 	atomic_uint try_skip, try_backoff;
+	/** the fd's O_NONBLOCK as last seen (ibv_get_cq_event() looks each
+	 *  call; an arm before any looks once): CHAN_FD_* */
+	atomic_int fd_mode;
 };
+
+#define CHAN_FD_UNKNOWN	 0
+#define CHAN_FD_BLOCKING 1
+#define CHAN_FD_NONBLOCK 2
 
 static inline struct dpv_comp_channel *
 to_dchan(struct ibv_comp_channel *c)

@@ -9,6 +9,12 @@
 # client's transmit for at least half of the pings (wake_taken, DPV_STATS;
 # 0 without the wake-up page); no wake-up page is left in /dev/shm after
 # both ends have exited. The medians are printed, not judged.
+# Then the same with each end waiting in a poll() of its own on the
+# channel's non-blocking fd (EVENT_PEER_POLL=1), a ping every ms: no verbs
+# call tells the progress thread that the application waits, only the arm
+# of its CQ does (dpv_progress_app_arms()); without that the thread's naps
+# beside the application ran on (a ping then took up to 10 ms, and fewer
+# than a third woke the server's thread).
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -33,6 +39,18 @@ crc=$?
 ic_server_wait
 src=$?
 ic_woken wake $N $crc $src "$IC_TMP/wake.client" "$IC_TMP/wake.server"
+
+NP=100
+port=$((port + 1))
+IC_XENV="DPV_STATS=1 EVENT_PEER_POLL=1" ic_server_start wakepoll "$PEER" \
+	server 192.0.2.1 $port $NP
+IC_XENV="DPV_STATS=1 EVENT_PEER_POLL=1" ic_client_run wakepoll "$PEER" \
+	client 192.0.2.1 $port $NP 1000
+crc=$?
+ic_server_wait
+src=$?
+ic_woken wakepoll $NP $crc $src "$IC_TMP/wakepoll.client" \
+	"$IC_TMP/wakepoll.server"
 left=$(comm -13 <(echo "$before") <(pages))
 if [ -n "$left" ]; then
 	echo "FAIL wake: left in /dev/shm: $left"
