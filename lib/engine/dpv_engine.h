@@ -1255,7 +1255,8 @@ int dpv_engine_qp_stats_get(struct dpv_engine *e, uint32_t qpn,
  * send or a receive queue of its own reads 0 there.
  */
 struct dpv_engine_qp_state {
-	uint32_t sq_posted;    /**< WRs the application posted */
+	uint32_t sq_posted;    /**< WRs posted through the verbs calls
+				  (direct-verbs rings written by hand: 0) */
 	uint32_t sq_fetched;   /**< WQEs the engine took from the ring */
 	uint32_t sq_sent;      /**< WQEs whose requests all went out */
 	uint32_t sq_done;      /**< WQEs the engine finished (CQE or not) */
