@@ -267,6 +267,20 @@ poll_window(struct dpv_device *dev, struct dpv_comp_channel *ch,
 	return false;
 }
 
+/* The channel's fd as it is now, noted in fd_mode: true if it is
+ * non-blocking, or cannot be asked (the caller's read() says why). */
+static bool
+chan_fd_look(struct dpv_comp_channel *ch)
+{
+	int fl = fcntl(ch->ibv.fd, F_GETFL);
+
+	atomic_store_explicit(&ch->fd_mode,
+			      fl >= 0 && (fl & O_NONBLOCK) ? CHAN_FD_NONBLOCK
+							   : CHAN_FD_BLOCKING,
+			      memory_order_relaxed);
+	return fl < 0 || (fl & O_NONBLOCK);
+}
+
 /*
  * Wait until the channel's fd is worth reading: an event is queued, or
  * the caller should block in read() (a progress thread or worker lcore
@@ -304,12 +318,7 @@ wait_event(struct ibv_comp_channel *channel, bool *slept)
 	if (chan_pending(ch))
 		return 0;
 	/* a non-blocking fd: the caller wants EAGAIN, not a wait */
-	fl = fcntl(channel->fd, F_GETFL);
-	atomic_store_explicit(&ch->fd_mode,
-			      fl >= 0 && (fl & O_NONBLOCK) ? CHAN_FD_NONBLOCK
-							   : CHAN_FD_BLOCKING,
-			      memory_order_relaxed);
-	if (fl < 0 || (fl & O_NONBLOCK))
+	if (chan_fd_look(ch))
 		return 0;
 	if (window != 0) {
 		/* the faults' signals are never held (a program may
@@ -653,19 +662,15 @@ static bool
 chan_nonblock(struct ibv_comp_channel *channel)
 {
 	struct dpv_comp_channel *ch;
-	int mode, fl;
 
 	if (channel == NULL)
 		return false;
 	ch = to_dchan(channel);
-	mode = atomic_load_explicit(&ch->fd_mode, memory_order_relaxed);
-	if (mode == CHAN_FD_UNKNOWN) {
-		fl = fcntl(channel->fd, F_GETFL);
-		mode = fl >= 0 && (fl & O_NONBLOCK) ? CHAN_FD_NONBLOCK
-						    : CHAN_FD_BLOCKING;
-		atomic_store_explicit(&ch->fd_mode, mode, memory_order_relaxed);
-	}
-	return mode == CHAN_FD_NONBLOCK;
+	if (atomic_load_explicit(&ch->fd_mode, memory_order_relaxed) ==
+	    CHAN_FD_UNKNOWN)
+		chan_fd_look(ch);
+	return atomic_load_explicit(&ch->fd_mode, memory_order_relaxed) ==
+	       CHAN_FD_NONBLOCK;
 }
 
 int

@@ -385,6 +385,17 @@ prog_nap(struct dpv_progress_thr *t, unsigned int us)
 	prog_nap_arms(t, us, false);
 }
 
+/* The thread is in a nap (prog_nap()) with more than us microseconds to
+ * go: one worth ending with a wake-up. */
+static bool
+prog_nap_longer(struct dpv_progress_thr *t, unsigned int us)
+{
+	uint64_t end = atomic_load_explicit(&t->nap_end, memory_order_seq_cst);
+
+	return end != 0 && (int64_t)(end - rte_rdtsc()) >=
+				   (int64_t)(rte_get_tsc_hz() / 1000000 * us);
+}
+
 /* A sleep of us microseconds that the next frame ends (the port's receive
  * interrupts, or a memif peer's wake-up; dpv_port_wake_sleep_begin()):
  * false if no frame can wake this thread. The arming is followed by one
@@ -476,7 +487,6 @@ void
 dpv_progress_app_arms(struct dpv_device *dev)
 {
 	struct dpv_progress_thr *t = dev->progress_thr;
-	uint64_t end;
 
 	if (t == NULL || t->mode != DPV_DEVICE_PROGRESS_THREAD)
 		return;
@@ -486,10 +496,7 @@ dpv_progress_app_arms(struct dpv_device *dev)
 		atomic_store_explicit(&t->armed, true, memory_order_seq_cst);
 	else
 		atomic_thread_fence(memory_order_seq_cst);
-	end = atomic_load_explicit(&t->nap_end, memory_order_seq_cst);
-	if (end == 0 ||
-	    (int64_t)(end - rte_rdtsc()) <
-		    (int64_t)(rte_get_tsc_hz() / 1000000 * PROG_ARM_KICK_US))
+	if (!prog_nap_longer(t, PROG_ARM_KICK_US))
 		return;
 	atomic_fetch_add_explicit(&t->arm_kicks, 1, memory_order_relaxed);
 	syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -1157,11 +1164,7 @@ app_call(struct dpv_device *dev)
 static void
 prog_mid_kick(struct dpv_progress_thr *t)
 {
-	uint64_t end = atomic_load_explicit(&t->nap_end, memory_order_relaxed);
-
-	if (end == 0 ||
-	    (int64_t)(end - rte_rdtsc()) <
-		    (int64_t)(rte_get_tsc_hz() / 1000000 * PROG_MID_KICK_US))
+	if (!prog_nap_longer(t, PROG_MID_KICK_US))
 		return;
 	if (atomic_exchange_explicit(&t->mid_kick, true, memory_order_release))
 		return;
