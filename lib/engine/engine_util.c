@@ -208,6 +208,13 @@ typedef void (*land_fn)(uint8_t *d, const uint8_t *s, size_t n);
 /* the widest the CPU and EAL allow (dpv_engine_land_select()) */
 static land_fn land_best = land_128;
 
+/* the width of f's stores, in bits */
+static unsigned
+land_width(land_fn f)
+{
+	return f == land_512 ? 512 : f == land_256 ? 256 : 128;
+}
+
 static land_fn
 land_for(unsigned bits)
 {
@@ -228,7 +235,7 @@ dpv_engine_land_select(void)
 	land_fn f = land_for(rte_vect_get_max_simd_bitwidth());
 
 	__atomic_store_n(&land_best, f, __ATOMIC_RELAXED);
-	return f == land_512 ? 512 : f == land_256 ? 256 : 128;
+	return land_width(f);
 }
 
 void
@@ -243,5 +250,5 @@ dpv_engine_land_bits(void *dst, const void *src, size_t n, unsigned bits)
 	land_fn f = land_for(bits);
 
 	f(dst, src, n);
-	return f == land_512 ? 512 : f == land_256 ? 256 : 128;
+	return land_width(f);
 }
