@@ -48,12 +48,16 @@ ibv_create_comp_channel(struct ibv_context *context)
 	atomic_init(&ch->pending, 0);
 	atomic_init(&ch->mem, 0);
 	atomic_init(&ch->pollers, 0);
+	atomic_init(&ch->waiters, 0);
 	/* the device's whole window until waits say otherwise */
 	atomic_init(&ch->poll_window, UINT64_MAX);
 	atomic_init(&ch->tried, false);
 	atomic_init(&ch->try_skip, 0);
 	atomic_init(&ch->try_backoff, 1);
 	atomic_init(&ch->fd_mode, CHAN_FD_UNKNOWN);
+	pthread_mutex_lock(&dctx_dev(context)->chan_lock);
+	TAILQ_INSERT_TAIL(&dctx_dev(context)->chans, ch, dev_next);
+	pthread_mutex_unlock(&dctx_dev(context)->chan_lock);
 	return &ch->ibv;
 }
 
@@ -77,9 +81,13 @@ int
 ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	struct dpv_comp_channel *ch = to_dchan(channel);
+	struct dpv_device *dev = dctx_dev(channel->context);
 
 	if (dpv_ref_busy(&ch->refcnt))
 		return EBUSY;
+	pthread_mutex_lock(&dev->chan_lock);
+	TAILQ_REMOVE(&dev->chans, ch, dev_next);
+	pthread_mutex_unlock(&dev->chan_lock);
 	close(channel->fd);
 	pthread_mutex_destroy(&ch->lock);
 	free(ch);
@@ -94,17 +102,40 @@ dpv_cq_events_written(void)
 	return events_written;
 }
 
-/* Take the event queued for a polling waiter (not on the fd), if any:
- * a load first, no locked operation when there is none. */
+/* Take one of the events queued in memory (not on the fd), if any: a
+ * load first, no locked operation when there is none. */
 static bool
 chan_take_mem(struct dpv_comp_channel *ch)
 {
-	int one = 1;
+	int n = atomic_load_explicit(&ch->mem, memory_order_relaxed);
 
-	return atomic_load_explicit(&ch->mem, memory_order_relaxed) == 1 &&
-	       atomic_compare_exchange_strong_explicit(&ch->mem, &one, 0,
-						       memory_order_acq_rel,
-						       memory_order_relaxed);
+	while (n > 0)
+		if (atomic_compare_exchange_weak_explicit(&ch->mem, &n, n - 1,
+							  memory_order_acq_rel,
+							  memory_order_relaxed))
+			return true;
+	return false;
+}
+
+/* Write one event to the channel's fd (counted in pending). */
+static void
+chan_write(struct dpv_comp_channel *ch)
+{
+	uint64_t one = 1;
+
+	if (write(ch->ibv.fd, &one, sizeof(one)) < 0)
+		VERBS_LOG(WARNING, "channel write: %s", strerror(errno));
+	else
+		atomic_fetch_add_explicit(&ch->pending, 1,
+					  memory_order_release);
+}
+
+/* Every event in memory goes to the fd. */
+static void
+chan_flush_mem(struct dpv_comp_channel *ch)
+{
+	while (chan_take_mem(ch))
+		chan_write(ch);
 }
 
 /*
@@ -115,19 +146,18 @@ chan_take_mem(struct dpv_comp_channel *ch)
  * a waiter asleep on it and for programs that poll() the fd. The two
  * sides' store-then-load (mem here, pollers there; seq_cst) let either
  * this thread see the poller or the poller, once it stops polling, see
- * the event: none is left unwritten with no poller to take it. One event
- * at most is in memory, and every poller that stops takes it if it is
- * there: a second one in the same window goes on the fd, where another
- * thread asleep on the fd, or one that poll()s it, sees it (left in
- * memory, it would wait for the poller's next call).
+ * the event: none is left in memory with no poller to take it, but by a
+ * waiter that leaves it there for its next wait (chan_leave()). Every
+ * poller that stops takes one if one is there; more raised in the same
+ * window (a program with one channel for its send and receive CQs gets
+ * two in a ping-pong's) stay for the next wait or go to the fd when the
+ * waiter leaves (chan_leave()).
  */
 static void
 cq_deliver(struct dpv_cq *cq)
 {
 	struct ibv_comp_channel *channel = cq->vcq.cq.channel;
 	struct dpv_comp_channel *ch;
-	uint64_t one = 1;
-	int none = 0;
 
 	if (channel == NULL)
 		return;
@@ -142,22 +172,64 @@ cq_deliver(struct dpv_cq *cq)
 	/* a progress thread that raised it leaves the waiter the core a
 	 * while (progress_main()), a polling one as a sleeping one */
 	events_written++;
-	if (atomic_compare_exchange_strong_explicit(&ch->mem, &none, 1,
-						    memory_order_seq_cst,
-						    memory_order_relaxed)) {
-		if (atomic_load_explicit(&ch->pollers, memory_order_seq_cst) >
-		    0)
-			return;
-		/* no one polls: it goes on the fd, unless a waiter took it
-		 * from memory meanwhile */
-		if (!chan_take_mem(ch))
-			return;
+	atomic_fetch_add_explicit(&ch->mem, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&ch->pollers, memory_order_seq_cst) > 0)
+		return;
+	/* no one polls: one goes on the fd, unless a waiter took one from
+	 * memory meanwhile */
+	if (chan_take_mem(ch))
+		chan_write(ch);
+}
+
+/*
+ * A waiter took its event: what more is in memory (raised in its window,
+ * or left by another waiter) is left there for its next wait, which
+ * takes it with no read(), as the one it took (the write() of the fd and
+ * the read() cost ~2 us on a VM, a third of a 64-byte ib_send_lat -e
+ * round trip). Only while no other thread waits in ibv_get_cq_event():
+ * one asleep on the fd would wait for this one's next call; and only
+ * with a progress thread, which writes to the fd what stays longer than
+ * DPV_CHAN_CARRY_US (dpv_cq_carry_flush()), for a thread of the program
+ * that waits in its own poll() of the fd. Otherwise it all goes to the fd
+ * now. A thread that starts to wait after the look at waiters here sees
+ * the events in memory (its store of waiters, then its load of mem; here
+ * the load of mem, then of waiters; seq_cst) and takes them.
+ */
+static void
+chan_leave(struct dpv_comp_channel *ch, struct dpv_device *dev)
+{
+	if (atomic_load_explicit(&ch->mem, memory_order_seq_cst) == 0)
+		return;
+	if (atomic_load_explicit(&ch->waiters, memory_order_seq_cst) > 1 ||
+	    !dpv_progress_carries(dev)) {
+		chan_flush_mem(ch);
+		return;
 	}
-	if (write(channel->fd, &one, sizeof(one)) < 0)
-		VERBS_LOG(WARNING, "channel write: %s", strerror(errno));
-	else
-		atomic_fetch_add_explicit(&ch->pending, 1,
-					  memory_order_release);
+	atomic_fetch_add_explicit(&dev->events_carried, 1,
+				  memory_order_relaxed);
+	atomic_store_explicit(&dev->carry_at, rte_get_tsc_cycles(),
+			      memory_order_release);
+}
+
+void
+dpv_cq_carry_flush_slow(struct dpv_device *dev)
+{
+	uint64_t at =
+		atomic_load_explicit(&dev->carry_at, memory_order_acquire);
+	struct dpv_comp_channel *ch;
+
+	/* every channel's, also those left a moment ago (two waiters'
+	 * stores of the device's time may come in either order) */
+	pthread_mutex_lock(&dev->chan_lock);
+	TAILQ_FOREACH(ch, &dev->chans, dev_next)
+	if (atomic_load_explicit(&ch->mem, memory_order_seq_cst) > 0 &&
+	    atomic_load_explicit(&ch->pollers, memory_order_seq_cst) == 0)
+		chan_flush_mem(ch);
+	pthread_mutex_unlock(&dev->chan_lock);
+	/* a waiter that left events meanwhile stored a later time */
+	atomic_compare_exchange_strong_explicit(&dev->carry_at, &at, 0,
+						memory_order_relaxed,
+						memory_order_relaxed);
 }
 
 void
@@ -226,7 +298,7 @@ dpv_event_poll_cycles_env(void)
 static inline bool
 chan_pending(struct dpv_comp_channel *ch)
 {
-	return atomic_load_explicit(&ch->mem, memory_order_acquire) > 0 ||
+	return atomic_load_explicit(&ch->mem, memory_order_seq_cst) > 0 ||
 	       atomic_load_explicit(&ch->pending, memory_order_acquire) > 0;
 }
 
@@ -446,9 +518,11 @@ poll_window_caught(struct dpv_comp_channel *ch)
 	}
 }
 
-int
-ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
-		 void **cq_context)
+/* ibv_get_cq_event() but for the count of waiters and what it leaves in
+ * memory (chan_leave()). */
+static int
+get_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+	  void **cq_context)
 {
 	struct dpv_comp_channel *ch = to_dchan(channel);
 	uint64_t t0 = rte_get_tsc_cycles();
@@ -499,6 +573,22 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 	*cq = &dcq->vcq.cq;
 	*cq_context = dcq->vcq.cq.cq_context;
 	return 0;
+}
+
+int
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		 void **cq_context)
+{
+	struct dpv_comp_channel *ch = to_dchan(channel);
+	int rc, err;
+
+	atomic_fetch_add_explicit(&ch->waiters, 1, memory_order_seq_cst);
+	rc = get_event(channel, cq, cq_context);
+	err = errno;
+	chan_leave(ch, dctx_dev(channel->context));
+	atomic_fetch_sub_explicit(&ch->waiters, 1, memory_order_release);
+	errno = err;
+	return rc;
 }
 
 void

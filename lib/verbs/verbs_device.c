@@ -84,6 +84,8 @@ device_new(unsigned int idx)
 	}
 	dev->srq_hint = 1;
 	TAILQ_INIT(&dev->xrcds);
+	pthread_mutex_init(&dev->chan_lock, NULL);
+	TAILQ_INIT(&dev->chans);
 
 	struct ibv_device *d = &dev->vdev.device;
 

@@ -220,14 +220,16 @@ event_stats_print(struct dpv_device *dev)
 	uint64_t p = atomic_load(&dev->event_waits_polled);
 	uint64_t sl = atomic_load(&dev->event_waits_slept);
 	uint64_t im = atomic_load(&dev->events_in_memory);
+	uint64_t ec = atomic_load(&dev->events_carried);
 	uint64_t ws, wt, wn;
 
 	if (p != 0 || sl != 0)
 		fprintf(stderr,
 			"dpverbs %s: event_waits_polled=%" PRIu64
 			" event_waits_slept=%" PRIu64
-			" events_in_memory=%" PRIu64 "\n",
-			dev->vdev.device.name, p, sl, im);
+			" events_in_memory=%" PRIu64 " events_carried=%" PRIu64
+			"\n",
+			dev->vdev.device.name, p, sl, im, ec);
 	dpv_port_wake_stats(dev->port, &ws, &wt, &wn);
 	if (ws != 0 || wn != 0)
 		fprintf(stderr,
@@ -327,7 +329,18 @@ dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us)
 {
 	for (unsigned s = 0; s < dev->nshards; s++)
 		us = dpv_engine_cq_deadline_us(dev->engines[s], us);
+	if (atomic_load_explicit(&dev->carry_at, memory_order_relaxed) != 0)
+		us = RTE_MIN(us, (unsigned int)DPV_CHAN_CARRY_US);
 	return us;
+}
+
+bool
+dpv_progress_carries(struct dpv_device *dev)
+{
+	struct dpv_progress_thr *t = dev->progress_thr;
+
+	return t != NULL && t->mode == DPV_DEVICE_PROGRESS_THREAD &&
+	       !atomic_load_explicit(&t->stop, memory_order_relaxed);
 }
 
 /* An idle sleep of us microseconds (the application left the engines
@@ -602,6 +615,8 @@ progress_main(void *arg)
 		uint64_t c = atomic_load_explicit(&t->app_calls,
 						  memory_order_relaxed);
 
+		/* events a waiter left in memory that no wait took */
+		dpv_cq_carry_flush(t->dev, now);
 		/* the application blocks in a verbs call: it stopped */
 		if (atomic_load_explicit(&t->kick, memory_order_acquire)) {
 			atomic_store_explicit(&t->kick, 0,

@@ -31,6 +31,8 @@
 #include <sys/types.h>
 
 #include <infiniband/verbs.h>
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
 #include <rte_log.h>
 #include <rte_seqlock.h>
 
@@ -236,6 +238,15 @@ struct dpv_device {
 	/** events a polling waiter took from memory: no write() and read()
 	 *  of the channel's fd (verbs_cq.c) */
 	atomic_uint_fast64_t events_in_memory;
+	/** events a waiter left in memory for its next wait (chan_leave()):
+	 *  no write() there and no read() at the next */
+	atomic_uint_fast64_t events_carried;
+	/** the channels of the device's contexts (chan_lock) */
+	pthread_mutex_t chan_lock;
+	TAILQ_HEAD(, dpv_comp_channel) chans;
+	/** TSC of the latest events left in memory by a waiter on one of
+	 *  chans, 0 when none (dpv_cq_carry_flush()) */
+	_Atomic uint64_t carry_at;
 	/** TSC cycles a blocking ibv_get_cq_event() polls for its event
 	 *  before it sleeps (DPV_EVENT_POLL_US, set with the engine) */
 	uint64_t event_poll_cycles;
@@ -278,8 +289,12 @@ void dpv_progress_app_arms(struct dpv_device *dev);
  * progress thread's naps beside the application stay well below it. */
 void dpv_progress_note_ack_timeout(struct dpv_device *dev, uint8_t timeout);
 /* A sleep of us microseconds between polls of dev's engines, cut to end
- * no later than a CQ moderation period they watch (0: one has ended). */
+ * no later than a CQ moderation period they watch (0: one has ended), and
+ * no longer than DPV_CHAN_CARRY_US while events are left in memory. */
 unsigned int dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us);
+/* dev has a background progress thread (DPV_DEVICE_PROGRESS_THREAD):
+ * it writes to the fd the events a waiter left in memory. */
+bool dpv_progress_carries(struct dpv_device *dev);
 
 static inline struct dpv_device *
 to_ddev(struct ibv_device *d)
@@ -561,10 +576,13 @@ struct dpv_comp_channel {
 	TAILQ_HEAD(, dpv_cq) ready; /**< CQs with an undelivered event */
 	atomic_int refcnt;	    /**< CQs using this channel */
 	atomic_int pending;	    /**< events written to fd, not yet read */
-	/** an event (0 or 1) queued while a waiter polled in memory, not
-	 *  written to the fd: a polling waiter takes it without a read() */
+	/** events queued while a waiter polled in memory, not written to
+	 *  the fd: a waiter takes one without a read(), and what it leaves
+	 *  is its next wait's (verbs_cq.c, chan_leave()) */
 	atomic_int mem;
 	atomic_int pollers; /**< waiters polling in memory now */
+	atomic_int waiters; /**< threads in ibv_get_cq_event() now */
+	TAILQ_ENTRY(dpv_comp_channel) dev_next; /**< dpv_device.chans */
 	/** TSC cycles ibv_get_cq_event() polls before it sleeps, adapted
 	 *  per channel; at most the device's event_poll_cycles */
 	_Atomic uint64_t poll_window;
@@ -660,6 +678,28 @@ uint64_t dpv_event_poll_cycles_env(void);
 /** Completion events this thread has written to channels (a progress
  * thread that wakes the application then gives it the core). */
 uint64_t dpv_cq_events_written(void);
+
+/** How long events a waiter left in memory for its next wait may stay
+ * there before the progress thread writes them to the channel's fd, for
+ * another thread that waits on it (a poll() of the program's own). The
+ * thread's sleeps are no longer while some are left. */
+#define DPV_CHAN_CARRY_US 1000
+
+/** Background progress thread of dev: events left in memory on its
+ * channels for DPV_CHAN_CARRY_US or more go to the channels' fds. */
+void dpv_cq_carry_flush_slow(struct dpv_device *dev);
+
+static inline void
+dpv_cq_carry_flush(struct dpv_device *dev, uint64_t now)
+{
+	uint64_t at =
+		atomic_load_explicit(&dev->carry_at, memory_order_relaxed);
+
+	if (unlikely(at != 0) &&
+	    (int64_t)(now - at) >=
+		    (int64_t)(rte_get_tsc_hz() / 1000000 * DPV_CHAN_CARRY_US))
+		dpv_cq_carry_flush_slow(dev);
+}
 
 /* ---------------------------------------------------------------------- */
 /* XRCD, SRQ                                                               */

@@ -95,6 +95,8 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* events taken by a polling waiter without the channel's fd */
 	rte_tel_data_add_dict_u64(d, "events_in_memory",
 				  atomic_load(&dev->events_in_memory));
+	rte_tel_data_add_dict_u64(d, "events_carried",
+				  atomic_load(&dev->events_carried));
 	/* the fault layer between the engine and the port (0 when off) */
 	memset(&fs, 0, sizeof(fs));
 	if (dev->port != NULL)
