@@ -208,7 +208,8 @@ chan_leave(struct dpv_comp_channel *ch, struct dpv_device *dev)
 	atomic_fetch_add_explicit(&dev->events_carried, 1,
 				  memory_order_relaxed);
 	atomic_store_explicit(&dev->carry_at, rte_get_tsc_cycles(),
-			      memory_order_release);
+			      memory_order_seq_cst);
+	dpv_progress_carry_kick(dev);
 }
 
 void

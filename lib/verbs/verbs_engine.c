@@ -327,10 +327,20 @@ prog_owed(struct dpv_progress_thr *t, uint64_t now, uint64_t limit)
 unsigned int
 dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us)
 {
+	uint64_t at =
+		atomic_load_explicit(&dev->carry_at, memory_order_relaxed);
+
 	for (unsigned s = 0; s < dev->nshards; s++)
 		us = dpv_engine_cq_deadline_us(dev->engines[s], us);
-	if (atomic_load_explicit(&dev->carry_at, memory_order_relaxed) != 0)
-		us = RTE_MIN(us, (unsigned int)DPV_CHAN_CARRY_US);
+	/* until events left in memory are due for the fd */
+	if (at != 0) {
+		uint64_t per_us = rte_get_tsc_hz() / 1000000;
+		int64_t left = (int64_t)(at + per_us * DPV_CHAN_CARRY_US -
+					 rte_rdtsc());
+
+		us = RTE_MIN(us,
+			     left > 0 ? (unsigned int)(left / per_us) + 1 : 1u);
+	}
 	return us;
 }
 
@@ -378,11 +388,16 @@ prog_nap_arms(struct dpv_progress_thr *t, unsigned int us, bool arms)
 	struct timespec ts;
 
 	us = RTE_MAX(dpv_progress_sleep_us(t->dev, us), 1u);
-	ts.tv_sec = us / 1000000;
-	ts.tv_nsec = (long)(us % 1000000) * 1000;
 	atomic_store_explicit(&t->nap_end,
 			      rte_rdtsc() + rte_get_tsc_hz() / 1000000 * us,
 			      memory_order_seq_cst);
+	/* events left in memory before nap_end was set found it 0
+	 * (dpv_progress_carry_kick()): the nap ends when they are due */
+	if (us > 1 &&
+	    atomic_load_explicit(&t->dev->carry_at, memory_order_seq_cst) != 0)
+		us = RTE_MAX(dpv_progress_sleep_us(t->dev, us), 1u);
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (long)(us % 1000000) * 1000;
 	/* an arm that came before nap_end was set found it 0 and woke no
 	 * one: seen here instead (both sides store, then load, seq_cst) */
 	if (!arms || us <= PROG_ARM_KICK_US ||
@@ -512,6 +527,25 @@ dpv_progress_app_arms(struct dpv_device *dev)
 	if (!prog_nap_longer(t, PROG_ARM_KICK_US))
 		return;
 	atomic_fetch_add_explicit(&t->arm_kicks, 1, memory_order_relaxed);
+	syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/*
+ * A waiter left events in memory for its next wait (verbs_cq.c,
+ * chan_leave()): a nap with more than DPV_CHAN_CARRY_US to go ends now,
+ * so that the next one ends when they are due for the fd (a thread of
+ * the program may wait for them in a poll() of its own). Once per quiet
+ * spell at most: while waiters leave events, the naps are no longer than
+ * that (dpv_progress_sleep_us()).
+ */
+void
+dpv_progress_carry_kick(struct dpv_device *dev)
+{
+	struct dpv_progress_thr *t = dev->progress_thr;
+
+	if (t == NULL || t->mode != DPV_DEVICE_PROGRESS_THREAD ||
+	    !prog_nap_longer(t, DPV_CHAN_CARRY_US))
+		return;
 	syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 

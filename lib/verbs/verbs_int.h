@@ -295,6 +295,10 @@ unsigned int dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us);
 /* dev has a background progress thread (DPV_DEVICE_PROGRESS_THREAD):
  * it writes to the fd the events a waiter left in memory. */
 bool dpv_progress_carries(struct dpv_device *dev);
+/* A waiter left events in memory on one of dev's channels: a long nap of
+ * the progress thread ends (it writes them to the fd if no wait takes
+ * them within DPV_CHAN_CARRY_US). */
+void dpv_progress_carry_kick(struct dpv_device *dev);
 
 static inline struct dpv_device *
 to_ddev(struct ibv_device *d)
