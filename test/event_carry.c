@@ -6,7 +6,8 @@
  * (test/scripts/fast-event-carry.sh runs it with a thread and without).
  * Two RC pairs on the device, each receive CQ on one channel; both SENDs
  * arrive in one receive burst while a waiter polls in its window (the
- * engine is held until it does), so both events are raised in memory:
+ * engine is held until it does), so both events are raised in memory
+ * (a worker lcore's progress as application-driven progress, below):
  *  - carry: the waiter takes one; with a progress thread the other stays
  *    in memory (events_carried) and the next wait, at once, takes it from
  *    there (events_in_memory, no read()); without one it goes on the fd;
@@ -91,40 +92,25 @@ set_window_us(uint64_t us)
 static int
 post_pair(int p)
 {
-	struct ibv_sge rs = {(uintptr_t)buf[2 * p + 1], BUFLEN, mr->lkey};
-	struct ibv_sge ss = {(uintptr_t)buf[2 * p], 64, mr->lkey};
-	struct ibv_recv_wr rw = {.wr_id = 2, .sg_list = &rs, .num_sge = 1};
-	struct ibv_send_wr sw = {.wr_id = 1,
-				 .sg_list = &ss,
-				 .num_sge = 1,
-				 .opcode = IBV_WR_SEND,
-				 .send_flags = IBV_SEND_SIGNALED};
-	struct ibv_recv_wr *rb;
-	struct ibv_send_wr *sb;
-
-	return ibv_post_recv(qp[p][1], &rw, &rb) != 0 ||
-			       ibv_post_send(qp[p][0], &sw, &sb) != 0
-		       ? -1
-		       : 0;
+	return test_loop_send_recv(qp[p], mr, buf[2 * p], 64, buf[2 * p + 1],
+				   BUFLEN);
 }
 
-/* Pair p's two completions, within LIMIT_MS. */
+/* A completion of cq within LIMIT_MS, successful. */
+static bool
+one_wc(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+
+	return test_loop_wait_wc(cq, &wc, 1, LIMIT_MS) == 1 &&
+	       wc.status == IBV_WC_SUCCESS;
+}
+
+/* Pair p's two completions. */
 static int
 drain_pair(int p)
 {
-	struct ibv_cq *cqs[2] = {rcq[p], scq[p]};
-	uint64_t end = now_us() + LIMIT_MS * 1000;
-
-	for (int i = 0; i < 2; i++) {
-		struct ibv_wc wc;
-		int n;
-
-		while ((n = ibv_poll_cq(cqs[i], 1, &wc)) == 0 && now_us() < end)
-			usleep(100);
-		if (n != 1 || wc.status != IBV_WC_SUCCESS)
-			return -1;
-	}
-	return 0;
+	return one_wc(rcq[p]) && one_wc(scq[p]) ? 0 : -1;
 }
 
 /* The engine held while both SENDs are posted and until a waiter polls

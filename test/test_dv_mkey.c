@@ -183,7 +183,7 @@ a_status(struct pair *p, enum ibv_wc_opcode *op)
 {
 	struct ibv_wc wc;
 
-	if (test_verbs_wait_wc(p->acq, &wc, 1, 3000) != 1)
+	if (test_loop_wait_wc(p->acq, &wc, 1, 3000) != 1)
 		return -1;
 	if (op)
 		*op = wc.opcode;
@@ -466,7 +466,7 @@ test_builder_args(void)
 				  EOPNOTSUPP, "interleaved without its flag");
 		struct ibv_wc wc;
 
-		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 100), 0,
+		TEST_ASSERT_EQUAL(test_loop_wait_wc(p.acq, &wc, 1, 100), 0,
 				  "nothing posted");
 	}
 	pair_close(&p);
@@ -639,7 +639,7 @@ a_none(struct pair *p)
 {
 	struct ibv_wc wc;
 
-	return test_verbs_wait_wc(p->acq, &wc, 1, 200) == 0;
+	return test_loop_wait_wc(p->acq, &wc, 1, 200) == 0;
 }
 
 /* Post one raw WQE with wr_id; wr_complete's result. */
@@ -691,14 +691,14 @@ test_raw_traffic(void)
 				  0, i, len);
 			TEST_ASSERT_EQUAL(raw_post(&p, &w, i), 0, "");
 		}
-		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 3000), 1,
+		TEST_ASSERT_EQUAL(test_loop_wait_wc(p.acq, &wc, 1, 3000), 1,
 				  "iteration %d", i);
 		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "%d", i);
 		TEST_ASSERT_EQUAL(wc.wr_id, (uint64_t)i, "");
 		TEST_ASSERT_EQUAL((int)wc.opcode,
 				  i % 2 ? IBV_WC_SEND : IBV_WC_DRIVER2,
 				  "iteration %d", i);
-		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.bcq, &wc, 1, 3000), 1,
+		TEST_ASSERT_EQUAL(test_loop_wait_wc(p.bcq, &wc, 1, 3000), 1,
 				  "");
 		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 		TEST_ASSERT_EQUAL(wc.byte_len, len, "");
@@ -713,7 +713,7 @@ test_raw_traffic(void)
 		raw_build(&w, p.a->qp_num, MLX5_OPCODE_RDMA_WRITE, true,
 			  mr->rkey, at(0, 1000), 500, 200);
 		TEST_ASSERT_EQUAL(raw_post(&p, &w, 2), 0, "");
-		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 3000), 1,
+		TEST_ASSERT_EQUAL(test_loop_wait_wc(p.acq, &wc, 1, 3000), 1,
 				  "");
 		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 		TEST_ASSERT_EQUAL(wc.wr_id, 2, "only the signalled one");
@@ -843,7 +843,7 @@ send_inv(struct pair *p, uint32_t rkey, int bst)
 	ibv_wr_set_sge_list(p->x, 0, NULL);
 	TEST_ASSERT_EQUAL(ibv_wr_complete(p->x), 0, "");
 	st = a_status(p, NULL);
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
 	TEST_ASSERT_EQUAL(wc.status, bst, "");
 	return st;
 }
@@ -1136,7 +1136,7 @@ a_to_b(struct pair *p, uint32_t lkey, uint64_t addr, uint32_t len,
 	ibv_wr_set_sge(p->x, lkey, addr, len);
 	TEST_ASSERT_EQUAL(ibv_wr_complete(p->x), 0, "");
 	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS, "send");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 	*got = wc.byte_len;
 	return TEST_SUCCESS;
@@ -1159,7 +1159,7 @@ b_to_a(struct pair *p, uint32_t len, uint32_t lkey, uint64_t addr,
 
 	TEST_ASSERT_EQUAL(ibv_post_recv(p->a, &rwr, &rbad), 0, "");
 	TEST_ASSERT_EQUAL(ibv_post_send(p->b, &swr, &sbad), 0, "");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->bcq, &wc, 1, 3000), 1, "");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS,
 			  "a signature error does not fail the completion");
@@ -1501,7 +1501,7 @@ test_sig_pipe(struct pair *p)
 			  0, "");
 	TEST_ASSERT_EQUAL(a_status(p, NULL), IBV_WC_SUCCESS,
 			  "canceled: completes as posted");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 200), 0,
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->bcq, &wc, 1, 200), 0,
 			  "without being sent");
 out:
 	fcntl(ctx->async_fd, F_SETFL, fl);

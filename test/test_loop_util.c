@@ -151,3 +151,40 @@ test_loop_heap(void)
 			sum += s.heap_allocsz_bytes;
 	return sum;
 }
+
+int
+test_loop_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms)
+{
+	int got = 0, i, r;
+
+	for (i = 0; i < ms * 10 && got < max; i++) {
+		r = ibv_poll_cq(c, max - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+		if (r == 0)
+			usleep(100);
+	}
+	return got;
+}
+
+int
+test_loop_send_recv(struct ibv_qp *qp[2], struct ibv_mr *mr, void *src,
+		    uint32_t len, void *dst, uint32_t dlen)
+{
+	struct ibv_sge rs = {(uintptr_t)dst, dlen, mr->lkey};
+	struct ibv_sge ss = {(uintptr_t)src, len, mr->lkey};
+	struct ibv_recv_wr rw = {.wr_id = 2, .sg_list = &rs, .num_sge = 1};
+	struct ibv_send_wr sw = {.wr_id = 1,
+				 .sg_list = &ss,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_recv_wr *rb;
+	struct ibv_send_wr *sb;
+
+	if (ibv_post_recv(qp[1], &rw, &rb) != 0 ||
+	    ibv_post_send(qp[0], &sw, &sb) != 0)
+		return EIO;
+	return 0;
+}

@@ -47,4 +47,15 @@ uint64_t test_loop_rss(void);
 /* Bytes allocated from DPDK's heaps (rte_malloc), all sockets. */
 uint64_t test_loop_heap(void);
 
+/* Poll c until max completions are in wc or about ms milliseconds have
+ * passed (polling runs the device's engine). The count, or < 0 on a poll
+ * error. */
+int test_loop_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
+
+/* A receive of dlen bytes at dst on qp[1] (wr_id 2), then a signaled
+ * SEND of len bytes from src on qp[0] (wr_id 1); both in mr. 0, or EIO
+ * if a post failed. */
+int test_loop_send_recv(struct ibv_qp *qp[2], struct ibv_mr *mr, void *src,
+			uint32_t len, void *dst, uint32_t dlen);
+
 #endif

@@ -157,7 +157,7 @@ post(struct side *s, struct ibv_send_wr *wr, uint32_t off, uint32_t len)
 static int
 wait1(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	return test_verbs_wait_wc(cq, wc, 1, WAIT_MS) == 1 ? 0 : -1;
+	return test_loop_wait_wc(cq, wc, 1, WAIT_MS) == 1 ? 0 : -1;
 }
 
 /* RESET keeps the rings an mlx4dv view shows, emptied: the receive
@@ -712,7 +712,7 @@ test_mlx4_resize(void)
 	if (cqe_ready(&d1, 6))
 		goto out;
 	/* the 4 come out of ibv_poll_cq in order */
-	n = test_verbs_wait_wc(a.scq, wc, 4, WAIT_MS);
+	n = test_loop_wait_wc(a.scq, wc, 4, WAIT_MS);
 	if (n != 4)
 		goto out;
 	for (int i = 0; i < 4; i++)
@@ -732,7 +732,7 @@ test_mlx4_resize(void)
 	    !(((const struct mlx4_cqe *)d0.buf.buf)[0].owner_sr_opcode &
 	      MLX4_CQE_OWNER_MASK))
 		goto out;
-	if (test_verbs_wait_wc(a.scq, wc, 3, WAIT_MS) != 3)
+	if (test_loop_wait_wc(a.scq, wc, 3, WAIT_MS) != 3)
 		goto out;
 	for (int i = 0; i < 3; i++)
 		if (wc[i].status || wc[i].wr_id != next++)
@@ -741,7 +741,7 @@ test_mlx4_resize(void)
 	for (int r = 0; r < 20; r++) {
 		if (send_n(&a, &b, 6, next))
 			goto out;
-		if (test_verbs_wait_wc(a.scq, wc, 6, WAIT_MS) != 6)
+		if (test_loop_wait_wc(a.scq, wc, 6, WAIT_MS) != 6)
 			goto out;
 		for (int i = 0; i < 6; i++)
 			if (wc[i].status || wc[i].wr_id != next++)

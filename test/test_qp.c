@@ -1493,7 +1493,8 @@ case_sqd_drained(void)
 	TEST_ASSERT_EQUAL(post1(qa, 1), 0, "");
 	TEST_ASSERT_EQUAL(post1(qa, 2), 0, "");
 	/* let the engine fetch and send them (RNR NAKed, retried forever) */
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(ca, wc, 1, 20), 0, "no receive yet");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(ca, wc, 1, 20), 0,
+			  "no receive yet");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_SQD;
 	a.en_sqd_async_notify = 1;
@@ -1517,24 +1518,24 @@ case_sqd_drained(void)
 	ibv_ack_async_event(&ev);
 	TEST_ASSERT_EQUAL(ibv_query_qp(qa, &a, IBV_QP_STATE, &qi), 0, "");
 	TEST_ASSERT_EQUAL(a.sq_draining, 0, "");
-	n = test_verbs_wait_wc(ca, wc, 4, 200);
+	n = test_loop_wait_wc(ca, wc, 4, 200);
 	TEST_ASSERT_EQUAL(n, 2, "the two SENDs fetched before SQD");
 	TEST_ASSERT(wc[0].wr_id == 1 && wc[1].wr_id == 2 &&
 			    wc[0].status == IBV_WC_SUCCESS &&
 			    wc[1].status == IBV_WC_SUCCESS,
 		    "");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(cb, wc, 4, 50), 2, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(cb, wc, 4, 50), 2, "");
 	TEST_ASSERT_EQUAL(async_wait(ca, cb, &ev, 20), -1, "one event only");
 
 	/* back to RTS: the SEND posted in SQD goes */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	TEST_ASSERT_EQUAL(modify(qa, &a, IBV_QP_STATE), 0, "SQD -> RTS");
-	n = test_verbs_wait_wc(ca, wc, 1, 3000);
+	n = test_loop_wait_wc(ca, wc, 1, 3000);
 	TEST_ASSERT(n == 1 && wc[0].wr_id == 3 &&
 			    wc[0].status == IBV_WC_SUCCESS,
 		    "SEND after RTS");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(cb, wc, 1, 3000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(cb, wc, 1, 3000), 1, "");
 	TEST_ASSERT_EQUAL(wc[0].wr_id, 12, "");
 
 	/* SQD without notify: no event */

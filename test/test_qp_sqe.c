@@ -236,7 +236,7 @@ static int
 expect_wc(struct ibv_cq *c, uint64_t id, enum ibv_wc_status st,
 	  struct ibv_wc *wc)
 {
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(c, wc, 1, 2000), 1, "wr %llu",
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(c, wc, 1, 2000), 1, "wr %llu",
 			  (unsigned long long)id);
 	TEST_ASSERT_EQUAL(wc->wr_id, id, "");
 	TEST_ASSERT_EQUAL(wc->status, st, "wr %llu: %s", (unsigned long long)id,
@@ -296,7 +296,7 @@ rc_in_err(struct pair *p)
 	TEST_ASSERT_EQUAL(
 		ibv_modify_qp(p->a, &qa, IBV_QP_STATE | IBV_QP_CUR_STATE),
 		EINVAL, "cur_qp_state SQE in ERR");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 100), 0,
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->bcq, &wc, 1, 100), 0,
 			  "the peer received nothing");
 	return TEST_SUCCESS;
 }
@@ -324,7 +324,7 @@ sqe_recover(struct pair *p, uint32_t grh)
 	CHECK(send_one(p, p->a, p->b, p->as, 5, 200, mr->lkey, IBV_WC_SUCCESS));
 	/* the flushed WRs never reached b: its first receive is this one */
 	CHECK(recv_one(p->bcq, 600, 200, grh, rbuf[1]));
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, wc, 2, 100), 0, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->bcq, wc, 2, 100), 0, "");
 
 	CHECK(send_one(p, p->a, p->b, p->as, 6, 64, dead_lkey,
 		       IBV_WC_LOC_PROT_ERR));

@@ -148,7 +148,7 @@ drain(uint64_t send_id, int ms, struct ibv_wc *rwc)
 	struct ibv_wc wc;
 
 	while (waited < 2000 + ms && !(got_send && nrecv)) {
-		if (test_verbs_wait_wc(cq, &wc, 1, 10) != 1) {
+		if (test_loop_wait_wc(cq, &wc, 1, 10) != 1) {
 			waited += 10;
 			if (got_send && (quiet += 10) >= ms)
 				break;

@@ -245,7 +245,7 @@ check_send(struct pair *p, uint32_t len, bool scattered)
 	TEST_ASSERT_EQUAL(post_recv(p), 0, "");
 	TEST_ASSERT_EQUAL(post_send(p, IBV_WR_SEND, len, true), 0, "");
 	/* the sender's completion comes after b's receive CQE (ACK) */
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->acq, &wc, 1, 5000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->acq, &wc, 1, 5000), 1, "");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 	c = peek_cqe(p->bcq);
 	TEST_ASSERT_NOT_NULL(c, "b's CQE is there");
@@ -263,7 +263,7 @@ check_send(struct pair *p, uint32_t len, bool scattered)
 		TEST_ASSERT_BUFFERS_EQUAL(mem[1], mem[0], len,
 					  "data in the buffer");
 	}
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->bcq, &wc, 1, 5000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->bcq, &wc, 1, 5000), 1, "");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "%s",
 			  ibv_wc_status_str(wc.status));
 	TEST_ASSERT_EQUAL(wc.opcode, IBV_WC_RECV, "");
@@ -306,7 +306,7 @@ check_read(struct pair *p, enum ibv_wr_opcode op, uint32_t len, bool scattered)
 	} else {
 		TEST_ASSERT(!(c->op_own & MLX5_INLINE_SCATTER_32), "");
 	}
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(p->acq, &wc, 1, 5000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(p->acq, &wc, 1, 5000), 1, "");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "%s",
 			  ibv_wc_status_str(wc.status));
 	if (op == IBV_WR_RDMA_READ) {
@@ -441,12 +441,12 @@ case_credit_pkt(void)
 	TEST_ASSERT_EQUAL(ibv_post_send(p.a, &sw, &sbad), 0, "");
 	TEST_ASSERT_EQUAL(ibv_post_send(p.a, &sw, &sbad), 0, "");
 	for (int i = 0; i < 2; i++) {
-		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.bcq, &wc, 1, 5000), 1,
+		TEST_ASSERT_EQUAL(test_loop_wait_wc(p.bcq, &wc, 1, 5000), 1,
 				  "");
 		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 		TEST_ASSERT_EQUAL(wc.byte_len, 2500, "");
 		TEST_ASSERT_BUFFERS_EQUAL(mem[1 + wc.wr_id], mem[0], 2500, "");
-		TEST_ASSERT_EQUAL(test_verbs_wait_wc(p.acq, &wc, 1, 5000), 1,
+		TEST_ASSERT_EQUAL(test_loop_wait_wc(p.acq, &wc, 1, 5000), 1,
 				  "");
 		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 	}

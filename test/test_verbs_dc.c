@@ -220,7 +220,7 @@ test_verbs_dc_traffic(void)
 	TEST_ASSERT_EQUAL(dc_post(&s, 0, KEY_A, 0, 1, 1500), 0, "");
 	TEST_ASSERT_EQUAL(dc_post(&s, 1, KEY_B, 0, 2, 2500), 0, "");
 	/* each SEND: its send and its receive completion (one CQ) */
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(s.cq, wc, 4, 3000), 4, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(s.cq, wc, 4, 3000), 4, "");
 	for (int k = 0; k < 4; k++) {
 		TEST_ASSERT_EQUAL(wc[k].status, IBV_WC_SUCCESS, "wc %d", k);
 		if (wc[k].wr_id == 100)
@@ -238,7 +238,7 @@ test_verbs_dc_traffic(void)
 	TEST_ASSERT_EQUAL(dc_post(&s, 0, KEY_A, 1, 3, 3000), 0, "");
 	TEST_ASSERT_EQUAL(dc_post(&s, 1, KEY_B, 1, 4, 1000), 0, "");
 	TEST_ASSERT_EQUAL(dc_post(&s, 1, KEY_B, 2, 5, 1000), 0, "");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(s.cq, wc, 3, 3000), 3, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(s.cq, wc, 3, 3000), 3, "");
 	for (int k = 0; k < 3; k++)
 		TEST_ASSERT(wc[k].status == IBV_WC_SUCCESS &&
 				    wc[k].wr_id == (uint64_t)k + 3,
@@ -277,7 +277,7 @@ static int
 dc_send_status(struct dc_set *s, uint64_t wr_id, bool received)
 {
 	struct ibv_wc wc[2];
-	int n = test_verbs_wait_wc(s->cq, wc, received ? 2 : 1, 3000), st = -1;
+	int n = test_loop_wait_wc(s->cq, wc, received ? 2 : 1, 3000), st = -1;
 
 	for (int k = 0; k < n; k++) {
 		if (wc[k].wr_id == wr_id)

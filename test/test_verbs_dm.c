@@ -249,7 +249,7 @@ test_dm_traffic(void)
 	wr.opcode = IBV_WR_SEND;
 	if (ibv_post_recv(qp[1], &rw, &rb) != 0 ||
 	    test_verbs_post_wait(qp[0], cq, &wr) != IBV_WC_SUCCESS ||
-	    test_verbs_wait_wc(cq, &wc, 1, 2000) != 1 ||
+	    test_loop_wait_wc(cq, &wc, 1, 2000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS || wc.byte_len != 100 ||
 	    memcmp(mem[1], mem[0], 100) != 0) {
 		DPV_TEST_LOG("SEND from device memory");

@@ -98,9 +98,9 @@ send_one(struct ibv_cq *cq, struct ibv_qp *qp[2], uint32_t len,
 	memset(mem[1], 0, BUFLEN);
 	for (uint32_t i = 0; i < len; i++)
 		mem[0][i] = (uint8_t)(i * 7 + len);
-	if (test_verbs_post_send_recv(qp, mr, mem[0], len, mem[1], BUFLEN))
+	if (test_loop_send_recv(qp, mr, mem[0], len, mem[1], BUFLEN))
 		return EIO;
-	if (test_verbs_wait_wc(cq, wc, 2, 2000) != 2 ||
+	if (test_loop_wait_wc(cq, wc, 2, 2000) != 2 ||
 	    wc[0].status != IBV_WC_SUCCESS || wc[1].status != IBV_WC_SUCCESS)
 		return EIO;
 	return memcmp(mem[0], mem[1], len) == 0 ? 0 : EBADMSG;
@@ -300,11 +300,11 @@ test_cqcomp_traffic(void)
 			/* the receives first (raw: sessions seen) */
 			TEST_ASSERT_EQUAL(wait_recv_raw(cq, 8, &sessions), 0,
 					  "round %d", round);
-			TEST_ASSERT_EQUAL(test_verbs_wait_wc(cq, wc, 8, 5000),
-					  8, "round %d", round);
-			TEST_ASSERT_EQUAL(test_verbs_wait_wc(scq, wc + 8, 8,
-							     5000),
-					  8, "round %d", round);
+			TEST_ASSERT_EQUAL(test_loop_wait_wc(cq, wc, 8, 5000), 8,
+					  "round %d", round);
+			TEST_ASSERT_EQUAL(
+				test_loop_wait_wc(scq, wc + 8, 8, 5000), 8,
+				"round %d", round);
 			nrecv = nsend = 0;
 			for (int i = 0; i < 16; i++) {
 				TEST_ASSERT_EQUAL(wc[i].status, IBV_WC_SUCCESS,
@@ -438,7 +438,7 @@ test_odp(void)
 				.wr.rdma = {(uintptr_t)page + 1024, odp->rkey}};
 
 	TEST_ASSERT_EQUAL(ibv_post_send(qp[0], &w, &bad), 0, "");
-	TEST_ASSERT_EQUAL(test_verbs_wait_wc(cq, &wc, 1, 2000), 1, "");
+	TEST_ASSERT_EQUAL(test_loop_wait_wc(cq, &wc, 1, 2000), 1, "");
 	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 	TEST_ASSERT(page[1024] == 0x5a && page[1535] == 0x5a && page[0] == 0 &&
 			    page[1536] == 0,

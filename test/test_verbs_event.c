@@ -156,9 +156,7 @@ set_window_us(uint64_t us)
 static int
 send_one(void)
 {
-	return test_verbs_post_send_recv(qp, mr, mem[0], 64, mem[1], BUFLEN)
-		       ? -1
-		       : 0;
+	return test_loop_send_recv(qp, mr, mem[0], 64, mem[1], BUFLEN) ? -1 : 0;
 }
 
 /* After the wait, the CQs hold the SEND's two completions: take them. */
@@ -167,10 +165,10 @@ drain(void)
 {
 	struct ibv_wc wc;
 
-	if (test_verbs_wait_wc(rcq, &wc, 1, 2000) != 1 ||
+	if (test_loop_wait_wc(rcq, &wc, 1, 2000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV)
 		return -1;
-	if (test_verbs_wait_wc(scq, &wc, 1, 2000) != 1 ||
+	if (test_loop_wait_wc(scq, &wc, 1, 2000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS)
 		return -1;
 	return 0;
@@ -552,8 +550,7 @@ test_two_in_window(void)
 	 * waits: its event came only with the next verbs call. */
 	dpv_engine_lock(e);
 	posted = send_one() == 0 &&
-		 test_verbs_post_send_recv(qp2, mr, mem[0], 64, mem[1],
-					   BUFLEN) == 0;
+		 test_loop_send_recv(qp2, mr, mem[0], 64, mem[1], BUFLEN) == 0;
 	dpv_engine_unlock(e);
 	if (!posted) {
 		DPV_TEST_LOG("send");
@@ -584,9 +581,9 @@ test_two_in_window(void)
 		DPV_TEST_LOG("an event left over");
 		goto out;
 	}
-	if (drain() != 0 || test_verbs_wait_wc(rcq2, &wc, 1, 2000) != 1 ||
+	if (drain() != 0 || test_loop_wait_wc(rcq2, &wc, 1, 2000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS ||
-	    test_verbs_wait_wc(scq2, &wc, 1, 2000) != 1 ||
+	    test_loop_wait_wc(scq2, &wc, 1, 2000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS) {
 		DPV_TEST_LOG("completions");
 		goto out;

@@ -214,7 +214,7 @@ pair_op(struct ibv_send_wr *wr, struct ibv_sge *rs, int *rst)
 		goto out;
 	st = test_verbs_post_wait(qp[0], scq, wr);
 	if (rs != NULL)
-		*rst = test_verbs_wait_wc(rcq, &wc, 1, 2000) == 1
+		*rst = test_loop_wait_wc(rcq, &wc, 1, 2000) == 1
 			       ? (int)wc.status
 			       : -1;
 out:

@@ -301,7 +301,7 @@ send_tm(struct tm_env *v, int op, uint64_t tag, uint32_t ctx_be, uint32_t len)
 		memcpy(mem->snd, &h, sizeof(h));
 	}
 	if (ibv_post_send(v->sqp, &w, &bad) != 0 ||
-	    test_verbs_wait_wc(v->scq, &wc, 1, 1000) != 1 ||
+	    test_loop_wait_wc(v->scq, &wc, 1, 1000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_SEND) {
 		DPV_TEST_LOG("send: status %d", wc.status);
 		return -1;
@@ -602,7 +602,7 @@ tm_rndv_body(struct tm_env *v)
 	/* the tag taken, then the data in after the sender's FIN */
 	if (expect(v, IBV_WC_TM_RECV, IBV_WC_SUCCESS, 1001, IBV_WC_TM_MATCH,
 		   UINT32_MAX, 0x99, 0x77) != 0 ||
-	    test_verbs_wait_wc(v->scq, &wc, 1, 1000) != 1 ||
+	    test_loop_wait_wc(v->scq, &wc, 1, 1000) != 1 ||
 	    wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
 	    wc.wr_id != 9 || wc.byte_len != DPV_TM_TMH_LEN ||
 	    expect(v, IBV_WC_TM_RECV, IBV_WC_SUCCESS, 1001,

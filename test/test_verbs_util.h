@@ -5,6 +5,8 @@
 /* Helpers shared by the tests of the verbs front end. */
 #include <infiniband/verbs.h>
 
+#include "test_loop_util.h"
+
 /* Start EAL and open the first verbs device; *devs keeps the device list.
  * TEST_SUCCESS or TEST_FAILED. */
 int test_verbs_open_first(struct ibv_device ***devs, struct ibv_context **ctx);
@@ -14,23 +16,11 @@ int test_verbs_open_first(struct ibv_device ***devs, struct ibv_context **ctx);
 void test_verbs_release(struct ibv_device ***devs, struct ibv_context **ctx,
 			struct ibv_pd **pd);
 
-/* Poll c until max completions are in wc or about ms milliseconds have
- * passed (polling runs the device's engine). The count, or < 0 on a poll
- * error. */
-int test_verbs_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
-
 /* Post wr on qp, signaled, and wait up to 2 s for its completion on cq
  * (cq must hold no other): its status, -1 if the post failed or none
  * came. */
 int test_verbs_post_wait(struct ibv_qp *qp, struct ibv_cq *cq,
 			 struct ibv_send_wr *wr);
-
-/* A receive of dlen bytes at dst on qp[1] (wr_id 2), then a signaled
- * SEND of len bytes from src on qp[0] (wr_id 1); both in mr. 0, or EIO
- * if a post failed. */
-int test_verbs_post_send_recv(struct ibv_qp *qp[2], struct ibv_mr *mr,
-			      void *src, uint32_t len, void *dst,
-			      uint32_t dlen);
 
 /* The index of port 1's first GID that is set (the table holds 16), its
  * value in *gid; -1 if none is. */

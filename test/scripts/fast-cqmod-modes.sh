@@ -13,29 +13,14 @@
 set -u
 LIB=${1:?usage: $0 <lib dir> <source root> <build root>}
 BUILD=${3:?usage: $0 <lib dir> <source root> <build root>}
-EXE=$BUILD/test/dpv-cqmod-modes
-[ -x "$EXE" ] || { echo "SKIP: $EXE not built"; exit 77; }
-TMP=$(mktemp -d /tmp/dpv-cqmod.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/progress-modes.sh"
+modes_setup "$BUILD" dpv-cqmod-modes cqmod
 
 # run NAME PROGRESS(0 app, 1 thread, 2 worker) CONF-LINES [env...]
-fail=0
 run() {
-	local name=$1 want=$2 out=$TMP/$1.out s
-	printf "$3" >"$TMP/$name.conf"
-	shift 3
-	env DPV_CONF="$TMP/$name.conf" LD_LIBRARY_PATH="$LIB" \
-		DPV_EAL="--no-huge --no-pci --no-shconf -m 256 --log-level=lib.eal:error --log-level=dpv.verbs:info" \
-		"$@" timeout 60 "$EXE" >"$out" 2>&1
-	s=$?
-	if [ $s != 0 ] || ! grep -q "^RESULT cqmod progress=$want failed=0" "$out"; then
-		echo "FAIL $name: exit $s"
-		cat "$out"
-		fail=1
-		return
-	fi
-	echo "PASS $name: $(grep -c '^cqmod: period' "$out") periods," \
-		"$(grep -o 'event [0-9]* us' "$out" | tr '\n' ' ')"
+	run_mode "$@" || return
+	echo "PASS $1: $(grep -c '^cqmod: period' "$TMP/$1.out") periods," \
+		"$(grep -o 'event [0-9]* us' "$TMP/$1.out" | tr '\n' ' ')"
 }
 
 run thread 1 '' DPV_PROGRESS=thread

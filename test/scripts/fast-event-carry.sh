@@ -7,34 +7,23 @@
 # thread the second stays in memory for the next wait (no write() and
 # read() of the fd), and goes to the fd if the program waits in a poll()
 # of it instead, or if another thread sleeps on it; with
-# application-driven progress it goes to the fd at once. Both runs must
-# pass in the mode they asked for.
+# application-driven progress or a worker lcore it goes to the fd at
+# once. Every run must pass in the mode it asked for.
 # Usage: fast-event-carry.sh <lib dir> <source root> <build root>
 set -u
+LIB=${1:?usage: $0 <lib dir> <source root> <build root>}
 BUILD=${3:?usage: $0 <lib dir> <source root> <build root>}
-EXE=$BUILD/test/dpv-event-carry
-[ -x "$EXE" ] || { echo "SKIP: $EXE not built"; exit 77; }
-TMP=$(mktemp -d /tmp/dpv-carry.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/progress-modes.sh"
+modes_setup "$BUILD" dpv-event-carry event_carry
 
-# run NAME PROGRESS(0 app, 1 thread) DPV_PROGRESS
-fail=0
+# run NAME PROGRESS(0 app, 1 thread, 2 worker) CONF-LINES [env...]
 run() {
-	local name=$1 want=$2 out=$TMP/$1.out s
-	env DPV_CONF=/dev/null DPV_PROGRESS="$3" \
-		DPV_EAL="--no-huge --no-pci --no-shconf -m 256 --log-level=lib.eal:error" \
-		timeout 60 "$EXE" >"$out" 2>&1
-	s=$?
-	if [ $s != 0 ] || ! grep -q "^RESULT event_carry progress=$want failed=0" "$out"; then
-		echo "FAIL $name: exit $s"
-		cat "$out"
-		fail=1
-		return
-	fi
-	echo "PASS $name:"
-	grep '^event_carry:' "$out"
+	run_mode "$@" || return
+	echo "PASS $1:"
+	grep '^event_carry:' "$TMP/$1.out"
 }
 
-run thread 1 thread
-run app 0 app
+run thread 1 '' DPV_PROGRESS=thread
+run app 0 '' DPV_PROGRESS=app
+run worker 2 '[dpverbs]\nworkers = 1\n' DPV_PROGRESS=
 exit $fail
