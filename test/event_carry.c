@@ -3,14 +3,18 @@
  * dpv-event-carry: what ibv_get_cq_event() does with the events it does
  * not take (lib/verbs/verbs_cq.c, chan_leave()), on the loopback device
  * the library starts itself, in the progress mode DPV_PROGRESS asks for
- * (test/scripts/fast-event-carry.sh runs it with a thread and without).
- * Two RC pairs on the device, each receive CQ on one channel; both SENDs
- * arrive in one receive burst while a waiter polls in its window (the
- * engine is held until it does), so both events are raised in memory
- * (a worker lcore's progress as application-driven progress, below):
+ * (test/scripts/fast-event-carry.sh runs it with a thread, without one
+ * and with a worker lcore).
+ * Two RC pairs on the device, each receive CQ on one channel. Both
+ * events are raised in memory, as for a waiter polling in its window:
+ * the channel's count of pollers is raised while the SENDs go and come
+ * back (dpv_device_poll() runs the engine where no one else does), so
+ * the waits below find both there at once and the outcome does not hang
+ * on which thread raised them when:
  *  - carry: the waiter takes one; with a progress thread the other stays
  *    in memory (events_carried) and the next wait, at once, takes it from
- *    there (events_in_memory, no read()); without one it goes on the fd;
+ *    there (events_in_memory, no read()); without one (application-driven
+ *    progress, a worker lcore) it goes on the fd;
  *  - flush: the waiter takes one and the program then waits in a poll()
  *    of the fd: POLLIN comes (with a thread, once the event has waited
  *    DPV_CHAN_CARRY_US in memory; without one, at once), and the next
@@ -21,7 +25,7 @@
  * After each, every completion is taken, nothing is left in memory or on
  * the fd, and each CQ's event came once. Prints one RESULT line; exits 0
  * when every scenario passed. Linked with the library's archives (not its
- * shared objects) to hold the engine and read the channel's counts.
+ * shared objects) to reach the channel's counts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -113,32 +117,6 @@ drain_pair(int p)
 	return one_wc(rcq[p]) && one_wc(scq[p]) ? 0 : -1;
 }
 
-/* The engine held while both SENDs are posted and until a waiter polls
- * in its window (then 2 ms more): both leave in one burst and come back
- * in one, whose poll raises both events while the waiter polls. */
-struct holder {
-	pthread_t th;
-	int rc;
-};
-
-static void *
-holder_main(void *arg)
-{
-	struct holder *h = arg;
-	struct dpv_engine *e = dev->engine;
-	uint64_t end = now_us() + LIMIT_MS * 1000;
-
-	dpv_engine_lock(e);
-	h->rc = post_pair(0) | post_pair(1);
-	while (atomic_load(&to_dchan(ch)->pollers) == 0 && now_us() < end)
-		usleep(50);
-	if (atomic_load(&to_dchan(ch)->pollers) == 0)
-		h->rc = -1;
-	usleep(2000);
-	dpv_engine_unlock(e);
-	return NULL;
-}
-
 /* One ibv_get_cq_event(), its CQ acked: the CQ's pair (0 or 1), or -1. */
 static int
 get_one(void)
@@ -152,15 +130,35 @@ get_one(void)
 	return c == rcq[0] ? 0 : c == rcq[1] ? 1 : -1;
 }
 
-/* Both receive CQs armed, the holder started. */
+/* Events raised in memory since: there now, or taken from there. */
 static int
-start(struct holder *h)
+in_mem_since(uint64_t taken0)
 {
+	return atomic_load(&to_dchan(ch)->mem) +
+	       (int)(atomic_load(&dev->events_in_memory) - taken0);
+}
+
+/* Both receive CQs armed, both SENDs sent and received with the
+ * channel's pollers raised (as by a waiter in its window): both events
+ * in memory (a waiter that sleeps polling, under application-driven
+ * progress, may take one there meanwhile), none on the fd. */
+static int
+raise_two(void)
+{
+	struct dpv_comp_channel *dch = to_dchan(ch);
+	uint64_t end = now_us() + LIMIT_MS * 1000;
+	uint64_t taken0 = atomic_load(&dev->events_in_memory);
+	int rc;
+
 	if (ibv_req_notify_cq(rcq[0], 0) != 0 ||
 	    ibv_req_notify_cq(rcq[1], 0) != 0)
 		return -1;
-	h->rc = 0;
-	return pthread_create(&h->th, NULL, holder_main, h) == 0 ? 0 : -1;
+	atomic_fetch_add(&dch->pollers, 1);
+	rc = post_pair(0) | post_pair(1);
+	while (rc == 0 && in_mem_since(taken0) < 2 && now_us() < end)
+		dpv_device_poll(ctx, 0);
+	atomic_fetch_sub(&dch->pollers, 1);
+	return rc == 0 && in_mem_since(taken0) == 2 ? 0 : -1;
 }
 
 /* Every completion taken, nothing left on the channel. */
@@ -181,17 +179,14 @@ scen_carry(bool thread)
 	uint64_t c0 = atomic_load(&dev->events_carried);
 	uint64_t m0 = atomic_load(&dev->events_in_memory);
 	uint64_t t1, t2;
-	struct holder h;
 	int a, b;
 
 	set_window_us((uint64_t)LIMIT_MS * 1000);
-	CHECK(start(&h) == 0, "arm, holder");
+	CHECK(raise_two() == 0, "both events in memory");
 	a = get_one();
 	t1 = now_us();
 	b = get_one();
 	t2 = now_us();
-	pthread_join(h.th, NULL);
-	CHECK(h.rc == 0, "posts, or no waiter polled");
 	CHECK(a >= 0 && b >= 0 && a != b, "events of CQs %d and %d", a, b);
 	CHECK(atomic_load(&dev->events_carried) - c0 == (thread ? 1 : 0),
 	      "carried %" PRIu64,
@@ -219,17 +214,14 @@ scen_flush(bool thread)
 	uint64_t m0 = atomic_load(&dev->events_in_memory);
 	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
 	uint64_t t1, t2;
-	struct holder h;
 	int a, b, n;
 
 	set_window_us((uint64_t)LIMIT_MS * 1000);
-	CHECK(start(&h) == 0, "arm, holder");
+	CHECK(raise_two() == 0, "both events in memory");
 	a = get_one();
 	t1 = now_us();
 	n = poll(&pfd, 1, LIMIT_MS);
 	t2 = now_us();
-	pthread_join(h.th, NULL);
-	CHECK(h.rc == 0, "posts, or no waiter polled");
 	CHECK(n == 1, "the fd not readable in %d ms", LIMIT_MS);
 	CHECK(t2 - t1 < POLL_AT_MS * 1000, "readable after %" PRIu64 " us",
 	      t2 - t1);
@@ -270,12 +262,8 @@ scen_sleeper(void)
 	uint64_t s0 = atomic_load(&dev->event_waits_slept);
 	uint64_t end, t1;
 	struct sleeper s = {.got = -2};
-	struct holder h;
-	int a;
+	int a, rc;
 
-	CHECK(ibv_req_notify_cq(rcq[0], 0) == 0 &&
-		      ibv_req_notify_cq(rcq[1], 0) == 0,
-	      "arm");
 	set_window_us(0);
 	CHECK(pthread_create(&s.th, NULL, sleeper_main, &s) == 0, "sleeper");
 	end = now_us() + LIMIT_MS * 1000;
@@ -283,11 +271,9 @@ scen_sleeper(void)
 		usleep(100);
 	usleep(2000); /* in its read() or ppoll() */
 	set_window_us((uint64_t)LIMIT_MS * 1000);
-	h.rc = 0;
-	CHECK(pthread_create(&h.th, NULL, holder_main, &h) == 0, "holder");
+	rc = raise_two();
 	a = get_one();
 	t1 = now_us();
-	pthread_join(h.th, NULL);
 	end = now_us() + LIMIT_MS * 1000;
 	while (__atomic_load_n(&s.got, __ATOMIC_ACQUIRE) == -2 &&
 	       now_us() < end)
@@ -301,7 +287,7 @@ scen_sleeper(void)
 		CHECK(false, "the sleeping waiter never woke");
 	}
 	pthread_join(s.th, NULL);
-	CHECK(h.rc == 0, "posts, or no waiter polled");
+	CHECK(rc == 0, "both events in memory");
 	CHECK(a >= 0 && s.got >= 0 && a != s.got, "events of CQs %d and %d", a,
 	      s.got);
 	CHECK(s.at < t1 || s.at - t1 < POLL_AT_MS * 1000,
