@@ -21,7 +21,9 @@
  *    wait reads it from the fd;
  *  - sleeper: a second thread already waits asleep on the fd (no polling
  *    window) when the waiter takes its event: the other goes to the fd at
- *    once and wakes that thread; nothing is carried.
+ *    once and wakes that thread (under application-driven progress the
+ *    sleeper, which polls between its sleeps, may take one itself);
+ *    nothing is carried.
  * After each, every completion is taken, nothing is left in memory or on
  * the fd, and each CQ's event came once. Prints one RESULT line; exits 0
  * when every scenario passed. Linked with the library's archives (not its
