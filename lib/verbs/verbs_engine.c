@@ -117,6 +117,10 @@ engine_cq_event(void *arg, struct dpv_mlx5_cq *cq)
 /* an arm ends a nap beside the application with more than this to go
  * (dpv_progress_app_arms) */
 #define PROG_ARM_KICK_US 64
+/* verbs calls between two arms that both make the thread poll hot within
+ * PROG_ARM_KICK_US (progress_main()) */
+#define PROG_ARM_HOT_CALLS 16
+#define PROG_ARM_HOT_MAX   4 /* and so many at most */
 /* a nap with longer than this to go the application cuts short for a
  * WRITE half landed (prog_mid_kick) */
 #define PROG_MID_KICK_US 200
@@ -141,6 +145,8 @@ struct dpv_progress_thr {
 	atomic_bool mid_kick;
 	atomic_uint_fast64_t mid_kicks; /* such wake-ups (DPV_STATS) */
 	atomic_uint_fast64_t arm_kicks; /* wake-ups by arms (DPV_STATS) */
+	/* arms in a row that made the thread poll hot (DPV_STATS) */
+	atomic_uint_fast64_t arm_hots;
 	/* the application armed a CQ since the thread's last look beside
 	 * it (dpv_progress_app_arms) */
 	atomic_bool armed;
@@ -243,6 +249,10 @@ event_stats_print(struct dpv_device *dev)
 	if (dev->progress_thr != NULL &&
 	    (wn = atomic_load(&dev->progress_thr->arm_kicks)) != 0)
 		fprintf(stderr, "dpverbs %s: arm_kicks=%" PRIu64 "\n",
+			dev->vdev.device.name, wn);
+	if (dev->progress_thr != NULL &&
+	    (wn = atomic_load(&dev->progress_thr->arm_hots)) != 0)
+		fprintf(stderr, "dpverbs %s: arm_hots=%" PRIu64 "\n",
 			dev->vdev.device.name, wn);
 	if (dev->progress_thr != NULL && prog_follow)
 		fprintf(stderr, "dpverbs %s: progress_follows=%" PRIu64 "\n",
@@ -504,10 +514,11 @@ dpv_progress_app_blocks(struct dpv_device *dev)
  * round trip (p99 10.2 ms), against 0.09 ms through the blocking call.
  * Now the thread's next sleep beside the application is one that a frame
  * ends (where the port can wake it), and a nap with more than
- * PROG_ARM_KICK_US to go ends now. The shorter naps run on: an
- * application that arms its CQ with every poll while it drives wakes the
- * thread at most once per PROG_ARM_KICK_US of naps. Called for CQs whose
- * channel's fd is non-blocking only (dpv_req_notify_cq()): a program
+ * PROG_ARM_KICK_US to go ends now; an arm that the thread sees soon after
+ * the one before makes it poll hot instead (progress_main(), arm_hots). The
+ * shorter naps run on: an application that arms its CQ with every poll while it
+ * drives wakes the thread at most once per PROG_ARM_KICK_US of naps. Called for
+ * CQs whose channel's fd is non-blocking only (dpv_req_notify_cq()): a program
  * that blocks in ibv_get_cq_event() next tells the thread there, and a
  * wake-up at its arm sat on the path of ib_send_lat -e (p99 44 -> 143 us).
  */
@@ -624,6 +635,11 @@ progress_main(void *arg)
 	uint64_t deep_woken = hz / 1000 * PROG_DEEP_AFTER_WAKE_MS;
 	uint64_t hold = hz / 1000000 * PROG_ACK_HOLD_US;
 	uint64_t idle_since = 0, last_work = 0, app_seen = 0, calls = 0;
+	/* the last arm seen beside the application, and the last that made
+	 * the thread poll hot */
+	uint64_t arm_seen = 0, arm_hot = 0, arm_hot_calls = 0;
+	uint64_t arm_hot_gap = hz / 1000000 * PROG_ARM_KICK_US;
+	unsigned int arm_hot_n = 0; /* such arms within arm_hot_gap */
 	uint64_t thr_work = 0; /* a poll beside the application found work */
 	uint64_t yield_every = hz / 1000000 * PROG_HOT_YIELD_US, yielded = 0;
 	uint64_t ev;
@@ -704,6 +720,40 @@ progress_main(void *arg)
 				atomic_exchange_explicit(&t->armed, false,
 							 memory_order_acquire);
 
+			/* arms in a row, each soon after the one before (an
+			 * event loop's exchange under way, not an idle
+			 * connection's once-a-second look): the application
+			 * waits in its own poll() next, as after a blocking
+			 * wait, so the thread polls hot as it does then
+			 * (below), until the application calls again; a
+			 * frame-ended sleep took a wake-up of the thread, then
+			 * one of the application, for every event. Again
+			 * within PROG_ARM_KICK_US only after a few calls (an
+			 * event's: its poll, a post, the arms of a send and a
+			 * receive CQ), and PROG_ARM_HOT_MAX times at most: an
+			 * application that arms with every poll while it
+			 * drives would keep the thread from napping beside
+			 * it */
+			if (armed && now - arm_seen < recent &&
+			    now - arm_hot >= arm_hot_gap)
+				arm_hot_n = 0;
+			if (armed && now - arm_seen < recent &&
+			    (arm_hot_n == 0 ||
+			     (arm_hot_n < PROG_ARM_HOT_MAX &&
+			      c - arm_hot_calls <= PROG_ARM_HOT_CALLS))) {
+				arm_seen = now;
+				arm_hot = now;
+				arm_hot_calls = c;
+				arm_hot_n++;
+				atomic_fetch_add_explicit(&t->arm_hots, 1,
+							  memory_order_relaxed);
+				calls = c;
+				app_seen = 0;
+				last_work = now;
+				continue;
+			}
+			if (armed)
+				arm_seen = now;
 			if (c == calls || mid || prog_rx_stale(t, now, hold))
 				work = prog_poll(t, &held);
 			else if (prog_owed(t, now, hold))
@@ -1063,6 +1113,7 @@ progress_register(struct dpv_device *dev, int mode)
 	atomic_init(&t->mid_kick, false);
 	atomic_init(&t->mid_kicks, 0);
 	atomic_init(&t->arm_kicks, 0);
+	atomic_init(&t->arm_hots, 0);
 	atomic_init(&t->armed, false);
 	atomic_init(&t->app_cpu, -1);
 	atomic_init(&t->follows, 0);

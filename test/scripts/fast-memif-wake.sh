@@ -14,7 +14,10 @@
 # call tells the progress thread that the application waits, only the arm
 # of its CQ does (dpv_progress_app_arms()); without that the thread's naps
 # beside the application ran on (a ping then took up to 10 ms, and fewer
-# than a third woke the server's thread).
+# than a third woke the server's thread). An arm soon after the one before
+# makes the thread poll hot, as a blocking wait does (arm_hots), and a
+# ping then finds it awake: at least half of the pings must find it so or
+# wake it, and at least half as many arms as pings must make it hot.
 # Arguments: <build>/lib, source root, build root.
 set -u
 LIBDIR=${1:?usage: $0 <lib dir> <source root> <build root>}
@@ -50,7 +53,15 @@ crc=$?
 ic_server_wait
 src=$?
 ic_woken wakepoll $NP $crc $src "$IC_TMP/wakepoll.client" \
-	"$IC_TMP/wakepoll.server"
+	"$IC_TMP/wakepoll.server" arm_hots
+hot=$(grep -o "arm_hots=[0-9]*" "$IC_TMP/wakepoll.server" | cut -d= -f2)
+if [ "${hot:-0}" -lt $((NP / 2)) ]; then
+	echo "FAIL wakepoll: ${hot:-0} arms of $NP pings made the thread poll hot"
+	IC_FAILS=$((IC_FAILS + 1))
+else
+	IC_PASSES=$((IC_PASSES + 1))
+	echo "PASS wakepoll: $hot arms made the server's thread poll hot"
+fi
 left=$(comm -13 <(echo "$before") <(pages))
 if [ -n "$left" ]; then
 	echo "FAIL wake: left in /dev/shm: $left"
