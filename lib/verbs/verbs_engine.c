@@ -337,16 +337,14 @@ prog_owed(struct dpv_progress_thr *t, uint64_t now, uint64_t limit)
 unsigned int
 dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us)
 {
-	uint64_t at =
-		atomic_load_explicit(&dev->carry_at, memory_order_relaxed);
+	uint64_t due = dpv_cq_carry_due(dev);
 
 	for (unsigned s = 0; s < dev->nshards; s++)
 		us = dpv_engine_cq_deadline_us(dev->engines[s], us);
 	/* until events left in memory are due for the fd */
-	if (at != 0) {
-		uint64_t per_us = rte_get_tsc_hz() / 1000000;
-		int64_t left = (int64_t)(at + per_us * DPV_CHAN_CARRY_US -
-					 rte_rdtsc());
+	if (due != 0) {
+		int64_t left = (int64_t)(due - rte_rdtsc());
+		int64_t per_us = (int64_t)(rte_get_tsc_hz() / 1000000);
 
 		us = RTE_MIN(us,
 			     left > 0 ? (unsigned int)(left / per_us) + 1 : 1u);
@@ -354,12 +352,21 @@ dpv_progress_sleep_us(struct dpv_device *dev, unsigned int us)
 	return us;
 }
 
-bool
-dpv_progress_carries(struct dpv_device *dev)
+/* dev's background progress thread, NULL in the other modes */
+static struct dpv_progress_thr *
+prog_thread(struct dpv_device *dev)
 {
 	struct dpv_progress_thr *t = dev->progress_thr;
 
-	return t != NULL && t->mode == DPV_DEVICE_PROGRESS_THREAD &&
+	return t != NULL && t->mode == DPV_DEVICE_PROGRESS_THREAD ? t : NULL;
+}
+
+bool
+dpv_progress_carries(struct dpv_device *dev)
+{
+	struct dpv_progress_thr *t = prog_thread(dev);
+
+	return t != NULL &&
 	       !atomic_load_explicit(&t->stop, memory_order_relaxed);
 }
 
@@ -490,9 +497,9 @@ prog_nap_after(struct dpv_progress_thr *t, unsigned work, bool held,
 void
 dpv_progress_app_blocks(struct dpv_device *dev)
 {
-	struct dpv_progress_thr *t = dev->progress_thr;
+	struct dpv_progress_thr *t = prog_thread(dev);
 
-	if (t == NULL || t->mode != DPV_DEVICE_PROGRESS_THREAD)
+	if (t == NULL)
 		return;
 	if (atomic_exchange_explicit(&t->kick, 1, memory_order_release) == 0) {
 		syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL,
@@ -525,9 +532,9 @@ dpv_progress_app_blocks(struct dpv_device *dev)
 void
 dpv_progress_app_arms(struct dpv_device *dev)
 {
-	struct dpv_progress_thr *t = dev->progress_thr;
+	struct dpv_progress_thr *t = prog_thread(dev);
 
-	if (t == NULL || t->mode != DPV_DEVICE_PROGRESS_THREAD)
+	if (t == NULL)
 		return;
 	/* (a store only when not set: the line stays shared while an
 	 * application arms with every poll) */
@@ -552,10 +559,9 @@ dpv_progress_app_arms(struct dpv_device *dev)
 void
 dpv_progress_carry_kick(struct dpv_device *dev)
 {
-	struct dpv_progress_thr *t = dev->progress_thr;
+	struct dpv_progress_thr *t = prog_thread(dev);
 
-	if (t == NULL || t->mode != DPV_DEVICE_PROGRESS_THREAD ||
-	    !prog_nap_longer(t, DPV_CHAN_CARRY_US))
+	if (t == NULL || !prog_nap_longer(t, DPV_CHAN_CARRY_US))
 		return;
 	syscall(SYS_futex, &t->kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -734,14 +740,16 @@ progress_main(void *arg)
 			 * application that arms with every poll while it
 			 * drives would keep the thread from napping beside
 			 * it */
-			if (armed && now - arm_seen < recent &&
-			    now - arm_hot >= arm_hot_gap)
+			bool soon = armed && now - arm_seen < recent;
+
+			if (armed)
+				arm_seen = now;
+			if (soon && now - arm_hot >= arm_hot_gap)
 				arm_hot_n = 0;
-			if (armed && now - arm_seen < recent &&
+			if (soon &&
 			    (arm_hot_n == 0 ||
 			     (arm_hot_n < PROG_ARM_HOT_MAX &&
 			      c - arm_hot_calls <= PROG_ARM_HOT_CALLS))) {
-				arm_seen = now;
 				arm_hot = now;
 				arm_hot_calls = c;
 				arm_hot_n++;
@@ -752,8 +760,6 @@ progress_main(void *arg)
 				last_work = now;
 				continue;
 			}
-			if (armed)
-				arm_seen = now;
 			if (c == calls || mid || prog_rx_stale(t, now, hold))
 				work = prog_poll(t, &held);
 			else if (prog_owed(t, now, hold))

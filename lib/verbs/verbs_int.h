@@ -693,15 +693,25 @@ uint64_t dpv_cq_events_written(void);
  * channels for DPV_CHAN_CARRY_US or more go to the channels' fds. */
 void dpv_cq_carry_flush_slow(struct dpv_device *dev);
 
-static inline void
-dpv_cq_carry_flush(struct dpv_device *dev, uint64_t now)
+/** The TSC at which the events last left in memory on dev's channels are
+ * due for the fds (DPV_CHAN_CARRY_US after), 0 when none are left. */
+static inline uint64_t
+dpv_cq_carry_due(struct dpv_device *dev)
 {
 	uint64_t at =
 		atomic_load_explicit(&dev->carry_at, memory_order_relaxed);
 
-	if (unlikely(at != 0) &&
-	    (int64_t)(now - at) >=
-		    (int64_t)(rte_get_tsc_hz() / 1000000 * DPV_CHAN_CARRY_US))
+	return likely(at == 0)
+		       ? 0
+		       : at + rte_get_tsc_hz() / 1000000 * DPV_CHAN_CARRY_US;
+}
+
+static inline void
+dpv_cq_carry_flush(struct dpv_device *dev, uint64_t now)
+{
+	uint64_t due = dpv_cq_carry_due(dev);
+
+	if (unlikely(due != 0) && (int64_t)(now - due) >= 0)
 		dpv_cq_carry_flush_slow(dev);
 }
 
