@@ -81,19 +81,6 @@ now_us(void)
 		}                                                              \
 	} while (0)
 
-/* The device's polling window (us; 0: none), the channel's as long. */
-static void
-set_window_us(uint64_t us)
-{
-	struct dpv_comp_channel *dch = to_dchan(ch);
-
-	dev->event_poll_cycles = rte_get_tsc_hz() / 1000000 * us;
-	atomic_store(&dch->poll_window, UINT64_MAX);
-	atomic_store(&dch->tried, false);
-	atomic_store(&dch->try_skip, 0);
-	atomic_store(&dch->try_backoff, 1);
-}
-
 /* A receive at pair p's second QP and a SEND to it from its first. */
 static int
 post_pair(int p)
@@ -183,7 +170,7 @@ scen_carry(bool thread)
 	uint64_t t1, t2;
 	int a, b;
 
-	set_window_us((uint64_t)LIMIT_MS * 1000);
+	test_loop_event_window(ch, (uint64_t)LIMIT_MS * 1000);
 	CHECK(raise_two() == 0, "both events in memory");
 	a = get_one();
 	t1 = now_us();
@@ -218,7 +205,7 @@ scen_flush(bool thread)
 	uint64_t t1, t2;
 	int a, b, n;
 
-	set_window_us((uint64_t)LIMIT_MS * 1000);
+	test_loop_event_window(ch, (uint64_t)LIMIT_MS * 1000);
 	CHECK(raise_two() == 0, "both events in memory");
 	a = get_one();
 	t1 = now_us();
@@ -266,13 +253,13 @@ scen_sleeper(void)
 	struct sleeper s = {.got = -2};
 	int a, rc;
 
-	set_window_us(0);
+	test_loop_event_window(ch, 0);
 	CHECK(pthread_create(&s.th, NULL, sleeper_main, &s) == 0, "sleeper");
 	end = now_us() + LIMIT_MS * 1000;
 	while (atomic_load(&dev->event_waits_slept) == s0 && now_us() < end)
 		usleep(100);
 	usleep(2000); /* in its read() or ppoll() */
-	set_window_us((uint64_t)LIMIT_MS * 1000);
+	test_loop_event_window(ch, (uint64_t)LIMIT_MS * 1000);
 	rc = raise_two();
 	a = get_one();
 	t1 = now_us();

@@ -5,10 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
 #include "test_loop_util.h"
+#include "verbs_int.h"
 
 int
 test_loop_gid(struct ibv_context *ctx, union ibv_gid *gid)
@@ -187,4 +189,17 @@ test_loop_send_recv(struct ibv_qp *qp[2], struct ibv_mr *mr, void *src,
 	    ibv_post_send(qp[0], &sw, &sb) != 0)
 		return EIO;
 	return 0;
+}
+
+void
+test_loop_event_window(struct ibv_comp_channel *ch, uint64_t us)
+{
+	struct dpv_comp_channel *dch = to_dchan(ch);
+
+	dctx_dev(ch->context)->event_poll_cycles =
+		rte_get_tsc_hz() / 1000000 * us;
+	atomic_store(&dch->poll_window, UINT64_MAX);
+	atomic_store(&dch->tried, false);
+	atomic_store(&dch->try_skip, 0);
+	atomic_store(&dch->try_backoff, 1);
 }

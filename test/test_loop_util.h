@@ -58,4 +58,9 @@ int test_loop_wait_wc(struct ibv_cq *c, struct ibv_wc *wc, int max, int ms);
 int test_loop_send_recv(struct ibv_qp *qp[2], struct ibv_mr *mr, void *src,
 			uint32_t len, void *dst, uint32_t dlen);
 
+/* The polling window of ibv_get_cq_event() on ch's device set to us
+ * microseconds (0: none), and ch's own window that long, with no try of
+ * it pending or backed off (lib/verbs/verbs_cq.c). */
+void test_loop_event_window(struct ibv_comp_channel *ch, uint64_t us);
+
 #endif

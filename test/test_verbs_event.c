@@ -137,20 +137,6 @@ us_cycles(uint64_t us)
 	return rte_get_tsc_hz() / 1000000 * us;
 }
 
-/* The device's longest window, and the channel's window that long, with
- * no try of it pending or backed off. */
-static void
-set_window_us(uint64_t us)
-{
-	struct dpv_comp_channel *dch = to_dchan(ch);
-
-	dctx_dev(ctx)->event_poll_cycles = us_cycles(us);
-	atomic_store(&dch->poll_window, UINT64_MAX);
-	atomic_store(&dch->tried, false);
-	atomic_store(&dch->try_skip, 0);
-	atomic_store(&dch->try_backoff, 1);
-}
-
 /* A receive at the second QP, then a SEND to it from the first: the
  * receive CQ's completion. 0 or -1. */
 static int
@@ -267,7 +253,7 @@ test_polled(void)
 	uint64_t ms, p, s;
 	int err;
 
-	set_window_us(WINDOW_LONG_US);
+	test_loop_event_window(ch, WINDOW_LONG_US);
 	TEST_ASSERT_EQUAL(ibv_req_notify_cq(rcq, 0), 0, "arm");
 	TEST_ASSERT_EQUAL(send_one(), 0, "send");
 	TEST_ASSERT_EQUAL(wait_once(&err, &ms, &p, &s), 0, "the event");
@@ -297,7 +283,7 @@ slept_wait(void)
 static int
 slept_case(uint64_t window_us)
 {
-	set_window_us(window_us);
+	test_loop_event_window(ch, window_us);
 	return slept_wait();
 }
 
@@ -329,7 +315,8 @@ test_window_adapts(void)
 	w = atomic_load(&dch->poll_window);
 	TEST_ASSERT_EQUAL(w, us_cycles(20000) / 2, "halved");
 
-	set_window_us(1000000); /* the event after 50 ms: within 1 s */
+	test_loop_event_window(ch,
+			       1000000); /* the event after 50 ms: within 1 s */
 	atomic_store(&dch->poll_window, 0);
 	atomic_store(&dch->try_skip, 2);
 	rc = slept_wait();
@@ -360,7 +347,8 @@ test_window_tries(void)
 	uint64_t ms, p, s;
 	int err, rc;
 
-	set_window_us(1000000); /* the event after 50 ms: within 1 s */
+	test_loop_event_window(ch,
+			       1000000); /* the event after 50 ms: within 1 s */
 	atomic_store(&dch->poll_window, 0);
 	rc = slept_wait();
 	if (rc != TEST_SUCCESS)
@@ -416,7 +404,7 @@ signal_in_window(bool to_process)
 	uint64_t ms, p, s;
 	int err, rc;
 
-	set_window_us(WINDOW_LONG_US);
+	test_loop_event_window(ch, WINDOW_LONG_US);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, &old); /* no SA_RESTART */
 	rc = late_wait(&l, &err, &ms, &p, &s);
@@ -458,7 +446,7 @@ test_nonblocking(void)
 	uint64_t ms, p, s;
 	int err, rc;
 
-	set_window_us(WINDOW_LONG_US);
+	test_loop_event_window(ch, WINDOW_LONG_US);
 	TEST_ASSERT(fl >= 0, "F_GETFL");
 	TEST_ASSERT_EQUAL(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK), 0, "");
 	rc = wait_once(&err, &ms, &p, &s);
@@ -482,7 +470,7 @@ test_polled_in_memory(void)
 	uint64_t ms, p, s;
 	int err;
 
-	set_window_us(WINDOW_LONG_US);
+	test_loop_event_window(ch, WINDOW_LONG_US);
 	TEST_ASSERT_EQUAL(late_wait(&l, &err, &ms, &p, &s), 0, "the event");
 	TEST_ASSERT_EQUAL(p, 1, "answered while polling");
 	TEST_ASSERT_EQUAL(atomic_load(&dev->events_in_memory) - m0, 1,
@@ -526,7 +514,7 @@ test_two_in_window(void)
 	pthread_t th;
 	void *cctx;
 
-	set_window_us(WINDOW_LONG_US);
+	test_loop_event_window(ch, WINDOW_LONG_US);
 	if (scq2 == NULL || rcq2 == NULL ||
 	    test_loop_pair(pd, scq2, rcq2, IBV_QPT_RC, gid_index, &c, qp2) !=
 		    0) {
@@ -647,7 +635,7 @@ test_window_edge(void)
 	pthread_t th;
 	int rc = 0;
 
-	set_window_us(100);
+	test_loop_event_window(ch, 100);
 	TEST_ASSERT_EQUAL(pthread_create(&th, NULL, edge_main, &ed), 0, "");
 	for (i = 0; i < EDGE_EVENTS && rc == 0; i++) {
 		uint64_t ms, p, s;
