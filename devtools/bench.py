@@ -456,7 +456,8 @@ def engine_perf_case(pair, qps, quick, shards=0, build=None):
     if r is None:
         return None, out
     d = {"mmsgs": float(r["msg_mps"])}
-    for k in ("bytes_per_qp", "idle_poll_ns", "idle_poll_kick_ns"):
+    for k in ("bytes_per_qp", "frames_per_msg", "idle_poll_ns",
+              "idle_poll_kick_ns"):
         if k in r:
             d[k] = float(r[k])
     return d, out
@@ -700,7 +701,8 @@ def compare(raw, rounds):
                 continue
             # a time, a size or a CPU share: lower is better
             lower = m.endswith("_us") or m.endswith("_ns") or \
-                m.endswith("cpu_pct") or m == "bytes_per_qp"
+                m.endswith("cpu_pct") or m in ("bytes_per_qp",
+                                               "frames_per_msg")
             mine = rounds.get(key, {}).get(m, {})
             theirs = rounds.get(bkey, {}).get(m, {})
             pairs = [(mine[r], theirs[r]) for r in sorted(mine)

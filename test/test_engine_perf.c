@@ -598,11 +598,16 @@ engine_perf(void)
 		printf("%s engine_perf op=send size=64 qps=%u "
 		       "msg_mps=%.4f bytes_per_qp=%zu retransmits=%" PRIu64
 		       " tx_drop_full=%" PRIu64 " msgs=%" PRIu64
+		       " frames_per_msg=%.2f"
 		       " idle_poll_ns=%.1f idle_poll_kick_ns=%.1f\n",
 		       ret == 0 ? "RESULT" : "FAILED", n, ps->ops_s / 1e6,
 		       per_qp, st1.retransmits - st0.retransmits,
-		       st1.tx_drop_full - st0.tx_drop_full, ps->done, idle[0],
-		       idle[1]);
+		       st1.tx_drop_full - st0.tx_drop_full, ps->done,
+		       /* requests and ACKs: both ends are this engine */
+		       ps->done ? (double)(st1.tx_pkts - st0.tx_pkts) /
+					  (double)ps->done
+				: 0.0,
+		       idle[0], idle[1]);
 		fflush(stdout);
 	}
 	pset_fini(ps);
