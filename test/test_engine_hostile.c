@@ -232,6 +232,9 @@ forge(struct frame *f, uint8_t op, uint32_t psn, uint32_t paylen,
 	p->pkey = DPV_ROCE_PKEY_DEFAULT;
 	p->dqpn = QPN_B;
 	p->psn = psn;
+	/* a requester asks for the ACK of a message it waits for */
+	p->ackreq = qp_type == IBV_QPT_RC &&
+		    (dpv_roce_opcode(p->opcode)->mask & DPV_OPF_LAST);
 	p->reth.va = (uintptr_t)qb.buf + off;
 	p->reth.rkey = KEY_B;
 	p->reth.len = dmalen;

@@ -1306,6 +1306,146 @@ test_rc_unsignaled(void)
 	return TEST_SUCCESS;
 }
 
+/* WRITE i of 8 bytes from A's buffer to B's at 8 * i; each posted, sent
+ * and answered in polls of its own (a burst of its own at B, whose ACKs
+ * would otherwise coalesce) */
+static int
+ackreq_write(uint32_t i, bool signaled)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)qa.buf + 8 * i, .length = 8, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = i,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags =
+					 signaled ? IBV_SEND_SIGNALED : 0};
+
+	wr.wr.rdma.remote_addr = (uintptr_t)qb.buf + 8 * i;
+	wr.wr.rdma.rkey = qb.key;
+	if (post_wr(&qa, &wr) != 0)
+		return -1;
+	for (int k = 0; k < 3; k++)
+		dpv_engine_poll(eng, 32);
+	return 0;
+}
+
+/* AckReq sparingly (DPV_ENGINE_ACKREQ_DIV): 48 unsignaled WRITEs and a
+ * signaled one, each in a burst of its own, ask for an ACK every 16
+ * messages (64 send slots) and at the signaled one; B answers those and
+ * no more (one ACK a message before), and everything lands. */
+static int
+test_rc_ackreq_sparse(void)
+{
+	struct dpv_engine_qp_stats a0, b0, a1, b1;
+	struct dpv_engine_stats e0, e1;
+	struct ibv_wc wc;
+
+	/* no probe however slow the host: the asks alone are counted */
+	eng->probe_cycles = rte_get_timer_hz() * 100;
+	fill(qa.buf, 8 * 49, 0x3c);
+	memset(qb.buf, 0, 8 * 49);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a0), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b0), 0, "");
+	dpv_engine_stats_get(eng, &e0);
+	for (uint32_t i = 0; i < 49; i++)
+		TEST_ASSERT_EQUAL(ackreq_write(i, i == 48), 0, "post %u", i);
+	TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 48, IBV_WC_SUCCESS), TEST_SUCCESS,
+			  "");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "the signaled one only");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b1), 0, "");
+	dpv_engine_stats_get(eng, &e1);
+	TEST_ASSERT_EQUAL(b1.rx_pkts - b0.rx_pkts, 49, "B received them");
+	/* asked at messages 16, 32 and 48 (counting from 1) and at 49 */
+	TEST_ASSERT_EQUAL(b1.acks_sent - b0.acks_sent, 4, "B's ACKs: %" PRIu64,
+			  b1.acks_sent - b0.acks_sent);
+	TEST_ASSERT_EQUAL(a1.acks_rcvd - a0.acks_rcvd, 4, "");
+	TEST_ASSERT_EQUAL(e1.ack_probes, e0.ack_probes, "no probe");
+	TEST_ASSERT_EQUAL(a1.retransmits, a0.retransmits, "none sent again");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 8 * 49, "all landed");
+	return TEST_SUCCESS;
+}
+
+/* An unsignaled tail nothing asks after: the probe asks for its ACK
+ * (its timer set from the last of it), once; B answers the duplicate;
+ * every WQE is acknowledged and the QP goes on. */
+static int
+test_rc_ackreq_probe(void)
+{
+	struct dpv_engine_qp_stats a0, b0, a1, b1;
+	struct dpv_engine_qp_state st;
+	struct dpv_engine_stats e0, e1;
+	uint64_t end, t0, hz = rte_get_timer_hz();
+	int tries = 0;
+
+	/* 1 ms (30 us by default): the three posts take far less, unless
+	 * the host stops this thread in between (then again) */
+	eng->probe_cycles = hz / 1000;
+	fill(qa.buf, 8 * 4, 0x5a);
+	memset(qb.buf, 0, 8 * 4);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a0), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b0), 0, "");
+	dpv_engine_stats_get(eng, &e0);
+	do {
+		TEST_ASSERT(tries++ < 5, "the host kept stopping the test");
+		/* what an earlier try left, acknowledged (a signaled WRITE
+		 * asks) */
+		if (tries > 1) {
+			TEST_ASSERT_EQUAL(ackreq_write(3, true), 0, "");
+			TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 3, IBV_WC_SUCCESS),
+					  TEST_SUCCESS, "");
+			TEST_ASSERT_EQUAL(
+				dpv_engine_qp_stats_get(eng, QPN_A, &a0), 0,
+				"");
+			TEST_ASSERT_EQUAL(
+				dpv_engine_qp_stats_get(eng, QPN_B, &b0), 0,
+				"");
+			dpv_engine_stats_get(eng, &e0);
+		}
+		t0 = rte_get_timer_cycles();
+		for (uint32_t i = 0; i < 3; i++)
+			TEST_ASSERT_EQUAL(ackreq_write(i, false), 0, "post %u",
+					  i);
+		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
+				  "");
+	} while (rte_get_timer_cycles() - t0 > hz / 2000);
+	TEST_ASSERT_EQUAL(st.sq_sent, st.sq_fetched, "all three sent");
+	TEST_ASSERT(st.sq_acked_psn != st.sq_psn, "none asked for its ACK");
+	TEST_ASSERT(st.timer_us <= 1000,
+		    "the probe's timer runs: %" PRIu64 " us", st.timer_us);
+	end = rte_get_timer_cycles() + hz;
+	do {
+		dpv_engine_poll(eng, 32);
+		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
+				  "");
+	} while (st.sq_acked_psn != st.sq_psn && rte_get_timer_cycles() < end);
+	TEST_ASSERT_EQUAL(st.sq_acked_psn, st.sq_psn, "acknowledged");
+	for (int k = 0; k < 3; k++)
+		dpv_engine_poll(eng, 32);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0, "");
+	TEST_ASSERT_EQUAL(st.sq_done, st.sq_fetched, "all three done");
+	TEST_ASSERT(st.timer_us == UINT64_MAX, "no timer left: %" PRIu64,
+		    st.timer_us);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b1), 0, "");
+	dpv_engine_stats_get(eng, &e1);
+	TEST_ASSERT_EQUAL(e1.ack_probes - e0.ack_probes, 1, "one probe");
+	TEST_ASSERT_EQUAL(b1.dup_requests - b0.dup_requests, 1,
+			  "B took it for a duplicate");
+	TEST_ASSERT_EQUAL(b1.acks_sent - b0.acks_sent, 1, "and answered it");
+	TEST_ASSERT_EQUAL(a1.retransmits, a0.retransmits, "not a retry");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 8 * 3, "landed once");
+	/* the QP goes on: a signaled WRITE completes, with no probe */
+	TEST_ASSERT_EQUAL(ackreq_write(3, true), 0, "");
+	TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 3, IBV_WC_SUCCESS), TEST_SUCCESS,
+			  "");
+	dpv_engine_stats_get(eng, &e0);
+	TEST_ASSERT_EQUAL(e0.ack_probes, e1.ack_probes, "");
+	return TEST_SUCCESS;
+}
+
 /* Receive buffer too small: responder LOC_LEN_ERR, requester REM_INV_REQ. */
 static int
 test_rc_len_err(void)
@@ -2235,6 +2375,8 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_loss_pipeline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_ackreq_sparse),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_ackreq_probe),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_burst),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_busy),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),

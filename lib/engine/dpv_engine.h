@@ -1195,6 +1195,9 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	  "DCT initiator states evicted (least recently used) for new ones")   \
 	X(key_errors, 0, "remote accesses refused by the key check")           \
 	X(cqes, 0, "completions written")                                      \
+	X(ack_probes, 0,                                                       \
+	  "unsignaled messages whose last packet went again to ask for the "   \
+	  "ACK nothing had asked for (ACK request probes)")                    \
 	X(bursts_late, 0,                                                      \
 	  "bursts of posts held back that a background thread found waiting "  \
 	  "over 20 us (two in a row: holding back stops for 100 ms)")          \

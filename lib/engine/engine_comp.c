@@ -156,6 +156,8 @@ rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 		qp->comp.psn = psn;
 	}
 	qp->comp.deadline = 0;
+	qp->comp.probe = false;
+	qp->comp.resend_ask = true;
 }
 
 /*
@@ -185,14 +187,23 @@ rd_cap_open(struct dpv_eqp *qp)
 		qp->comp.rd_cap *= 2;
 }
 
+/* The ACK timer from now; if what is outstanding all went after the last
+ * message that asked for its ACK, the ACK request probe's instead
+ * (DPV_ENGINE_ACKREQ_DIV) */
 static void
 restart_timer(struct dpv_eqp *qp)
 {
-	if (qp->timeout && any_outstanding(qp))
-		qp->comp.deadline =
-			qp->e->now + dpv_engine_ack_cycles(qp);
-	else
-		qp->comp.deadline = 0;
+	uint32_t idx;
+
+	qp->comp.probe = false;
+	qp->comp.deadline = 0;
+	if (!any_outstanding(qp))
+		return;
+	if (qp->req.noreq != 0 && (oldest_outstanding(qp, &idx), true) &&
+	    qp->s_cur - idx <= qp->req.noreq)
+		dpv_engine_probe_arm(qp);
+	else if (qp->timeout)
+		qp->comp.deadline = qp->e->now + dpv_engine_ack_cycles(qp);
 }
 
 /* Scatter a READ response into the WQE's SGEs at byte offset off. */
@@ -241,6 +252,7 @@ static void
 comp_progress(struct dpv_eqp *qp)
 {
 	qp->comp.recovering = false;
+	qp->comp.resend_ask = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	restart_timer(qp);
@@ -575,6 +587,17 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 	uint32_t idx;
 
 	qp->comp.deadline = 0;
+	if (qp->comp.probe) {
+		/* the tail that did not ask for its ACK asks now; the
+		 * retransmission timer from now (send_packet() sets it when
+		 * the probe goes) */
+		qp->comp.probe = false;
+		dpv_engine_req_probe(qp);
+		if (qp->comp.deadline == 0 && qp->timeout &&
+		    any_outstanding(qp))
+			qp->comp.deadline = now + dpv_engine_ack_cycles(qp);
+		return;
+	}
 	/* nothing sent and unacknowledged; but a retransmission the port did
 	 * not take yet still waits for its answer */
 	if (!oldest_outstanding(qp, &idx) &&

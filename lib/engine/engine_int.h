@@ -449,11 +449,20 @@ struct dpv_eqp {
 		bool credit_open;    /* peer sends no credits: no limit */
 		bool credit_stall;   /* a stall was counted since the limit
 					last moved */
+		/* RC messages sent since the last one that asked for its
+		 * ACK (AckReq: dpv_engine_ackreq_want()) */
+		uint16_t noreq;
 	} req;
 	struct {
 		uint32_t psn; /* next PSN expected in a response */
 		uint8_t retry_left, rnr_left;
-		bool recovering; /* went back for a lost response */
+		bool recovering : 1; /* went back for a lost response */
+		/* deadline is an ACK request probe's (engine_req.c's
+		 * dpv_engine_req_probe()), not the retransmission timer */
+		bool probe : 1;
+		/* messages are being sent again (go-back-N, RNR): each asks
+		 * for its ACK until the ACKs move on */
+		bool resend_ask : 1;
 		/* after going back for a lost response: READs/atomics to
 		 * have outstanding at most (doubled per completion; 0: up to
 		 * max_rd_atomic) */
@@ -866,6 +875,8 @@ struct dpv_engine {
 	 * lower it. Those CQs. (engine_cqmod.c) */
 	uint64_t cqmod_next;
 	TAILQ_HEAD(, dpv_mlx5_cq) cqmod;
+	/* TSC cycles of DPV_ENGINE_PROBE_US (a test shortens it) */
+	uint64_t probe_cycles;
 
 	/* raw-packet flows installed: the other shards read it for every
 	 * frame, so it has a line of its own (it changes with flows only) */
@@ -1309,6 +1320,85 @@ eqp_credit_far(const struct dpv_eqp *qp)
 {
 	return dpv_psn_add(eqp_credit_pkt(qp) ? qp->req.psn : qp->req.ssn,
 			   CREDIT_FAR);
+}
+
+/*
+ * AckReq, sparingly (RC): a requester asks for the ACK of the last packet
+ * of a message only where something waits for it: a signaled WQE, a
+ * retransmission, a READ or atomic, a message near the end of the peer's
+ * end-to-end credits, and at least every nswqe / DPV_ENGINE_ACKREQ_DIV
+ * messages (the slots of the WQEs in flight come free). Responders
+ * acknowledge what asks and nothing else (as rxe and hardware do), so a
+ * stream of unsignaled WRITEs or SENDs costs one ACK in 32 or so
+ * messages instead of one a receive burst. The messages after the last
+ * one that asked (an unsignaled tail the application posts no more
+ * after) are asked for by a probe: DPV_ENGINE_PROBE_US after the last of
+ * them went (or after the ACK that left only them outstanding), the
+ * tail's last packet goes again with AckReq (a duplicate the responder
+ * answers with an ACK of everything it has; dpv_engine_req_probe()). XRC
+ * and DC ask with every message, as before.
+ */
+#define DPV_ENGINE_ACKREQ_DIV 4
+#define DPV_ENGINE_PROBE_US   30
+
+/* The ACK request probe's timer from now, unless the retransmission
+ * timer runs (a message that asked waits): as a tail loss probe's, it
+ * starts again with each message of the tail, so that a stream whose
+ * messages follow each other closely never probes */
+static inline void
+dpv_engine_probe_arm(struct dpv_eqp *qp)
+{
+	if (qp->comp.deadline == 0 || qp->comp.probe) {
+		qp->comp.deadline = qp->e->now + qp->e->probe_cycles;
+		qp->comp.probe = true;
+	}
+}
+
+/* A message that asks for its ACK went: the retransmission timer, not the
+ * probe's, watches it (a running retransmission timer is left as it is) */
+static inline void
+dpv_engine_probe_off(struct dpv_eqp *qp)
+{
+	if (unlikely(qp->comp.probe)) {
+		qp->comp.probe = false;
+		qp->comp.deadline =
+			qp->timeout ? qp->e->now + dpv_engine_ack_cycles(qp)
+				    : 0;
+	}
+}
+
+/* Whether the last packet of w asks for its ACK (RC, first transmission
+ * or again; see DPV_ENGINE_ACKREQ_DIV); counts the messages that do not */
+static inline bool
+dpv_engine_ackreq_want(struct dpv_eqp *qp, const struct dpv_eswqe *w)
+{
+	if (qp->type != IBV_QPT_RC || qp->dc != 0 ||
+	    (w->wr.flags & DPV_WR_F_SIGNALED) || qp->sq_sig_all || w->rewound ||
+	    qp->comp.resend_ask || wr_rd_atomic(w->wr.opcode) ||
+	    (wr_takes_rwqe(w->wr.opcode) && !qp->req.credit_open &&
+	     dpv_psn_cmp(
+		     dpv_psn_add(w->cseq, qp->nswqe / DPV_ENGINE_ACKREQ_DIV),
+		     qp->req.climit) > 0) ||
+	    ++qp->req.noreq >= qp->nswqe / DPV_ENGINE_ACKREQ_DIV) {
+		qp->req.noreq = 0;
+		return true;
+	}
+	return false;
+}
+bool dpv_engine_req_probe(struct dpv_eqp *qp);
+
+/* The timers after a request packet went, asking for its ACK or not */
+static inline void
+dpv_engine_req_timer(struct dpv_eqp *qp, bool ackreq)
+{
+	if (ackreq) {
+		dpv_engine_probe_off(qp);
+		if (qp->comp.deadline == 0 && qp->timeout)
+			qp->comp.deadline =
+				qp->e->now + dpv_engine_ack_cycles(qp);
+	} else {
+		dpv_engine_probe_arm(qp);
+	}
 }
 
 /*

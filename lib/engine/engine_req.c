@@ -261,9 +261,10 @@ dpv_engine_ud_path(struct dpv_eqp *qp, const struct dpv_wr_ud *ud,
 	return 0;
 }
 
-/* Build and queue packet w->sent of the WQE. */
+/* Build and queue packet w->sent of the WQE; probe: it asks for its ACK
+ * whatever dpv_engine_ackreq_want() would say (dpv_engine_req_probe()). */
 static int
-send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
+send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w, bool probe)
 {
 	struct dpv_engine *e = qp->e;
 	struct dpv_engine_path udp;
@@ -282,7 +283,8 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 	off = (uint64_t)k * qp->mtu;
 	h.psn = dpv_psn_add(w->first_psn, k);
 	h.dqpn = qp->dest_qpn;
-	h.ackreq = eqp_reliable(qp) && (fl & DPV_OPF_LAST);
+	h.ackreq = eqp_reliable(qp) && (fl & DPV_OPF_LAST) &&
+		   (probe || dpv_engine_ackreq_want(qp, w));
 	if (fl & DPV_OPF_XRCETH)
 		h.xrc_srqn = w->wr.xrc_remote_srqn;
 	if (fl & DPV_OPF_DCETH) {
@@ -327,9 +329,41 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w)
 		return -1;
 	gather_tx(qp, w, off, m, payload, paylen);
 	w->rewound = false;
-	if (eqp_reliable(qp) && qp->comp.deadline == 0 && qp->timeout)
-		qp->comp.deadline = e->now + dpv_engine_ack_cycles(qp);
+	if (eqp_reliable(qp))
+		dpv_engine_req_timer(qp, h.ackreq);
 	return 0;
+}
+
+/*
+ * The ACK request probe (DPV_ENGINE_ACKREQ_DIV), its timer due: the last
+ * message sent, if it did not ask for its ACK and waits for it, sends its
+ * last packet again asking (the responder answers the duplicate with an
+ * ACK of all it has). true if it went.
+ */
+bool
+dpv_engine_req_probe(struct dpv_eqp *qp)
+{
+	struct dpv_eswqe *w;
+	uint32_t sent;
+	int r;
+
+	if (qp->req.noreq == 0 || qp->s_cur == qp->s_tail ||
+	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) ||
+	    !dpv_engine_tx_room(qp->e))
+		return false;
+	w = swqe_at(qp, qp->s_cur - 1);
+	if (w->state != SWQE_SENT || wr_rd_atomic(w->wr.opcode) ||
+	    w->sent != w->npkts || w->npkts == 0)
+		return false;
+	sent = w->sent;
+	w->sent = w->npkts - 1;
+	r = send_packet(qp, w, true);
+	w->sent = sent;
+	if (r != 0)
+		return false;
+	qp->req.noreq = 0;
+	qp->e->st.ack_probes++;
+	return true;
 }
 
 /*
@@ -367,7 +401,7 @@ fast_opcode(enum ibv_wr_opcode op)
 /* BTH, RETH and immediate of w's one packet at hdr; their length */
 static inline uint32_t
 fast_hdr(const struct dpv_eqp *qp, const struct dpv_eswqe *w, uint8_t op,
-	 bool rc, uint32_t paylen, uint8_t hdr[DPV_ENGINE_REQ_HDR])
+	 bool ackreq, bool rc, uint32_t paylen, uint8_t hdr[DPV_ENGINE_REQ_HDR])
 {
 	struct dpv_bth *b = (struct dpv_bth *)hdr;
 	uint32_t len = sizeof(*b);
@@ -378,8 +412,9 @@ fast_hdr(const struct dpv_eqp *qp, const struct dpv_eswqe *w, uint8_t op,
 			     (((4 - (paylen & 3)) & 3) << 4) | DPV_ROCE_TVER);
 	b->pkey = rte_cpu_to_be_16(DPV_ROCE_PKEY_DEFAULT);
 	b->qpn = rte_cpu_to_be_32(qp->dest_qpn & DPV_ROCE_QPN_MASK);
-	b->apsn = rte_cpu_to_be_32((rc ? (uint32_t)DPV_BTH_ACKREQ << 24 : 0) |
-				   (w->first_psn & DPV_ROCE_PSN_MASK));
+	b->apsn =
+		rte_cpu_to_be_32((ackreq ? (uint32_t)DPV_BTH_ACKREQ << 24 : 0) |
+				 (w->first_psn & DPV_ROCE_PSN_MASK));
 	if (op == DPV_ROCE_OP_WRITE_ONLY || op == DPV_ROCE_OP_WRITE_ONLY_IMM) {
 		struct dpv_reth *r = (struct dpv_reth *)(hdr + len);
 
@@ -402,7 +437,7 @@ req_fast(struct dpv_eqp *qp, struct dpv_eswqe *w, unsigned *budget)
 	struct dpv_engine *e = qp->e;
 	uint8_t hdr[DPV_ENGINE_REQ_HDR] __rte_aligned(16);
 	uint8_t op = fast_opcode(w->wr.opcode), *payload;
-	bool rc = qp->type == IBV_QPT_RC;
+	bool rc = qp->type == IBV_QPT_RC, ackreq;
 	uint32_t paylen, hlen;
 	struct rte_mbuf *m;
 
@@ -434,7 +469,8 @@ req_fast(struct dpv_eqp *qp, struct dpv_eswqe *w, unsigned *budget)
 	if (*budget == 0 || !dpv_engine_tx_room(e))
 		return FAST_STOP;
 	paylen = (uint32_t)w->wr.total_len;
-	hlen = fast_hdr(qp, w, op, rc, paylen, hdr);
+	ackreq = rc && dpv_engine_ackreq_want(qp, w);
+	hlen = fast_hdr(qp, w, op, ackreq, rc, paylen, hdr);
 	m = dpv_engine_build_req(e, &qp->tmpl, hdr, hlen, paylen, &payload);
 	if (m == NULL)
 		return FAST_STOP;
@@ -444,8 +480,7 @@ req_fast(struct dpv_eqp *qp, struct dpv_eswqe *w, unsigned *budget)
 	(*budget)--;
 	if (rc) {
 		w->state = SWQE_SENT;
-		if (qp->comp.deadline == 0 && qp->timeout)
-			qp->comp.deadline = e->now + dpv_engine_ack_cycles(qp);
+		dpv_engine_req_timer(qp, ackreq);
 	} else {
 		w->state = SWQE_DONE;
 	}
@@ -640,7 +675,7 @@ dpv_engine_requester(struct dpv_eqp *qp, unsigned *budget)
 			/* back-pressure: the port's TX queue is full */
 			if (*budget == 0 || !dpv_engine_tx_room(qp->e))
 				return;
-			if (send_packet(qp, w) != 0)
+			if (send_packet(qp, w, false) != 0)
 				return; /* no mbuf or no neighbour yet: next
 					   iteration */
 			(*budget)--;

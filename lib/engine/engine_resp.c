@@ -782,7 +782,8 @@ resp_fast(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 	} else {
 		return false;
 	}
-	ack_owe(qp, pkt);
+	if (pkt->ackreq)
+		ack_owe(qp, pkt);
 	return true;
 }
 
@@ -1085,7 +1086,9 @@ dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt)
 			state = RESP_ACK;
 			break;
 		case RESP_ACK:
-			if (rc && (pkt->ackreq || (fl & DPV_OPF_LAST)))
+			/* what asks, as rxe and hardware answer: requesters
+			 * ask where they wait (DPV_ENGINE_ACKREQ_DIV) */
+			if (rc && pkt->ackreq)
 				ack_owe(qp, pkt);
 			state = RESP_DONE;
 			break;
