@@ -1324,10 +1324,11 @@ eqp_credit_far(const struct dpv_eqp *qp)
 
 /*
  * AckReq, sparingly (RC): a requester asks for the ACK of the last packet
- * of a message only where something waits for it: a signaled WQE, a
- * retransmission, a READ or atomic, a message near the end of the peer's
- * end-to-end credits, and at least every nswqe / DPV_ENGINE_ACKREQ_DIV
- * messages (the slots of the WQEs in flight come free). Responders
+ * of a message only where something waits for it: a signaled WQE (or
+ * one of the engine's own, engine_tm.c's), a retransmission, a READ or
+ * atomic, a message near the end of the peer's end-to-end credits, and
+ * at least every nswqe / DPV_ENGINE_ACKREQ_DIV messages (the slots of
+ * the WQEs in flight come free). Responders
  * acknowledge what asks and nothing else (as rxe and hardware do), so a
  * stream of unsignaled WRITEs or SENDs costs one ACK in 32 or so
  * messages instead of one a receive burst. The messages after the last
@@ -1373,8 +1374,9 @@ static inline bool
 dpv_engine_ackreq_want(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 {
 	if (qp->type != IBV_QPT_RC || qp->dc != 0 ||
-	    (w->wr.flags & DPV_WR_F_SIGNALED) || qp->sq_sig_all || w->rewound ||
-	    qp->comp.resend_ask || wr_rd_atomic(w->wr.opcode) ||
+	    (w->wr.flags & (DPV_WR_F_SIGNALED | DPV_WR_F_INTERNAL)) ||
+	    qp->sq_sig_all || w->rewound || qp->comp.resend_ask ||
+	    wr_rd_atomic(w->wr.opcode) ||
 	    (wr_takes_rwqe(w->wr.opcode) && !qp->req.credit_open &&
 	     dpv_psn_cmp(
 		     dpv_psn_add(w->cseq, qp->nswqe / DPV_ENGINE_ACKREQ_DIV),
