@@ -199,10 +199,14 @@ restart_timer(struct dpv_eqp *qp)
 	qp->comp.deadline = 0;
 	if (!any_outstanding(qp))
 		return;
-	if (qp->req.noreq != 0 && (oldest_outstanding(qp, &idx), true) &&
-	    qp->s_cur - idx <= qp->req.noreq)
-		dpv_engine_probe_arm(qp);
-	else if (qp->timeout)
+	if (qp->req.noreq != 0) {
+		oldest_outstanding(qp, &idx);
+		if (qp->s_cur - idx <= qp->req.noreq) {
+			dpv_engine_probe_arm(qp);
+			return;
+		}
+	}
+	if (qp->timeout)
 		qp->comp.deadline = qp->e->now + dpv_engine_ack_cycles(qp);
 }
 

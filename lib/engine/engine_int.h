@@ -1355,19 +1355,6 @@ dpv_engine_probe_arm(struct dpv_eqp *qp)
 	}
 }
 
-/* A message that asks for its ACK went: the retransmission timer, not the
- * probe's, watches it (a running retransmission timer is left as it is) */
-static inline void
-dpv_engine_probe_off(struct dpv_eqp *qp)
-{
-	if (unlikely(qp->comp.probe)) {
-		qp->comp.probe = false;
-		qp->comp.deadline =
-			qp->timeout ? qp->e->now + dpv_engine_ack_cycles(qp)
-				    : 0;
-	}
-}
-
 /* Whether the last packet of w asks for its ACK (RC, first transmission
  * or again; see DPV_ENGINE_ACKREQ_DIV); counts the messages that do not */
 static inline bool
@@ -1389,12 +1376,17 @@ dpv_engine_ackreq_want(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 }
 bool dpv_engine_req_probe(struct dpv_eqp *qp);
 
-/* The timers after a request packet went, asking for its ACK or not */
+/* The timers after a request packet went, asking for its ACK or not: one
+ * that asks is watched by the retransmission timer, not the probe's (a
+ * running retransmission timer is left as it is) */
 static inline void
 dpv_engine_req_timer(struct dpv_eqp *qp, bool ackreq)
 {
 	if (ackreq) {
-		dpv_engine_probe_off(qp);
+		if (unlikely(qp->comp.probe)) {
+			qp->comp.probe = false;
+			qp->comp.deadline = 0;
+		}
 		if (qp->comp.deadline == 0 && qp->timeout)
 			qp->comp.deadline =
 				qp->e->now + dpv_engine_ack_cycles(qp);
