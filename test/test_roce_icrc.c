@@ -261,8 +261,8 @@ test_icrc_methods_eal(void)
 	    test_icrc_methods() != TEST_SUCCESS ||
 	    test_icrc_copy() != TEST_SUCCESS)
 		return TEST_FAILED;
-	/* again with rte_net_crc's 512-bit code for long runs, where the
-	 * CPU has it (the library's EAL default allows it), and with 128-bit
+	/* again with the 512-bit folding from 256 bytes on, where the CPU
+	 * has it (the library's EAL default allows it), and with 128-bit
 	 * SIMD only (the copy in the pass of 128-bit multiplies, which CPUs
 	 * without VPCLMULQDQ run) */
 	w = rte_vect_get_max_simd_bitwidth();
@@ -453,18 +453,19 @@ roce_icrc_perf(void)
 		printf("\n");
 	}
 	printf("dpverbs: dpv_roce_icrc_calc (masked headers, then the rest "
-	       "by folding where the CPU has PCLMULQDQ, or by rte_net_crc's "
-	       "512-bit code from 512 bytes on where EAL allows 512-bit "
-	       "SIMD); (l2): dpv_roce_icrc_calc_l2, what the engine runs "
-	       "(masked blocks folded in the same pass); cp,(l2): the "
-	       "payload copied into the frame (from 256 KiB of memory, 4 KiB "
-	       "apart), then (l2); cp+(l2): the two in one pass "
-	       "(dpv_roce_icrc_set_copy_l2, from 512-byte payloads where the "
-	       "CPU has VPCLMULQDQ and EAL allows 256-bit SIMD, not 512; "
-	       "from 1,536-byte payloads with 128-bit multiplies elsewhere); "
-	       "then rte_net_crc "
-	       "per algorithm over the same bytes without masking, an upper "
-	       "bound for it; avx512 falls back to sse42 unless EAL allows "
+	       "by folding where the CPU has PCLMULQDQ: in 512-bit registers "
+	       "from 256 bytes on where it has AVX-512 and VPCLMULQDQ and EAL "
+	       "allows 512-bit SIMD); (l2): dpv_roce_icrc_calc_l2, what the "
+	       "engine runs (masked blocks folded in the same pass); "
+	       "cp,(l2): the payload copied into the frame (from 256 KiB of "
+	       "memory, 4 KiB apart), then (l2); cp+(l2): the two in one "
+	       "pass (dpv_roce_icrc_set_copy_l2, from 512-byte payloads "
+	       "where the CPU has VPCLMULQDQ and EAL allows 256-bit SIMD, "
+	       "from 3,072 in 512-bit registers where it allows 512; from "
+	       "1,536-byte "
+	       "payloads with 128-bit multiplies elsewhere); then "
+	       "rte_net_crc per algorithm over the same bytes without "
+	       "masking; avx512 falls back to sse42 unless EAL allows "
 	       "512-bit SIMD; bitwise only up to 1 KB; CPU time of this "
 	       "thread\n");
 	dpv_roce_icrc_select_best();

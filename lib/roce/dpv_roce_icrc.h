@@ -33,11 +33,14 @@
  *   the rest of the packet continues, where the CPU has PCLMULQDQ, in this
  *   library's folding code (four independent chains of carry-less
  *   multiplies, 64 bytes a step: about three times DPDK 22.11's
- *   rte_net_crc SSE code, which folds one chain; roce_icrc_perf prints
- *   both). Elsewhere a rest of 192 bytes or more goes through DPDK's
- *   rte_net_crc (NEON on Arm) once EAL has set the SIMD width, and the
- *   two CRCs are joined by multiplying the first by x^(8 * rest) modulo
- *   the polynomial; shorter rests continue in the table.
+ *   rte_net_crc SSE code, which folds one chain; eight chains in 256-bit
+ *   registers from 512 bytes on where the CPU has VPCLMULQDQ, sixteen in
+ *   512-bit registers from 256 bytes on where it also has AVX-512 and
+ *   EAL allows 512-bit SIMD; roce_icrc_perf prints them beside
+ *   rte_net_crc). Elsewhere a rest of 192 bytes or more goes through
+ *   DPDK's rte_net_crc (NEON on Arm) once EAL has set the SIMD width, and
+ *   the two CRCs are joined by multiplying the first by x^(8 * rest)
+ *   modulo the polynomial; shorter rests continue in the table.
  *   dpv_roce_icrc_calc_l2() folds masked headers and payload in one pass.
  * - DPV_ROCE_ICRC_TABLE: slicing-by-8 tables only (portable).
  * - DPV_ROCE_ICRC_BITWISE: one bit at a time, the reference for tests.
@@ -229,7 +232,8 @@ uint32_t dpv_roce_icrc_set_l2(void *l3, uint32_t l3_len);
  * in one pass over the payload (the ICRC's carry-less multiplies bound
  * its speed, and the copy's loads and stores go beside them) where the
  * CPU has VPCLMULQDQ and EAL allows 256-bit SIMD, for payloads of
- * DPV_ROCE_ICRC_COPY_MIN bytes or more, and with 128-bit multiplies
+ * DPV_ROCE_ICRC_COPY_MIN bytes or more (in 512-bit registers where it
+ * has AVX-512 and EAL allows 512, from 3,072), and with 128-bit multiplies
  * where it has only PCLMULQDQ, from 1,536 bytes on (below, the pass's
  * extra reduction costs more than the second read saves); otherwise the
  * two in turn. The frame's other bytes (headers, pad) must be in place.
