@@ -145,6 +145,15 @@ fold_fwd256(__m256i y, __m256i k)
 				_mm256_clmulepi64_epi128(y, k, 0x11));
 }
 
+/* m[0..3]: masks[0..nmask), zero after (a wide fold's first 64 bytes) */
+__attribute__((target("sse2"), always_inline)) static inline void
+masks_four(__m128i m[4], const __m128i *masks, unsigned int nmask)
+{
+#pragma GCC unroll 4
+	for (unsigned int i = 0; i < 4; i++)
+		m[i] = i < nmask ? masks[i] : _mm_setzero_si128();
+}
+
 /*
  * The first 128 bytes or more of a fold, eight blocks in flight in four
  * 256-bit registers (two lanes each) 128 bytes a step, brought back to
@@ -167,13 +176,10 @@ fold_wide_core(uint32_t c, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
 	__m256i y[4], k8 = _mm256_broadcastsi128_si256(fold_k8),
 		      k4 = _mm256_broadcastsi128_si256(fold_k4),
 		      k2 = _mm256_broadcastsi128_si256(fold_k256);
-	__m128i m[4] = {_mm_setzero_si128(), _mm_setzero_si128(),
-			_mm_setzero_si128(), _mm_setzero_si128()};
+	__m128i m[4];
 	__m128i lo, hi;
 
-#pragma GCC unroll 4
-	for (unsigned int i = 0; i < nmask && i < 4; i++)
-		m[i] = masks[i];
+	masks_four(m, masks, nmask);
 #pragma GCC unroll 4
 	for (unsigned int j = 0; j < 4; j++) {
 		y[j] = _mm256_lddqu_si256(
@@ -271,13 +277,10 @@ fold512_core(uint32_t c, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
 	const __m128i *kr;
 	__m128i last;
 	unsigned int r;
-	__m128i m[4] = {_mm_setzero_si128(), _mm_setzero_si128(),
-			_mm_setzero_si128(), _mm_setzero_si128()};
+	__m128i m[4];
 	__m256i h;
 
-#pragma GCC unroll 4
-	for (unsigned int i = 0; i < nmask && i < 4; i++)
-		m[i] = masks[i];
+	masks_four(m, masks, nmask);
 #pragma GCC unroll 4
 	for (unsigned int j = 0; j < 4; j++) {
 		y[j] = _mm512_loadu_si512((const void *)(p + 64 * j));
