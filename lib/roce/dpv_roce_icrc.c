@@ -137,6 +137,42 @@ fold_fwd(__m128i x, __m128i k)
 static bool crc_wide;
 static __m128i fold_k8; /* x^1087, x^1023 mod P: 1,024 bits forward */
 
+/* fold_kr[FOLD_KR_ZERO - n]: n blocks (128 n bits) forward, n 1..30, the
+ * order the folds' ends load them in; [FOLD_KR_ZERO] and after: zero */
+#define FOLD_KR_ZERO 30
+static __m128i fold_kr[48] __rte_aligned(64);
+
+/*
+ * The end of a fold: the r = *len / 16 whole blocks left at *p, each
+ * folded straight to the last of them with its own constants (kr[i] for
+ * block i), XORed into x, the last as it is; with d (*dp) not NULL, each
+ * also stored there. *p (*dp) and *len advance past them. The folds'
+ * ends take the blocks still in flight to the same place first (kr below
+ * the blocks'), so that every block is one multiply from the last
+ * instead of a chain of them that the reduction waits for.
+ */
+__attribute__((target("pclmul,sse2"), always_inline)) static inline __m128i
+fold_left(__m128i x, const __m128i *kr, const uint8_t **pp, uint8_t **dp,
+	  uint32_t *lenp)
+{
+	const uint8_t *p = *pp;
+	unsigned int r = *lenp / 16;
+
+	for (unsigned int i = 0; i < r; i++) {
+		__m128i v = _mm_loadu_si128(
+			(const __m128i *)(const void *)(p + 16 * i));
+
+		if (dp != NULL)
+			_mm_storeu_si128((__m128i *)(void *)(*dp + 16 * i), v);
+		x = _mm_xor_si128(x, i + 1 < r ? fold_fwd(v, kr[i]) : v);
+	}
+	*pp = p + 16 * r;
+	if (dp != NULL)
+		*dp += 16 * r;
+	*lenp -= 16 * r;
+	return x;
+}
+
 /* fold_fwd() on both 128-bit lanes of y. */
 __attribute__((target("avx2,vpclmulqdq"))) static inline __m256i
 fold_fwd256(__m256i y, __m256i k)
@@ -173,11 +209,10 @@ fold_wide_core(uint32_t c, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
 	const uint8_t *p = *pp;
 	uint8_t *d = dp != NULL ? *dp : NULL;
 	uint32_t len = *lenp;
-	__m256i y[4], k8 = _mm256_broadcastsi128_si256(fold_k8),
-		      k4 = _mm256_broadcastsi128_si256(fold_k4),
-		      k2 = _mm256_broadcastsi128_si256(fold_k256);
-	__m128i m[4];
-	__m128i lo, hi;
+	__m256i y[4], k8 = _mm256_broadcastsi128_si256(fold_k8), t;
+	__m128i m[4], x;
+	const __m128i *kr;
+	unsigned int r;
 
 	masks_four(m, masks, nmask);
 #pragma GCC unroll 4
@@ -210,18 +245,30 @@ fold_wide_core(uint32_t c, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
 		if (d != NULL)
 			d += 128;
 	}
-	/* eight lanes to four (512 bits forward), to two (256), to one */
+	/* the eight blocks in flight and the r whole blocks left, each
+	 * straight to the last of them (fold_left()) */
+	r = len / 16;
+	kr = &fold_kr[FOLD_KR_ZERO - 7 - r];
+	t = _mm256_setzero_si256();
 #pragma GCC unroll 4
-	for (unsigned int j = 0; j < 2; j++)
-		y[j] = _mm256_xor_si256(fold_fwd256(y[j], k4), y[j + 2]);
-	y[0] = _mm256_xor_si256(fold_fwd256(y[0], k2), y[1]);
-	lo = _mm256_castsi256_si128(y[0]);
-	hi = _mm256_extracti128_si256(y[0], 1);
+	for (unsigned int j = 0; j < 4; j++)
+		t = _mm256_xor_si256(
+			t,
+			fold_fwd256(
+				y[j],
+				_mm256_loadu_si256(
+					(const __m256i
+						 *)(const void *)&kr[2 * j])));
+	x = _mm_xor_si128(_mm256_castsi256_si128(t),
+			  _mm256_extracti128_si256(t, 1));
+	if (r == 0)
+		x = _mm_xor_si128(x, _mm256_extracti128_si256(y[3], 1));
+	x = fold_left(x, kr + 8, &p, dp != NULL ? &d : NULL, &len);
 	*pp = p;
 	if (dp != NULL)
 		*dp = d;
 	*lenp = len;
-	return _mm_xor_si128(fold_fwd(lo, fold_k), hi);
+	return x;
 }
 
 __attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m128i
@@ -242,10 +289,6 @@ fold_wide(uint32_t c, const uint8_t **pp, uint32_t *lenp, const __m128i *masks,
 static bool crc512;
 #define ICRC_FOLD512_MIN 256
 static __m128i fold_k16; /* x^2111, x^2047 mod P: 2,048 bits forward */
-/* fold_kr[FOLD_KR_ZERO - n]: n blocks (128 n bits) forward, n 1..30, the
- * order fold512_core() loads them in; [FOLD_KR_ZERO] and after: zero */
-#define FOLD_KR_ZERO 30
-static __m128i fold_kr[48] __rte_aligned(64);
 
 /* fold_fwd() on the four lanes of y, XORed with v. */
 __attribute__((target("avx512f,vpclmulqdq"))) static inline __m512i
@@ -373,6 +416,8 @@ fold_four_core(__m128i x, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
 	uint8_t *d = dp != NULL ? *dp : NULL;
 	uint32_t len = *lenp - 48;
 	__m128i l[4], k4 = fold_k4;
+	const __m128i *kr;
+	unsigned int r;
 
 	l[0] = x;
 #pragma GCC unroll 4
@@ -399,13 +444,20 @@ fold_four_core(__m128i x, const uint8_t **pp, uint8_t **dp, uint32_t *lenp,
 		if (d != NULL)
 			d += 64;
 	}
+	/* the four blocks in flight and the r whole blocks left, each
+	 * straight to the last of them (fold_left()) */
+	r = len / 16;
+	kr = &fold_kr[FOLD_KR_ZERO - 3 - r];
+	x = _mm_xor_si128(
+		_mm_xor_si128(fold_fwd(l[0], kr[0]), fold_fwd(l[1], kr[1])),
+		_mm_xor_si128(fold_fwd(l[2], kr[2]),
+			      r == 0 ? l[3] : fold_fwd(l[3], kr[3])));
+	x = fold_left(x, kr + 4, &p, dp != NULL ? &d : NULL, &len);
 	*pp = p;
 	if (dp != NULL)
 		*dp = d;
 	*lenp = len;
-	return _mm_xor_si128(_mm_xor_si128(fold_fwd(l[0], fold_k384),
-					   fold_fwd(l[1], fold_k256)),
-			     _mm_xor_si128(fold_fwd(l[2], fold_k), l[3]));
+	return x;
 }
 
 __attribute__((target("pclmul,sse2"))) static __m128i
