@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -116,13 +115,8 @@ crc_reg_reduce(__m128i x, const uint8_t *p, uint32_t len)
 	return crc_reg_table(c, p, len);
 }
 
-/* Four blocks in flight: a block is folded 512 bits forward each step,
- * and at the end lane j (of the last 64 bytes) 384 - 128 j bits. */
-static __m128i fold_k4;	  /* x^575, x^511 mod P */
-static __m128i fold_k384; /* x^447, x^383 mod P */
-static __m128i fold_k256; /* x^319, x^255 mod P */
-/* [d]: 128 d bits forward (x^(128 d + 63), x^(128 d - 1) mod P), d 1..7 */
-static __m128i fold_kd[8];
+/* Four blocks in flight: a block is folded 512 bits forward each step */
+static __m128i fold_k4; /* x^575, x^511 mod P */
 
 /* x moved d bits forward (d the distance the constants k stand for). */
 __attribute__((target("pclmul,sse2"))) static inline __m128i
@@ -513,9 +507,15 @@ fold_short_m(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 		if (i == m - 1)
 			break;
 		if (i & 1)
-			b = _mm_xor_si128(b, fold_fwd(x, fold_kd[m - 1 - i]));
+			b = _mm_xor_si128(
+				b,
+				fold_fwd(x,
+					 fold_kr[FOLD_KR_ZERO - (m - 1 - i)]));
 		else
-			a = _mm_xor_si128(a, fold_fwd(x, fold_kd[m - 1 - i]));
+			a = _mm_xor_si128(
+				a,
+				fold_fwd(x,
+					 fold_kr[FOLD_KR_ZERO - (m - 1 - i)]));
 	}
 	x = _mm_xor_si128(x, _mm_xor_si128(a, b));
 	return crc_reg_reduce(x, p + 16 * m, len - 16 * m);
@@ -606,8 +606,9 @@ crc_reg_copy(uint32_t c, uint8_t *d, const uint8_t *p, uint32_t len)
 /* crc_reg_copy() with 512-bit multiplies (len >= 256, crc512, d 64-byte
  * aligned). Its pass pays a second reduction (the headers' fold ends in
  * one): below ICRC_COPY512_MIN bytes the copy, then one fold over the
- * frame, was faster (1 KiB frames 11.6 against 10.1 GB/s, 2 KiB 18.9
- * against 17.7; 4 KiB 22.9 against 29.4, roce_icrc_perf, Zen 5) */
+ * frame, was as fast or faster (roce_icrc_perf on Zen 5, cp,(l2) against
+ * cp+(l2): 1 KiB frames 19.7 and 19.1 GB/s, 2 KiB 26.7 and 26.3; 4 KiB
+ * 30.8 and 37.1) */
 #define ICRC_COPY512_MIN 3072
 __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul"))) static uint32_t
 crc_reg_copy512(uint32_t c, uint8_t *d, const uint8_t *p, uint32_t len)
@@ -790,16 +791,6 @@ crc_init(void)
 					(long long)xn_mod_p_reflected64(191));
 		fold_k4 = _mm_set_epi64x((long long)xn_mod_p_reflected64(511),
 					 (long long)xn_mod_p_reflected64(575));
-		fold_k384 = _mm_set_epi64x(
-			(long long)xn_mod_p_reflected64(383),
-			(long long)xn_mod_p_reflected64(447));
-		fold_k256 = _mm_set_epi64x(
-			(long long)xn_mod_p_reflected64(255),
-			(long long)xn_mod_p_reflected64(319));
-		for (k = 1; k < RTE_DIM(fold_kd); k++)
-			fold_kd[k] = _mm_set_epi64x(
-				(long long)xn_mod_p_reflected64(128 * k - 1),
-				(long long)xn_mod_p_reflected64(128 * k + 63));
 		fold_k8 = _mm_set_epi64x((long long)xn_mod_p_reflected64(1023),
 					 (long long)xn_mod_p_reflected64(1087));
 		for (k = 1; k <= FOLD_KR_ZERO; k++)
