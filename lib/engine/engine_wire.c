@@ -670,14 +670,18 @@ write_bth_ext(uint8_t *h, const struct dpv_roce_opcode_info *info,
 	struct dpv_bth *bth = (struct dpv_bth *)h;
 
 	memset(h, 0, info->length);
-	dpv_bth_set_opcode(bth, hd->opcode);
-	dpv_bth_set_se(bth, hd->se);
-	dpv_bth_set_pad(bth, (uint8_t)pad);
-	dpv_bth_set_tver(bth, DPV_ROCE_TVER);
-	dpv_bth_set_pkey(bth, DPV_ROCE_PKEY_DEFAULT);
-	dpv_bth_set_qpn(bth, hd->dqpn);
-	dpv_bth_set_ackreq(bth, hd->ackreq);
-	dpv_bth_set_psn(bth, hd->psn);
+	/* each BTH field in one store, from registers: the setters' read of
+	 * a word just written a byte at a time (AckReq, then the PSN's
+	 * word) waited for the store to land, ~70 % of this function's
+	 * samples in engine_perf's 64 KiB WRITE */
+	bth->opcode = hd->opcode;
+	bth->flags = (uint8_t)((hd->se ? DPV_BTH_SE : 0) | (pad & 3) << 4 |
+			       (DPV_ROCE_TVER & 0x0f));
+	bth->pkey = rte_cpu_to_be_16(DPV_ROCE_PKEY_DEFAULT);
+	bth->qpn = rte_cpu_to_be_32(hd->dqpn & DPV_ROCE_QPN_MASK);
+	bth->apsn = rte_cpu_to_be_32(
+		(hd->ackreq ? (uint32_t)DPV_BTH_ACKREQ << 24 : 0) |
+		(hd->psn & DPV_ROCE_PSN_MASK));
 	if (info->mask & DPV_OPF_RETH) {
 		struct dpv_reth *r = (struct dpv_reth *)(h + HOFF(info, RETH));
 
@@ -697,8 +701,8 @@ write_bth_ext(uint8_t *h, const struct dpv_roce_opcode_info *info,
 	if (info->mask & DPV_OPF_AETH) {
 		struct dpv_aeth *a = (struct dpv_aeth *)(h + HOFF(info, AETH));
 
-		dpv_aeth_set_syndrome(a, hd->syndrome);
-		dpv_aeth_set_msn(a, hd->msn);
+		a->smsn = rte_cpu_to_be_32((uint32_t)hd->syndrome << 24 |
+					   (hd->msn & 0xffffff));
 	}
 	if (info->mask & DPV_OPF_ATMACK)
 		dpv_atmack_set_orig(
