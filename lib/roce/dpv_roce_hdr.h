@@ -532,6 +532,60 @@ dpv_bth_set_psn(struct dpv_bth *b, uint32_t psn)
 				   (psn & DPV_ROCE_PSN_MASK));
 }
 
+/**
+ * The flags byte of a BTH (byte 1) from its fields.
+ *
+ * @param se
+ *   Solicited event.
+ * @param mig
+ *   Migration state (MigReq).
+ * @param pad
+ *   Pad count (2 bits).
+ * @param tver
+ *   Transport header version (4 bits).
+ * @return
+ *   The byte, for dpv_bth_write().
+ */
+static inline uint8_t
+dpv_bth_flags(bool se, bool mig, uint8_t pad, uint8_t tver)
+{
+	return (uint8_t)((se ? DPV_BTH_SE : 0) | (mig ? DPV_BTH_MIG : 0) |
+			 (pad & 3) << 4 | (tver & 0x0f));
+}
+
+/**
+ * Write a whole BTH, each field in one store (a builder that set it a
+ * byte at a time, then read the word back to add the next field, waited
+ * for each store to land); FECN, BECN and the reserved bits are cleared.
+ *
+ * @param b
+ *   The BTH in the frame.
+ * @param opcode
+ *   Wire opcode.
+ * @param flags
+ *   Byte 1, from dpv_bth_flags().
+ * @param pkey
+ *   Partition key.
+ * @param qpn
+ *   Destination QP number (24 bits).
+ * @param ackreq
+ *   The AckReq bit.
+ * @param psn
+ *   Packet sequence number (24 bits).
+ */
+static inline void
+dpv_bth_write(struct dpv_bth *b, uint8_t opcode, uint8_t flags, uint16_t pkey,
+	      uint32_t qpn, bool ackreq, uint32_t psn)
+{
+	b->opcode = opcode;
+	b->flags = flags;
+	b->pkey = rte_cpu_to_be_16(pkey);
+	b->qpn = rte_cpu_to_be_32(qpn & DPV_ROCE_QPN_MASK);
+	b->apsn =
+		rte_cpu_to_be_32((ackreq ? (uint32_t)DPV_BTH_ACKREQ << 24 : 0) |
+				 (psn & DPV_ROCE_PSN_MASK));
+}
+
 /* ---- RETH ---- */
 
 /**
@@ -694,6 +748,22 @@ dpv_aeth_set_msn(struct dpv_aeth *h, uint32_t msn)
 	uint32_t v = rte_be_to_cpu_32(h->smsn);
 
 	h->smsn = rte_cpu_to_be_32((v & 0xff000000u) | (msn & 0xffffff));
+}
+
+/**
+ * Write a whole AETH (syndrome and MSN) in one store.
+ *
+ * @param h
+ *   The AETH in the frame.
+ * @param syn
+ *   Syndrome.
+ * @param msn
+ *   Message sequence number (24 bits).
+ */
+static inline void
+dpv_aeth_set(struct dpv_aeth *h, uint8_t syn, uint32_t msn)
+{
+	h->smsn = rte_cpu_to_be_32((uint32_t)syn << 24 | (msn & 0xffffff));
 }
 
 /** Largest number of receive WQEs an ACK's credit field can tell. */

@@ -109,9 +109,7 @@ build_ext(uint8_t *bth, const struct dpv_roce_opcode_info *oi,
 	if (m & DPV_OPF_AETH) {
 		struct dpv_aeth *h = (void *)(bth + oi->off[DPV_HDR_AETH]);
 
-		h->smsn = 0;
-		dpv_aeth_set_syndrome(h, pkt->aeth.syndrome);
-		dpv_aeth_set_msn(h, pkt->aeth.msn);
+		dpv_aeth_set(h, pkt->aeth.syndrome, pkt->aeth.msn);
 	}
 	if (m & DPV_OPF_ATMACK)
 		dpv_atmack_set_orig((void *)(bth + oi->off[DPV_HDR_ATMACK]),
@@ -208,18 +206,11 @@ dpv_roce_build_hdrs(void *buf, uint32_t size, struct dpv_roce_pkt *pkt)
 
 	pkt->pad = (uint8_t)(-pkt->payload_len & 3);
 	bth = (void *)(f + off);
-	memset(bth, 0, sizeof(*bth));
-	dpv_bth_set_opcode(bth, pkt->opcode);
-	dpv_bth_set_se(bth, pkt->se);
-	dpv_bth_set_mig(bth, pkt->mig);
-	dpv_bth_set_pad(bth, pkt->pad);
-	dpv_bth_set_tver(bth, pkt->tver);
-	dpv_bth_set_pkey(bth, pkt->pkey);
+	dpv_bth_write(bth, pkt->opcode,
+		      dpv_bth_flags(pkt->se, pkt->mig, pkt->pad, pkt->tver),
+		      pkt->pkey, pkt->dqpn, pkt->ackreq, pkt->psn);
 	dpv_bth_set_fecn(bth, pkt->fecn);
 	dpv_bth_set_becn(bth, pkt->becn);
-	dpv_bth_set_qpn(bth, pkt->dqpn);
-	dpv_bth_set_ackreq(bth, pkt->ackreq);
-	dpv_bth_set_psn(bth, pkt->psn);
 	build_ext((uint8_t *)bth, oi, pkt);
 
 	pkt->mask = oi->mask;
