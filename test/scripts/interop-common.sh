@@ -168,7 +168,33 @@ ic_run() {
 # Both must exit 0 and the client's output must match the extended regex
 # PATTERN (and the server's too when SPATTERN is set in the environment).
 # Output: $IC_TMP/NAME.server / .client.
+#
+# One case is run once more: a perftest latency tool whose client could
+# not calibrate its CPU clock ("Correlation coefficient r^2: ... < 0.9"
+# on a loaded host) prints "inf" for every figure, which PATTERN then
+# does not match. That is perftest's clock, not the transport: the pair
+# runs again (once, noted in the output) and only that run counts. A
+# transport failure (either end exiting non-zero) is never retried.
 ic_pair() {
+	local name=$1 pat=$2
+	ic_pair_once "$@" && return 0
+	[ "$IC_PAIR_CRC" = 0 ] && [ "$IC_PAIR_SRC" = 0 ] &&
+		grep -q 'Correlation coefficient r^2: .* < 0.9' \
+			"$IC_TMP/$name.client" &&
+		! grep -Eq "$pat" "$IC_TMP/$name.client" || {
+		ic_fail "$name" "$IC_PAIR_CRC" "$IC_PAIR_SRC" 80
+		return 1
+	}
+	echo "NOTE $name: perftest's clock calibration failed in the" \
+		"client (r^2 < 0.9, figures inf); run once more"
+	ic_pair_once "$@" && return 0
+	ic_fail "$name" "$IC_PAIR_CRC" "$IC_PAIR_SRC" 80
+	return 1
+}
+
+# ic_pair_once: one run of ic_pair's pair; counts a pass (0), or returns 1
+# with the exit codes in IC_PAIR_CRC and IC_PAIR_SRC and counts nothing.
+ic_pair_once() {
 	local name=$1 pat=$2 extra=$3 s c crc src try
 	shift 4
 	s=$IC_TMP/$name.server
@@ -192,7 +218,7 @@ ic_pair() {
 		echo "PASS $name: $(grep -E "$pat" "$c" | tail -1 | tr -s ' \t' ' ')"
 		return 0
 	fi
-	ic_fail "$name" $crc $src 80
+	IC_PAIR_CRC=$crc IC_PAIR_SRC=$src
 	return 1
 }
 
