@@ -1441,6 +1441,134 @@ test_rc_ackreq_probe(void)
 	return TEST_SUCCESS;
 }
 
+/* A's unsignaled tail of three 8-byte WRITEs (ackreq_write()), sent with
+ * its probe's timer running (probe_cycles 1 ms: the posts take far less,
+ * unless the host stops the test; then again); then the port takes
+ * nothing and B's nine 8 KiB WRITEs (72 frames, wr_ids 100..108, into A's
+ * buffer as it is) fill the engine's TX buffer (64). */
+static int
+tail_then_full_port(void)
+{
+	uint64_t t0, hz = rte_get_timer_hz();
+	struct dpv_engine_qp_state st;
+	int tries = 0;
+
+	eng->probe_cycles = hz / 1000;
+	fill(qa.buf, 8 * 3, 0x6b);
+	memset(qb.buf, 0, BUF_SIZE);
+	do {
+		TEST_ASSERT(tries++ < 5, "the host kept stopping the test");
+		if (tries > 1) {
+			TEST_ASSERT_EQUAL(ackreq_write(3, true), 0, "");
+			TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 3, IBV_WC_SUCCESS),
+					  TEST_SUCCESS, "");
+		}
+		t0 = rte_get_timer_cycles();
+		for (uint32_t i = 0; i < 3; i++)
+			TEST_ASSERT_EQUAL(ackreq_write(i, false), 0, "post %u",
+					  i);
+		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
+				  "");
+	} while (rte_get_timer_cycles() - t0 > hz / 2000);
+	TEST_ASSERT_EQUAL(st.sq_sent, st.sq_fetched, "all three sent");
+	TEST_ASSERT(st.sq_acked_psn != st.sq_psn, "none asked for its ACK");
+	dpv_engine_inject_tx_stall(eng, true);
+	for (int i = 0; i < 9; i++)
+		TEST_ASSERT_EQUAL(post_send(&qb, IBV_WR_RDMA_WRITE, 100 + i, 0,
+					    BUF_SIZE, (uintptr_t)qa.buf,
+					    qa.key),
+				  0, "");
+	return TEST_SUCCESS;
+}
+
+/* Polls the engine for ms milliseconds. */
+static void
+poll_for_ms(unsigned int ms)
+{
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() / 1000 * ms;
+
+	while (rte_get_timer_cycles() < end)
+		dpv_engine_poll(eng, 32);
+}
+
+/* Once the port takes frames again: A's tail acknowledged (within 1 s),
+ * B's WRITEs completed, A's first 24 bytes in B's buffer. */
+static int
+tail_and_writes_done(void)
+{
+	struct dpv_engine_qp_state st;
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
+
+	dpv_engine_inject_tx_stall(eng, false);
+	do {
+		dpv_engine_poll(eng, 32);
+		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
+				  "");
+	} while (st.sq_acked_psn != st.sq_psn && rte_get_timer_cycles() < end);
+	TEST_ASSERT_EQUAL(st.sq_acked_psn, st.sq_psn, "the tail acknowledged");
+	for (int i = 0; i < 9; i++)
+		if (expect_wc(&qb.scq, 100 + i, IBV_WC_SUCCESS) != TEST_SUCCESS)
+			return TEST_FAILED;
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 8 * 3, "landed");
+	return TEST_SUCCESS;
+}
+
+/* The tail's probe finds no room in the port (B's frames fill the TX
+ * buffer while the port takes nothing): it is tried again a probe's time
+ * later, not left to the ACK timeout (67 ms at timeout 14) and a
+ * retransmission; once the port takes frames again, the next try asks
+ * and the tail is acknowledged with nothing sent again. */
+static int
+test_rc_ackreq_probe_refused(void)
+{
+	struct dpv_engine_qp_stats a0, a1;
+	struct dpv_engine_qp_state st;
+
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a0), 0, "");
+	if (tail_then_full_port() != TEST_SUCCESS)
+		return TEST_FAILED;
+	poll_for_ms(5);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0, "");
+	TEST_ASSERT(st.timer_us <= 1000,
+		    "the probe's timer runs, not the ACK timer: %" PRIu64 " us",
+		    st.timer_us);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
+	TEST_ASSERT(a1.probes_refused - a0.probes_refused >= 2,
+		    "the probe tried again: %" PRIu64 " refusals",
+		    a1.probes_refused - a0.probes_refused);
+	if (tail_and_writes_done() != TEST_SUCCESS)
+		return TEST_FAILED;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
+	TEST_ASSERT_EQUAL(a1.retransmits, a0.retransmits,
+			  "A sent nothing again");
+	return TEST_SUCCESS;
+}
+
+/* The same with a port that takes nothing for longer than
+ * DPV_ENGINE_PROBE_REFUSED probes take: after that many refusals in a
+ * row the ACK timer covers the tail (a port that never takes a frame
+ * still ends in a timeout), and the tail completes once frames go. */
+static int
+test_rc_ackreq_probe_refused_bound(void)
+{
+	struct dpv_engine_qp_stats a0, a1;
+	struct dpv_engine_qp_state st;
+
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a0), 0, "");
+	if (tail_then_full_port() != TEST_SUCCESS)
+		return TEST_FAILED;
+	/* twice the refusals' time: margin for a host that stops the test */
+	poll_for_ms(2 * DPV_ENGINE_PROBE_REFUSED);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
+	TEST_ASSERT_EQUAL(a1.probes_refused - a0.probes_refused,
+			  DPV_ENGINE_PROBE_REFUSED, "%" PRIu64 " refusals",
+			  a1.probes_refused - a0.probes_refused);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0, "");
+	TEST_ASSERT(st.timer_us > 1000 && st.timer_us != UINT64_MAX,
+		    "the ACK timer runs: %" PRIu64 " us", st.timer_us);
+	return tail_and_writes_done();
+}
+
 /* Receive buffer too small: responder LOC_LEN_ERR, requester REM_INV_REQ. */
 static int
 test_rc_len_err(void)
@@ -2372,6 +2500,10 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_ackreq_sparse),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_ackreq_probe),
+			TEST_CASE_ST(setup_rc, teardown,
+				     test_rc_ackreq_probe_refused),
+			TEST_CASE_ST(setup_rc, teardown,
+				     test_rc_ackreq_probe_refused_bound),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_burst),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_busy),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),

@@ -1156,6 +1156,9 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(tx_stall_timeouts, 1,                                                \
 	  "ACK timeouts whose retransmission the port refused (link up); "     \
 	  "for a stall's first second they keep the QP's retries")             \
+	X(probes_refused, 1,                                                   \
+	  "ACK request probes the port had no room for (tried again "          \
+	  "shortly, DPV_ENGINE_PROBE_REFUSED times in a row at most)")         \
 	X(rnr_naks_sent, 1, "receiver-not-ready NAKs sent")                    \
 	X(rnr_naks_rcvd, 1, "receiver-not-ready NAKs received")                \
 	X(seq_naks_sent, 1, "PSN sequence error NAKs sent")                    \

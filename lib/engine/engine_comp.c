@@ -196,6 +196,7 @@ restart_timer(struct dpv_eqp *qp)
 	uint32_t idx;
 
 	qp->comp.probe = false;
+	qp->comp.probe_refused = 0;
 	qp->comp.deadline = 0;
 	if (!any_outstanding(qp))
 		return;
@@ -595,8 +596,22 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 		/* the tail that did not ask for its ACK asks now; the
 		 * retransmission timer from now (send_packet() sets it when
 		 * the probe goes) */
+		int r;
+
 		qp->comp.probe = false;
-		dpv_engine_req_probe(qp);
+		r = dpv_engine_req_probe(qp);
+		if (r > 0) {
+			qp->comp.probe_refused = 0;
+		} else if (r == -EAGAIN && qp->comp.deadline == 0 &&
+			   qp->comp.probe_refused < DPV_ENGINE_PROBE_REFUSED &&
+			   any_outstanding(qp)) {
+			/* the port had no room: the probe again shortly,
+			 * not the tail left to the full ACK timeout */
+			qp->comp.probe_refused++;
+			DPV_EQP_COUNT(qp, probes_refused);
+			dpv_engine_probe_arm(qp);
+			return;
+		}
 		if (qp->comp.deadline == 0 && qp->timeout &&
 		    any_outstanding(qp))
 			qp->comp.deadline = now + dpv_engine_ack_cycles(qp);

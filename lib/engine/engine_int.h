@@ -463,6 +463,10 @@ struct dpv_eqp {
 		/* messages are being sent again (go-back-N, RNR): each asks
 		 * for its ACK until the ACKs move on */
 		bool resend_ask : 1;
+		/* probes in a row the port had no room for (each tried
+		 * again a probe's time later, up to DPV_ENGINE_PROBE_REFUSED;
+		 * dpv_engine_comp_timeout()) */
+		uint8_t probe_refused : 5;
 		/* after going back for a lost response: READs/atomics to
 		 * have outstanding at most (doubled per completion; 0: up to
 		 * max_rd_atomic) */
@@ -1341,6 +1345,13 @@ eqp_credit_far(const struct dpv_eqp *qp)
  */
 #define DPV_ENGINE_ACKREQ_DIV 4
 #define DPV_ENGINE_PROBE_US   30
+/* A probe the port has no room for (its TX buffer full: a congested or
+ * slow peer) is tried again DPV_ENGINE_PROBE_US later, this many times in
+ * a row at most (~1 ms); then the retransmission timer covers the tail,
+ * so that a port that never takes a frame still ends in a timeout. Before,
+ * one refusal left the tail to the full ACK timeout (67 ms at timeout 14)
+ * and its retransmission. */
+#define DPV_ENGINE_PROBE_REFUSED 31
 
 /* The ACK request probe's timer from now, unless the retransmission
  * timer runs (a message that asked waits): as a tail loss probe's, it
@@ -1374,7 +1385,7 @@ dpv_engine_ackreq_want(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 	}
 	return false;
 }
-bool dpv_engine_req_probe(struct dpv_eqp *qp);
+int dpv_engine_req_probe(struct dpv_eqp *qp);
 
 /* The timers after a request packet went, asking for its ACK or not: one
  * that asks is watched by the retransmission timer, not the probe's (a

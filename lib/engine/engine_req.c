@@ -338,9 +338,10 @@ send_packet(struct dpv_eqp *qp, struct dpv_eswqe *w, bool probe)
  * The ACK request probe (DPV_ENGINE_ACKREQ_DIV), its timer due: the last
  * message sent, if it did not ask for its ACK and waits for it, sends its
  * last packet again asking (the responder answers the duplicate with an
- * ACK of all it has). true if it went.
+ * ACK of all it has). 1 if it went, -EAGAIN if the port had no room for
+ * it, 0 if there is nothing to probe.
  */
-bool
+int
 dpv_engine_req_probe(struct dpv_eqp *qp)
 {
 	struct dpv_eswqe *w;
@@ -348,22 +349,23 @@ dpv_engine_req_probe(struct dpv_eqp *qp)
 	int r;
 
 	if (qp->req.noreq == 0 || qp->s_cur == qp->s_tail ||
-	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) ||
-	    !dpv_engine_tx_room(qp->e))
-		return false;
+	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD))
+		return 0;
 	w = swqe_at(qp, qp->s_cur - 1);
 	if (w->state != SWQE_SENT || wr_rd_atomic(w->wr.opcode) ||
 	    w->sent != w->npkts || w->npkts == 0)
-		return false;
+		return 0;
+	if (!dpv_engine_tx_room(qp->e))
+		return -EAGAIN;
 	sent = w->sent;
 	w->sent = w->npkts - 1;
 	r = send_packet(qp, w, true);
 	w->sent = sent;
 	if (r != 0)
-		return false;
+		return 0;
 	qp->req.noreq = 0;
 	qp->e->st.ack_probes++;
-	return true;
+	return 1;
 }
 
 /*
