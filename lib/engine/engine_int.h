@@ -1352,6 +1352,8 @@ eqp_credit_far(const struct dpv_eqp *qp)
  * one refusal left the tail to the full ACK timeout (67 ms at timeout 14)
  * and its retransmission. */
 #define DPV_ENGINE_PROBE_REFUSED 31
+_Static_assert(DPV_ENGINE_PROBE_REFUSED < 32,
+	       "comp.probe_refused counts them in 5 bits");
 
 /* The ACK request probe's timer from now, unless the retransmission
  * timer runs (a message that asked waits): as a tail loss probe's, it
