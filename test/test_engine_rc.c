@@ -1487,14 +1487,22 @@ tail_then_full_port(struct dpv_engine_qp_stats *a0)
 	return TEST_SUCCESS;
 }
 
-/* Polls the engine for ms milliseconds. */
-static void
-poll_for_ms(unsigned int ms)
+/* Polls the engine until A's probes_refused is want more than in a0, or
+ * for ms milliseconds; that count (a host that stops the test delays each
+ * try, so the wait is for the count, not a time). */
+static uint64_t
+refusals(const struct dpv_engine_qp_stats *a0, uint64_t want, unsigned int ms)
 {
 	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() / 1000 * ms;
+	struct dpv_engine_qp_stats a;
 
-	while (rte_get_timer_cycles() < end)
+	do {
 		dpv_engine_poll(eng, 32);
+		if (dpv_engine_qp_stats_get(eng, QPN_A, &a) != 0)
+			return 0;
+	} while (a.probes_refused - a0->probes_refused < want &&
+		 rte_get_timer_cycles() < end);
+	return a.probes_refused - a0->probes_refused;
 }
 
 /* Once the port takes frames again: A's tail acknowledged (within 1 s),
@@ -1514,14 +1522,15 @@ tail_and_writes_done(void)
 
 /*
  * The tail's probe finds no room in the port (B's frames fill the TX
- * buffer while the port takes nothing). For 5 ms: it is tried again a
- * probe's time later, not left to the ACK timeout (67 ms at timeout 14)
- * and a retransmission; once the port takes frames again, the next try
- * asks and the tail is acknowledged with nothing sent again. Or (bound)
- * for twice the time DPV_ENGINE_PROBE_REFUSED tries take: after that many
- * refusals in a row the ACK timer covers the tail (a port that never
- * takes a frame still ends in a timeout), and the tail completes once
- * frames go.
+ * buffer while the port takes nothing). Until it was refused twice: it is
+ * tried again a probe's time later, not left to the ACK timeout (67 ms at
+ * timeout 14) and a retransmission; once the port takes frames again, the
+ * next try asks and the tail is acknowledged with nothing sent again.
+ * Or (bound)
+ * until DPV_ENGINE_PROBE_REFUSED tries, and 5 ms more: after that many
+ * refusals in a row there are no more, the ACK timer covers the tail (a
+ * port that never takes a frame still ends in a timeout), and the tail
+ * completes once frames go.
  */
 static int
 probe_refused(bool bound)
@@ -1532,11 +1541,11 @@ probe_refused(bool bound)
 
 	if (tail_then_full_port(&a0) != TEST_SUCCESS)
 		return TEST_FAILED;
-	/* bound: twice the time, margin for a host that stops the test */
-	poll_for_ms(bound ? 2 * DPV_ENGINE_PROBE_REFUSED : 5);
+	/* bound: all the tries, then 5 ms more, when there are no more */
+	n = refusals(&a0, bound ? DPV_ENGINE_PROBE_REFUSED : 2, 2000);
+	if (bound)
+		n = refusals(&a0, DPV_ENGINE_PROBE_REFUSED + 1, 5);
 	TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0, "");
-	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
-	n = a1.probes_refused - a0.probes_refused;
 	if (bound) {
 		TEST_ASSERT_EQUAL(n, DPV_ENGINE_PROBE_REFUSED,
 				  "%" PRIu64 " refusals", n);
