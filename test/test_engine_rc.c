@@ -1532,21 +1532,44 @@ tail_and_writes_done(void)
  * port that never takes a frame still ends in a timeout), and the tail
  * completes once frames go.
  */
+enum refused_case {
+	REFUSED_TWICE, /* until two refusals */
+	/* until DPV_ENGINE_PROBE_REFUSED, then the ACK timer, 5 ms more */
+	REFUSED_BOUND,
+	REFUSED_NO_ACK_TIMER, /* A's timeout 0: beyond that number */
+};
+
 static int
-probe_refused(bool bound)
+probe_refused(enum refused_case c)
 {
+	struct ibv_qp_attr none = {.timeout = 0};
 	struct dpv_engine_qp_stats a0, a1;
 	struct dpv_engine_qp_state st;
-	uint64_t n;
+	uint64_t n, want = c == REFUSED_TWICE	? 2
+			   : c == REFUSED_BOUND ? DPV_ENGINE_PROBE_REFUSED
+						: DPV_ENGINE_PROBE_REFUSED + 4;
 
+	if (c == REFUSED_NO_ACK_TIMER)
+		TEST_ASSERT_EQUAL(dpv_engine_qp_modify(eng, QPN_A, &none,
+						       IBV_QP_TIMEOUT, NULL),
+				  0, "");
 	if (tail_then_full_port(&a0) != TEST_SUCCESS)
 		return TEST_FAILED;
-	/* bound: all the tries, then 5 ms more, when there are no more */
-	n = refusals(&a0, bound ? DPV_ENGINE_PROBE_REFUSED : 2, 2000);
-	if (bound)
-		n = refusals(&a0, DPV_ENGINE_PROBE_REFUSED + 1, 5);
+	n = refusals(&a0, want, 2000);
 	TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0, "");
-	if (bound) {
+	if (c == REFUSED_BOUND) {
+		/* the last try's time out: then the ACK timer, and no more
+		 * tries (a try more ends the wait too) */
+		uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * 2;
+
+		while (n == DPV_ENGINE_PROBE_REFUSED && st.timer_us <= 1000 &&
+		       rte_get_timer_cycles() < end) {
+			n = refusals(&a0, DPV_ENGINE_PROBE_REFUSED + 1, 1);
+			TEST_ASSERT_EQUAL(
+				dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
+				"");
+		}
+		n = refusals(&a0, DPV_ENGINE_PROBE_REFUSED + 1, 5);
 		TEST_ASSERT_EQUAL(n, DPV_ENGINE_PROBE_REFUSED,
 				  "%" PRIu64 " refusals", n);
 		TEST_ASSERT(st.timer_us > 1000 && st.timer_us != UINT64_MAX,
@@ -1557,13 +1580,13 @@ probe_refused(bool bound)
 			"the probe's timer runs, not the ACK timer: %" PRIu64
 			" us",
 			st.timer_us);
-		TEST_ASSERT(n >= 2,
+		TEST_ASSERT(n >= want,
 			    "the probe tried again: %" PRIu64 " refusals", n);
 	}
 	if (tail_and_writes_done() != TEST_SUCCESS)
 		return TEST_FAILED;
 	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
-	TEST_ASSERT(bound || a1.retransmits == a0.retransmits,
+	TEST_ASSERT(c == REFUSED_BOUND || a1.retransmits == a0.retransmits,
 		    "A sent %" PRIu64 " again",
 		    a1.retransmits - a0.retransmits);
 	return TEST_SUCCESS;
@@ -1572,13 +1595,21 @@ probe_refused(bool bound)
 static int
 test_rc_ackreq_probe_refused(void)
 {
-	return probe_refused(false);
+	return probe_refused(REFUSED_TWICE);
 }
 
 static int
 test_rc_ackreq_probe_refused_bound(void)
 {
-	return probe_refused(true);
+	return probe_refused(REFUSED_BOUND);
+}
+
+/* With no ACK timer (timeout 0) nothing else would ask for the tail's
+ * ACK: the probe is tried for as long as the port has no room. */
+static int
+test_rc_ackreq_probe_refused_no_timer(void)
+{
+	return probe_refused(REFUSED_NO_ACK_TIMER);
 }
 
 /* Receive buffer too small: responder LOC_LEN_ERR, requester REM_INV_REQ. */
@@ -2516,6 +2547,8 @@ static const struct dpv_test_suite engine_rc_suite = {
 				     test_rc_ackreq_probe_refused),
 			TEST_CASE_ST(setup_rc, teardown,
 				     test_rc_ackreq_probe_refused_bound),
+			TEST_CASE_ST(setup_rc, teardown,
+				     test_rc_ackreq_probe_refused_no_timer),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_burst),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_post_busy),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_len_err),

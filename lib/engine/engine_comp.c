@@ -603,11 +603,15 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 		if (r > 0) {
 			qp->comp.probe_refused = 0;
 		} else if (r == -EAGAIN && qp->comp.deadline == 0 &&
-			   qp->comp.probe_refused < DPV_ENGINE_PROBE_REFUSED &&
-			   any_outstanding(qp)) {
+			   any_outstanding(qp) &&
+			   (qp->comp.probe_refused < DPV_ENGINE_PROBE_REFUSED ||
+			    qp->timeout == 0)) {
 			/* the port had no room: the probe again shortly,
-			 * not the tail left to the full ACK timeout */
-			qp->comp.probe_refused++;
+			 * not the tail left to the full ACK timeout (and
+			 * with no ACK timer, timeout 0, for as long as it
+			 * takes: nothing else would ask) */
+			if (qp->comp.probe_refused < DPV_ENGINE_PROBE_REFUSED)
+				qp->comp.probe_refused++;
 			DPV_EQP_COUNT(qp, probes_refused);
 			dpv_engine_probe_arm(qp);
 			return;

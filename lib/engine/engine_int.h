@@ -1348,9 +1348,10 @@ eqp_credit_far(const struct dpv_eqp *qp)
 /* A probe the port has no room for (its TX buffer full: a congested or
  * slow peer) is tried again DPV_ENGINE_PROBE_US later, this many times in
  * a row at most (~1 ms); then the retransmission timer covers the tail,
- * so that a port that never takes a frame still ends in a timeout. Before,
- * one refusal left the tail to the full ACK timeout (67 ms at timeout 14)
- * and its retransmission. */
+ * so that a port that never takes a frame still ends in a timeout (with
+ * no ACK timer, timeout 0, the probe is tried for as long as it takes).
+ * Before, one refusal left the tail to the full ACK timeout (67 ms at
+ * timeout 14) and its retransmission, or with timeout 0 unacknowledged. */
 #define DPV_ENGINE_PROBE_REFUSED 31
 _Static_assert(DPV_ENGINE_PROBE_REFUSED < 32,
 	       "comp.probe_refused counts them in 5 bits");
