@@ -1158,7 +1158,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	  "for a stall's first second they keep the QP's retries")             \
 	X(probes_refused, 1,                                                   \
 	  "ACK request probes the port had no room for (tried again "          \
-	  "shortly, DPV_ENGINE_PROBE_REFUSED times in a row at most)")         \
+	  "shortly, DPV_ENGINE_PROBE_REFUSED times in a row at most unless "   \
+	  "the QP has no ACK timer)")                                          \
 	X(rnr_naks_sent, 1, "receiver-not-ready NAKs sent")                    \
 	X(rnr_naks_rcvd, 1, "receiver-not-ready NAKs received")                \
 	X(seq_naks_sent, 1, "PSN sequence error NAKs sent")                    \
