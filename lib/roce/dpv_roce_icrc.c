@@ -494,7 +494,7 @@ __attribute__((target("pclmul,sse2"))) static __rte_always_inline uint32_t
 fold_short_m(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 	     unsigned int nmask, const unsigned int m)
 {
-	__m128i a = _mm_setzero_si128(), b = _mm_setzero_si128(), x;
+	__m128i a = _mm_setzero_si128(), b = _mm_setzero_si128(), x, f;
 
 #pragma GCC unroll 8
 	for (unsigned int i = 0; i < m; i++) {
@@ -506,16 +506,13 @@ fold_short_m(uint32_t c, const uint8_t *p, uint32_t len, const __m128i *masks,
 			x = _mm_xor_si128(x, _mm_cvtsi32_si128((int)c));
 		if (i == m - 1)
 			break;
+		/* block i, m - 1 - i blocks forward to the last, into one of
+		 * two sums (two XOR chains, not one) */
+		f = fold_fwd(x, fold_kr[FOLD_KR_ZERO - (m - 1 - i)]);
 		if (i & 1)
-			b = _mm_xor_si128(
-				b,
-				fold_fwd(x,
-					 fold_kr[FOLD_KR_ZERO - (m - 1 - i)]));
+			b = _mm_xor_si128(b, f);
 		else
-			a = _mm_xor_si128(
-				a,
-				fold_fwd(x,
-					 fold_kr[FOLD_KR_ZERO - (m - 1 - i)]));
+			a = _mm_xor_si128(a, f);
 	}
 	x = _mm_xor_si128(x, _mm_xor_si128(a, b));
 	return crc_reg_reduce(x, p + 16 * m, len - 16 * m);
