@@ -87,7 +87,8 @@ dpv_test_eal_init(void)
 			NULL};
 
 	if (state == 0) {
-		state = rte_eal_init(9, argv) >= 0 ? 1 : -1;
+		state = rte_eal_init((int)RTE_DIM(argv) - 1, argv) >= 0 ? 1
+									: -1;
 		if (state > 0)
 			dpv_roce_icrc_select_best();
 	}
