@@ -602,8 +602,7 @@ dpv_engine_comp_timeout(struct dpv_eqp *qp, uint64_t now)
 		r = dpv_engine_req_probe(qp);
 		if (r > 0) {
 			qp->comp.probe_refused = 0;
-		} else if (r == -EAGAIN && qp->comp.deadline == 0 &&
-			   any_outstanding(qp) &&
+		} else if (r == -EAGAIN && any_outstanding(qp) &&
 			   (qp->comp.probe_refused < DPV_ENGINE_PROBE_REFUSED ||
 			    qp->timeout == 0)) {
 			/* the port had no room: the probe again shortly,
