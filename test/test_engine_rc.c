@@ -1306,24 +1306,32 @@ test_rc_unsignaled(void)
 	return TEST_SUCCESS;
 }
 
-/* WRITE i of 8 bytes from A's buffer to B's at 8 * i; each posted, sent
- * and answered in polls of its own (a burst of its own at B, whose ACKs
- * would otherwise coalesce) */
+/* Posts a WRITE (wr_id id) of len bytes at offset off of A's buffer to
+ * the same offset of B's. */
 static int
-ackreq_write(uint32_t i, bool signaled)
+write_span(uint32_t off, uint32_t len, uint64_t id, bool signaled)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)qa.buf + 8 * i, .length = 8, .lkey = qa.key};
-	struct ibv_send_wr wr = {.wr_id = i,
+		.addr = (uintptr_t)qa.buf + off, .length = len, .lkey = qa.key};
+	struct ibv_send_wr wr = {.wr_id = id,
 				 .sg_list = &sge,
 				 .num_sge = 1,
 				 .opcode = IBV_WR_RDMA_WRITE,
 				 .send_flags =
 					 signaled ? IBV_SEND_SIGNALED : 0};
 
-	wr.wr.rdma.remote_addr = (uintptr_t)qb.buf + 8 * i;
+	wr.wr.rdma.remote_addr = (uintptr_t)qb.buf + off;
 	wr.wr.rdma.rkey = qb.key;
-	if (post_wr(&qa, &wr) != 0)
+	return post_wr(&qa, &wr);
+}
+
+/* WRITE i of 8 bytes from A's buffer to B's at 8 * i; each posted, sent
+ * and answered in polls of its own (a burst of its own at B, whose ACKs
+ * would otherwise coalesce) */
+static int
+ackreq_write(uint32_t i, bool signaled)
+{
+	if (write_span(8 * i, 8, i, signaled) != 0)
 		return -1;
 	for (int k = 0; k < 3; k++)
 		dpv_engine_poll(eng, 32);
@@ -1365,6 +1373,101 @@ test_rc_ackreq_sparse(void)
 	TEST_ASSERT_EQUAL(e1.ack_probes, e0.ack_probes, "no probe");
 	TEST_ASSERT_EQUAL(a1.retransmits, a0.retransmits, "none sent again");
 	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 8 * 49, "all landed");
+	return TEST_SUCCESS;
+}
+
+static int tail_acked(void);
+
+/* AckReq every so many packets as well (DPV_ENGINE_ACKREQ_PKTS, lowered
+ * to 16 here): eight unsignaled 4 KiB WRITEs (4 packets each at a 1024
+ * MTU), each in polls of its own, ask at the 4th and the 8th, long before
+ * every 16th message would. Before, the message count alone decided: 32
+ * messages of 4 MiB in flight between two asks outlasted a 67 ms ACK
+ * timer at 2 GB/s, and perftest's ib_send_bw -a sent its 8 MiB messages
+ * 3-4 times over (go-back-N at every timeout). */
+static int
+test_rc_ackreq_pkts(void)
+{
+	struct dpv_engine_qp_stats a0, b0, a1, b1;
+	struct dpv_engine_stats e0, e1;
+
+	eng->probe_cycles = rte_get_timer_hz() * 100; /* no probe */
+	eng->ackreq_pkts = 16;
+	fill(qa.buf, BUF_SIZE, 0x2d);
+	memset(qb.buf, 0, BUF_SIZE);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a0), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b0), 0, "");
+	dpv_engine_stats_get(eng, &e0);
+	for (uint32_t i = 0; i < 8; i++) {
+		TEST_ASSERT_EQUAL(write_span(4096 * (i % 2), 4096, i, false), 0,
+				  "post %u", i);
+		for (int k = 0; k < 3; k++)
+			dpv_engine_poll(eng, 32);
+	}
+	/* the 8th asked: everything is acknowledged, nothing left to ask */
+	if (tail_acked() != TEST_SUCCESS)
+		return TEST_FAILED;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b1), 0, "");
+	dpv_engine_stats_get(eng, &e1);
+	TEST_ASSERT_EQUAL(b1.rx_pkts - b0.rx_pkts, 32, "B received them");
+	TEST_ASSERT_EQUAL(b1.acks_sent - b0.acks_sent, 2, "B's ACKs: %" PRIu64,
+			  b1.acks_sent - b0.acks_sent);
+	TEST_ASSERT_EQUAL(a1.acks_rcvd - a0.acks_rcvd, 2, "");
+	TEST_ASSERT_EQUAL(e1.ack_probes, e0.ack_probes, "no probe");
+	TEST_ASSERT_EQUAL(a1.retransmits, a0.retransmits, "none sent again");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, BUF_SIZE, "all landed");
+	return TEST_SUCCESS;
+}
+
+/* After an ACK timeout every message sent again asks for its ACK, also
+ * when the ACKs move on before its last packet goes. A's signaled 2 KiB
+ * WRITE and unsignaled 6 KiB one (2 and 6 packets) are lost; the timeout
+ * sends both again, one packet a poll, so B's ACK of the first completes
+ * it while the second is still going out. Before, a message of several
+ * packets sent again asked only while no ACK had come since the timeout
+ * (its go-back-N mark ended at its first packet): the second did not ask,
+ * waited for another timeout and was sent a third time. With messages of
+ * megabytes (ib_send_bw -a) every timeout then moved on by one or two
+ * messages and sent the rest again. */
+static int
+test_rc_resend_asks(void)
+{
+	struct dpv_engine_qp_stats a0, a1;
+	struct dpv_engine_qp_state st;
+	uint64_t end;
+
+	fill(qa.buf, BUF_SIZE, 0x61);
+	memset(qb.buf, 0, BUF_SIZE);
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a0), 0, "");
+	dpv_engine_inject_tx_loss(eng, 1);
+	TEST_ASSERT_EQUAL(write_span(0, 2048, 1, true), 0, "");
+	TEST_ASSERT_EQUAL(write_span(2048, 6144, 2, false), 0, "");
+	for (int k = 0; k < 4; k++)
+		dpv_engine_poll(eng, 32);
+	dpv_engine_inject_tx_loss(eng, 0);
+	/* the ACK timer alone from here (the second did not ask) */
+	eng->probe_cycles = rte_get_timer_hz() * 100;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0, "");
+	TEST_ASSERT_EQUAL(st.sq_sent, 2, "both went");
+	TEST_ASSERT(st.sq_acked_psn != st.sq_psn, "and were lost");
+	end = rte_get_timer_cycles() + rte_get_timer_hz();
+	do {
+		dpv_engine_poll(eng, 1);
+		TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0,
+				  "");
+		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
+				  "");
+	} while (st.sq_acked_psn != st.sq_psn && rte_get_timer_cycles() < end);
+	TEST_ASSERT_EQUAL(st.sq_acked_psn, st.sq_psn, "acknowledged");
+	TEST_ASSERT_EQUAL(a1.retransmits - a0.retransmits, 1,
+			  "sent again once: %" PRIu64,
+			  a1.retransmits - a0.retransmits);
+	TEST_ASSERT(a1.acks_rcvd - a0.acks_rcvd >= 2,
+		    "the first's ACK came before the second's");
+	TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 1, IBV_WC_SUCCESS), TEST_SUCCESS,
+			  "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, BUF_SIZE, "both landed");
 	return TEST_SUCCESS;
 }
 
@@ -2542,6 +2645,9 @@ static const struct dpv_test_suite engine_rc_suite = {
 			TEST_CASE_ST(setup_rc, teardown, test_rc_imm_inline),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_unsignaled),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_ackreq_sparse),
+			TEST_CASE_ST(setup_rc, teardown, test_rc_ackreq_pkts),
+			TEST_CASE_ST(setup_rc_fast_timeout, teardown,
+				     test_rc_resend_asks),
 			TEST_CASE_ST(setup_rc, teardown, test_rc_ackreq_probe),
 			TEST_CASE_ST(setup_rc, teardown,
 				     test_rc_ackreq_probe_refused),

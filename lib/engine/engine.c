@@ -114,6 +114,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->mp = conf->mp;
 	e->hz = rte_get_timer_hz();
 	e->probe_cycles = e->hz * DPV_ENGINE_PROBE_US / 1000000;
+	e->ackreq_pkts = DPV_ENGINE_ACKREQ_PKTS;
 	e->kick_gap = e->hz / KICK_DIV;
 	e->busy_gap = e->hz / 100;
 	/* an engine made from a constructor may come before lib/roce's */

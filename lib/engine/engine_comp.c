@@ -135,6 +135,7 @@ rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 			x->sent = 0;
 			x->rd_skip = 0;
 			x->rewound = true;
+			x->resend = true;
 		}
 	}
 	if (resent)

@@ -142,6 +142,9 @@ struct dpv_eswqe {
 	uint8_t state;	 /* enum dpv_eswqe_state */
 	bool checked;	 /* local keys checked, host pointers valid */
 	bool rewound;	 /* go-back-N: not sent again yet */
+	/* sent again (go-back-N, RNR): its last packet asks for its ACK
+	 * every time it goes (rewound ends at its first packet) */
+	bool resend;
 	/* DCI with streams, SWQE_ERROR: only its stream is in error (or
 	 * it is flushed because its stream is) */
 	bool stream_err;
@@ -176,6 +179,7 @@ dpv_eswqe_start(struct dpv_eswqe *w)
 	w->npkts = 0;
 	w->rd_skip = 0;
 	w->rewound = false;
+	w->resend = false;
 	w->stream_err = false;
 	w->canceled = false;
 	w->status = IBV_WC_SUCCESS;
@@ -446,12 +450,15 @@ struct dpv_eqp {
 		uint32_t climit;
 		uint32_t ssn;	     /* SSN of the next message */
 		uint32_t probe_cseq; /* cseq of the last probe counted */
-		bool credit_open;    /* peer sends no credits: no limit */
-		bool credit_stall;   /* a stall was counted since the limit
-					last moved */
+		bool credit_open : 1;  /* peer sends no credits: no limit */
+		bool credit_stall : 1; /* a stall was counted since the limit
+					  last moved */
 		/* RC messages sent since the last one that asked for its
-		 * ACK (AckReq: dpv_engine_ackreq_want()) */
-		uint16_t noreq;
+		 * ACK (AckReq: dpv_engine_ackreq_want()), at most
+		 * DPV_ENGINE_MAX_SWQE / DPV_ENGINE_ACKREQ_DIV */
+		uint8_t noreq;
+		/* and their packets (up to UINT16_MAX) */
+		uint16_t noreq_pkts;
 	} req;
 	struct {
 		uint32_t psn; /* next PSN expected in a response */
@@ -881,6 +888,8 @@ struct dpv_engine {
 	TAILQ_HEAD(, dpv_mlx5_cq) cqmod;
 	/* TSC cycles of DPV_ENGINE_PROBE_US (a test shortens it) */
 	uint64_t probe_cycles;
+	/* DPV_ENGINE_ACKREQ_PKTS (a test lowers it) */
+	uint32_t ackreq_pkts;
 
 	/* raw-packet flows installed: the other shards read it for every
 	 * frame, so it has a line of its own (it changes with flows only) */
@@ -1332,7 +1341,11 @@ eqp_credit_far(const struct dpv_eqp *qp)
  * one of the engine's own, engine_tm.c's), a retransmission, a READ or
  * atomic, a message near the end of the peer's end-to-end credits, and
  * at least every nswqe / DPV_ENGINE_ACKREQ_DIV messages (the slots of
- * the WQEs in flight come free). Responders
+ * the WQEs in flight come free) and every DPV_ENGINE_ACKREQ_PKTS packets
+ * of messages (the ACK timer, which the last ACK started again, must not
+ * expire while the next message that asks is still on its way: 32
+ * messages of 4 MiB take longer than timeout 14's 67 ms at 2 GB/s, and
+ * each timeout sends all of them again). Responders
  * acknowledge what asks and nothing else (as rxe and hardware do), so a
  * stream of unsignaled WRITEs or SENDs costs one ACK in 32 or so
  * messages instead of one a receive burst. The messages after the last
@@ -1344,6 +1357,9 @@ eqp_credit_far(const struct dpv_eqp *qp)
  * and DC ask with every message, as before.
  */
 #define DPV_ENGINE_ACKREQ_DIV 4
+#define DPV_ENGINE_ACKREQ_PKTS 256
+_Static_assert(DPV_ENGINE_MAX_SWQE / DPV_ENGINE_ACKREQ_DIV <= UINT8_MAX,
+	       "req.noreq counts them in a byte");
 #define DPV_ENGINE_PROBE_US   30
 /* A probe the port has no room for (its TX buffer full: a congested or
  * slow peer) is tried again DPV_ENGINE_PROBE_US later, this many times in
@@ -1369,6 +1385,17 @@ dpv_engine_probe_arm(struct dpv_eqp *qp)
 	}
 }
 
+/* Adds the packets of w to those sent since the last message that asked:
+ * true if they reach e->ackreq_pkts */
+static inline bool
+dpv_engine_ackreq_pkts(struct dpv_eqp *qp, const struct dpv_eswqe *w)
+{
+	uint32_t n = (uint32_t)qp->req.noreq_pkts + RTE_MIN(w->npkts, 65535u);
+
+	qp->req.noreq_pkts = (uint16_t)RTE_MIN(n, 65535u);
+	return n >= qp->e->ackreq_pkts;
+}
+
 /* Whether the last packet of w asks for its ACK (RC, first transmission
  * or again; see DPV_ENGINE_ACKREQ_DIV); counts the messages that do not */
 static inline bool
@@ -1376,14 +1403,16 @@ dpv_engine_ackreq_want(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 {
 	if (qp->type != IBV_QPT_RC || qp->dc != 0 ||
 	    (w->wr.flags & (DPV_WR_F_SIGNALED | DPV_WR_F_INTERNAL)) ||
-	    qp->sq_sig_all || w->rewound || qp->comp.resend_ask ||
+	    qp->sq_sig_all || w->resend || qp->comp.resend_ask ||
 	    wr_rd_atomic(w->wr.opcode) ||
 	    (wr_takes_rwqe(w->wr.opcode) && !qp->req.credit_open &&
 	     dpv_psn_cmp(
 		     dpv_psn_add(w->cseq, qp->nswqe / DPV_ENGINE_ACKREQ_DIV),
 		     qp->req.climit) > 0) ||
-	    ++qp->req.noreq >= qp->nswqe / DPV_ENGINE_ACKREQ_DIV) {
+	    ++qp->req.noreq >= qp->nswqe / DPV_ENGINE_ACKREQ_DIV ||
+	    dpv_engine_ackreq_pkts(qp, w)) {
 		qp->req.noreq = 0;
+		qp->req.noreq_pkts = 0;
 		return true;
 	}
 	return false;

@@ -364,6 +364,7 @@ dpv_engine_req_probe(struct dpv_eqp *qp)
 	if (r != 0)
 		return 0;
 	qp->req.noreq = 0;
+	qp->req.noreq_pkts = 0;
 	qp->e->st.ack_probes++;
 	return 1;
 }
