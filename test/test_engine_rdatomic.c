@@ -952,9 +952,10 @@ test_ack_hold(void)
  * A lone post of a message longer than one pass's budget (40 frames of
  * 256 bytes; the budget is 32) sends all of it before it returns: the
  * rest left to the next poll waited for the progress thread's nap when
- * the application spins on memory after posting. (A held ACK of the
- * peer's message goes with the first pass, after its 32 frames: see
- * "Known gaps" in doc/guides/performance.rst.)
+ * the application spins on memory after posting. The ACK of the peer's
+ * message that the application's poll held goes after the last frame,
+ * not after the first pass's 32: the peer's poll for that ACK then lands
+ * the whole WRITE (ib_write_lat's peer waits on memory once it returns).
  */
 static int
 test_lone_post_long(void)
@@ -994,6 +995,8 @@ test_lone_post_long(void)
 
 		if (op == DPV_ROCE_OP_ACK) {
 			TEST_ASSERT_EQUAL(++acks, 1, "one ACK");
+			TEST_ASSERT_EQUAL(i, n - 1,
+					  "the held ACK after the last frame");
 			continue;
 		}
 		TEST_ASSERT_EQUAL(op,
@@ -1007,6 +1010,47 @@ test_lone_post_long(void)
 			  n, "");
 	TEST_ASSERT_EQUAL(wait_ab(1, 2), 0, "");
 	TEST_ASSERT_BUFFERS_EQUAL(qa.buf, qb.buf, sge.length, "");
+	return TEST_SUCCESS;
+}
+
+/*
+ * An ACK held by an application's poll that received more than one full
+ * burst dates from the burst that brought its request, not from the
+ * poll's start: a poll of four bursts of 4 KiB frames took longer than
+ * the 20 us an ACK stays held for the reply (ACK_REHOLD_DIV), and
+ * ib_write_lat's ACK left before the reply that was to carry it. A's
+ * 40-frame WRITE (256 path MTU) reaches B in a burst of 32 and one of 8.
+ */
+static int
+test_ack_hold_long_poll(void)
+{
+	uint32_t len = 40 * 256;
+	struct ibv_wc wc;
+	uint64_t rx_at;
+
+	dpv_engine_set_ack_hold(eng, true);
+	for (uint32_t i = 0; i < len; i++)
+		qa.buf[i] = (uint8_t)(i * 5 + 3);
+	TEST_ASSERT_EQUAL(
+		post(IBV_WR_RDMA_WRITE, 1, 0, len, (uintptr_t)qb.buf, 0), 0,
+		"");
+	rte_delay_us_block(20); /* a lone post: all 40 frames go */
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 40, "");
+	dpv_engine_progress_app(eng);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 0,
+			  "B's ACK is held by the application's poll");
+	rx_at = dpv_engine_rx_at(eng);
+	TEST_ASSERT(dpv_engine_acks_held_at(eng) > rx_at,
+		    "held at the second burst (%" PRIu64 "), not at the "
+		    "poll's start (%" PRIu64 ")",
+		    dpv_engine_acks_held_at(eng), rx_at);
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, len, "");
+	/* the next poll sends it */
+	dpv_engine_progress(eng);
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
 	return TEST_SUCCESS;
 }
 
@@ -1510,6 +1554,8 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_hold),
 			TEST_CASE_ST(setup_2_2_mtu256, teardown,
 				     test_lone_post_long),
+			TEST_CASE_ST(setup_2_2_mtu256, teardown,
+				     test_ack_hold_long_poll),
 			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_tmpl),
 			TEST_CASE_ST(setup_2_2, teardown, test_req_tmpl),

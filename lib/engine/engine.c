@@ -62,6 +62,13 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
  * the QP, up to 1/ACK_REHOLD_DIV s (20 us, as long as the progress thread
  * lets an ACK held) (run_pass) */
 #define ACK_REHOLD_DIV 50000
+/* ... and, while the reply the application posted goes out in several
+ * passes, until its last packet: up to 1/ACK_MSG_HOLD_FRAC of the QP's own
+ * ACK timeout (a peer's is alike, and its timer must not expire for an
+ * ACK held; 1 ms at least) and 1/ACK_MSG_HOLD_DIV s (1 ms) at most
+ * (run_pass) */
+#define ACK_MSG_HOLD_FRAC 8
+#define ACK_MSG_HOLD_DIV  1000
 /* an af_xdp port is kicked at most every 1/KICK_DIV s (20 us) besides
  * its bursts (dpv_engine_poll) */
 #define KICK_DIV 50000
@@ -1039,6 +1046,34 @@ rx_frames(struct dpv_engine *e, struct rte_mbuf **pkts, uint16_t n,
 	return n + nf;
 }
 
+/* An ACK that an earlier poll of the application held (late), after this
+ * pass's requests of its QP (sent: some went): whether it stays held. */
+static inline bool
+ack_rehold(const struct dpv_engine *e, struct dpv_eqp *qp, uint64_t now,
+	   bool sent)
+{
+	if (!e->ack_hold)
+		return false;
+	/* nothing of ours left in this poll, and requests of ours awaited
+	 * their ACK when it was held: the application may wait for their
+	 * completion before it posts the reply (the peer's ACK can follow
+	 * its request in a burst of its own, e.g. over af_xdp), so the ACK
+	 * stays held, a short while, for the reply */
+	if (!sent)
+		return qp->resp.ack_hold_req &&
+		       now - qp->resp.ack_hold_at < e->hz / ACK_REHOLD_DIV;
+	/* the reply goes out in passes, and the peer's poll that waits for
+	 * the ACK lands what comes before it: the ACK after the reply's last
+	 * packet, so that the peer's poll lands all of it. With the ACK
+	 * after the first pass, ib_write_lat's peer returned from its poll
+	 * and waited on memory for its progress thread to land the rest
+	 * (512 KiB: ~350 us a round trip, p99 2.3 ms; now ~100 and 0.2) */
+	return now - qp->resp.ack_hold_at <
+		       RTE_MIN(qp->ack_cycles / ACK_MSG_HOLD_FRAC,
+			       e->hz / ACK_MSG_HOLD_DIV) &&
+	       dpv_eqp_mid_message(qp);
+}
+
 /*
  * Coalesced ACKs, timers and new work of the QPs that have work, starting
  * where the port's TX room ran out last time (so that every QP gets its
@@ -1103,16 +1138,7 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			if (b == 0 && req_has_work(qp))
 				e->req_more = true;
 		}
-		if (late && b == budget && e->ack_hold &&
-		    qp->resp.ack_hold_at != 0 &&
-		    now - qp->resp.ack_hold_at < e->hz / ACK_REHOLD_DIV) {
-			/* nothing of ours left in this poll, and requests of
-			 * ours awaited their ACK when it was held: the
-			 * application may wait for their completion before it
-			 * posts the reply (the peer's ACK can follow its
-			 * request in a burst of its own, e.g. over af_xdp),
-			 * so the ACK stays held, a short while, for the
-			 * reply */
+		if (late && ack_rehold(e, qp, now, b != budget)) {
 			qp->resp.ack_hold_seq = e->poll_seq;
 			if (e->acks_held_at == 0 ||
 			    qp->resp.ack_hold_at < e->acks_held_at)
@@ -1215,7 +1241,16 @@ dpv_engine_poll(struct dpv_engine *e, unsigned budget)
 	 * ones from the pool's ring otherwise) */
 	n = 0;
 	for (int k = 0; k < 4; k++) {
-		uint16_t r = rx_pass(e, budget);
+		uint16_t r;
+
+		/* a full burst of large frames takes microseconds: what it
+		 * notes (an ACK held for the reply, timers) dates from the
+		 * burst, not from the poll's start (4 bursts of 4 KiB frames
+		 * took longer than ACK_REHOLD_DIV, and the ACK was sent
+		 * before the reply) */
+		if (k > 0)
+			e->now = dpv_engine_now();
+		r = rx_pass(e, budget);
 
 		n += r;
 		if (r < RTE_MIN(budget, (unsigned)DPV_ENGINE_TX_BURST))

@@ -62,16 +62,6 @@ wc_opcode(enum ibv_wr_opcode op)
 	}
 }
 
-/* The WQE at s_cur is partly on the wire (a long message going out). */
-static bool
-cur_partly_sent(struct dpv_eqp *qp)
-{
-	struct dpv_eswqe *w = swqe_at(qp, qp->s_cur);
-
-	return qp->s_cur != qp->s_head && w->state == SWQE_PENDING &&
-	       w->sent > 0;
-}
-
 /*
  * Oldest WQE that went (partly) on the wire and is not finished: true and
  * its index (never beyond s_cur), else false and *idx = s_cur. The WQE the
@@ -88,7 +78,7 @@ oldest_from(struct dpv_eqp *qp, uint32_t from, uint32_t *idx)
 		if (swqe_at(qp, i)->state != SWQE_DONE)
 			break;
 	*idx = i;
-	return i != qp->s_cur || cur_partly_sent(qp);
+	return i != qp->s_cur || dpv_eqp_mid_message(qp);
 }
 
 static bool
@@ -121,7 +111,7 @@ rewind_to(struct dpv_eqp *qp, uint32_t i, uint32_t psn)
 {
 	struct dpv_eswqe *w = swqe_at(qp, i);
 	/* from i through the WQE being sent, if it is partly on the wire */
-	uint32_t end = qp->s_cur + (cur_partly_sent(qp) ? 1 : 0);
+	uint32_t end = qp->s_cur + (dpv_eqp_mid_message(qp) ? 1 : 0);
 	bool resent = false;
 
 	if (end == i)
@@ -296,7 +286,7 @@ comp_ack_fast(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 			break;
 		}
 	}
-	if (end == qp->s_cur && cur_partly_sent(qp) &&
+	if (end == qp->s_cur && dpv_eqp_mid_message(qp) &&
 	    dpv_psn_cmp(psn, swqe_at(qp, end)->last_psn) >= 0)
 		return false;
 	for (i = qp->s_tail; i != end; i++) {

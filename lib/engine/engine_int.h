@@ -584,6 +584,9 @@ struct dpv_eqp {
 		/* the ACK template's (struct dpv_eack) frame bytes, ICRC in
 		 * (0: none yet), and Ethernet (+ VLAN) header bytes */
 		uint8_t ack_len, ack_l2;
+		/* requests of ours awaited their ACK when the owed ACK was
+		 * held (run_pass holds it a while longer for the reply) */
+		bool ack_hold_req;
 		uint64_t rcv_off; /* bytes placed in rwqe so far */
 		uint8_t *wr_host; /* RDMA WRITE cursor (DPV_KEY_HOST_INDIRECT:
 				   * through wr_key at wr_va) */
@@ -1469,6 +1472,16 @@ swqe_at(struct dpv_eqp *qp, uint32_t i)
 	return (struct dpv_eswqe *)(qp->swqe +
 				    (size_t)(i & (qp->nswqe - 1)) *
 					    qp->swqe_size);
+}
+
+/* The WQE at s_cur is partly on the wire (a long message going out). */
+static inline bool
+dpv_eqp_mid_message(struct dpv_eqp *qp)
+{
+	struct dpv_eswqe *w = swqe_at(qp, qp->s_cur);
+
+	return qp->s_cur != qp->s_head && w->state == SWQE_PENDING &&
+	       w->sent > 0;
 }
 
 /* The checked process address of each SGE of w (qp->max_sge of them). */

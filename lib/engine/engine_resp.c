@@ -705,10 +705,10 @@ ack_owe(struct dpv_eqp *qp, const struct dpv_epkt *pkt)
 {
 	if (!qp->resp.ack.pending && qp->e->ack_hold) {
 		qp->resp.ack_hold_seq = qp->e->poll_seq;
+		qp->resp.ack_hold_at = qp->e->now;
 		/* held longer if requests of ours await their ACK
 		 * (run_pass) */
-		qp->resp.ack_hold_at =
-			qp->s_tail != qp->s_cur ? qp->e->now : 0;
+		qp->resp.ack_hold_req = qp->s_tail != qp->s_cur;
 	}
 	dpv_ack_note(&qp->resp.ack, pkt->psn, qp->resp.msn);
 }
