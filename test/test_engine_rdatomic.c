@@ -29,12 +29,17 @@
 static struct rte_mempool *mp;
 static struct dpv_engine *eng;
 static struct test_engine_qp qa, qb;
+/* a second pair, C (requester) and D, for the tests that need one */
+#define QPN_C 0x23
+#define QPN_D 0x24
+static struct test_engine_qp qc, qd;
+static bool use_cd;
 static uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x03};
 
 static struct dpv_mlx5_wq *
 lookup(void *arg, uint32_t qpn, bool recv)
 {
-	static struct test_engine_qp *const pair[] = {&qa, &qb};
+	static struct test_engine_qp *const pair[] = {&qa, &qb, &qc, &qd};
 
 	RTE_SET_USED(arg);
 	return test_engine_qp_wq(pair, RTE_DIM(pair), qpn, recv);
@@ -84,12 +89,11 @@ rqp_init(struct test_engine_qp *t, uint32_t qpn, uint32_t key)
 /* the path MTU of the next setup (setup_2_2_mtu256 lowers it) */
 static enum ibv_mtu setup_mtu = IBV_MTU_1024;
 
-/* Connect A <-> B (local ACK timeout to), then set A's max_rd_atomic and
- * B's max_dest_rd_atomic. */
+/* Connect requester x <-> responder y (local ACK timeout to), then set
+ * x's max_rd_atomic and y's max_dest_rd_atomic. */
 static int
-setup_credits_to(uint8_t rd, uint8_t dest, uint8_t to)
+connect_pair(uint32_t x, uint32_t y, uint8_t rd, uint8_t dest, uint8_t to)
 {
-	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 256};
 	struct dpv_engine_path path;
 	struct test_engine_conn c = {
 		.path = &path,
@@ -100,6 +104,28 @@ setup_credits_to(uint8_t rd, uint8_t dest, uint8_t to)
 	};
 	struct ibv_qp_attr a = {0};
 
+	test_engine_loop_path(&path, mac, 0xc0000203);
+	c.dest_qpn = y;
+	if (test_engine_connect(eng, x, &c))
+		return -1;
+	c.dest_qpn = x;
+	if (test_engine_connect(eng, y, &c))
+		return -1;
+	a.max_rd_atomic = rd;
+	a.max_dest_rd_atomic = dest;
+	if (dpv_engine_qp_modify(eng, x, &a, IBV_QP_MAX_QP_RD_ATOMIC, NULL) ||
+	    dpv_engine_qp_modify(eng, y, &a, IBV_QP_MAX_DEST_RD_ATOMIC, NULL))
+		return -1;
+	return 0;
+}
+
+/* Connect A <-> B (local ACK timeout to), then set A's max_rd_atomic and
+ * B's max_dest_rd_atomic. */
+static int
+setup_credits_to(uint8_t rd, uint8_t dest, uint8_t to)
+{
+	struct dpv_engine_conf conf = {.mp = mp, .max_keys = 256};
+
 	memcpy(conf.mac, mac, 6);
 	dpv_roce_gid_from_ipv4(conf.gid, rte_cpu_to_be_32(0xc0000203));
 	eng = dpv_engine_create(NULL, &conf);
@@ -107,21 +133,7 @@ setup_credits_to(uint8_t rd, uint8_t dest, uint8_t to)
 		return -1;
 	if (rqp_init(&qa, QPN_A, 0x142) || rqp_init(&qb, QPN_B, 0x242))
 		return -1;
-	test_engine_loop_path(&path, mac, 0xc0000203);
-	c.dest_qpn = QPN_B;
-	if (test_engine_connect(eng, QPN_A, &c))
-		return -1;
-	c.dest_qpn = QPN_A;
-	if (test_engine_connect(eng, QPN_B, &c))
-		return -1;
-	a.max_rd_atomic = rd;
-	a.max_dest_rd_atomic = dest;
-	if (dpv_engine_qp_modify(eng, QPN_A, &a, IBV_QP_MAX_QP_RD_ATOMIC,
-				 NULL) ||
-	    dpv_engine_qp_modify(eng, QPN_B, &a, IBV_QP_MAX_DEST_RD_ATOMIC,
-				 NULL))
-		return -1;
-	return 0;
+	return connect_pair(QPN_A, QPN_B, rd, dest, to);
 }
 
 static int
@@ -163,11 +175,36 @@ setup_2_2_mtu256(void)
 	return rc;
 }
 
+/* A-B and C-D, 256-byte frames, 8 READ credits, a 1 s ACK timeout */
+static int
+setup_two_pairs(void)
+{
+	int rc;
+
+	setup_mtu = IBV_MTU_256;
+	rc = setup_credits_to(8, 8, 18);
+	if (rc == 0) {
+		use_cd = true;
+		rc = rqp_init(&qc, QPN_C, 0x342) ||
+				     rqp_init(&qd, QPN_D, 0x442) ||
+				     connect_pair(QPN_C, QPN_D, 8, 8, 18)
+			     ? -1
+			     : 0;
+	}
+	setup_mtu = IBV_MTU_1024;
+	return rc;
+}
+
 static void
 teardown(void)
 {
 	if (eng == NULL)
 		return;
+	if (use_cd) {
+		test_engine_qp_fini(eng, &qc);
+		test_engine_qp_fini(eng, &qd);
+		use_cd = false;
+	}
 	test_engine_qp_fini(eng, &qa);
 	test_engine_qp_fini(eng, &qb);
 	dpv_engine_destroy(eng);
@@ -1054,6 +1091,88 @@ test_ack_hold_long_poll(void)
 	return TEST_SUCCESS;
 }
 
+/* A READ (wr_id) of len bytes by requester t (QPN qpn) from its
+ * responder r's buffer at off into its own at off; the lone post sends
+ * it. */
+static int
+post_read_on(struct test_engine_qp *t, uint32_t qpn, struct test_engine_qp *r,
+	     uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->buf + off, .length = len, .lkey = t->key};
+	struct ibv_send_wr wr = {.wr_id = wr_id,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_READ,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)r->buf + off;
+	wr.wr.rdma.rkey = r->key;
+	if (dpv_mlx5_post_send(&t->sq, IBV_QPT_RC, qpn, &wr, &bad) != 0)
+		return -1;
+	rte_delay_us_block(20); /* a lone post, not one of a burst */
+	dpv_engine_progress_post(eng);
+	return 0;
+}
+
+/*
+ * READ responses take turns between QPs (DPV_ENGINE_RESP_BUDGET frames a
+ * QP at a time, 16 here): A's two READs of 32 frames and then C's of 16
+ * reach B and D in one burst; B answers 16 frames of A's first READ and
+ * owes the rest, and D answers all of C's before B goes on. Before, B
+ * sent both of A's READs whole while the port took frames: with 50 READs
+ * of 8 MiB on each of 4 QPs (ib_read_bw -q 4), the last QPs' requesters
+ * saw no response for longer than their 67 ms ACK timeout, sent their
+ * READs again, and the responders answered them again.
+ */
+static int
+test_read_resp_turns(void)
+{
+	struct rte_mbuf *m[128];
+	unsigned n, last_c = 0, c_frames = 0;
+	struct ibv_wc wc;
+
+	eng->resp_budget = 16;
+	for (uint32_t i = 0; i < BUF_SIZE; i++) {
+		qb.buf[i] = (uint8_t)(i * 3 + 1);
+		qd.buf[i] = (uint8_t)(i * 11 + 5);
+	}
+	TEST_ASSERT_EQUAL(post_read_on(&qa, QPN_A, &qb, 1, 0, 8192), 0, "");
+	TEST_ASSERT_EQUAL(post_read_on(&qa, QPN_A, &qb, 2, 8192, 8192), 0, "");
+	TEST_ASSERT_EQUAL(post_read_on(&qc, QPN_C, &qd, 3, 0, 4096), 0, "");
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 3, "three requests");
+	dpv_engine_progress(eng);
+	n = rte_ring_dequeue_burst(eng->loop, (void **)m, RTE_DIM(m), NULL);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		uint32_t dqpn = (uint32_t)d[47] << 16 | d[48] << 8 | d[49];
+
+		if (dqpn == QPN_C) {
+			c_frames++;
+			last_c = i;
+		}
+	}
+	TEST_ASSERT_EQUAL(c_frames, 16, "D answered C's READ whole");
+	TEST_ASSERT(last_c < 32,
+		    "D's responses among the first 32 frames (the last at "
+		    "%u of %u): B's turn ended after 16",
+		    last_c, n);
+	TEST_ASSERT_EQUAL(rte_ring_enqueue_bulk(eng->loop, (void **)m, n, NULL),
+			  n, "");
+	for (uint64_t id = 1; id <= 2; id++) {
+		TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+		TEST_ASSERT_EQUAL(wc.wr_id, id, "");
+		TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	}
+	TEST_ASSERT_EQUAL(wait_wc(&qc.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qa.buf, qb.buf, BUF_SIZE, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qc.buf, qd.buf, 4096, "");
+	return TEST_SUCCESS;
+}
+
 /* A's WRITE wr_id of 64 bytes into B's buffer, and the engine's post
  * hook, as ibv_post_send runs them. */
 static int
@@ -1556,6 +1675,8 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 				     test_lone_post_long),
 			TEST_CASE_ST(setup_2_2_mtu256, teardown,
 				     test_ack_hold_long_poll),
+			TEST_CASE_ST(setup_two_pairs, teardown,
+				     test_read_resp_turns),
 			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),
 			TEST_CASE_ST(setup_2_2, teardown, test_ack_tmpl),
 			TEST_CASE_ST(setup_2_2, teardown, test_req_tmpl),

@@ -1176,8 +1176,8 @@ int dpv_engine_neigh_resolve(struct dpv_engine *e, const uint8_t gid[16],
 	X(rd_atomic_recycled, 1,                                               \
 	  "saved READ/atomic responses overwritten by newer ones")             \
 	X(rd_resp_waits, 1,                                                    \
-	  "READ responses / atomics held for room in the port (sent later, "   \
-	  "in order)")                                                         \
+	  "READ responses / atomics held for room in the port or the QP's "    \
+	  "turn (sent later, in order)")                                       \
 	X(rd_resp_dropped, 1,                                                  \
 	  "READ responses not sent: the region went, or the entry was "        \
 	  "reused before they left")                                           \

@@ -122,6 +122,7 @@ dpv_engine_create(struct dpv_port *port, const struct dpv_engine_conf *conf)
 	e->hz = rte_get_timer_hz();
 	e->probe_cycles = e->hz * DPV_ENGINE_PROBE_US / 1000000;
 	e->ackreq_pkts = DPV_ENGINE_ACKREQ_PKTS;
+	e->resp_budget = DPV_ENGINE_RESP_BUDGET;
 	e->kick_gap = e->hz / KICK_DIV;
 	e->busy_gap = e->hz / 100;
 	/* an engine made from a constructor may come before lib/roce's */
@@ -1106,8 +1107,11 @@ run_pass(struct dpv_engine *e, unsigned budget, uint64_t now)
 			full_at = i;
 		/* READ responses the port had no room for go first */
 		if (unlikely(dpv_engine_resp_owed(qp)) &&
-		    qp->state != IBV_QPS_ERR)
-			dpv_engine_resp_output(qp);
+		    qp->state != IBV_QPS_ERR) {
+			unsigned rb = e->resp_budget;
+
+			dpv_engine_resp_output(qp, &rb);
+		}
 		if (!qp->resp_seen) {
 			/* no ACK owed, none held */
 		} else if (qp->resp.ack_hold_seq == 0 ||

@@ -43,6 +43,12 @@ extern bool dpv_engine_debug;
 
 #define DPV_ENGINE_TX_BURST   64
 #define DPV_ENGINE_DEF_BUDGET 32
+/* READ response frames a QP sends at a request's arrival or in its turn
+ * of a pass, at most: the rest waits for the QPs after it (one QP's 50
+ * READs of 8 MiB, sent whole while the port took frames, kept 3 other
+ * QPs' first responses back longer than their requesters' 67 ms ACK
+ * timeout) */
+#define DPV_ENGINE_RESP_BUDGET (2 * DPV_ENGINE_DEF_BUDGET)
 #define DPV_ENGINE_MBUF_STASH 32
 
 /* Opcodes and their flags: lib/roce's table (dpv_roce_opcode()). */
@@ -893,6 +899,8 @@ struct dpv_engine {
 	uint64_t probe_cycles;
 	/* DPV_ENGINE_ACKREQ_PKTS (a test lowers it) */
 	uint32_t ackreq_pkts;
+	/* DPV_ENGINE_RESP_BUDGET (a test lowers it) */
+	uint32_t resp_budget;
 
 	/* raw-packet flows installed: the other shards read it for every
 	 * frame, so it has a line of its own (it changes with flows only) */
@@ -1205,9 +1213,10 @@ uint8_t dpv_engine_credit_adv(const struct dpv_eqp *qp);
 /* engine_resp.c */
 void dpv_engine_responder(struct dpv_eqp *qp, struct dpv_epkt *pkt);
 void dpv_engine_ack_flush(struct dpv_eqp *qp);
-/* engine_resp.c: send the responses a QP owes while the port has room;
- * forget them (the QP leaves RTS, a DCT unloads the initiator) */
-void dpv_engine_resp_output(struct dpv_eqp *qp);
+/* engine_resp.c: send the responses a QP owes while the port has room
+ * and *budget lasts (frames); forget them (the QP leaves RTS, a DCT
+ * unloads the initiator) */
+void dpv_engine_resp_output(struct dpv_eqp *qp, unsigned *budget);
 void dpv_engine_resp_drop_owed(struct dpv_eqp *qp);
 void dpv_engine_resp_reset(struct dpv_eqp *qp);
 

@@ -277,15 +277,17 @@ complete_recv(struct dpv_eqp *qp, enum ibv_wc_status st, enum ibv_wc_opcode op,
 }
 
 /*
- * READ r's responses from r->next on, while the port has room: false when
- * it ran out (or the pool did) with some left. host: the region's memory
+ * READ r's responses from r->next on, while the port has room and *budget
+ * lasts (one a frame): false when either ran out (or the pool did) with
+ * some left. host: the region's memory
  * as the request's check found it, for a READ whose responses have not
  * started (r->next == r->first); else NULL, to look the key up again (the
  * region may have gone since: the rest is not sent, and the requester's
  * retry meets the key check).
  */
 static bool
-read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
+read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host,
+	  unsigned *budget)
 {
 	struct dpv_engine *e = qp->e;
 	uint32_t n = dpv_pkt_count(r->len, qp->mtu);
@@ -316,7 +318,7 @@ read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 		struct rte_mbuf *m;
 		uint8_t *p;
 
-		if (!dpv_engine_tx_room(e))
+		if (*budget == 0 || !dpv_engine_tx_room(e))
 			return false;
 		if (n == 1)
 			hd.opcode = DPV_ROCE_OP_READ_RESP_ONLY;
@@ -347,6 +349,7 @@ read_emit(struct dpv_eqp *qp, struct dpv_eres *r, const uint8_t *host)
 			dpv_engine_tx(e, m);
 		}
 		r->next = dpv_psn_add(r->next, 1);
+		(*budget)--;
 	}
 	r->todo = false;
 	return true;
@@ -420,13 +423,14 @@ fatal_nak(struct dpv_eqp *qp, uint8_t syndrome, uint32_t psn)
 /* An atomic held behind owed READ responses, now in its turn: executed
  * (its key looked up again) and answered. false: no room yet. */
 static bool
-atomic_emit(struct dpv_eqp *qp, struct dpv_eres *r)
+atomic_emit(struct dpv_eqp *qp, struct dpv_eres *r, unsigned *budget)
 {
 	void *host = NULL;
 	uint64_t *p;
 
-	if (!dpv_engine_tx_room(qp->e))
+	if (*budget == 0 || !dpv_engine_tx_room(qp->e))
 		return false;
+	(*budget)--;
 	r->todo = false;
 	if (dpv_engine_key_access_ind(qp->e, qp, r->rkey, r->va, 8,
 				      IBV_ACCESS_REMOTE_ATOMIC,
@@ -463,15 +467,16 @@ res_owe(struct dpv_eqp *qp, struct dpv_eres *r)
 }
 
 /*
- * The responses a QP owes, oldest first, while the port takes them: READ
- * response frames the port had no room for when the READ arrived (a
- * requester may have max_dest_rd_atomic READs of any length outstanding,
- * far more than any port's ring holds; dropping them cost a retry each),
- * then the atomics and the ACK or NAK that arrived behind them, which
- * may not overtake them.
+ * The responses a QP owes, oldest first, while the port takes them and
+ * *budget lasts: READ response frames the port had no room for when the
+ * READ arrived, or that were past its turn's budget (a requester may have
+ * max_dest_rd_atomic READs of any length outstanding, far more than any
+ * port's ring holds; dropping them cost a retry each), then the atomics
+ * and the ACK or NAK that arrived behind them, which may not overtake
+ * them.
  */
 void
-dpv_engine_resp_output(struct dpv_eqp *qp)
+dpv_engine_resp_output(struct dpv_eqp *qp, unsigned *budget)
 {
 	uint8_t n = qp->resp.res_n, i = qp->resp.out_i;
 
@@ -482,8 +487,8 @@ dpv_engine_resp_output(struct dpv_eqp *qp)
 
 			if (!r->todo)
 				continue;
-			if (!(r->kind != 2 ? read_emit(qp, r, NULL)
-					   : atomic_emit(qp, r))) {
+			if (!(r->kind != 2 ? read_emit(qp, r, NULL, budget)
+					   : atomic_emit(qp, r, budget))) {
 				qp->resp.out_i = i;
 				return;
 			}
@@ -583,6 +588,7 @@ read_answer(struct dpv_eqp *qp, const struct dpv_epkt *pkt, uint8_t kind,
 {
 	uint32_t np = dpv_pkt_count(len, qp->mtu);
 	struct dpv_eres *rs = res_new(qp);
+	unsigned budget = qp->e->resp_budget;
 
 	rs->kind = kind;
 	rs->first = rs->next = pkt->psn;
@@ -593,7 +599,7 @@ read_answer(struct dpv_eqp *qp, const struct dpv_epkt *pkt, uint8_t kind,
 	rs->msn = ++qp->resp.msn;
 	qp->resp.ack.pending = false;
 	qp->resp.epsn = dpv_psn_add(pkt->psn, np);
-	if (qp->resp.out_pend || !read_emit(qp, rs, host)) {
+	if (qp->resp.out_pend || !read_emit(qp, rs, host, &budget)) {
 		DPV_EQP_COUNT(qp, rd_resp_waits);
 		res_owe(qp, rs);
 	}
@@ -604,13 +610,15 @@ read_answer(struct dpv_eqp *qp, const struct dpv_epkt *pkt, uint8_t kind,
 static void
 read_answer_again(struct dpv_eqp *qp, struct dpv_eres *rs)
 {
+	unsigned budget = qp->e->resp_budget;
+
 	rs->msn = qp->resp.msn;
 	if (qp->resp.out_pend) {
 		res_owe(qp, rs);
 		return;
 	}
 	ack_now(qp);
-	if (!read_emit(qp, rs, NULL)) {
+	if (!read_emit(qp, rs, NULL, &budget)) {
 		DPV_EQP_COUNT(qp, rd_resp_waits);
 		res_owe(qp, rs);
 	}
