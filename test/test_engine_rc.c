@@ -1338,6 +1338,32 @@ ackreq_write(uint32_t i, bool signaled)
 	return 0;
 }
 
+/* A's WRITEs since A's, B's and the engine's counters were a0, b0 and e0:
+ * B received pkts frames and answered acks of them, A took those ACKs,
+ * with no probe and nothing sent again, and the first len bytes of A's
+ * buffer landed in B's. */
+static int
+asks_seen(const struct dpv_engine_qp_stats *a0,
+	  const struct dpv_engine_qp_stats *b0,
+	  const struct dpv_engine_stats *e0, uint64_t pkts, uint64_t acks,
+	  size_t len)
+{
+	struct dpv_engine_qp_stats a1, b1;
+	struct dpv_engine_stats e1;
+
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b1), 0, "");
+	dpv_engine_stats_get(eng, &e1);
+	TEST_ASSERT_EQUAL(b1.rx_pkts - b0->rx_pkts, pkts, "B received them");
+	TEST_ASSERT_EQUAL(b1.acks_sent - b0->acks_sent, acks,
+			  "B's ACKs: %" PRIu64, b1.acks_sent - b0->acks_sent);
+	TEST_ASSERT_EQUAL(a1.acks_rcvd - a0->acks_rcvd, acks, "");
+	TEST_ASSERT_EQUAL(e1.ack_probes, e0->ack_probes, "no probe");
+	TEST_ASSERT_EQUAL(a1.retransmits, a0->retransmits, "none sent again");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, len, "all landed");
+	return TEST_SUCCESS;
+}
+
 /* AckReq sparingly (DPV_ENGINE_ACKREQ_DIV): 48 unsignaled WRITEs and a
  * signaled one, each in a burst of its own, ask for an ACK every 16
  * messages (64 send slots) and at the signaled one; B answers those and
@@ -1345,8 +1371,8 @@ ackreq_write(uint32_t i, bool signaled)
 static int
 test_rc_ackreq_sparse(void)
 {
-	struct dpv_engine_qp_stats a0, b0, a1, b1;
-	struct dpv_engine_stats e0, e1;
+	struct dpv_engine_qp_stats a0, b0;
+	struct dpv_engine_stats e0;
 	struct ibv_wc wc;
 
 	/* no probe however slow the host: the asks alone are counted */
@@ -1362,18 +1388,8 @@ test_rc_ackreq_sparse(void)
 			  "");
 	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
 			  "the signaled one only");
-	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
-	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b1), 0, "");
-	dpv_engine_stats_get(eng, &e1);
-	TEST_ASSERT_EQUAL(b1.rx_pkts - b0.rx_pkts, 49, "B received them");
 	/* asked at messages 16, 32 and 48 (counting from 1) and at 49 */
-	TEST_ASSERT_EQUAL(b1.acks_sent - b0.acks_sent, 4, "B's ACKs: %" PRIu64,
-			  b1.acks_sent - b0.acks_sent);
-	TEST_ASSERT_EQUAL(a1.acks_rcvd - a0.acks_rcvd, 4, "");
-	TEST_ASSERT_EQUAL(e1.ack_probes, e0.ack_probes, "no probe");
-	TEST_ASSERT_EQUAL(a1.retransmits, a0.retransmits, "none sent again");
-	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 8 * 49, "all landed");
-	return TEST_SUCCESS;
+	return asks_seen(&a0, &b0, &e0, 49, 4, 8 * 49);
 }
 
 static int tail_acked(void);
@@ -1388,8 +1404,8 @@ static int tail_acked(void);
 static int
 test_rc_ackreq_pkts(void)
 {
-	struct dpv_engine_qp_stats a0, b0, a1, b1;
-	struct dpv_engine_stats e0, e1;
+	struct dpv_engine_qp_stats a0, b0;
+	struct dpv_engine_stats e0;
 
 	eng->probe_cycles = rte_get_timer_hz() * 100; /* no probe */
 	eng->ackreq_pkts = 16;
@@ -1407,17 +1423,7 @@ test_rc_ackreq_pkts(void)
 	/* the 8th asked: everything is acknowledged, nothing left to ask */
 	if (tail_acked() != TEST_SUCCESS)
 		return TEST_FAILED;
-	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
-	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_B, &b1), 0, "");
-	dpv_engine_stats_get(eng, &e1);
-	TEST_ASSERT_EQUAL(b1.rx_pkts - b0.rx_pkts, 32, "B received them");
-	TEST_ASSERT_EQUAL(b1.acks_sent - b0.acks_sent, 2, "B's ACKs: %" PRIu64,
-			  b1.acks_sent - b0.acks_sent);
-	TEST_ASSERT_EQUAL(a1.acks_rcvd - a0.acks_rcvd, 2, "");
-	TEST_ASSERT_EQUAL(e1.ack_probes, e0.ack_probes, "no probe");
-	TEST_ASSERT_EQUAL(a1.retransmits, a0.retransmits, "none sent again");
-	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, BUF_SIZE, "all landed");
-	return TEST_SUCCESS;
+	return asks_seen(&a0, &b0, &e0, 32, 2, BUF_SIZE);
 }
 
 /* After an ACK timeout every message sent again asks for its ACK, also
