@@ -65,8 +65,7 @@ RTE_LOG_REGISTER(dpv_logtype_engine, dpv.engine, NOTICE);
 /* ... and, while the reply the application posted goes out in several
  * passes, until its last packet: up to 1/ACK_MSG_HOLD_FRAC of the QP's own
  * ACK timeout (a peer's is alike, and its timer must not expire for an
- * ACK held; 1 ms at least) and 1/ACK_MSG_HOLD_DIV s (1 ms) at most
- * (run_pass) */
+ * ACK held) and never longer than 1/ACK_MSG_HOLD_DIV s (1 ms) (run_pass) */
 #define ACK_MSG_HOLD_FRAC 8
 #define ACK_MSG_HOLD_DIV  1000
 /* an af_xdp port is kicked at most every 1/KICK_DIV s (20 us) besides
