@@ -1068,10 +1068,10 @@ ack_rehold(const struct dpv_engine *e, struct dpv_eqp *qp, uint64_t now,
 	 * after the first pass, ib_write_lat's peer returned from its poll
 	 * and waited on memory for its progress thread to land the rest
 	 * (512 KiB: ~350 us a round trip, p99 2.3 ms; now ~100 and 0.2) */
-	return now - qp->resp.ack_hold_at <
+	return dpv_eqp_mid_message(qp) &&
+	       now - qp->resp.ack_hold_at <
 		       RTE_MIN(qp->ack_cycles / ACK_MSG_HOLD_FRAC,
-			       e->hz / ACK_MSG_HOLD_DIV) &&
-	       dpv_eqp_mid_message(qp);
+			       e->hz / ACK_MSG_HOLD_DIV);
 }
 
 /*
