@@ -1398,11 +1398,12 @@ dpv_engine_probe_arm(struct dpv_eqp *qp)
 }
 
 /* Adds the packets of w to those sent since the last message that asked:
- * true if they reach e->ackreq_pkts */
+ * true if they reach e->ackreq_pkts (a message has fewer than 2^24, the
+ * PSN space: the sum cannot wrap) */
 static inline bool
 dpv_engine_ackreq_pkts(struct dpv_eqp *qp, const struct dpv_eswqe *w)
 {
-	uint32_t n = (uint32_t)qp->req.noreq_pkts + RTE_MIN(w->npkts, 65535u);
+	uint32_t n = qp->req.noreq_pkts + w->npkts;
 
 	qp->req.noreq_pkts = (uint16_t)RTE_MIN(n, 65535u);
 	return n >= qp->e->ackreq_pkts;
