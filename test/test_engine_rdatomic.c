@@ -1145,10 +1145,11 @@ test_read_resp_turns(void)
 	dpv_engine_progress(eng);
 	n = rte_ring_dequeue_burst(eng->loop, (void **)m, RTE_DIM(m), NULL);
 	for (unsigned i = 0; i < n; i++) {
-		const uint8_t *d = rte_pktmbuf_mtod(m[i], const uint8_t *);
-		uint32_t dqpn = (uint32_t)d[47] << 16 | d[48] << 8 | d[49];
+		/* the BTH where frame_opcode() reads it */
+		const struct dpv_bth *bth = rte_pktmbuf_mtod_offset(
+			m[i], const struct dpv_bth *, 42);
 
-		if (dqpn == QPN_C) {
+		if (dpv_bth_qpn(bth) == QPN_C) {
 			c_frames++;
 			last_c = i;
 		}
