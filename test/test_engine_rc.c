@@ -1392,7 +1392,22 @@ test_rc_ackreq_sparse(void)
 	return asks_seen(&a0, &b0, &e0, 49, 4, 8 * 49);
 }
 
-static int tail_acked(void);
+/* Polls (budget frames a poll) until everything A sent is acknowledged
+ * (1 s at most). */
+static int
+tail_acked(unsigned int budget)
+{
+	struct dpv_engine_qp_state st;
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
+
+	do {
+		dpv_engine_poll(eng, budget);
+		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
+				  "");
+	} while (st.sq_acked_psn != st.sq_psn && rte_get_timer_cycles() < end);
+	TEST_ASSERT_EQUAL(st.sq_acked_psn, st.sq_psn, "acknowledged");
+	return TEST_SUCCESS;
+}
 
 /* AckReq every so many packets as well (DPV_ENGINE_ACKREQ_PKTS, lowered
  * to 16 here): eight unsignaled 4 KiB WRITEs (4 packets each at a 1024
@@ -1421,7 +1436,7 @@ test_rc_ackreq_pkts(void)
 			dpv_engine_poll(eng, 32);
 	}
 	/* the 8th asked: everything is acknowledged, nothing left to ask */
-	if (tail_acked() != TEST_SUCCESS)
+	if (tail_acked(32) != TEST_SUCCESS)
 		return TEST_FAILED;
 	return asks_seen(&a0, &b0, &e0, 32, 2, BUF_SIZE);
 }
@@ -1441,7 +1456,6 @@ test_rc_resend_asks(void)
 {
 	struct dpv_engine_qp_stats a0, a1;
 	struct dpv_engine_qp_state st;
-	uint64_t end;
 
 	fill(qa.buf, BUF_SIZE, 0x61);
 	memset(qb.buf, 0, BUF_SIZE);
@@ -1457,15 +1471,9 @@ test_rc_resend_asks(void)
 	TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0, "");
 	TEST_ASSERT_EQUAL(st.sq_sent, 2, "both went");
 	TEST_ASSERT(st.sq_acked_psn != st.sq_psn, "and were lost");
-	end = rte_get_timer_cycles() + rte_get_timer_hz();
-	do {
-		dpv_engine_poll(eng, 1);
-		TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0,
-				  "");
-		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
-				  "");
-	} while (st.sq_acked_psn != st.sq_psn && rte_get_timer_cycles() < end);
-	TEST_ASSERT_EQUAL(st.sq_acked_psn, st.sq_psn, "acknowledged");
+	if (tail_acked(1) != TEST_SUCCESS)
+		return TEST_FAILED;
+	TEST_ASSERT_EQUAL(dpv_engine_qp_stats_get(eng, QPN_A, &a1), 0, "");
 	TEST_ASSERT_EQUAL(a1.retransmits - a0.retransmits, 1,
 			  "sent again once: %" PRIu64,
 			  a1.retransmits - a0.retransmits);
@@ -1474,25 +1482,6 @@ test_rc_resend_asks(void)
 	TEST_ASSERT_EQUAL(expect_wc(&qa.scq, 1, IBV_WC_SUCCESS), TEST_SUCCESS,
 			  "");
 	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, BUF_SIZE, "both landed");
-	return TEST_SUCCESS;
-}
-
-/* An unsignaled tail nothing asks after: the probe asks for its ACK
- * (its timer set from the last of it), once; B answers the duplicate;
- * every WQE is acknowledged and the QP goes on. */
-/* Polls until everything A sent is acknowledged (1 s at most). */
-static int
-tail_acked(void)
-{
-	struct dpv_engine_qp_state st;
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
-
-	do {
-		dpv_engine_poll(eng, 32);
-		TEST_ASSERT_EQUAL(dpv_engine_qp_state_get(eng, QPN_A, &st), 0,
-				  "");
-	} while (st.sq_acked_psn != st.sq_psn && rte_get_timer_cycles() < end);
-	TEST_ASSERT_EQUAL(st.sq_acked_psn, st.sq_psn, "acknowledged");
 	return TEST_SUCCESS;
 }
 
@@ -1534,6 +1523,9 @@ post_tail(struct dpv_engine_qp_stats *a0, struct dpv_engine_qp_stats *b0,
 	return TEST_SUCCESS;
 }
 
+/* An unsignaled tail nothing asks after: the probe asks for its ACK
+ * (its timer set from the last of it), once; B answers the duplicate;
+ * every WQE is acknowledged and the QP goes on. */
 static int
 test_rc_ackreq_probe(void)
 {
@@ -1547,7 +1539,7 @@ test_rc_ackreq_probe(void)
 		return TEST_FAILED;
 	TEST_ASSERT(st.timer_us <= 1000,
 		    "the probe's timer runs: %" PRIu64 " us", st.timer_us);
-	if (tail_acked() != TEST_SUCCESS)
+	if (tail_acked(32) != TEST_SUCCESS)
 		return TEST_FAILED;
 	for (int k = 0; k < 3; k++)
 		dpv_engine_poll(eng, 32);
@@ -1620,7 +1612,7 @@ static int
 tail_and_writes_done(void)
 {
 	dpv_engine_inject_tx_stall(eng, false);
-	if (tail_acked() != TEST_SUCCESS)
+	if (tail_acked(32) != TEST_SUCCESS)
 		return TEST_FAILED;
 	for (int i = 0; i < 9; i++)
 		if (expect_wc(&qb.scq, 100 + i, IBV_WC_SUCCESS) != TEST_SUCCESS)
