@@ -445,7 +445,9 @@ to_rtr(struct ibv_qp *qp, uint32_t dest)
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 12;
 	mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-	if (qp->qp_type == IBV_QPT_RC)
+	/* the responder's set on both XRC types too, as perftest passes it:
+	 * an initiator drops it */
+	if (qp->qp_type != IBV_QPT_UC)
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	return modify(qp, &a, mask);
 }
@@ -524,6 +526,13 @@ case_state_walk(void)
 			TEST_ASSERT_EQUAL(a.max_rd_atomic, 2, "");
 			TEST_ASSERT_EQUAL(a.max_dest_rd_atomic, 4, "");
 			TEST_ASSERT_EQUAL(a.min_rnr_timer, 12, "");
+		}
+		if (t == IBV_QPT_XRC_SEND) {
+			TEST_ASSERT_EQUAL(a.max_rd_atomic, 2, "");
+			TEST_ASSERT_EQUAL(a.max_dest_rd_atomic, 0,
+					  "dropped, not applied");
+			TEST_ASSERT_EQUAL(a.min_rnr_timer, 0,
+					  "dropped, not applied");
 		}
 		TEST_ASSERT_EQUAL(a.sq_draining, 0, "");
 		TEST_ASSERT_EQUAL(qi.qp_type, t, "");
@@ -1114,6 +1123,33 @@ case_xrc_recv(void)
 			  0, "");
 	TEST_ASSERT_EQUAL(post1(qp, 1), EINVAL, "no send queue");
 	TEST_ASSERT_EQUAL(recv1(qp, 1), EINVAL, "no receive queue");
+	if (gid_index >= 0) {
+		struct ibv_qp_init_attr qi;
+
+		/* RC's attribute sets, as perftest passes them: the
+		 * requester's bits are dropped on a target, not refused */
+		TEST_ASSERT_EQUAL(to_rtr(qp, 0x99), 0, "RTR");
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 6;
+		a.max_rd_atomic = 2;
+		TEST_ASSERT_EQUAL(
+			modify(qp, &a,
+			       IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_MAX_QP_RD_ATOMIC),
+			0, "RTS with the requester's attributes");
+		memset(&a, 0xa5, sizeof(a));
+		TEST_ASSERT_EQUAL(ibv_query_qp(qp, &a, ~0, &qi), 0, "");
+		TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_RTS, "");
+		TEST_ASSERT_EQUAL(a.timeout, 14, "");
+		TEST_ASSERT_EQUAL(a.max_dest_rd_atomic, 4, "");
+		TEST_ASSERT_EQUAL(a.retry_cnt, 0, "dropped, not applied");
+		TEST_ASSERT_EQUAL(a.rnr_retry, 0, "dropped, not applied");
+		TEST_ASSERT_EQUAL(a.max_rd_atomic, 0, "dropped, not applied");
+	}
 	TEST_ASSERT_EQUAL(ibv_destroy_qp(qp), 0, "");
 	TEST_ASSERT_EQUAL(ibv_close_xrcd(xrcd), 0, "");
 	return TEST_SUCCESS;

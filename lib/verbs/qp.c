@@ -1448,6 +1448,7 @@ dpv_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 	struct dpv_qp_limits lim;
 	enum ibv_qp_state cur, next;
 	struct ibv_qp *uh = ibqp; /* an opened handle acts on its QP */
+	enum ibv_qp_type rule;
 	struct dpv_qp *qp;
 	int rc;
 
@@ -1455,12 +1456,13 @@ dpv_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 		return EINVAL;
 	qp = qp_real(ibqp);
 	ibqp = &qp->qpex.qp_base;
+	rule = dpv_qp_rule_type(ibqp->qp_type, qp->dc_type);
+	mask &= ~dpv_qp_ignored_attrs(rule);
 	pthread_mutex_lock(&qp->lock);
 	cur = eng_state(qp);
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
 	qp_limits(qp, mask, &lim);
-	rc = dpv_qp_check_modify(dpv_qp_rule_type(ibqp->qp_type, qp->dc_type),
-				 cur, next, mask, attr, &lim);
+	rc = dpv_qp_check_modify(rule, cur, next, mask, attr, &lim);
 	if (rc) {
 		QP_LOG(DEBUG, "modify QP 0x%06x %s->%s mask 0x%x refused",
 		       ibqp->qp_num, dpv_qp_state_str(cur),

@@ -277,6 +277,19 @@ check_values(int mask, const struct ibv_qp_attr *a,
 }
 
 int
+dpv_qp_ignored_attrs(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_XRC_SEND:
+		return RD_RESP;
+	case IBV_QPT_XRC_RECV:
+		return A(MAX_QP_RD_ATOMIC) | A(RETRY_CNT) | A(RNR_RETRY);
+	default:
+		return 0;
+	}
+}
+
+int
 dpv_qp_check_modify(enum ibv_qp_type type, enum ibv_qp_state cur,
 		    enum ibv_qp_state next, int attr_mask,
 		    const struct ibv_qp_attr *attr,

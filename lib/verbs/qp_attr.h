@@ -118,6 +118,24 @@ int dpv_qp_transition_masks(enum ibv_qp_type type, enum ibv_qp_state cur,
 			    enum ibv_qp_state next, int *req, int *opt);
 
 /**
+ * Attribute bits that a modify request of this QP type may carry and that
+ * are dropped before it is checked: the responder's attributes
+ * (IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER) on an XRC initiator,
+ * which has no receive side, and the requester's (IBV_QP_MAX_QP_RD_ATOMIC,
+ * IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY) on an XRC target, which sends
+ * nothing but responses. Linux's uverbs layer drops the same bits before
+ * any driver sees them, and programs rely on it: perftest's XRC mode
+ * connects its XRC QPs with RC's attribute set. Dropped bits are neither
+ * checked nor applied (ibv_query_qp(3) does not report their values).
+ *
+ * @param type
+ *   QP type (as for dpv_qp_check_modify()).
+ * @return
+ *   The bits to drop; 0 for every other type.
+ */
+int dpv_qp_ignored_attrs(enum ibv_qp_type type);
+
+/**
  * Check a modify request (ibv_modify_qp(3)) without changing anything.
  *
  * Value checks, each only when its bit is in attr_mask:

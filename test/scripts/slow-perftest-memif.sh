@@ -4,7 +4,7 @@
 # bandwidth tests ib_write_bw / ib_read_bw / ib_send_bw and the latency
 # tests ib_write_lat / ib_read_lat / ib_send_lat / ib_atomic_lat, RC, GID
 # index 1, a few hundred iterations each; then the SEND and READ ones again
-# on completion events (-e). The client must print a result
+# on completion events (-e), and two over XRC. The client must print a result
 # line (size, iterations, numbers). Out of the box: no DPV_LINK_WAIT_MS
 # (a configured port is ACTIVE before its memif peer connects) and no -o
 # for READ/atomic (128 outstanding offered, as rxe does).
@@ -41,6 +41,15 @@ for t in ib_send_lat ib_read_lat ib_atomic_lat ib_send_bw ib_read_bw; do
 	case $t in *_bw) SP=$RES ;; *) SP= ;; esac
 	SPATTERN=$SP ic_pair "$t-e" "$RES" "$WAIT" -- $t -d dpv0 -x 1 \
 		-p $IC_TCP -n $N -e
+done
+# XRC (-c XRC): perftest gives its XRC QPs RC's attribute sets, which
+# Linux's uverbs trims to the type (an initiator has no responder's
+# attributes, a target no requester's); refused, every connection failed
+# ("Failed to modify QP to RTR"). A latency test has both types each side.
+for t in ib_send_bw ib_write_lat; do
+	case $t in *_bw) SP=$RES ;; *) SP= ;; esac
+	SPATTERN=$SP ic_pair "$t-xrc" "$RES" "$WAIT" -- $t -d dpv0 -x 1 \
+		-p $IC_TCP -n $N -c XRC
 done
 # bounded NAME SIZE ITERS COLUMN WHAT BOUND_US WHY -- ib_write_lat ARGS:
 # ic_pair NAME (it counts the run), then the client's result line's
