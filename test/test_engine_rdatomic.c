@@ -48,7 +48,9 @@ lookup(void *arg, uint32_t qpn, bool recv)
 static int
 suite_setup(void)
 {
-	return test_engine_pool_setup(&mp, "eng_rda_mp");
+	/* 4,096: more frames than a lone post sends may wait in the loop
+	 * ring (test_lone_post_frames) */
+	return test_engine_pool_setup_n(&mp, "eng_rda_mp", 4096);
 }
 
 static void
@@ -1051,6 +1053,113 @@ test_lone_post_long(void)
 }
 
 /*
+ * A lone post reads the receive side first when no poll has for 1 ms
+ * (LONE_RX_DIV), and only then: ib_write_bw -q 4 -s 8388608 posts ~100
+ * WRs after each completion, each a lone post that sends for ~3 ms, and
+ * with no poll in between the ACKs waited in the port past every QP's ACK
+ * timeout. B's ACK of A's first WRITE waits in the loop ring; a post 20 us
+ * after the poll that left it there leaves it, one 1.2 ms after takes it
+ * (A's first WRITE completes with no poll of the test's own).
+ */
+static int
+test_lone_post_reads_rx(void)
+{
+	struct ibv_wc wc;
+	unsigned int n;
+
+	dpv_engine_set_ack_hold(eng, false);
+	TEST_ASSERT_EQUAL(
+		post(IBV_WR_RDMA_WRITE, 1, 0, 64, (uintptr_t)qb.buf, 0), 0, "");
+	rte_delay_us_block(20); /* a lone post */
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 1, "A's WRITE");
+	dpv_engine_poll(eng, 32); /* B takes it; its ACK waits in the ring */
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 1, "B's ACK");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "");
+	TEST_ASSERT_EQUAL(
+		post(IBV_WR_RDMA_WRITE, 2, 64, 64, (uintptr_t)qb.buf + 64, 0),
+		0, "");
+	rte_delay_us_block(20);
+	dpv_engine_progress_post(eng);
+	TEST_ASSERT_EQUAL(
+		rte_ring_count(eng->loop), 2,
+		"the ACK left in the ring, the second WRITE after it");
+	TEST_ASSERT_EQUAL(dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL), 0,
+			  "a post soon after a poll reads nothing");
+	rte_delay_us_block(1200);
+	TEST_ASSERT_EQUAL(
+		post(IBV_WR_RDMA_WRITE, 3, 128, 64, (uintptr_t)qb.buf + 128, 0),
+		0, "");
+	rte_delay_us_block(20);
+	dpv_engine_progress_post(eng);
+	n = dpv_mlx5_cq_poll(&qa.scq, 1, &wc, lookup, NULL);
+	TEST_ASSERT_EQUAL(n, 1, "the post 1.2 ms on took the ACK");
+	TEST_ASSERT_EQUAL(wc.wr_id, 1, "");
+	TEST_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 2, "");
+	TEST_ASSERT_EQUAL(wait_wc(&qa.scq, &wc), 0, "");
+	TEST_ASSERT_EQUAL(wc.wr_id, 3, "");
+	TEST_ASSERT_BUFFERS_EQUAL(qb.buf, qa.buf, 192, "");
+	return TEST_SUCCESS;
+}
+
+/* t: n unsignaled WRITEs of the whole buffer into r's, posted in a row
+ * with no engine call (the doorbell only) */
+static int
+post_writes_on(struct test_engine_qp *t, uint32_t qpn, struct test_engine_qp *r,
+	       unsigned int n)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->buf, .length = BUF_SIZE, .lkey = t->key};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE},
+			   *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)r->buf;
+	wr.wr.rdma.rkey = r->key;
+	for (unsigned int i = 0; i < n; i++) {
+		wr.wr_id = i;
+		if (dpv_mlx5_post_send(&t->sq, IBV_QPT_RC, qpn, &wr, &bad) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A lone post sends up to 32 passes' budgets of frames (1,024), not 32
+ * passes: each pass sends a budget on every QP with something to send,
+ * and with 16 QPs streaming 8 MiB WRITEs a lone post sent for ~13 ms
+ * without reading the receive side. C owes 40 WRITEs of 64 frames (256
+ * path MTU): a first lone post sends 1,024 of them (dropped here); then A
+ * posts 20, and its lone post finds both QPs with frames to send: 32
+ * passes would send 2,048.
+ */
+static int
+test_lone_post_frames(void)
+{
+	struct rte_mbuf *m[256];
+	unsigned int n, k;
+
+	TEST_ASSERT_EQUAL(post_writes_on(&qc, QPN_C, &qd, 40), 0, "");
+	rte_delay_us_block(20); /* a lone post */
+	dpv_engine_progress_post_sq(eng, &qc.sq);
+	TEST_ASSERT_EQUAL(rte_ring_count(eng->loop), 32 * 32, "C alone");
+	while ((k = rte_ring_dequeue_burst(eng->loop, (void **)m, RTE_DIM(m),
+					   NULL)) != 0)
+		rte_pktmbuf_free_bulk(m, k);
+	TEST_ASSERT_EQUAL(post_writes_on(&qa, QPN_A, &qb, 20), 0, "");
+	rte_delay_us_block(20);
+	dpv_engine_progress_post_sq(eng, &qa.sq);
+	n = rte_ring_count(eng->loop);
+	TEST_ASSERT(n >= 32 * 32 && n <= 32 * 32 + 2 * 32,
+		    "%u frames, not 1,024 and a pass at most", n);
+	return TEST_SUCCESS;
+}
+
+/*
  * An ACK held by an application's poll that received more than one full
  * burst dates from the burst that brought its request, not from the
  * poll's start: a poll of four bursts of 4 KiB frames took longer than
@@ -1676,6 +1785,10 @@ static const struct dpv_test_suite engine_rdatomic_suite = {
 				     test_lone_post_long),
 			TEST_CASE_ST(setup_2_2_mtu256, teardown,
 				     test_ack_hold_long_poll),
+			TEST_CASE_ST(setup_2_2, teardown,
+				     test_lone_post_reads_rx),
+			TEST_CASE_ST(setup_two_pairs, teardown,
+				     test_lone_post_frames),
 			TEST_CASE_ST(setup_two_pairs, teardown,
 				     test_read_resp_turns),
 			TEST_CASE_ST(setup_2_2, teardown, test_post_burst),

@@ -15,10 +15,17 @@
 int
 test_engine_pool_setup(struct rte_mempool **mp, const char *name)
 {
+	return test_engine_pool_setup_n(mp, name, 1024);
+}
+
+int
+test_engine_pool_setup_n(struct rte_mempool **mp, const char *name,
+			 unsigned int n)
+{
 	if (dpv_test_eal_init() != 0)
 		return TEST_SKIPPED;
-	*mp = rte_pktmbuf_pool_create(name, 1024, 0, 0,
-				      RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	*mp = rte_pktmbuf_pool_create(name, n, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				      SOCKET_ID_ANY);
 	return *mp ? 0 : TEST_FAILED;
 }
 

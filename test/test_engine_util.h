@@ -17,6 +17,9 @@ struct rte_mempool;
 /* Suite set-up: EAL and a packet pool called name. 0, TEST_SKIPPED (no
  * EAL) or TEST_FAILED. */
 int test_engine_pool_setup(struct rte_mempool **mp, const char *name);
+/* The same with n mbufs (the loop ring holds up to 4,096 frames). */
+int test_engine_pool_setup_n(struct rte_mempool **mp, const char *name,
+			     unsigned int n);
 /* Free the pool of test_engine_pool_setup() and clear *mp. */
 void test_engine_pool_free(struct rte_mempool **mp);
 
