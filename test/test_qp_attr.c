@@ -606,16 +606,17 @@ case_ignored(void)
 	const int resp = IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	const int reqr =
 		IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY;
+	static const enum ibv_qp_type others[] = {
+		IBV_QPT_RC,	    IBV_QPT_UC,	 IBV_QPT_UD,
+		IBV_QPT_RAW_PACKET, DPV_QPT_DCI, DPV_QPT_DCT};
 	struct ibv_qp_attr a;
 	int req;
 
 	TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(IBV_QPT_XRC_SEND), resp, "");
 	TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(IBV_QPT_XRC_RECV), reqr, "");
-	TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(IBV_QPT_RC), 0, "");
-	TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(IBV_QPT_UC), 0, "");
-	TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(IBV_QPT_UD), 0, "");
-	TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(DPV_QPT_DCI), 0, "");
-	TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(DPV_QPT_DCT), 0, "");
+	for (size_t i = 0; i < DIM(others); i++)
+		TEST_ASSERT_EQUAL(dpv_qp_ignored_attrs(others[i]), 0, "type %d",
+				  others[i]);
 	/* none of them is required where it is dropped */
 	TEST_ASSERT_EQUAL(dpv_qp_transition_masks(IBV_QPT_XRC_SEND,
 						  IBV_QPS_INIT, IBV_QPS_RTR,
