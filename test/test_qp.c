@@ -482,6 +482,20 @@ qstate(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
+/* A QP in INIT to RTR (peer dest) and RTS with to_rtr() / to_rts(), then
+ * every attribute queried into *a (filled with 0xa5 first) and *qi. */
+static int
+rtr_rts_query(struct ibv_qp *qp, uint32_t dest, struct ibv_qp_attr *a,
+	      struct ibv_qp_init_attr *qi)
+{
+	TEST_ASSERT_EQUAL(to_rtr(qp, dest), 0, "type %d RTR", qp->qp_type);
+	TEST_ASSERT_EQUAL(to_rts(qp), 0, "type %d RTS", qp->qp_type);
+	memset(a, 0xa5, sizeof(*a));
+	TEST_ASSERT_EQUAL(ibv_query_qp(qp, a, ~0, qi), 0, "");
+	TEST_ASSERT_EQUAL(a->qp_state, IBV_QPS_RTS, "");
+	return TEST_SUCCESS;
+}
+
 static int
 case_state_walk(void)
 {
@@ -503,11 +517,8 @@ case_state_walk(void)
 		TEST_ASSERT_EQUAL(to_init(qp), 0, "%d INIT", t);
 		TEST_ASSERT_EQUAL(qstate(qp), IBV_QPS_INIT, "");
 		TEST_ASSERT_EQUAL(qp->state, IBV_QPS_INIT, "ibv_qp.state follows");
-		TEST_ASSERT_EQUAL(to_rtr(qp, 0x1234), 0, "%d RTR", t);
-		TEST_ASSERT_EQUAL(to_rts(qp), 0, "%d RTS", t);
-		memset(&a, 0xa5, sizeof(a));
-		TEST_ASSERT_EQUAL(ibv_query_qp(qp, &a, ~0, &qi), 0, "");
-		TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_RTS, "");
+		if (rtr_rts_query(qp, 0x1234, &a, &qi) != TEST_SUCCESS)
+			return TEST_FAILED;
 		TEST_ASSERT_EQUAL(a.port_num, 1, "");
 		TEST_ASSERT_EQUAL(a.pkey_index, 0, "");
 		TEST_ASSERT_EQUAL(a.sq_psn, 0x222222, "");
@@ -1130,12 +1141,8 @@ case_xrc_recv(void)
 
 		/* RC's attribute sets, as perftest passes them: the
 		 * requester's bits are dropped on a target, not refused */
-		TEST_ASSERT_EQUAL(to_rtr(qp, 0x99), 0, "RTR");
-		TEST_ASSERT_EQUAL(to_rts(qp), 0,
-				  "RTS with the requester's attributes");
-		memset(&a, 0xa5, sizeof(a));
-		TEST_ASSERT_EQUAL(ibv_query_qp(qp, &a, ~0, &qi), 0, "");
-		TEST_ASSERT_EQUAL(a.qp_state, IBV_QPS_RTS, "");
+		if (rtr_rts_query(qp, 0x99, &a, &qi) != TEST_SUCCESS)
+			return TEST_FAILED;
 		TEST_ASSERT_EQUAL(a.timeout, 14, "");
 		TEST_ASSERT_EQUAL(a.max_dest_rd_atomic, 4, "");
 		TEST_ASSERT_EQUAL(a.retry_cnt, 0, "dropped, not applied");
