@@ -24,6 +24,11 @@ takes between two CPUs. A VM whose host moves its vCPUs between cores
 that share a cache and cores that do not shows two values, and every
 figure of two processes moves with them; when a sitting saw both, each
 ratio is also given from the runs of one placement alone ("near", "far").
+
+With --stalls, app/dpv-floor's dpv-stall runs beside the whole sitting (a
+real-time thread per CPU waking every 5 ms) and each run's line names the
+times the host stopped a vCPU for more than 50 ms during it: such a run's
+figures are the host's, not the library's (results.json "stalls").
 """
 import argparse
 import json
@@ -35,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -61,6 +67,45 @@ def sh(cmd, env=None, timeout=120):
 # a sitting whose probes lie this far apart (a gap between two groups of
 # values, as a ratio) saw two placements of its CPUs
 C2C_GAP = 2.0
+
+
+class StallProbe:
+    """dpv-stall beside the sitting: (start, end) CLOCK_MONOTONIC seconds
+    of each time a CPU ran nothing of this machine's for more than
+    min_ms."""
+
+    def __init__(self, build, min_ms=50, period_us=5000):
+        exe = os.path.join(build, "app/dpv-floor/dpv-stall")
+        self.stalls, self.lock = [], threading.Lock()
+        self.proc = subprocess.Popen(
+            [exe, "--secs", "86400", "--period-us", str(period_us),
+             "--min-ms", str(min_ms)], stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            m = re.match(r"STALL cpu=(\d+) ms=([\d.]+) at=([\d.]+)", line)
+            if m:
+                ms, at = float(m.group(2)), float(m.group(3))
+                with self.lock:
+                    self.stalls.append((at - ms / 1000.0, at, ms,
+                                        int(m.group(1))))
+
+    def during(self, t0, t1):
+        """[(cpu, ms)] of the stalls that overlapped [t0, t1]."""
+        with self.lock:
+            return [(c, ms) for a, b, ms, c in self.stalls
+                    if a < t1 and b > t0]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.reader.join(timeout=2)
 
 
 def c2c_probe(args):
@@ -966,6 +1011,9 @@ def main():
     ap.add_argument("--progress", default="",
                     help="DPV_PROGRESS for the dpverbs processes")
     ap.add_argument("--only", help="regex over kind/what/size")
+    ap.add_argument("--stalls", action="store_true",
+                    help="run app/dpv-floor/dpv-stall beside the sitting "
+                    "and name each run's host stalls over 50 ms")
     ap.add_argument("--against", metavar="DIR",
                     help="another build directory (e.g. of the commit "
                     "before a change): its dpv and perf cases run right "
@@ -977,18 +1025,26 @@ def main():
                  args.against)
     os.makedirs(args.out, exist_ok=True)
     cases = plan(args)
-    raw, rounds, probes = {}, {}, {}
+    raw, rounds, probes, stalls = {}, {}, {}, {}
     fails, retried = [], []
+    exe = os.path.join(args.build, "app/dpv-floor/dpv-stall")
+    if args.stalls and not os.access(exe, os.X_OK):
+        ap.error("--stalls: no %s" % exe)
+    args.stall_probe = StallProbe(args.build) if args.stalls else None
     with tempfile.TemporaryDirectory(prefix="dpv-bench.") as tmp:
         pair = Pair(args, tmp)
         try:
-            run_all(pair, cases, args, raw, rounds, fails, retried, probes)
+            run_all(pair, cases, args, raw, rounds, fails, retried, probes,
+                    stalls)
         finally:
             pair.veth_down()
-    return finish(args, raw, rounds, fails, retried, probes)
+            if args.stall_probe:
+                args.stall_probe.stop()
+    return finish(args, raw, rounds, fails, retried, probes, stalls)
 
 
-def run_all(pair, cases, args, raw, rounds, fails, retried, probes):
+def run_all(pair, cases, args, raw, rounds, fails, retried, probes,
+            stalls):
     """Every case once per round, rounds repeated: A B C A B C ... A run
     that fails is tried once more (a shared machine's hiccup, e.g. a memif
     peer starved for seconds, should not end a long benchmark); its log is
@@ -999,9 +1055,9 @@ def run_all(pair, cases, args, raw, rounds, fails, retried, probes):
             key = "%s/%s/%d" % case
             for attempt in (1, 2):
                 before = c2c_probe(args)
-                t0 = time.time()
+                t0, m0 = time.time(), time.monotonic()
                 r, out = run_case(pair, case, args.quick)
-                dt = time.time() - t0
+                dt, m1 = time.time() - t0, time.monotonic()
                 after = c2c_probe(args)
                 if r is not None:
                     break
@@ -1020,17 +1076,26 @@ def run_all(pair, cases, args, raw, rounds, fails, retried, probes):
             if attempt == 2:
                 retried.append(key)
             probes[(key, rnd)] = (before, after)
-            print("run %d %-30s %s (%.1fs, c2c %s/%s ns)" % (
+            st = ""
+            if args.stall_probe:
+                # the reader may not have the last line yet
+                time.sleep(0.01)
+                hit = args.stall_probe.during(m0, m1)
+                stalls["%s/%d" % (key, rnd + 1)] = [
+                    {"cpu": c, "ms": ms} for c, ms in hit]
+                st = "".join(", host stall %.0f ms on CPU %d" % (ms, c)
+                             for c, ms in hit)
+            print("run %d %-30s %s (%.1fs, c2c %s/%s ns%s)" % (
                 rnd + 1, key, " ".join("%s=%g" % kv_ for kv_ in
                                        r.items()), dt,
                 "-" if before is None else "%.0f" % before,
-                "-" if after is None else "%.0f" % after), flush=True)
+                "-" if after is None else "%.0f" % after, st), flush=True)
             for m, v in r.items():
                 raw.setdefault(key, {}).setdefault(m, []).append(v)
                 rounds.setdefault(key, {}).setdefault(m, {})[rnd] = v
 
 
-def finish(args, raw, rounds, fails, retried, probes):
+def finish(args, raw, rounds, fails, retried, probes, stalls):
     res = {k: {m: summary(v) for m, v in ms.items()} for k, ms in raw.items()}
     edge, group = placements(probes)
     rat = ratios(res, rounds, args, group)
@@ -1053,12 +1118,18 @@ def finish(args, raw, rounds, fails, retried, probes):
                        "%s/%d" % (k, r + 1): {"before_ns": b[0],
                                               "after_ns": b[1],
                                               "group": group.get((k, r))}
-                       for (k, r), b in sorted(probes.items())}}},
+                       for (k, r), b in sorted(probes.items())}},
+                   # with --stalls: each run's host stalls over 50 ms
+                   "stalls": stalls if args.stalls else None},
                   f, indent=1)
     with open(os.path.join(args.out, "table.txt"), "w") as f:
         f.write(txt + "\n")
     print("wrote", os.path.join(args.out, "results.json"))
     plots(res, args.out)
+    hit = sorted(k for k, v in stalls.items() if v)
+    if args.stalls:
+        print("%d of %d runs overlapped a host stall over 50 ms%s" % (
+            len(hit), len(stalls), (": " + " ".join(hit)) if hit else ""))
     if retried:
         print("%d case runs failed once and passed when tried again: %s" %
               (len(retried), " ".join(retried)))

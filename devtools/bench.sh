@@ -4,6 +4,7 @@
 # runs devtools/bench.py (raw-DPDK floor, dpverbs under unmodified perftest,
 # kernel TCP with qperf, the engine over 1..4,096 QPs), interleaved.
 #   devtools/bench.sh [--pgo] [--quick] [--runs N] [--out DIR] [--only REGEX]
+#                     [--stalls]
 # --pgo: benchmark the libraries built with profile-guided optimisation
 # (devtools/pgo.sh, into build-pgo/, about four minutes) instead of build/.
 # Results: DIR/table.txt, DIR/results.json, DIR/latency.png,

@@ -16,7 +16,7 @@ OUT=$(mktemp -d /tmp/dpv-bench-quick.XXXXXX) || exit 1
 trap 'rm -rf "$OUT"' EXIT
 # two rounds against a second build (the same one here): the dpv and perf
 # cases also run on it, their order in a pair swapped in the second round
-timeout 300 python3 "$SRC/devtools/bench.py" --quick --runs 2 \
+timeout 300 python3 "$SRC/devtools/bench.py" --quick --runs 2 --stalls \
 	--build "$BUILD" --against "$BUILD" --out "$OUT" \
 	--only 'floor/(lat|stream|roce_write|roce_lat)/64$|floor/roce_write/4096$|ib_send_lat/64$|ib_write_bw/64$|dpv/idle/|tcp/tcp_lat|perf/engine_perf/1$'
 rc=$?
@@ -53,7 +53,15 @@ for k in dpv/ib_send_lat/64 dpv/ib_write_bw/64 perf/engine_perf/1; do
 done
 python3 - "$OUT/results.json" <<'PY' || exit 1
 import json, sys
-c = json.load(open(sys.argv[1]))["compare"]
+j = json.load(open(sys.argv[1]))
+# --stalls: dpv-stall beside the sitting, each run's stalls listed (a
+# list, empty unless the host stopped a vCPU for 50 ms in it)
+st = j.get("stalls")
+if not isinstance(st, dict) or "dpv/ib_send_lat/64/1" not in st or \
+        "floor/lat/64/2" not in st or \
+        any(not isinstance(v, list) for v in st.values()):
+    sys.exit("FAIL: stalls %r" % (st,))
+c = j["compare"]
 keys = {(x["case"], x["metric"]) for x in c}
 for k in [("dpv/ib_send_lat/64", "p50_us"), ("dpv/ib_write_bw/64", "mpps"),
           ("perf/engine_perf/1", "mmsgs")]:
