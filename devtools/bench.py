@@ -69,6 +69,15 @@ def sh(cmd, env=None, timeout=120):
 C2C_GAP = 2.0
 
 
+def _die_with_us():
+    """In a child: SIGTERM when this process dies, however it dies (the
+    probe's real-time threads must not outlive a killed benchmark)."""
+    import ctypes
+    import signal
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 class StallProbe:
     """dpv-stall beside the sitting: (start, end) CLOCK_MONOTONIC seconds
     of each time a CPU ran nothing of this machine's for more than
@@ -80,7 +89,7 @@ class StallProbe:
         self.proc = subprocess.Popen(
             [exe, "--secs", "86400", "--period-us", str(period_us),
              "--min-ms", str(min_ms)], stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True)
+            stderr=subprocess.DEVNULL, text=True, preexec_fn=_die_with_us)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
