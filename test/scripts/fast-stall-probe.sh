@@ -6,7 +6,7 @@
 # and wakes about once a period; a real-time thread of higher priority
 # that keeps its CPU for 120 ms stops the probe's thread there exactly as
 # a host that does not run the vCPU does, and the probe must report that
-# one (on that CPU, 70-400 ms late) and none on the other CPU.
+# one (on that CPU, 70-400 ms late), the other CPU no stall at that time.
 # Usage: fast-stall-probe.sh <lib dir> <source root> <build root>
 set -u
 BUILD=${3:?usage: $0 <lib dir> <source root> <build root>}
@@ -50,10 +50,17 @@ timeout 5 chrt -f 50 taskset -c "$CPU" bash -c \
 	'e=$((SECONDS+2)); s=$(date +%s%N); while [ $(( $(date +%s%N) - s )) -lt 120000000 ] && [ $SECONDS -lt $e ]; do :; done' ||
 	{ kill $P 2>/dev/null; echo "SKIP: chrt -f refused"; exit 77; }
 wait $P || fail "probe run"
-N=$(grep -c "^STALL cpu=$CPU " "$TMP/out")
-[ "$N" = 1 ] || fail "$N stalls on CPU $CPU, want 1"
-grep -q "^STALL cpu=$OTHER " "$TMP/out" && fail "a stall on CPU $OTHER"
-MS=$(sed -n "s/^STALL cpu=$CPU ms=\([0-9.]*\).*/\1/p" "$TMP/out")
-awk -v m="$MS" 'BEGIN { exit !(m >= 70 && m <= 400) }' ||
-	fail "stall of $MS ms, want 70-400 (the spin took 120)"
+# the spin's stall on its CPU (a host that stops a vCPU meanwhile may add
+# others: those are not counted against the probe)
+AT=$(awk -v c="cpu=$CPU" '$1 == "STALL" && $2 == c {
+	split($3, m, "="); split($4, a, "=");
+	if (m[2] >= 70 && m[2] <= 400) { print a[2]; exit } }' "$TMP/out")
+[ -n "$AT" ] || fail "no stall of 70-400 ms on CPU $CPU (the spin took 120)"
+MS=$(awk -v c="cpu=$CPU" -v at="$AT" '$1 == "STALL" && $2 == c &&
+	$4 == "at=" at { split($3, m, "="); print m[2] }' "$TMP/out")
+# the other CPU ran on: no stall of its own at that time
+awk -v c="cpu=$OTHER" -v at="$AT" '$1 == "STALL" && $2 == c {
+	split($4, a, "="); d = a[2] - at; if (d < 0) d = -d;
+	if (d < 0.03) bad = 1 } END { exit bad }' "$TMP/out" ||
+	fail "CPU $OTHER stalled with CPU $CPU"
 echo "PASS: quiet ($W wake-ups), a 120 ms real-time spin seen as $MS ms on CPU $CPU"
