@@ -1392,8 +1392,7 @@ progress_post(struct dpv_engine *e, struct dpv_mlx5_sq *sq)
 		 * passes on every QP (~3 ms): no poll came for up to 60 ms,
 		 * and the ACKs waiting in the port let every QP's 67 ms ACK
 		 * timer expire */
-		if (now - __atomic_load_n(&e->rx_at, __ATOMIC_RELAXED) >=
-		    e->hz / LONE_RX_DIV) {
+		if (now - dpv_engine_rx_at(e) >= e->hz / LONE_RX_DIV) {
 			/* not the application's own receive: a progress
 			 * thread still lands what it waits for on memory
 			 * (dpv_engine_app_rx_at()) */
