@@ -27,31 +27,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpus.h"
+
 static struct {
 	_Alignas(64) _Atomic uint64_t turn; /* odd: the peer's, even: ours */
 	_Alignas(64) _Atomic int stop;
 } shared;
 
 static uint64_t trips = 20000;
-
-static double
-now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int
-pin(int cpu)
-{
-	cpu_set_t s;
-
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	return pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
-}
 
 /* hand-overs before the timed ones: the peer thread is on its CPU and
  * both threads' code and the line are warm when timing starts (a short
@@ -78,20 +61,6 @@ peer(void *arg)
 				      memory_order_release);
 	}
 	return NULL;
-}
-
-static int
-two_cpus(int *a, int *b)
-{
-	cpu_set_t s;
-	int n = 0;
-
-	if (sched_getaffinity(0, sizeof(s), &s) != 0)
-		return -1;
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &s))
-			*(n++ == 0 ? a : b) = c;
-	return n == 2 ? 0 : -1;
 }
 
 int
@@ -138,7 +107,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (cpu[0] < 0 && two_cpus(&cpu[0], &cpu[1]) != 0) {
+	if (cpu[0] < 0 && allowed_cpus(cpu, 2) != 2) {
 		fprintf(stderr, "dpv-c2c: needs two CPUs\n");
 		return 1;
 	}

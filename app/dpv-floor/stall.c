@@ -29,6 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpus.h"
+
 #define MAX_CPUS 64
 
 static double secs = 10.0;
@@ -46,27 +48,15 @@ struct mon {
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static double
-now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void *
 mon_main(void *arg)
 {
 	struct mon *m = arg;
 	struct sched_param sp = {.sched_priority = 1};
 	struct timespec next;
-	cpu_set_t s;
 	double end;
 
-	CPU_ZERO(&s);
-	CPU_SET(m->cpu, &s);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(s), &s) != 0)
+	if (pin(m->cpu) != 0)
 		return NULL;
 	m->fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
 	clock_gettime(CLOCK_MONOTONIC, &next);
@@ -187,15 +177,15 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (n == 0) {
-		cpu_set_t s;
+		int cpus[MAX_CPUS];
 
-		if (sched_getaffinity(0, sizeof(s), &s) != 0) {
+		n = allowed_cpus(cpus, MAX_CPUS);
+		if (n < 0) {
 			perror("sched_getaffinity");
 			return 1;
 		}
-		for (int c = 0; c < CPU_SETSIZE && n < MAX_CPUS; c++)
-			if (CPU_ISSET(c, &s))
-				mons[n++].cpu = c;
+		for (int i = 0; i < n; i++)
+			mons[i].cpu = cpus[i];
 	}
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&mons[i].tid, NULL, mon_main, &mons[i]) !=
