@@ -83,8 +83,7 @@ class StallProbe:
     of each time a CPU ran nothing of this machine's for more than
     min_ms."""
 
-    def __init__(self, build, min_ms=50, period_us=5000):
-        exe = os.path.join(build, "app/dpv-floor/dpv-stall")
+    def __init__(self, exe, min_ms=50, period_us=5000):
         self.stalls, self.lock = [], threading.Lock()
         self.proc = subprocess.Popen(
             [exe, "--secs", "86400", "--period-us", str(period_us),
@@ -1039,7 +1038,7 @@ def main():
     exe = os.path.join(args.build, "app/dpv-floor/dpv-stall")
     if args.stalls and not os.access(exe, os.X_OK):
         ap.error("--stalls: no %s" % exe)
-    args.stall_probe = StallProbe(args.build) if args.stalls else None
+    args.stall_probe = StallProbe(exe) if args.stalls else None
     with tempfile.TemporaryDirectory(prefix="dpv-bench.") as tmp:
         pair = Pair(args, tmp)
         try:
